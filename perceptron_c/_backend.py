@@ -2,24 +2,43 @@
 
 ``PERCEPTRON_C_NO_EXTENSIONS`` set to a non-empty value forces the Python twins. Without it
 the compiled modules must import: a missing extension is an error, not a silent slowdown.
+Models look routines up here at call time (``_backend.linear.<name>``), so ``using("python")``
+can run one model on the other twin, for tests and for the demo's timing column.
 """
+import contextlib
 import importlib
 import os
 
 NO_EXTENSIONS = bool(os.environ.get("PERCEPTRON_C_NO_EXTENSIONS"))
 BACKEND = "python" if NO_EXTENSIONS else "c"
+_MODULES = ("_linear",)
 
 
-def _load(name):
-    if NO_EXTENSIONS:
+def _load(name, backend):
+    if backend == "python":
         return importlib.import_module(f"perceptron_c.{name}_py")
     try:
         return importlib.import_module(f"perceptron_c.{name}_c")
-    except ImportError as exc:  # pragma: no cover - only on a broken install
+    except ImportError as exc:
         raise ImportError(
             f"perceptron_c: the compiled module {name}_c is missing ({exc}). Reinstall with a "
             "C compiler, or set PERCEPTRON_C_NO_EXTENSIONS=1 to use the pure-Python twins."
         ) from exc
 
 
-linear = _load("_linear")
+linear = _load("_linear", BACKEND)
+
+
+@contextlib.contextmanager
+def using(backend):
+    """Temporarily route every model through the "c" or the "python" twins."""
+    if backend not in ("c", "python"):
+        raise ValueError(f"backend must be 'c' or 'python', got {backend!r}")
+    g = globals()
+    saved = {name.lstrip("_"): g[name.lstrip("_")] for name in _MODULES}
+    try:
+        for name in _MODULES:
+            g[name.lstrip("_")] = _load(name, backend)
+        yield
+    finally:
+        g.update(saved)

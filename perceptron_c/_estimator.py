@@ -1,0 +1,78 @@
+"""What every estimator shares: scikit-learn base classes when installed, a small stand-in
+when not (numpy alone is enough to fit and predict), seeds, and the epoch progress line."""
+import inspect
+import sys
+
+import numpy as np
+
+try:
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    HAVE_SKLEARN = True
+except ImportError:  # pragma: no cover - exercised in the numpy-only job
+    HAVE_SKLEARN = False
+
+    class BaseEstimator:
+        """get_params / set_params / repr, following scikit-learn's conventions."""
+
+        @classmethod
+        def _get_param_names(cls):
+            sig = inspect.signature(cls.__init__)
+            return sorted(p.name for p in sig.parameters.values()
+                          if p.name != "self" and p.kind != p.VAR_KEYWORD)
+
+        def get_params(self, deep=True):
+            return {name: getattr(self, name) for name in self._get_param_names()}
+
+        def set_params(self, **params):
+            valid = self._get_param_names()
+            for key, value in params.items():
+                if key not in valid:
+                    raise ValueError(f"Invalid parameter {key!r} for estimator {self!r}. "
+                                     f"Valid parameters are: {valid!r}.")
+                setattr(self, key, value)
+            return self
+
+        def __repr__(self):
+            defaults = {p.name: p.default
+                        for p in inspect.signature(type(self).__init__).parameters.values()}
+            changed = [f"{k}={v!r}" for k, v in self.get_params().items()
+                       if not (v is defaults.get(k) or v == defaults.get(k))]
+            return f"{type(self).__name__}({', '.join(changed)})"
+
+    class ClassifierMixin:
+        _estimator_type = "classifier"
+
+        def score(self, X, y):
+            """Mean accuracy of ``predict(X)`` against ``y``."""
+            return float(np.mean(self.predict(X) == np.asarray(y)))
+
+
+def draw_seed(random_state):
+    """One integer seed from ``random_state`` (None, int, Generator or RandomState)."""
+    if random_state is None:
+        return int(np.random.default_rng().integers(2**63))
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be a non-negative integer, got {random_state}")
+        return int(np.random.default_rng(int(random_state)).integers(2**63))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2**63))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**31 - 1))
+    raise ValueError(f"random_state must be None, an int, a numpy Generator or RandomState; "
+                     f"got {random_state!r}")
+
+
+def epoch_order(seed, epoch, n, shuffle):
+    """Visiting order of one epoch: reproducible from (seed, epoch) alone, so a saved model
+    resumes with exactly the permutations it would have drawn without stopping."""
+    if not shuffle:
+        return np.arange(n, dtype=np.int64)
+    return np.random.default_rng([seed, epoch]).permutation(n).astype(np.int64)
+
+
+def report_epoch(name, epoch, mistakes, n, seconds, extra=""):
+    rate = 100.0 * mistakes / max(n, 1)
+    print(f"[{name}] epoch {epoch}: {mistakes} mistakes / {n} ({rate:.2f}%), "
+          f"{seconds:.3f} s{extra}", file=sys.stderr, flush=True)
