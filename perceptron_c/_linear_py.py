@@ -70,6 +70,45 @@ def _step_scale(values, fit_intercept, normalize):
     return 1.0 / math.sqrt(nrm2)
 
 
+def _need(ok, what):
+    if not ok:
+        raise ValueError(what)
+
+
+def _check_order(order, n_rows):
+    _need(all(0 <= i < n_rows for i in order.tolist()),
+          f"order must hold row indices in [0, {n_rows})")
+
+
+def _check_csr(indptr, nnz, n_idx):
+    p = indptr.tolist()
+    ok = len(p) >= 1 and n_idx == nnz and p[0] == 0 and p[-1] == nnz
+    _need(ok and all(p[t] <= p[t + 1] for t in range(len(p) - 1)),
+          "indptr must be monotone from 0 to len(data), len(indices) == len(data)")
+
+
+def _check_binary(n_rows, d, y, w, b, u=None, beta=None, count=None):
+    _need(y.shape[0] == n_rows, "y must have one label per row")
+    for ww, bb in ((w, b), (u, beta)) if u is not None else ((w, b),):
+        _need(ww.shape[0] == d, "w must have one weight per feature")
+        _need(bb.shape[0] == 1, "b must have shape (1,)")
+    if count is not None:
+        _need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
+
+
+def _check_multi(n_rows, d, y, W, b, U=None, beta=None, count=None):
+    _need(y.shape[0] == n_rows, "y must have one label per row")
+    for WW, bb in ((W, b), (U, beta)) if U is not None else ((W, b),):
+        _need(WW.shape[1] == d, "W must have one column per feature")
+        _need(bb.shape[0] == WW.shape[0] and WW.shape[0] >= 1,
+              "b must have one entry per row of W")
+    if U is not None:
+        _need(U.shape[0] == W.shape[0], "U must have the shape of W")
+        _need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
+    _need(all(0 <= v < W.shape[0] for v in y.tolist()),
+          f"y must hold class indices in [0, {W.shape[0]})")
+
+
 def _dense_rows(X):
     rows = X.tolist()
     return lambda i: (rows[i], None)
@@ -170,12 +209,17 @@ def perceptron_epoch_dense(X, y, order, w, b, fit_intercept, normalize):
     CIML ch. 4, Alg. 5 (PerceptronTrain), inner loop: a = w.x + b; if y*a <= 0 then
     w += y*x, b += y. With ``normalize`` the update is y*x/||x|| (CS269 lecture, section 2).
     """
+    _check_binary(X.shape[0], X.shape[1], y, w, b)
+    _check_order(order, X.shape[0])
     return _binary_epoch(_dense_rows(X), y, order, w, b, None, None, None,
                          fit_intercept, normalize)
 
 
 def perceptron_epoch_csr(data, indices, indptr, y, order, w, b, fit_intercept, normalize):
     """`perceptron_epoch_dense` on CSR rows (data, indices, indptr)."""
+    _check_csr(indptr, data.shape[0], indices.shape[0])
+    _check_binary(indptr.shape[0] - 1, w.shape[0], y, w, b)
+    _check_order(order, indptr.shape[0] - 1)
     return _binary_epoch(_csr_rows(data, indices, indptr), y, order, w, b, None, None, None,
                          fit_intercept, normalize)
 
@@ -187,6 +231,8 @@ def averaged_epoch_dense(X, y, order, w, b, u, beta, count, fit_intercept, norma
     after any number of epochs is (w - u/c, b - beta/c): the mean of the c weight vectors
     w_0 = 0, w_1, ..., w_{c-1} that the perceptron held after each example.
     """
+    _check_binary(X.shape[0], X.shape[1], y, w, b, u, beta, count)
+    _check_order(order, X.shape[0])
     return _binary_epoch(_dense_rows(X), y, order, w, b, u, beta, count,
                          fit_intercept, normalize)
 
@@ -194,24 +240,34 @@ def averaged_epoch_dense(X, y, order, w, b, u, beta, count, fit_intercept, norma
 def averaged_epoch_csr(data, indices, indptr, y, order, w, b, u, beta, count,
                        fit_intercept, normalize):
     """`averaged_epoch_dense` on CSR rows."""
+    _check_csr(indptr, data.shape[0], indices.shape[0])
+    _check_binary(indptr.shape[0] - 1, w.shape[0], y, w, b, u, beta, count)
+    _check_order(order, indptr.shape[0] - 1)
     return _binary_epoch(_csr_rows(data, indices, indptr), y, order, w, b, u, beta, count,
                          fit_intercept, normalize)
 
 
 def multiclass_epoch_dense(X, y, order, W, b, fit_intercept, normalize):
     """One epoch of the K-class argmax perceptron; W is (K, d), b is (K,), y class indices."""
+    _check_multi(X.shape[0], X.shape[1], y, W, b)
+    _check_order(order, X.shape[0])
     return _multiclass_epoch(_dense_rows(X), y, order, W, b, None, None, None,
                              fit_intercept, normalize)
 
 
 def multiclass_epoch_csr(data, indices, indptr, y, order, W, b, fit_intercept, normalize):
     """`multiclass_epoch_dense` on CSR rows."""
+    _check_csr(indptr, data.shape[0], indices.shape[0])
+    _check_multi(indptr.shape[0] - 1, W.shape[1], y, W, b)
+    _check_order(order, indptr.shape[0] - 1)
     return _multiclass_epoch(_csr_rows(data, indices, indptr), y, order, W, b, None, None, None,
                              fit_intercept, normalize)
 
 
 def multiclass_averaged_epoch_dense(X, y, order, W, b, U, beta, count, fit_intercept, normalize):
     """K-class perceptron with lazy averaging (Alg. 7 applied to every class row)."""
+    _check_multi(X.shape[0], X.shape[1], y, W, b, U, beta, count)
+    _check_order(order, X.shape[0])
     return _multiclass_epoch(_dense_rows(X), y, order, W, b, U, beta, count,
                              fit_intercept, normalize)
 
@@ -219,6 +275,9 @@ def multiclass_averaged_epoch_dense(X, y, order, W, b, U, beta, count, fit_inter
 def multiclass_averaged_epoch_csr(data, indices, indptr, y, order, W, b, U, beta, count,
                                   fit_intercept, normalize):
     """`multiclass_averaged_epoch_dense` on CSR rows."""
+    _check_csr(indptr, data.shape[0], indices.shape[0])
+    _check_multi(indptr.shape[0] - 1, W.shape[1], y, W, b, U, beta, count)
+    _check_order(order, indptr.shape[0] - 1)
     return _multiclass_epoch(_csr_rows(data, indices, indptr), y, order, W, b, U, beta, count,
                              fit_intercept, normalize)
 
@@ -235,9 +294,16 @@ def _decision(row, n, W, b, out):
 
 def decision_dense(X, W, b, out):
     """out[i, k] = W_k . x_i + b_k (CIML ch. 4, Alg. 6 before the sign), in place."""
+    _need(W.shape[1] == X.shape[1], "W must have one column per feature")
+    _need(b.shape[0] == W.shape[0], "b must have one entry per row of W")
+    _need(out.shape == (X.shape[0], W.shape[0]), "out must have shape (n_rows, n_classes)")
     _decision(_dense_rows(X), X.shape[0], W, b, out)
 
 
 def decision_csr(data, indices, indptr, W, b, out):
     """`decision_dense` on CSR rows."""
+    _check_csr(indptr, data.shape[0], indices.shape[0])
+    _need(b.shape[0] == W.shape[0], "b must have one entry per row of W")
+    _need(out.shape == (indptr.shape[0] - 1, W.shape[0]),
+          "out must have shape (n_rows, n_classes)")
     _decision(_csr_rows(data, indices, indptr), indptr.shape[0] - 1, W, b, out)

@@ -200,16 +200,22 @@ def _check_intercept(intercept):
 # Arithmetic (float64 throughout)
 # ---------------------------------------------------------------------------------------------
 
+def _power_of_two_near(value):
+    """2^e with value / 2^e in [0.5, 1): dividing by it is exact, unlike dividing by value."""
+    return math.ldexp(1.0, math.frexp(value)[1])
+
+
 def _rescale(w, b):
-    """(w, b) divided by its largest absolute entry: same hyperplane, no under/overflow in norms."""
-    scale = max(float(np.abs(w).max()), abs(b))
-    if scale == 0.0:
+    """(w, b) scaled so its largest |entry| is in [0.5, 1): same hyperplane, safe norms."""
+    largest = max(float(np.abs(w).max()), abs(b))
+    if largest == 0.0:
         return w, b
+    scale = _power_of_two_near(largest)
     return w / scale, b / scale
 
 
 def _norm(v):
-    """Euclidean norm of a vector whose largest absolute entry is about 1 (see `_rescale`)."""
+    """Euclidean norm of a vector whose largest |entry| is in [0.5, 1) (see `_rescale`)."""
     return math.sqrt(float(np.dot(v, v)))
 
 
@@ -226,11 +232,12 @@ def _signed_activations(rows, signs, w, b):
 
 
 def _max_sq_row_norm(rows):
-    """(max_i ||x_i / s||^2, s) with s the largest |entry| of X, so the squares cannot overflow."""
+    """(max_i ||x_i / s||^2, s), s a power of two near max |entry|, so squares cannot overflow."""
     values = rows.data if isinstance(rows, _validation.CSR) else rows
-    scale = float(np.abs(values).max()) if values.size else 0.0
-    if scale == 0.0:
+    largest = float(np.abs(values).max()) if values.size else 0.0
+    if largest == 0.0:
         return 0.0, 1.0
+    scale = _power_of_two_near(largest)
     if isinstance(rows, _validation.CSR):
         n_samples = rows.shape[0]
         row_of_entry = np.repeat(np.arange(n_samples), np.diff(rows.indptr))
