@@ -46,7 +46,7 @@ __all__ = ["margin", "mistake_bound"]
 
 
 def margin(X, y, coef, intercept=None):
-    """Geometric margin of the hyperplane (coef, intercept) on (X, y); ``-inf`` if it does not separate.
+    """Geometric margin of the hyperplane (coef, intercept) on (X, y), -inf if it does not separate.
 
     CIML ch. 4, eq. 4.8 gives the functional margin ``min_i y_i (w . x_i + b)`` when (w, b)
     separates the data and ``-inf`` otherwise; dividing by ||w|| turns it into the distance

@@ -1,8 +1,9 @@
 """perceptron_c.theory: margins and mistake bounds, and the perceptron keeping within them.
 
-The hand-checked cases pin the formulas; the randomized cases train the estimator on
-linearly separable data with a known separator and check the convergence theorems
-(CS269 lecture, Theorems 1 and 2; bias absorbed as in the Cornell notes).
+The hand-checked cases pin the formulas; the randomized cases train the estimator (on both
+twins, through the ``model_backend`` fixture) on linearly separable data with a known
+separator and check the convergence theorems (CS269 lecture, Theorems 1 and 2; bias absorbed
+as in the Cornell notes).
 """
 import math
 
@@ -287,7 +288,7 @@ def test_separable_set_has_the_promised_margin():
 
 @pytest.mark.parametrize("fit_intercept", [False, True])
 @pytest.mark.parametrize("seed", range(100))
-def test_total_mistakes_within_novikoff_bound(Perceptron, seed, fit_intercept):
+def test_total_mistakes_within_novikoff_bound(Perceptron, model_backend, seed, fit_intercept):
     """CS269 lecture, Theorem 1 (with the bias as a constant feature 1 when fitted)."""
     X, y, u, b0, _ = separable_set(seed, fit_intercept)
     bound = mistake_bound(X, y, u, b0 if fit_intercept else None)
@@ -315,7 +316,7 @@ def test_bound_is_not_vacuous_on_random_sets(Perceptron):
     assert max(ratios) > 0.01, ratios
 
 
-def test_bias_needs_the_constant_feature_in_the_bound(Perceptron):
+def test_bias_needs_the_constant_feature_in_the_bound(Perceptron, model_backend):
     """A bound that forgets the constant feature is violated; the absorbed one holds.
 
     Two points at x = 0.1 (-1) and x = 0.3 (+1), separated at x = 0.2 with margin 0.1. The
@@ -337,7 +338,7 @@ def test_bias_needs_the_constant_feature_in_the_bound(Perceptron):
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_sparse_training_within_bound(Perceptron, seed):
+def test_sparse_training_within_bound(Perceptron, model_backend, seed):
     """Theorem 1 on CSR input (70% zeros), through the estimator's sparse path."""
     sp = pytest.importorskip("scipy.sparse")
     rng = np.random.default_rng(3000 + seed)
@@ -385,7 +386,7 @@ def scaled_rows_set(seed):
 
 
 @pytest.mark.parametrize("seed", range(30))
-def test_normalized_perceptron_within_one_over_gamma_n_squared(Perceptron, seed):
+def test_normalized_perceptron_within_one_over_gamma_n_squared(Perceptron, model_backend, seed):
     """CS269 lecture, Theorem 2: at most 1/gamma_n^2 mistakes, gamma_n on x/||x||."""
     X, y, u = scaled_rows_set(seed)
     unit_rows = X / np.linalg.norm(X, axis=1, keepdims=True)
@@ -402,7 +403,7 @@ def test_normalized_perceptron_within_one_over_gamma_n_squared(Perceptron, seed)
 
 
 @pytest.mark.parametrize("seed", range(10))
-def test_normalized_perceptron_with_intercept(Perceptron, seed):
+def test_normalized_perceptron_with_intercept(Perceptron, model_backend, seed):
     """With an intercept the update is y (x, 1)/||(x, 1)||: Theorem 2 on the augmented rows."""
     X, y, u, b0, _ = separable_set(2000 + seed, True)
     augmented = np.hstack([X, np.ones((X.shape[0], 1))])
