@@ -1,0 +1,97 @@
+"""The checked low-level API: same results as the routines, clear errors, never a crash."""
+import numpy as np
+import pytest
+
+from perceptron_c import _backend, lowlevel
+
+from test_linear_routines import to_csr
+
+
+def test_same_result_as_the_routine(rng):
+    X = rng.normal(size=(50, 7))
+    y = np.where(rng.random(50) < 0.5, -1.0, 1.0)
+    order = rng.permutation(50)
+    w1, b1, w2, b2 = np.zeros(7), np.zeros(1), np.zeros(7), np.zeros(1)
+    m1 = lowlevel.perceptron_epoch_csr(*to_csr(X), y, order, w1, b1)
+    m2 = _backend.linear.perceptron_epoch_csr(*to_csr(X), y, order.astype(np.int64), w2, b2,
+                                              True, False)
+    assert m1 == m2 and np.array_equal(w1, w2) and np.array_equal(b1, b2)
+    W, bb = np.zeros((3, 7)), np.zeros(3)
+    U, beta, count = np.zeros((3, 7)), np.zeros(3), np.ones(1, np.int64)
+    yk = rng.integers(0, 3, 50)
+    lowlevel.multiclass_averaged_epoch_dense(X, yk, order, W, bb, U, beta, count)
+    assert count[0] == 51
+    out = lowlevel.decision_dense(X, W, bb)
+    assert np.allclose(out, X @ W.T + bb)
+    assert np.array_equal(lowlevel.decision_csr(*to_csr(X), W, bb), out)
+
+
+def _call(name, **over):
+    X = np.eye(4)
+    args = dict(X=X, y=np.array([1.0, -1.0, 1.0, -1.0]), order=np.arange(4), w=np.zeros(4),
+                b=np.zeros(1))
+    args.update(over)
+    return getattr(lowlevel, name)(**args)
+
+
+@pytest.mark.parametrize("over,exc", [
+    (dict(order=np.array([0, 4])), ValueError),
+    (dict(order=np.array([-1])), ValueError),
+    (dict(w=np.zeros(3)), ValueError),
+    (dict(w=np.zeros(4, dtype=np.float32)), TypeError),
+    (dict(w=np.zeros(8)[::2]), ValueError),
+    (dict(b=np.zeros(2)), ValueError),
+    (dict(y=np.array([1.0, 0.0, 1.0, 1.0])), ValueError),
+    (dict(y=np.ones(3)), ValueError),
+    (dict(X=np.full((4, 4), np.nan)), ValueError),
+    (dict(X=np.ones(4)), ValueError),
+])
+def test_bad_arguments_raise(over, exc):
+    with pytest.raises(exc):
+        _call("perceptron_epoch_dense", **over)
+
+
+def test_read_only_weights_rejected():
+    w = np.zeros(4)
+    w.setflags(write=False)
+    with pytest.raises(ValueError, match="writeable"):
+        _call("perceptron_epoch_dense", w=w)
+
+
+@pytest.mark.parametrize("indices,indptr", [
+    ([0, 9], [0, 1, 2]),
+    ([0, -1], [0, 1, 2]),
+    ([0, 1], [0, 2, 1]),
+    ([0, 1], [1, 1, 2]),
+    ([0, 1], [0, 1, 3]),
+])
+def test_malformed_csr_raises(indices, indptr):
+    with pytest.raises(ValueError):
+        lowlevel.perceptron_epoch_csr(np.ones(2), np.array(indices), np.array(indptr),
+                                      np.ones(2), np.arange(2), np.zeros(4), np.zeros(1))
+    with pytest.raises(ValueError):
+        lowlevel.decision_csr(np.ones(2), np.array(indices), np.array(indptr), np.zeros((2, 4)),
+                              np.zeros(2))
+
+
+def test_random_garbage_never_crashes(rng):
+    # A fuzz pass: random shapes, indices and labels; every call returns or raises.
+    for _ in range(300):
+        n, d = int(rng.integers(0, 5)), int(rng.integers(0, 5))
+        nnz = int(rng.integers(0, 6))
+        data = rng.normal(size=nnz)
+        indices = rng.integers(-2, d + 2, nnz)
+        indptr = np.sort(rng.integers(-1, nnz + 2, n + 1))
+        y = rng.integers(-2, 3, n)
+        order = rng.integers(-1, n + 1, int(rng.integers(0, 6)))
+        W = np.zeros((int(rng.integers(0, 3)), d))
+        try:
+            lowlevel.multiclass_epoch_csr(data, indices, indptr, y, order, W,
+                                          np.zeros(W.shape[0]))
+        except (ValueError, TypeError):
+            pass
+        try:
+            lowlevel.perceptron_epoch_csr(data, indices, indptr, y.astype(float), order,
+                                          np.zeros(d), np.zeros(1))
+        except (ValueError, TypeError):
+            pass
