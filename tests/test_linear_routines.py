@@ -373,3 +373,45 @@ def test_float32_and_float64_agree_on_integer_data(backend, rng):
     run_binary(backend, X.astype(np.float32), y, order, b, True, False)
     for key in a:
         assert np.array_equal(a[key], b[key])
+
+
+# ----------------------------------------------------------------------------- property test
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra.numpy import arrays  # noqa: E402
+
+
+@st.composite
+def problems(draw):
+    n = draw(st.integers(1, 12))
+    d = draw(st.integers(1, 9))
+    dtype = draw(st.sampled_from(FLOATS))
+    elems = st.floats(-1e3, 1e3, allow_nan=False, allow_subnormal=False, width=32)
+    X = draw(arrays(dtype, (n, d), elements=elems))
+    y = np.array(draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=n, max_size=n)))
+    order = np.array(draw(st.lists(st.integers(0, n - 1), min_size=0, max_size=3 * n)),
+                     dtype=np.int64)
+    flags = draw(st.tuples(st.booleans(), st.booleans(), st.booleans(), st.booleans()))
+    return X, y, order, flags
+
+
+def test_twins_agree_on_arbitrary_floats(linear_twins):
+    @settings(max_examples=150, deadline=None)
+    @given(problems())
+    def check(problem):
+        agree(linear_twins, *problem)
+
+    check()
+
+
+def agree(linear_twins, X, y, order, flags):
+    fi, nz, averaged, sparse = flags
+    results = []
+    for mod in linear_twins:
+        state = binary_state(X.shape[1], averaged)
+        m = run_binary(mod, X, y, order, state, fi, nz, sparse)
+        results.append((m, state))
+    assert results[0][0] == results[1][0]
+    for key in results[0][1]:
+        assert np.array_equal(results[0][1][key], results[1][1][key])
