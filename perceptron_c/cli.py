@@ -262,9 +262,9 @@ def run_demo(seed=0, epochs=30, python_epochs=None, out=None):
     ]
 
     print(f"perceptron_c {perceptron_c.__version__} backend={perceptron_c.BACKEND}", file=out)
-    kind = type(text[0]).__name__ if not isinstance(text[0], np.ndarray) else "dense ndarray"
+    storage = "dense ndarray" if isinstance(text[0], np.ndarray) else type(text[0]).__name__
     print(f"data (seed {seed}): separable = dense, margin >= 0.2 around a known (u, b0); "
-          f"text = bag of words, {kind}; blobs-10 = 10 Gaussian classes. "
+          f"text = bag of words, {storage}; blobs-10 = 10 Gaussian classes. "
           f"Train/test splits 2000/1000, 2000/1000, 3000/1500.", file=out)
 
     header = ["algorithm", "dataset", "n", "d", "epochs", "mistakes", "(R/gamma)^2",

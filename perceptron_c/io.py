@@ -40,7 +40,7 @@ import importlib
 import json
 import math
 import os
-import tempfile
+import secrets
 import warnings
 import zipfile
 
@@ -166,10 +166,10 @@ def save_model(estimator, path):
     arrays["__params__"] = np.array(json.dumps(_jsonable_params(estimator), sort_keys=True))
 
     path = _model_path(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp_path = tempfile.mkstemp(prefix=".perceptron_c-", suffix=".npz.tmp", dir=directory)
+    # open(..., "x") rather than mkstemp: the file gets the usual umask permissions, not 0600
+    tmp_path = f"{path}.{secrets.token_hex(6)}.tmp"
     try:
-        with os.fdopen(fd, "wb") as handle:
+        with open(tmp_path, "xb") as handle:
             np.savez(handle, **arrays)
         os.replace(tmp_path, path)
     except BaseException:
@@ -195,8 +195,8 @@ def _read_npz(path, what):
     except ValueError as exc:
         if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
             raise ValueError(
-                f"{path}: contains an object (pickled) array; perceptron_c files never do, "
-                "and it was not loaded"
+                f"{path}: contains an object (pickled) array, which perceptron_c refuses to "
+                "load (allow_pickle=False); its files hold plain numeric and string arrays only"
             ) from None
         raise ValueError(f"{path}: corrupt {what} file: {exc}") from None
     except (OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
@@ -277,6 +277,12 @@ def _is_sparse(X):
 
 def _labels_array(values):
     """int64 if every label is an integral number, float64 if all are numbers, else str."""
+    try:
+        integers = [int(value) for value in values]  # exact, even beyond 2**53
+        if all(-2**63 <= value < 2**63 for value in integers):
+            return np.array(integers, dtype=np.int64)
+    except ValueError:
+        pass
     parsed = []
     for value in values:
         try:
@@ -309,7 +315,7 @@ def _load_svmlight(path, n_features, require_labels):
     data, indices, indptr, labels = [], [], [0], []
     unlabeled_rows = 0
     max_index = 0
-    with open(path, encoding="utf-8") as handle:
+    with open(path, encoding="utf-8-sig") as handle:
         for line_number, line in enumerate(handle, start=1):
             content = line.split("#", 1)[0].split()
             if not content:
@@ -329,7 +335,7 @@ def _load_svmlight(path, n_features, require_labels):
                 if not math.isfinite(label):
                     raise ValueError(f"{path}:{line_number}: label {first!r} is not a finite "
                                      "number")
-                labels.append(label)
+                labels.append(first)
                 pairs = content[1:]
             row = {}
             for token in pairs:
@@ -380,7 +386,7 @@ def _is_number(text):
 
 
 def _load_csv(path, n_features, require_labels):
-    with open(path, newline="", encoding="utf-8") as handle:
+    with open(path, newline="", encoding="utf-8-sig") as handle:  # -sig: drop an Excel BOM
         reader = csv.reader(handle)
         rows, line_numbers = [], []
         for fields in reader:
@@ -506,6 +512,8 @@ def load_data(path, n_features=None, *, require_labels=True):
 
 
 def _format_number(value):
+    if isinstance(value, (bool, int)):
+        return str(int(value))
     value = float(value)
     if value.is_integer() and abs(value) < 2.0 ** 53:
         return str(int(value))

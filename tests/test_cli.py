@@ -1,0 +1,213 @@
+"""The perceptron-c command line, run in-process through main(argv)."""
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import perceptron_c
+from perceptron_c import cli, io
+
+
+@pytest.fixture
+def csv_files(tmp_path):
+    """A labeled training CSV with a header and string labels, a labeled and an unlabeled
+    test CSV."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((120, 3))
+    y = np.where(X @ np.array([2.0, -1.0, 0.5]) + 0.2 > 0, "yes", "no")
+
+    def write(path, rows, labels, header):
+        lines = [header] if header else []
+        for row, label in zip(rows, labels if labels is not None else [None] * len(rows)):
+            cells = [repr(float(v)) for v in row] + ([str(label)] if label is not None else [])
+            lines.append(",".join(cells))
+        path.write_text("\n".join(lines) + "\n")
+        return path
+
+    return (write(tmp_path / "train.csv", X[:80], y[:80], "a,b,c,label"),
+            write(tmp_path / "test.csv", X[80:], y[80:], None),
+            write(tmp_path / "unlabeled.csv", X[80:], None, None),
+            y[80:])
+
+
+def test_train_then_predict_csv(tmp_path, csv_files, capsys):
+    train, test, _, y_test = csv_files
+    model_path = tmp_path / "model.npz"
+    assert cli.main(["train", str(train), "-o", str(model_path), "--epochs", "50"]) == 0
+    out, err = capsys.readouterr()
+    assert out.count("\n") == 1
+    assert "epochs=" in out and "converged=" in out and "train_accuracy=" in out
+    assert str(model_path) in out
+    assert err == ""
+
+    assert cli.main(["predict", str(model_path), str(test)]) == 0
+    out, err = capsys.readouterr()
+    predicted = out.splitlines()
+    assert len(predicted) == len(y_test) and set(predicted) <= {"yes", "no"}
+    assert err.startswith("accuracy ")
+    accuracy = float(err.split()[1])
+    assert accuracy == np.mean(np.array(predicted) == y_test)
+    assert accuracy > 0.8
+
+    model = io.load_model(model_path)
+    X_test, _ = io.load_data(test)
+    assert predicted == model.predict(X_test).tolist()
+
+
+def test_predict_unlabeled_data_to_a_file(tmp_path, csv_files, capsys):
+    train, _, unlabeled, y_test = csv_files
+    model_path = tmp_path / "m"  # .npz is appended
+    assert cli.main(["train", str(train), "-o", str(model_path)]) == 0
+    capsys.readouterr()
+    out_path = tmp_path / "labels.txt"
+    assert cli.main(["predict", str(tmp_path / "m.npz"), str(unlabeled),
+                     "-o", str(out_path)]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and err == ""  # no labels in the file, so no accuracy line
+    assert len(out_path.read_text().splitlines()) == len(y_test)
+
+
+def test_train_options_reach_the_model(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    centres = np.array([[0.0, 5.0], [5.0, 0.0], [-5.0, -5.0]])
+    y = rng.integers(1, 4, size=60)
+    X = centres[y - 1] + rng.standard_normal((60, 2))
+    data = tmp_path / "d.svm"
+    io.dump_svmlight(X, y, data)
+    model_path = tmp_path / "m.npz"
+    argv = ["train", str(data), "-o", str(model_path), "--average", "--normalize",
+            "--no-intercept", "--multiclass", "ovr", "--epochs", "3", "--seed", "9", "-v"]
+    assert cli.main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "3 classes" in out
+    model = io.load_model(model_path)
+    params = model.get_params()
+    assert params["average"] and params["normalize"] and not params["fit_intercept"]
+    assert params["multiclass"] == "ovr" and params["max_iter"] == 3
+    assert params["random_state"] == 9 and params["verbose"] == 1
+    assert model.n_iter_ <= 3 and model.coef_.shape == (3, 2)
+    assert len([line for line in err.splitlines() if "epoch" in line]) == model.n_iter_
+
+    # predict reads svmlight test data narrower than the model (trailing zero columns)
+    narrow = tmp_path / "narrow.svm"
+    narrow.write_text("1 1:0.5\n2 1:5\n")
+    assert cli.main(["predict", str(model_path), str(narrow)]) == 0
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) == 2 and err.startswith("accuracy ")
+
+
+def _assert_one_line_error(capsys, *fragments):
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("perceptron-c: error: ")
+    assert err.count("\n") == 1 and "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in err
+
+
+def test_errors_exit_2_with_one_line(tmp_path, csv_files, capsys):
+    train = csv_files[0]
+    model_path = tmp_path / "model.npz"
+
+    assert cli.main(["train", str(tmp_path / "absent.csv"), "-o", str(model_path)]) == 2
+    _assert_one_line_error(capsys, "absent.csv")
+
+    bad = tmp_path / "bad.svm"
+    bad.write_text("1 1:1\n-1 2:x\n")
+    assert cli.main(["train", str(bad), "-o", str(model_path)]) == 2
+    _assert_one_line_error(capsys, "bad.svm:2")
+
+    assert cli.main(["train", str(tmp_path / "data.xlsx"), "-o", str(model_path)]) == 2
+    _assert_one_line_error(capsys, "unknown data format")
+
+    assert cli.main(["predict", str(tmp_path / "absent.npz"), str(train)]) == 2
+    _assert_one_line_error(capsys, "absent.npz")
+
+    not_a_model = tmp_path / "not_a_model.npz"
+    not_a_model.write_bytes(b"plain text")
+    assert cli.main(["predict", str(not_a_model), str(train)]) == 2
+    _assert_one_line_error(capsys, "not_a_model.npz")
+
+    assert cli.main(["train", str(train), "-o", str(model_path), "--epochs", "0"]) == 2
+    _assert_one_line_error(capsys, "--epochs")
+    assert not model_path.exists()
+
+    # a model trained on 3 features cannot predict 4-feature data
+    assert cli.main(["train", str(train), "-o", str(model_path)]) == 0
+    capsys.readouterr()
+    wide = tmp_path / "wide.csv"
+    wide.write_text("1,2,3,4,yes\n")
+    assert cli.main(["predict", str(model_path), str(wide)]) == 2
+    _assert_one_line_error(capsys, "wide.csv")
+
+
+def test_usage_errors_and_help(capsys):
+    assert cli.main([]) == 2
+    assert cli.main(["train"]) == 2
+    assert cli.main(["frobnicate"]) == 2
+    capsys.readouterr()
+    assert cli.main(["--help"]) == 0
+    assert "demo" in capsys.readouterr().out
+    assert cli.main(["--version"]) == 0
+    assert f"backend={perceptron_c.BACKEND}" in capsys.readouterr().out
+
+
+def _table_rows(out):
+    """(all lines, table body lines); a body row ends with 7 cells: epochs ... seconds."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("algorithm"))
+    rows = []
+    for line in lines[start + 2:]:
+        cells = line.split()
+        if len(cells) < 11 or not cells[-7].isdigit():
+            break
+        rows.append(line)
+    return lines, rows
+
+
+def test_demo(capsys):
+    assert cli.main(["demo", "--python-epochs", "2"]) == 0
+    out, err = capsys.readouterr()
+    lines, rows = _table_rows(out)
+    assert lines[0] == f"perceptron_c {perceptron_c.__version__} backend={perceptron_c.BACKEND}"
+    assert len(rows) == 10
+    for name in ("separable", "text", "blobs-10", "averaged", "normalized", "K-class argmax",
+                 "K-class ovr"):
+        assert name in out
+    for row in rows:
+        if "separable" in row:
+            cells = row.split()
+            mistakes, bound = int(cells[-6]), float(cells[-5])
+            assert mistakes <= bound  # the Block/Novikoff theorem, on the demo's own data
+            assert float(cells[-4]) == 1.0  # separable: fits the training set exactly
+        else:
+            assert row.split()[-5] == "-"
+    if perceptron_c.BACKEND == "c":
+        assert "same mistakes in every epoch as the C core: yes" in out
+        assert "first 2 epoch(s)" in out
+
+
+def test_demo_without_the_c_core_shows_na(monkeypatch):
+    import io as stdio
+
+    monkeypatch.setattr(perceptron_c, "BACKEND", "python")
+    buffer = stdio.StringIO()
+    results = cli.run_demo(seed=1, epochs=2, out=buffer)
+    assert len(results) == 10
+    assert all(row["seconds C"] == "n/a" for row in results)
+    assert all(row["seconds Python"] != "-" for row in results)
+    assert "backend=python" in buffer.getvalue().splitlines()[0]
+
+
+def test_python_m_help_in_a_subprocess():
+    package_parent = str(pathlib.Path(perceptron_c.__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=package_parent)
+    result = subprocess.run([sys.executable, "-m", "perceptron_c", "--help"], env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "usage: perceptron-c" in result.stdout
+    for command in ("demo", "train", "predict"):
+        assert command in result.stdout
