@@ -246,15 +246,19 @@ cdef _need(bint ok, str what):
         raise ValueError(what)
 
 
-cdef _check_order(const int64_t[::1] order, Py_ssize_t n_rows):
+cdef bint _all_in_range(const int64_t[::1] a, Py_ssize_t hi) noexcept:
     cdef Py_ssize_t t
     cdef bint ok = True
     with nogil:
-        for t in range(order.shape[0]):
-            if order[t] < 0 or order[t] >= n_rows:
+        for t in range(a.shape[0]):
+            if a[t] < 0 or a[t] >= hi:
                 ok = False
                 break
-    _need(ok, f"order must hold row indices in [0, {n_rows})")
+    return ok
+
+
+cdef _check_order(const int64_t[::1] order, Py_ssize_t n_rows):
+    _need(_all_in_range(order, n_rows), f"order must hold row indices in [0, {n_rows})")
 
 
 cdef _check_csr(const int64_t[::1] indptr, Py_ssize_t nnz, Py_ssize_t n_idx):
@@ -285,14 +289,7 @@ cdef _check_multi(Py_ssize_t n_rows, Py_ssize_t d, Py_ssize_t ny, Py_ssize_t wr,
 
 
 cdef _check_labels(const int64_t[::1] y, Py_ssize_t n_classes):
-    cdef Py_ssize_t t
-    cdef bint ok = True
-    with nogil:
-        for t in range(y.shape[0]):
-            if y[t] < 0 or y[t] >= n_classes:
-                ok = False
-                break
-    _need(ok, f"y must hold class indices in [0, {n_classes})")
+    _need(_all_in_range(y, n_classes), f"y must hold class indices in [0, {n_classes})")
 
 
 def perceptron_epoch_dense(const floating[:, ::1] X, const double[::1] y,

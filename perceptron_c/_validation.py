@@ -157,10 +157,6 @@ def _has_duplicates(indices, indptr):
     return np.unique(key).shape[0] != key.shape[0]
 
 
-def n_rows(X):
-    return X.shape[0]
-
-
 def check_n_features(X, expected, estimator_name):
     if X.shape[1] != expected:
         raise ValueError(f"X has {X.shape[1]} features, but {estimator_name} is expecting "
@@ -239,20 +235,6 @@ def check_classes(classes, name="classes"):
     if uniq.shape[0] != classes.shape[0]:
         raise ValueError(f"{name}: labels must be distinct")
     return uniq
-
-
-def check_param(name, value, allowed=None, kind=None, low=None, high=None, low_open=False):
-    """Parameter check done at fit time (scikit-learn convention: __init__ only stores)."""
-    if kind is not None and (not isinstance(value, kind) or isinstance(value, bool)
-                             and bool not in (kind if isinstance(kind, tuple) else (kind,))):
-        raise TypeError(f"{name} must be of type {kind}, got {value!r}")
-    if allowed is not None and value not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-    if low is not None and (value < low or (low_open and value == low)):
-        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {value!r}")
-    if high is not None and value > high:
-        raise ValueError(f"{name} must be <= {high}, got {value!r}")
-    return value
 
 
 def check_order(order, n):
