@@ -11,7 +11,7 @@ import os
 
 NO_EXTENSIONS = bool(os.environ.get("PERCEPTRON_C_NO_EXTENSIONS"))
 BACKEND = "python" if NO_EXTENSIONS else "c"
-_MODULES = ("_linear",)
+_MODULES = ("_linear", "_kernels")
 
 
 def _load(name, backend):
@@ -27,6 +27,7 @@ def _load(name, backend):
 
 
 linear = _load("_linear", BACKEND)
+kernels = _load("_kernels", BACKEND)
 
 
 @contextlib.contextmanager
