@@ -3,12 +3,13 @@
 ``BACKEND`` is "c" when the compiled routines are in use, "python" when
 ``PERCEPTRON_C_NO_EXTENSIONS`` is set (then the pure-Python twins run instead).
 """
+from . import kernels
 from ._backend import BACKEND
 from .linear import Perceptron
 from .theory import margin, mistake_bound
 
 __version__ = "0.1.0"
-__all__ = ["BACKEND", "Perceptron", "margin", "mistake_bound", "load", "__version__"]
+__all__ = ["BACKEND", "kernels", "Perceptron", "margin", "mistake_bound", "load", "__version__"]
 
 
 def load(path):

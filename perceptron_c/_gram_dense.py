@@ -18,16 +18,29 @@ def _check(X, Y, out):
                          f"{out.dtype} {out.shape}")
 
 
+def _products(X, Y, out):
+    """out = X @ Y.T; when Y is X, mirrored from the upper triangle so it is exactly
+    symmetric (BLAS may round the two triangles differently)."""
+    np.matmul(X, Y.T, out=out)
+    if Y is X:
+        _mirror(out)
+
+
+def _mirror(out):
+    lower = np.tril_indices(out.shape[0], -1)
+    out[lower] = out.T[lower]
+
+
 def gram_linear(X, Y, out):
     """out[i, j] = x_i . y_j."""
     _check(X, Y, out)
-    np.matmul(X, Y.T, out=out)
+    _products(X, Y, out)
 
 
 def gram_poly(X, Y, degree, gamma, coef0, out):
     """out[i, j] = (gamma x_i . y_j + coef0) ** degree."""
     _check(X, Y, out)
-    np.matmul(X, Y.T, out=out)
+    _products(X, Y, out)
     out *= gamma
     out += coef0
     np.power(out, int(degree), out=out)
@@ -37,14 +50,15 @@ def gram_rbf(X, Y, gamma, out):
     """out[i, j] = exp(-gamma ||x_i - y_j||^2), the squared distance taken as
     ||x||^2 + ||y||^2 - 2 x.y clipped at 0 (exactly 0 on the diagonal when Y is X)."""
     _check(X, Y, out)
-    np.matmul(X, Y.T, out=out)
+    _products(X, Y, out)
     xx = np.einsum("ij,ij->i", X, X)
     yy = xx if Y is X else np.einsum("ij,ij->i", Y, Y)
     out *= -2.0
     out += xx[:, None]
     out += yy[None, :]
     np.maximum(out, 0.0, out=out)
-    if Y is X:
+    if Y is X:  # the two triangles sum the norms in different orders
+        _mirror(out)
         np.fill_diagonal(out, 0.0)
     out *= -gamma
     np.exp(out, out=out)
