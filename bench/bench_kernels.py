@@ -6,8 +6,9 @@ Conjunction kernel: popcount(a AND b) Gram, 2000 x 2000 rows at 64, 1024 and 409
 pairs per second, for the C twin (every compiled popcount path this CPU supports; the default
 one is chosen at run time), numpy (``np.bitwise_count`` on A & B, chunked to bounded memory)
 and the Python twin (timed on a small slice and scaled to pairs per second); under 4 words a
-row the vector paths hand over to POPCNT, so at 64 bits those columns time the same code. Poly and RBF:
-2000 x 2000 rows of 1024 features against scikit-learn's pairwise kernels when installed.
+row the vector paths hand over to POPCNT, so at 64 bits those columns time the same code.
+Poly and RBF: 2000 x 2000 rows of 1024 features against scikit-learn's pairwise kernels
+(when installed).
 Goal: the conjunction Gram at 1024 bits >= 20x numpy. Tests never assert on time; this does not
 either, it reports. Single-threaded BLAS, like the rest of bench/.
 """

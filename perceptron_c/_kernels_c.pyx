@@ -62,7 +62,8 @@ def gram_conjunction_log2(const uint64_t[:, ::1] A_words, const uint64_t[:, ::1]
         raise ValueError(f"A_words and B_words must be 2-D with the same number of words, got "
                          f"{nw} and {B_words.shape[1]} words")
     if out_int64.shape[0] != na or out_int64.shape[1] != nb:
-        raise ValueError(f"out must have shape {(na, nb)}, got {(out_int64.shape[0], out_int64.shape[1])}")
+        raise ValueError(f"out must have shape {(na, nb)}, got "
+                         f"{(out_int64.shape[0], out_int64.shape[1])}")
     if na == 0 or nb == 0:
         return
     if nw == 0:

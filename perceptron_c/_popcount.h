@@ -180,7 +180,8 @@ PC_T512 static inline int64_t pc_pair_avx512(const uint64_t *a, const uint64_t *
     ptrdiff_t k = 0;
     for (; k + 8 <= kc; k += 8)
         s = _mm512_add_epi64(s, _mm512_popcnt_epi64(_mm512_and_si512(
-                _mm512_loadu_si512((const void *)(a + k)), _mm512_loadu_si512((const void *)(b + k)))));
+                _mm512_loadu_si512((const void *)(a + k)),
+                _mm512_loadu_si512((const void *)(b + k)))));
     if (k < kc) {
         __mmask8 m = (__mmask8)((1u << (kc - k)) - 1u);
         s = _mm512_add_epi64(s, _mm512_popcnt_epi64(_mm512_and_si512(
