@@ -7,11 +7,11 @@ package (the script's own directory, ``bench/``, is what lands on ``sys.path``, 
 ``python bench/bench_linear.py`` from the repo root imports the installed package too,
 unless the repo was installed editable or in place).
 
-Every case runs one epoch per round; the rounds interleave all cases (in a rotating order)
-so that machine noise hits every case alike, and each case reports the median (and the
-min) over ``--repeat`` rounds. Each case keeps its own model state across rounds, after one
-untimed warm-up epoch, so the timed epochs are the steady, non-separable epochs of a
-perceptron on noisy data. See bench/README.md for the goals and how to read the table.
+Every case runs one epoch per round; the rounds interleave all cases (in a fresh random
+order each round) so that machine noise hits every case alike, and each case reports the
+median (and the min) over ``--repeat`` rounds. Each case keeps its own model state across
+rounds, after one untimed warm-up epoch, so the timed epochs are the steady, non-separable
+epochs of a perceptron on noisy data. See bench/README.md for the goals and how to read the table.
 """
 import os
 
@@ -44,13 +44,11 @@ try:
 except ImportError:
     sklearn = None
 
-import perceptron_c  # noqa: E402
-from perceptron_c import _linear_py as P  # noqa: E402
-
 try:
-    from perceptron_c import _linear_c as C
-except ImportError as exc:  # a pure install: nothing to time but the twin
-    sys.exit(f"bench_linear: the compiled module perceptron_c._linear_c is missing ({exc}); "
+    import perceptron_c
+    from perceptron_c import _linear_c as C, _linear_py as P
+except ImportError as exc:  # not installed, or a pure install: nothing to compare
+    sys.exit(f"bench_linear: cannot import perceptron_c with its compiled module ({exc}); "
              "install the package with its extension (without PERCEPTRON_C_NO_EXTENSIONS).")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -164,12 +162,13 @@ def make_csr(n, d, nnz, noise, rng):
 class Case:
     """One timed workload; ``epoch`` runs one epoch and returns its mistake count (or None)."""
 
-    def __init__(self, name, kind, epoch, rows, scale=1.0, note="", prepare=None):
+    def __init__(self, name, kind, epoch, rows, scale=1.0, note="", prepare=None, fixed=None):
         self.name, self.kind, self.epoch = name, kind, epoch
         self.rows = rows        # rows visited per epoch (for the mistake rate)
-        self.scale = scale      # multiplies the measured time (Python twin on a slice)
+        self.scale = scale      # multiplies the per-row time (Python twin on a slice)
         self.note = note
         self.prepare = prepare  # untimed, before each epoch
+        self.fixed = fixed      # the same call on 0 rows: its per-call cost, not scaled
         self.times, self.mistakes = [], []
 
 
@@ -228,6 +227,16 @@ def sklearn_epoch(X, y, shuffled, averaged, seed):
     return epoch
 
 
+def shuffle_only(n, seed):
+    order = np.arange(n, dtype=np.int64)
+    rng = np.random.default_rng(seed)
+
+    def epoch():
+        rng.shuffle(order)
+        return None
+    return epoch
+
+
 def matvec_epoch(X, w):
     def epoch():
         X @ w
@@ -263,6 +272,8 @@ def build_cases(args, sizes, rng):
                                            next(seeds))
                 add(Case(name, "ours", epoch, rows))
     add(Case("dense X @ w (floor)", "floor", matvec_epoch(X, rng.standard_normal(d)), n))
+    add(Case("rng.shuffle(order) alone", "aux", shuffle_only(n, next(seeds)), n,
+             note="the permutation draw, part of every shuffled epoch"))
     if Xs is not None:
         add(Case("csr X @ w (floor)", "floor", matvec_epoch(Xs, rng.standard_normal(cd)), cn))
     if sklearn is not None:
@@ -279,32 +290,51 @@ def build_cases(args, sizes, rng):
     ptr_m = indptr[: m + 1]
     slices = {"dense": ((X[:m],), y[:m], d, n), "csr": (
         (data[: ptr_m[-1]], indices[: ptr_m[-1]], ptr_m), cy[:m], cd, cn)}
+    # The twin converts w (and u) to lists and back once per call: timed on 0 rows and
+    # added once, not scaled with the rows.
+    empty = {"dense": (X[:0],), "csr": (data[:0], indices[:0], indptr[:1])}
     for layout, (arrays, yy, dd, rows) in slices.items():
         for averaged in (False, True):
             c_name = f"{layout} {'averaged' if averaged else 'plain'} unshuffled"
             epoch, state = ours(P, layout, averaged, False, arrays, yy, dd, next(seeds))
+            fixed, _ = ours(P, layout, averaged, False, empty[layout], yy[:0], dd, 0)
             add(Case("python twin " + c_name, "python", epoch, m, scale=rows / m,
-                     note=f"first {m} rows, time x{rows // m}",
-                     prepare=copy_state(states[c_name], state)))
+                     note=f"the first {m} rows, per-row time x{rows // m}"
+                          " (the per-call cost counted once)",
+                     prepare=copy_state(states[c_name], state), fixed=fixed))
     return cases, data_gen_s
 
 
 # --------------------------------------------------------------------------------------------
 # runner, table, goals
 
-def run(cases, repeat):
+def run(cases, repeat, seed, warm):
+    shuffler = np.random.default_rng(seed)
     for case in cases:  # warm-up epoch: caches, page faults, sklearn's first partial_fit
         if case.prepare:
             case.prepare()
         case.epoch()
-    for r in range(repeat):
-        k = r % len(cases)
-        for case in cases[k:] + cases[:k]:  # rotate so no case always follows the same one
+    for _ in range(repeat):
+        # A fresh case order each round, so no case always follows the same one.
+        for k in shuffler.permutation(len(cases)):
+            case = cases[k]
             if case.prepare:
                 case.prepare()
+            if warm:  # untimed epoch first: the timed one then finds in cache what fits
+                case.epoch()
+                if case.prepare:
+                    case.prepare()
             t0 = time.perf_counter()
             mistakes = case.epoch()
-            case.times.append((time.perf_counter() - t0) * case.scale)
+            t = time.perf_counter() - t0
+            if case.fixed is not None:
+                t0 = time.perf_counter()
+                case.fixed()
+                t_fixed = min(time.perf_counter() - t0, t)
+                t = t_fixed + (t - t_fixed) * case.scale
+            else:
+                t *= case.scale
+            case.times.append(t)
             if mistakes is not None:
                 case.mistakes.append(mistakes)
 
@@ -324,7 +354,8 @@ def summarize(cases):
     for name, rec in by.items():
         layout = "csr" if "csr" in name else "dense"
         floor = by.get(f"{layout} X @ w (floor)")
-        rec["ratio_vs_floor"] = rec["median_s"] / floor["median_s"] if floor else None
+        rec["ratio_vs_floor"] = (rec["median_s"] / floor["median_s"]
+                                 if floor and rec["kind"] != "aux" else None)
         ref = None
         if rec["kind"] in ("ours", "python"):
             ref = by.get("sklearn " + name.replace("python twin ", ""))
@@ -380,8 +411,8 @@ def table(env, by, checks, data_gen_s):
         "perceptron_c linear epoch benchmark",
         f"CPU: {env['cpu']} ({env['logical_cpus']} logical), {env['platform']}",
         f"Python {env['python']}, numpy {env['numpy']}, scipy {env['scipy'] or '-'}, "
-        f"scikit-learn {env['sklearn'] or '- (not installed)'}, "
-        f"perceptron_c BACKEND={env['perceptron_c_backend']} ({env['perceptron_c_file']})",
+        f"scikit-learn {env['sklearn'] or '- (not installed)'}",
+        f"perceptron_c BACKEND={env['perceptron_c_backend']}, from {env['perceptron_c_file']}",
         "dense {dense_rows} x {dense_features} float64; CSR {csr_rows} x {csr_features}, "
         "{csr_nnz_per_row} nnz/row; label noise {label_noise:.0%}; fit_intercept=True"
         .format(**env["sizes"]),
@@ -397,9 +428,12 @@ def table(env, by, checks, data_gen_s):
         lines.append(
             f"{name:<40} {rec['median_s']:>10.5f} {rec['min_s']:>10.5f} "
             f"{fmt(rec['ratio_vs_floor'], '8.2f'):>8} {fmt(rec['ratio_vs_sklearn'], '10.2f'):>10} "
-            f"{'-' if mr is None else f'{mr:.1%}':>9}"
-            + (f"  ({rec['note']})" if rec["note"] else ""))
-    lines += [
+            f"{'-' if mr is None else f'{mr:.1%}':>9}")
+    notes = {}
+    for name, rec in by.items():
+        if rec["note"]:
+            notes.setdefault("python twin" if rec["kind"] == "python" else name, rec["note"])
+    lines += [""] + [f"{label}: {note}" for label, note in notes.items()] + [
         "",
         "x X@w, x sklearn: this case's time / the reference's time (lower is faster); the",
         "sklearn reference is the same layout, averaging and shuffling. 'mistakes' = the",
@@ -414,7 +448,9 @@ def table(env, by, checks, data_gen_s):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="~20x smaller workloads (smoke run)")
+    ap.add_argument("--quick", action="store_true",
+                    help="~20x smaller workloads (smoke run; the data fits in cache, so each "
+                         "timed epoch follows an untimed one of the same case)")
     ap.add_argument("--repeat", type=int, default=None,
                     help="timed epochs per case (default 9, 5 with --quick)")
     ap.add_argument("--json", default=DEFAULT_JSON, help=f"result file (default {DEFAULT_JSON})")
@@ -435,7 +471,7 @@ def main(argv=None):
     rng = np.random.default_rng(args.seed)
     cases, data_gen_s = build_cases(args, sizes, rng)
     env = environment(args, sizes)
-    run(cases, args.repeat)
+    run(cases, args.repeat, args.seed, warm=args.quick)
     by = summarize(cases)
     checks = goals(by)
     print(table(env, by, checks, data_gen_s))

@@ -1,16 +1,27 @@
 """The one dispatcher: picks the C twins or the Python twins of every routine module.
 
 ``PERCEPTRON_C_NO_EXTENSIONS`` set to a non-empty value forces the Python twins. Without it
-the compiled modules must import: a missing extension is an error, not a silent slowdown.
+the compiled modules must import: a compiled file that is there but fails to load is an
+error, not a silent slowdown. A pure install (the ``py3-none-any`` wheel, built with the
+variable set, e.g. what PyPy gets) has no compiled file at all and runs the twins.
 Models look routines up here at call time (``_backend.linear.<name>``), so ``using("python")``
 can run one model on the other twin, for tests and for the demo's timing column.
 """
 import contextlib
 import importlib
+import importlib.machinery
 import os
 
 NO_EXTENSIONS = bool(os.environ.get("PERCEPTRON_C_NO_EXTENSIONS"))
-BACKEND = "python" if NO_EXTENSIONS else "c"
+
+
+def _compiled_files():
+    here = os.path.dirname(os.path.abspath(__file__))
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    return [f for f in os.listdir(here) if f.startswith("_") and f.endswith(suffixes)]
+
+
+BACKEND = "python" if NO_EXTENSIONS or not _compiled_files() else "c"
 _MODULES = ("_linear", "_kernels")
 
 
