@@ -22,7 +22,7 @@ def _compiled_files():
 
 
 BACKEND = "python" if NO_EXTENSIONS or not _compiled_files() else "c"
-_MODULES = ("_linear", "_kernels")
+_MODULES = ("_linear", "_kernels", "_dual")
 
 
 def _load(name, backend):
@@ -39,6 +39,7 @@ def _load(name, backend):
 
 linear = _load("_linear", BACKEND)
 kernels = _load("_kernels", BACKEND)
+dual = _load("_dual", BACKEND)
 
 
 @contextlib.contextmanager
