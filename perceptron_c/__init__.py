@@ -5,6 +5,7 @@
 """
 from . import kernels
 from ._backend import BACKEND
+from .kernel import KernelPerceptron
 from .linear import Perceptron
 from .theory import margin, mistake_bound
 

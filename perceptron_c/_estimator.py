@@ -76,3 +76,25 @@ def report_epoch(name, epoch, mistakes, n, seconds, extra=""):
     rate = 100.0 * mistakes / max(n, 1)
     print(f"[{name}] epoch {epoch}: {mistakes} mistakes / {n} ({rate:.2f}%), "
           f"{seconds:.3f} s{extra}", file=sys.stderr, flush=True)
+
+
+class available_if:
+    """Method decorator: the method exists on an instance only while ``check(instance)`` is
+    true (``hasattr`` is False otherwise), so duck-typing callers such as scikit-learn see
+    exactly the methods that work for the estimator's current parameters."""
+
+    def __init__(self, check):
+        self.check = check
+
+    def __call__(self, fn):
+        self.fn = fn
+        self.__doc__ = fn.__doc__
+        return self
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.fn
+        if not self.check(obj):
+            raise AttributeError(f"{type(obj).__name__}.{self.fn.__name__} is not available "
+                                 "with the current parameters")
+        return self.fn.__get__(obj, owner)

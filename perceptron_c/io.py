@@ -66,6 +66,7 @@ _META_KEYS = ("__format__", "__version__", "__class__", "__params__")
 # this module never imports the models) or the class itself.
 MODEL_CLASSES = {
     "Perceptron": "perceptron_c.linear:Perceptron",
+    "KernelPerceptron": "perceptron_c.kernel:KernelPerceptron",
 }
 
 SVMLIGHT_EXTENSIONS = (".svm", ".svmlight", ".libsvm", ".txt")
@@ -104,6 +105,21 @@ def _model_path(path):
     return path if path.endswith(".npz") else path + ".npz"
 
 
+def _is_kernel_object(value):
+    from .kernels import Kernel
+
+    return isinstance(value, Kernel)
+
+
+def _restore_params(params):
+    """Rebuild the kernel objects that _jsonable_params wrote as specs."""
+    from .kernels import kernel_from_spec
+
+    return {key: kernel_from_spec(value["__kernel__"])
+            if isinstance(value, dict) and set(value) == {"__kernel__"} else value
+            for key, value in params.items()}
+
+
 def _jsonable_params(estimator):
     """get_params() made JSON-safe; a random generator object is stored as None."""
     params = {}
@@ -119,6 +135,12 @@ def _jsonable_params(estimator):
             value = None
         elif isinstance(value, np.generic):
             value = value.item()
+        elif _is_kernel_object(value):
+            from .kernels import kernel_to_spec
+
+            value = {"__kernel__": kernel_to_spec(value)}  # raises for Python callables
+            params[key] = value
+            continue
         if value is not None and not isinstance(value, (bool, int, float, str)):
             raise TypeError(
                 f"save_model: parameter {key}={value!r} of type {type(value).__name__} cannot "
@@ -254,7 +276,7 @@ def load_model(path):
 
     cls = _resolve_class(class_name)
     try:
-        return cls._from_state(params, state)
+        return cls._from_state(_restore_params(params), state)
     except (ValueError, TypeError, KeyError) as exc:
         raise ValueError(f"{path}: invalid {class_name} model: {exc}") from None
 

@@ -29,7 +29,7 @@ from ._validation import check_X, is_sparse
 __all__ = [
     "Kernel", "Linear", "Polynomial", "RBF", "Conjunction", "Sum", "Product", "Scaled",
     "CallableKernel", "PackedBits", "pack_bits", "unpack_bits", "get_kernel", "gram",
-    "KERNEL_NAMES",
+    "KERNEL_NAMES", "kernel_to_spec", "kernel_from_spec",
 ]
 
 # float64's largest power of two is 2^1023.
@@ -401,6 +401,48 @@ def get_kernel(spec, degree=None, gamma=None, coef0=None):
         raise ValueError(f"parameters {sorted(given)} apply only to kernel names; set them on "
                          "the kernel object instead")
     return _as_kernel(spec, "kernel")
+
+
+def kernel_to_spec(k):
+    """A JSON-able description of a built-in kernel (composites included), for model files.
+
+    Python callables have no such description: they raise TypeError.
+    """
+    if isinstance(k, (Linear, Conjunction)):
+        return [type(k).__name__]
+    if isinstance(k, Polynomial):
+        return ["Polynomial", k.degree, k.gamma, k.coef0]
+    if isinstance(k, RBF):
+        return ["RBF", k.gamma]
+    if isinstance(k, (Sum, Product)):
+        return [type(k).__name__, kernel_to_spec(k.k1), kernel_to_spec(k.k2)]
+    if isinstance(k, Scaled):
+        return ["Scaled", k.c, kernel_to_spec(k.k)]
+    raise TypeError(f"{k!r} cannot be written to a model file (only the built-in kernels and "
+                    "their sums, products and scalings can)")
+
+
+def kernel_from_spec(spec):
+    """Inverse of `kernel_to_spec`; raises ValueError for anything malformed."""
+    simple = {"Linear": Linear, "Conjunction": Conjunction}
+    try:
+        name, *args = spec
+        if name in simple and not args:
+            return simple[name]()
+        if name == "Polynomial":
+            return Polynomial(*args)
+        if name == "RBF":
+            return RBF(*args)
+        if name in ("Sum", "Product"):
+            k1, k2 = args
+            return (Sum if name == "Sum" else Product)(kernel_from_spec(k1),
+                                                       kernel_from_spec(k2))
+        if name == "Scaled":
+            c, k = args
+            return Scaled(c, kernel_from_spec(k))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"malformed kernel description {spec!r}: {exc}") from None
+    raise ValueError(f"malformed kernel description {spec!r}")
 
 
 def gram(X, Y=None, kernel="linear", log2=False, **params):

@@ -11,7 +11,8 @@ from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 
-from perceptron_c import Perceptron  # noqa: E402
+from perceptron_c import KernelPerceptron, Perceptron  # noqa: E402
+from perceptron_c.kernels import RBF, Linear  # noqa: E402
 from perceptron_c.testing import EXPECTED_FAILED_CHECKS  # noqa: E402
 
 ESTIMATORS = [
@@ -19,6 +20,10 @@ ESTIMATORS = [
     Perceptron(average=True, multiclass="ovr", random_state=0),
     Perceptron(normalize=True, shuffle=False, fit_intercept=False),
     Perceptron(early_stopping=True, random_state=0),
+    KernelPerceptron(),
+    KernelPerceptron(kernel="linear", average=True, max_gram_bytes=1000),
+    KernelPerceptron(kernel=Linear() + RBF(0.5)),
+    KernelPerceptron(kernel="precomputed"),
 ]
 
 
