@@ -209,8 +209,26 @@ def _normalized_bound(X, y, u, b0):
     return perceptron_c.mistake_bound(Z, y, np.append(u, b0), None)
 
 
+def make_xor(rng, n, noise=0.25):
+    """Four Gaussian clusters at (+-1, +-1), labelled by the sign of x1 * x2 (XOR)."""
+    centers = np.array([[1, 1], [-1, -1], [1, -1], [-1, 1]], dtype=float)
+    which = rng.integers(0, 4, n)
+    return centers[which] + noise * rng.normal(size=(n, 2)), (which >= 2).astype(int)
+
+
+def make_dnf(rng, n, n_bits=40, density=0.3, terms=((0, 3), (5, 7), (2, 11))):
+    """Random 0/1 rows labelled by a hidden monotone DNF (an OR of ANDs of bits)."""
+    B = (rng.random((n, n_bits)) < density).astype(np.uint8)
+    y = np.zeros(n, dtype=int)
+    for term in terms:
+        y |= np.all(B[:, list(term)] == 1, axis=1)
+    return B, y
+
+
 def _timed_fit(options, X, y):
-    model = perceptron_c.Perceptron(**options)
+    options = dict(options)
+    cls = options.pop("estimator", perceptron_c.Perceptron)
+    model = cls(**options)
     tic = time.perf_counter()
     model.fit(X, y)
     return model, time.perf_counter() - tic
@@ -245,6 +263,11 @@ def run_demo(seed=0, epochs=30, python_epochs=None, out=None):
     text = _split(X, y, 2000)
     X, y = make_blobs(rng, 4500, 20)
     blobs = _split(X, y, 3000)
+    X, y = make_xor(rng, 900)
+    xor = _split(X, y, 600)
+    X, y = make_dnf(rng, 2000)
+    dnf = _split(X, y, 1000)
+    kp = perceptron_c.KernelPerceptron
 
     sep_bound = perceptron_c.mistake_bound(separable[0], separable[1], u, b0)
     norm_bound = _normalized_bound(separable[0], separable[1], u, b0)
@@ -259,13 +282,22 @@ def run_demo(seed=0, epochs=30, python_epochs=None, out=None):
         ("K-class argmax avg", "blobs-10", blobs, {"average": True}, None),
         ("K-class ovr", "blobs-10", blobs, {"multiclass": "ovr"}, None),
         ("K-class ovr avg", "blobs-10", blobs, {"multiclass": "ovr", "average": True}, None),
+        ("kernel linear", "xor", xor, {"estimator": kp, "kernel": "linear"}, None),
+        ("kernel poly-2", "xor", xor, {"estimator": kp, "kernel": "poly", "degree": 2}, None),
+        ("kernel rbf", "xor", xor, {"estimator": kp, "kernel": "rbf", "gamma": 1.0}, None),
+        ("perceptron", "dnf-40", dnf, {}, None),
+        ("kernel conjunction", "dnf-40", dnf, {"estimator": kp, "kernel": "conjunction"}, None),
+        ("kernel conj. avg", "dnf-40", dnf,
+         {"estimator": kp, "kernel": "conjunction", "average": True}, None),
     ]
 
     print(f"perceptron_c {perceptron_c.__version__} backend={perceptron_c.BACKEND}", file=out)
     storage = "dense ndarray" if isinstance(text[0], np.ndarray) else type(text[0]).__name__
     print(f"data (seed {seed}): separable = dense, margin >= 0.2 around a known (u, b0); "
-          f"text = bag of words, {storage}; blobs-10 = 10 Gaussian classes. "
-          f"Train/test splits 2000/1000, 2000/1000, 3000/1500.", file=out)
+          f"text = bag of words, {storage}; blobs-10 = 10 Gaussian classes; xor = 4 noisy "
+          f"clusters labelled x1*x2 > 0; dnf-40 = 40 random bits labelled by a hidden DNF "
+          f"(x0 x3 | x5 x7 | x2 x11). Train/test splits 2000/1000, 2000/1000, 3000/1500, "
+          f"600/300, 1000/1000.", file=out)
 
     header = ["algorithm", "dataset", "n", "d", "epochs", "mistakes", "(R/gamma)^2",
               "train acc", "test acc", "seconds C", "seconds Python"]
@@ -288,7 +320,9 @@ def run_demo(seed=0, epochs=30, python_epochs=None, out=None):
                 c_total += seconds * py_epochs / model.n_iter_
                 py_total += py_seconds
                 if py_epochs == model.n_iter_:
-                    twins_agree &= np.array_equal(twin.coef_, model.coef_)
+                    weights = "dual_coef_" if hasattr(model, "dual_coef_") else "coef_"
+                    twins_agree &= np.array_equal(getattr(twin, weights),
+                                                  getattr(model, weights))
                     py_cell = f"{py_seconds:.4f}"
                 else:
                     partial_python = True

@@ -173,10 +173,18 @@ def test_demo(capsys):
     out, err = capsys.readouterr()
     lines, rows = _table_rows(out)
     assert lines[0] == f"perceptron_c {perceptron_c.__version__} backend={perceptron_c.BACKEND}"
-    assert len(rows) == 10
+    assert len(rows) == 16
     for name in ("separable", "text", "blobs-10", "averaged", "normalized", "K-class argmax",
-                 "K-class ovr"):
+                 "K-class ovr", "kernel poly-2", "kernel rbf", "kernel conjunction", "dnf-40"):
         assert name in out
+    by_name = {(r.split()[0] + " " + r.split()[1], r.split()[2]): r.split() for r in rows}
+    # XOR: the linear kernel cannot fit it, degree-2 and RBF kernels do
+    assert float(by_name[("kernel linear", "xor")][-4]) < 0.75
+    assert float(by_name[("kernel poly-2", "xor")][-4]) == 1.0
+    assert float(by_name[("kernel rbf", "xor")][-4]) == 1.0
+    # the hidden DNF: consistent with the conjunction kernel, beyond the linear perceptron
+    conj = by_name[("kernel conjunction", "dnf-40")]
+    assert float(conj[-4]) == 1.0
     for row in rows:
         if "separable" in row:
             cells = row.split()
@@ -196,7 +204,7 @@ def test_demo_without_the_c_core_shows_na(monkeypatch):
     monkeypatch.setattr(perceptron_c, "BACKEND", "python")
     buffer = stdio.StringIO()
     results = cli.run_demo(seed=1, epochs=2, out=buffer)
-    assert len(results) == 10
+    assert len(results) == 16
     assert all(row["seconds C"] == "n/a" for row in results)
     assert all(row["seconds Python"] != "-" for row in results)
     assert "backend=python" in buffer.getvalue().splitlines()[0]
