@@ -263,10 +263,8 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             return kern.log2_gram(sub, pool).astype(np.int32)
         if kind == "precomputed":
             return np.ascontiguousarray(pool[rows])
-        K = np.ascontiguousarray(kern(pool[rows], pool), dtype=np.float64)
-        if not np.isfinite(K).all():
-            raise ValueError("the kernel returned NaN or inf values")
-        return K
+        # every kernel object checks its own output (finite, right shape)
+        return np.ascontiguousarray(kern(pool[rows], pool), dtype=np.float64)
 
     def _train(self, Xc, y_idx, kind, kern, epochs, reset_history):
         dual = _backend.dual
@@ -291,9 +289,9 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         if cached:
             if kind == "precomputed":
                 G = np.ascontiguousarray(pool, dtype=np.float64)
-            else:
-                G = self._kernel_rows(kern, kind, pool, np.arange(n_pool))
-            scores = np.ascontiguousarray(alpha @ G)
+            else:  # k(pool) rather than k(pool, pool): the symmetric product is half the work
+                G = np.ascontiguousarray(kern(pool), dtype=np.float64)
+            scores = np.ascontiguousarray(alpha @ G) if n_old else np.zeros(alpha.shape)
         block = max(1, min(Xc.shape[0], self.max_gram_bytes // max(1, n_pool * item)))
         E_full = None
         if exact and n_pool * n_pool * item <= self.max_gram_bytes:
