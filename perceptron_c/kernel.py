@@ -23,7 +23,7 @@ from ._estimator import (HAVE_SKLEARN, BaseEstimator, ClassifierMixin, available
                          draw_seed, epoch_order, report_epoch)
 from ._validation import (NotFittedError, check_classes, check_n_features, check_X, check_y,
                           encode_labels, is_sparse)
-from .kernels import Conjunction, Kernel, PackedBits, get_kernel, pack_bits
+from .kernels import Conjunction, Kernel, PackedBits, _check_packed, get_kernel, pack_bits
 
 __all__ = ["KernelPerceptron"]
 
@@ -146,7 +146,6 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         if kind == "conjunction":
             P = X if isinstance(X, PackedBits) else pack_bits(
                 X.toarray() if is_sparse(X) else X)
-            from .kernels import _check_packed
             P = _check_packed(P, "X")
             if not fitting:
                 check_n_features(P, self.n_features_in_, type(self).__name__)
@@ -343,9 +342,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         self._b = b
         if avg:
             self._u, self._beta, self._count = np.ascontiguousarray(u[:, idx]), beta, count
-        old_support = np.concatenate([self.support_, np.zeros(0, np.int64)])
         self.support_ = np.where(idx < n_old, -1, idx - n_old).astype(np.int64)
-        del old_support
         self.mistakes_ = np.asarray(history, dtype=np.int64)
         self.n_iter_ = len(history)
         self.converged_ = bool(history) and history[-1] == 0
@@ -483,7 +480,6 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         est._b = want("b", (rows,), dtype)
         if kind == "conjunction":
             words = want("sv_words", (n_sv, (d + 63) // 64), np.uint64)
-            from .kernels import _check_packed
             est._sv = _check_packed(PackedBits(words, d), "sv_words") if n_sv else \
                 PackedBits(words, d)
         elif kind == "precomputed":
