@@ -4,12 +4,14 @@
 # functions of _dual_c show the checks). Row-major arrays: G (n, n), Krows/Erows (m, n),
 # alpha/scores/U (K, n). Averaging is off when u/U == NULL (then beta and count are ignored).
 # Conjunction kernels take B: zeroed int64 buckets of length max(exponents) + 2, left zeroed.
+# steps (binary routines; NULL: not recorded) receives the position t in order/rows of each
+# mistake, in order: room for m entries.
 from libc.stdint cimport int32_t, int64_t
 
 cdef Py_ssize_t binary_cached(const double* G, const double* y, const int64_t* order,
                               Py_ssize_t m, Py_ssize_t n, double* alpha, double* b,
                               double* scores, double* u, double* beta, int64_t* count,
-                              bint fit_intercept) noexcept nogil
+                              bint fit_intercept, int64_t* steps) noexcept nogil
 
 cdef Py_ssize_t multiclass_cached(const double* G, const int64_t* y, const int64_t* order,
                                   Py_ssize_t m, Py_ssize_t n, Py_ssize_t n_classes,
@@ -19,7 +21,8 @@ cdef Py_ssize_t multiclass_cached(const double* G, const int64_t* y, const int64
 
 cdef Py_ssize_t binary_rows(const double* Krows, const int64_t* rows, Py_ssize_t m,
                             Py_ssize_t n, const double* y, double* alpha, double* b, double* u,
-                            double* beta, int64_t* count, bint fit_intercept) noexcept nogil
+                            double* beta, int64_t* count, bint fit_intercept,
+                            int64_t* steps) noexcept nogil
 
 cdef Py_ssize_t multiclass_rows(const double* Krows, const int64_t* rows, Py_ssize_t m,
                                 Py_ssize_t n, Py_ssize_t n_classes, const int64_t* y,
@@ -35,7 +38,7 @@ cdef Py_ssize_t conjunction_binary_rows(const int32_t* Erows, const int64_t* row
                                         Py_ssize_t m, Py_ssize_t n, const double* y,
                                         int64_t* alpha, int64_t* b, int64_t* u, int64_t* beta,
                                         int64_t* count, bint fit_intercept,
-                                        int64_t* B) noexcept nogil
+                                        int64_t* B, int64_t* steps) noexcept nogil
 
 cdef Py_ssize_t conjunction_multiclass_rows(const int32_t* Erows, const int64_t* rows,
                                             Py_ssize_t m, Py_ssize_t n, Py_ssize_t n_classes,

@@ -69,7 +69,7 @@ cdef inline double _dot4(const double* a, const double* k, Py_ssize_t n) noexcep
 cdef Py_ssize_t binary_cached(const double* G, const double* y, const int64_t* order,
                               Py_ssize_t m, Py_ssize_t n, double* alpha, double* b,
                               double* scores, double* u, double* beta, int64_t* count,
-                              bint fit_intercept) noexcept nogil:
+                              bint fit_intercept, int64_t* steps) noexcept nogil:
     cdef Py_ssize_t t, j, mistakes = 0
     cdef int64_t i
     cdef double yi, cy
@@ -81,6 +81,8 @@ cdef Py_ssize_t binary_cached(const double* G, const double* y, const int64_t* o
         i = order[t]
         yi = y[i]
         if yi * (scores[i] + bias) <= 0.0:
+            if steps != NULL:
+                steps[mistakes] = t
             mistakes += 1
             alpha[i] += yi
             g = G + i * n
@@ -153,7 +155,8 @@ cdef Py_ssize_t multiclass_cached(const double* G, const int64_t* y, const int64
 
 cdef Py_ssize_t binary_rows(const double* Krows, const int64_t* rows, Py_ssize_t m,
                             Py_ssize_t n, const double* y, double* alpha, double* b, double* u,
-                            double* beta, int64_t* count, bint fit_intercept) noexcept nogil:
+                            double* beta, int64_t* count, bint fit_intercept,
+                            int64_t* steps) noexcept nogil:
     cdef Py_ssize_t t, mistakes = 0
     cdef int64_t i
     cdef double yi, cy
@@ -164,6 +167,8 @@ cdef Py_ssize_t binary_rows(const double* Krows, const int64_t* rows, Py_ssize_t
         i = rows[t]
         yi = y[i]
         if yi * (_dot4(alpha, Krows + t * n, n) + bias) <= 0.0:
+            if steps != NULL:
+                steps[mistakes] = t
             mistakes += 1
             alpha[i] += yi
             if fit_intercept:
@@ -360,7 +365,7 @@ cdef Py_ssize_t conjunction_binary_rows(const int32_t* Erows, const int64_t* row
                                         Py_ssize_t m, Py_ssize_t n, const double* y,
                                         int64_t* alpha, int64_t* b, int64_t* u, int64_t* beta,
                                         int64_t* count, bint fit_intercept,
-                                        int64_t* B) noexcept nogil:
+                                        int64_t* B, int64_t* steps) noexcept nogil:
     """B: zeroed buckets, longer than max(Erows); left zeroed."""
     cdef Py_ssize_t t, lo, hi, mistakes = 0
     cdef int64_t i, yi
@@ -375,6 +380,8 @@ cdef Py_ssize_t conjunction_binary_rows(const int32_t* Erows, const int64_t* row
         _scatter(B, Erows + t * n, alpha, NULL, n, &lo, &hi)
         B[0] += bias
         if _yint_sign(yi) * conjunction_sign(B, lo, hi) <= 0:
+            if steps != NULL:
+                steps[mistakes] = t
             mistakes += 1
             alpha[i] += yi
             if fit_intercept:
@@ -472,6 +479,11 @@ cdef _need(bint ok, str what):
         raise ValueError(what)
 
 
+cdef _check_steps(object steps, Py_ssize_t m):
+    _need(steps is None or steps.shape[0] >= m,
+          "steps must have room for one entry per visited example")
+
+
 cdef bint _all_in_range(const int64_t[::1] a, Py_ssize_t hi) noexcept:
     cdef Py_ssize_t t
     cdef bint ok = True
@@ -540,9 +552,11 @@ cdef _check_y_finite(const double[::1] y):
 
 def dual_epoch_cached(const double[:, ::1] G, const double[::1] y, const int64_t[::1] order,
                       double[::1] alpha, double[::1] b, double[::1] scores, bint fit_intercept,
-                      double[::1] u=None, double[::1] beta=None, int64_t[::1] count=None):
+                      double[::1] u=None, double[::1] beta=None, int64_t[::1] count=None,
+                      int64_t[::1] steps=None):
     cdef Py_ssize_t r, n = alpha.shape[0]
     cdef bint averaged
+    _check_steps(steps, order.shape[0])
     _need(G.shape[0] == n and G.shape[1] == n and scores.shape[0] == n and y.shape[0] == n
           and b.shape[0] == 1,
           "G must be (n, n) and y, scores (n,) for alpha of length n; b (1,)")
@@ -556,7 +570,7 @@ def dual_epoch_cached(const double[:, ::1] G, const double[::1] y, const int64_t
         r = binary_cached(&G[0, 0], &y[0], &order[0], order.shape[0], n, &alpha[0], &b[0],
                           &scores[0], &u[0] if averaged else NULL,
                           &beta[0] if averaged else NULL, &count[0] if averaged else NULL,
-                          fit_intercept)
+                          fit_intercept, &steps[0] if steps is not None else NULL)
     return r
 
 
@@ -587,9 +601,10 @@ def multiclass_dual_epoch_cached(const double[:, ::1] G, const int64_t[::1] y,
 
 def dual_epoch_rows(const double[:, ::1] Krows, const int64_t[::1] rows, const double[::1] y,
                     double[::1] alpha, double[::1] b, bint fit_intercept, double[::1] u=None,
-                    double[::1] beta=None, int64_t[::1] count=None):
+                    double[::1] beta=None, int64_t[::1] count=None, int64_t[::1] steps=None):
     cdef Py_ssize_t r, n = alpha.shape[0]
     cdef bint averaged
+    _check_steps(steps, rows.shape[0])
     _check_rows(rows, n, Krows.shape[0], Krows.shape[1])
     _need(y.shape[0] == n and b.shape[0] == 1, "y must have shape (n,) and b (1,)")
     averaged = _check_avg(u, beta, count, _first(count),
@@ -600,7 +615,8 @@ def dual_epoch_rows(const double[:, ::1] Krows, const int64_t[::1] rows, const d
     with nogil:
         r = binary_rows(&Krows[0, 0], &rows[0], rows.shape[0], n, &y[0], &alpha[0], &b[0],
                         &u[0] if averaged else NULL, &beta[0] if averaged else NULL,
-                        &count[0] if averaged else NULL, fit_intercept)
+                        &count[0] if averaged else NULL, fit_intercept,
+                        &steps[0] if steps is not None else NULL)
     return r
 
 
@@ -629,10 +645,11 @@ def multiclass_dual_epoch_rows(const double[:, ::1] Krows, const int64_t[::1] ro
 def conjunction_epoch_rows(const int32_t[:, ::1] Erows, const int64_t[::1] rows,
                            const double[::1] y, int64_t[::1] alpha, int64_t[::1] b,
                            bint fit_intercept, int64_t[::1] u=None, int64_t[::1] beta=None,
-                           int64_t[::1] count=None):
+                           int64_t[::1] count=None, int64_t[::1] steps=None):
     cdef Py_ssize_t r, n = alpha.shape[0]
     cdef bint averaged
     cdef int64_t[::1] B
+    _check_steps(steps, rows.shape[0])
     _check_rows(rows, n, Erows.shape[0], Erows.shape[1])
     _need(y.shape[0] == n and b.shape[0] == 1, "y must have shape (n,) and b (1,)")
     averaged = _check_avg(u, beta, count, _first(count),
@@ -646,7 +663,8 @@ def conjunction_epoch_rows(const int32_t[:, ::1] Erows, const int64_t[::1] rows,
         r = conjunction_binary_rows(&Erows[0, 0], &rows[0], rows.shape[0], n, &y[0],
                                     &alpha[0], &b[0], &u[0] if averaged else NULL,
                                     &beta[0] if averaged else NULL,
-                                    &count[0] if averaged else NULL, fit_intercept, &B[0])
+                                    &count[0] if averaged else NULL, fit_intercept, &B[0],
+                                    &steps[0] if steps is not None else NULL)
     return r
 
 

@@ -21,6 +21,10 @@ and sums of such terms can cancel deeply. Its routines take the exponents E = po
 (int32) and integer coefficients (int64), and decide every sign exactly: this twin with Python
 integers, the C twin with coefficients bucketed by exponent and carried in base 2.
 
+The binary routines can record where their mistakes happened: ``steps`` (int64, room for one
+entry per visited example) receives the positions t of the mistakes in ``order``/``rows``,
+from which the voted perceptron rebuilds its sequence of weight vectors.
+
 Arithmetic contract for the float routines (shared with the C twin, so that they agree bit for
 bit): f(x) in the rows mode is a 4-lane sum over the pool (element j into partial sum j % 4,
 then (s0 + s1) + (s2 + s3)), plus b; a cached score changes by ``scores[j] += y * G[i, j]`` in
@@ -58,6 +62,17 @@ def _check_avg(u, beta, count, shape_alpha, n_b):
     return True
 
 
+def _check_steps(steps, m):
+    _need(steps is None or steps.shape[0] >= m,
+          "steps must have room for one entry per visited example")
+
+
+def _store_steps(steps, recorded):
+    """Positions t (in order/rows) of this call's mistakes, for the voted perceptron."""
+    if steps is not None and recorded:
+        steps[:len(recorded)] = recorded
+
+
 def _dot4(a, k):
     s = [0.0, 0.0, 0.0, 0.0]
     for j, v in enumerate(a):
@@ -66,12 +81,13 @@ def _dot4(a, k):
 
 
 def dual_epoch_cached(G, y, order, alpha, b, scores, fit_intercept, u=None, beta=None,
-                      count=None):
+                      count=None, steps=None):
     """One epoch of the binary kernel perceptron on a precomputed Gram; returns the mistakes.
 
     Ohio slides, kernel perceptron: if y_i (sum_j alpha_j K(x_j, x_i) + b) <= 0 then
     alpha_i += y_i (and b += y_i). ``scores`` holds sum_j alpha_j G[j, i] for every i.
     """
+    _check_steps(steps, len(order))
     n = alpha.shape[0]
     _need(G.shape == (n, n) and scores.shape == (n,) and y.shape == (n,) and b.shape == (1,),
           "G must be (n, n) and y, scores (n,) for alpha of length n; b (1,)")
@@ -81,9 +97,11 @@ def dual_epoch_cached(G, y, order, alpha, b, scores, fit_intercept, u=None, beta
     if averaged:
         ul, betal, c = u.tolist(), float(beta[0]), int(count[0])
     mistakes = 0
-    for i in order.tolist():
+    recorded = []
+    for t, i in enumerate(order.tolist()):
         yi = yl[i]
         if yi * (sc[i] + bias) <= 0.0:
+            recorded.append(t)
             mistakes += 1
             al[i] += yi
             gi = G[i].tolist()
@@ -104,6 +122,7 @@ def dual_epoch_cached(G, y, order, alpha, b, scores, fit_intercept, u=None, beta
         u[:] = ul
         beta[0] = betal
         count[0] = c
+    _store_steps(steps, recorded)
     return mistakes
 
 
@@ -158,9 +177,11 @@ def multiclass_dual_epoch_cached(G, y, order, alpha, b, scores, fit_intercept, U
     return mistakes
 
 
-def dual_epoch_rows(Krows, rows, y, alpha, b, fit_intercept, u=None, beta=None, count=None):
+def dual_epoch_rows(Krows, rows, y, alpha, b, fit_intercept, u=None, beta=None, count=None,
+                    steps=None):
     """The binary kernel perceptron over the visited examples ``rows`` (in that order), each
     scored afresh against the current coefficients: f = sum_j alpha_j Krows[t, j] + b."""
+    _check_steps(steps, len(rows))
     n = alpha.shape[0]
     _check_rows(rows, n, Krows.shape[0], Krows.shape[1])
     _need(y.shape == (n,) and b.shape == (1,), "y must have shape (n,) and b (1,)")
@@ -169,9 +190,11 @@ def dual_epoch_rows(Krows, rows, y, alpha, b, fit_intercept, u=None, beta=None, 
     if averaged:
         ul, betal, c = u.tolist(), float(beta[0]), int(count[0])
     mistakes = 0
+    recorded = []
     for t, i in enumerate(rows.tolist()):
         yi = yl[i]
         if yi * (_dot4(al, Krows[t].tolist()) + bias) <= 0.0:
+            recorded.append(t)
             mistakes += 1
             al[i] += yi
             if fit_intercept:
@@ -188,6 +211,7 @@ def dual_epoch_rows(Krows, rows, y, alpha, b, fit_intercept, u=None, beta=None, 
         u[:] = ul
         beta[0] = betal
         count[0] = c
+    _store_steps(steps, recorded)
     return mistakes
 
 
@@ -245,13 +269,14 @@ def _exact(coefs, exps, bias):
 
 
 def conjunction_epoch_rows(Erows, rows, y, alpha, b, fit_intercept, u=None, beta=None,
-                           count=None):
+                           count=None, steps=None):
     """`dual_epoch_rows` for the conjunction kernel with exact activations.
 
     Erows[t, j] = popcount(x_rows[t] AND x_j); alpha, b, u, beta are int64; y is +1/-1
     (float64, as everywhere). f = sum_j alpha_j 2^Erows[t, j] + b is formed exactly, so the
     mistake test y f <= 0 is exact at any bit count (Columbia notes, Claim 2.1 and 2.3).
     """
+    _check_steps(steps, len(rows))
     n = alpha.shape[0]
     _check_rows(rows, n, Erows.shape[0], Erows.shape[1])
     _need(y.shape == (n,) and b.shape == (1,), "y must have shape (n,) and b (1,)")
@@ -260,9 +285,11 @@ def conjunction_epoch_rows(Erows, rows, y, alpha, b, fit_intercept, u=None, beta
     if averaged:
         ul, betal, c = u.tolist(), int(beta[0]), int(count[0])
     mistakes = 0
+    recorded = []
     for t, i in enumerate(rows.tolist()):
         yi = yl[i]
         if yi * _exact(al, Erows[t].tolist(), bias) <= 0:
+            recorded.append(t)
             mistakes += 1
             al[i] += yi
             if fit_intercept:
@@ -279,6 +306,7 @@ def conjunction_epoch_rows(Erows, rows, y, alpha, b, fit_intercept, u=None, beta
         u[:] = ul
         beta[0] = betal
         count[0] = c
+    _store_steps(steps, recorded)
     return mistakes
 
 

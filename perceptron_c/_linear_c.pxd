@@ -3,13 +3,14 @@
 # these functions do no checking at all (validate with perceptron_c.lowlevel first).
 # Dense rows: idx == NULL and indptr == NULL, row i is data[i*d : (i+1)*d].
 # CSR rows: row i is data/idx[indptr[i] : indptr[i+1]].
+# binary_epoch's steps (NULL: not recorded) receives the position t in order of each mistake.
 from libc.stdint cimport int32_t, int64_t
 from cython cimport floating
 
 cdef Py_ssize_t binary_epoch(const floating* data, const int32_t* idx, const int64_t* indptr,
                              Py_ssize_t d, const double* y, const int64_t* order, Py_ssize_t n,
                              double* w, double* b, double* u, double* beta, int64_t* count,
-                             bint fit_intercept, bint normalize) noexcept nogil
+                             bint fit_intercept, bint normalize, int64_t* steps) noexcept nogil
 
 cdef Py_ssize_t multiclass_epoch(const floating* data, const int32_t* idx, const int64_t* indptr,
                                  Py_ssize_t d, const int64_t* y, const int64_t* order,

@@ -142,7 +142,7 @@ cdef inline void _prefetch_row(const floating* data, const int32_t* idx, const i
 cdef Py_ssize_t binary_epoch(const floating* data, const int32_t* idx, const int64_t* indptr,
                              Py_ssize_t d, const double* y, const int64_t* order, Py_ssize_t n,
                              double* w, double* b, double* u, double* beta, int64_t* count,
-                             bint fit_intercept, bint normalize) noexcept nogil:
+                             bint fit_intercept, bint normalize, int64_t* steps) noexcept nogil:
     cdef Py_ssize_t t, m, mistakes = 0
     cdef int64_t i
     cdef const floating* x
@@ -159,6 +159,8 @@ cdef Py_ssize_t binary_epoch(const floating* data, const int32_t* idx, const int
         yi = y[i]
         a = _dot(x, cols, w, m) + bias
         if yi * a <= 0.0:
+            if steps != NULL:
+                steps[mistakes] = t
             mistakes += 1
             step = yi * _step_scale(x, m, fit_intercept, normalize)
             if step != 0.0:
@@ -294,28 +296,33 @@ cdef _check_labels(const int64_t[::1] y, Py_ssize_t n_classes):
 
 def perceptron_epoch_dense(const floating[:, ::1] X, const double[::1] y,
                            const int64_t[::1] order, double[::1] w, double[::1] b,
-                           bint fit_intercept, bint normalize):
+                           bint fit_intercept, bint normalize, int64_t[::1] steps=None):
     cdef Py_ssize_t r
+    _need(steps is None or steps.shape[0] >= order.shape[0],
+          "steps must have room for one entry per visited example")
     _check_binary(X.shape[0], X.shape[1], y.shape[0], w.shape[0], b.shape[0])
     _check_order(order, X.shape[0])
     with nogil:
         r = binary_epoch(&X[0, 0], NULL, NULL, X.shape[1], &y[0], &order[0], order.shape[0],
-                         &w[0], &b[0], NULL, NULL, NULL, fit_intercept, normalize)
+                         &w[0], &b[0], NULL, NULL, NULL, fit_intercept, normalize,
+                         &steps[0] if steps is not None else NULL)
     return r
 
 
 def perceptron_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
                          const int64_t[::1] indptr, const double[::1] y,
                          const int64_t[::1] order, double[::1] w, double[::1] b,
-                         bint fit_intercept, bint normalize):
+                         bint fit_intercept, bint normalize, int64_t[::1] steps=None):
     cdef Py_ssize_t r
+    _need(steps is None or steps.shape[0] >= order.shape[0],
+          "steps must have room for one entry per visited example")
     _check_csr(indptr, data.shape[0], indices.shape[0])
     _check_binary(indptr.shape[0] - 1, w.shape[0], y.shape[0], w.shape[0], b.shape[0])
     _check_order(order, indptr.shape[0] - 1)
     with nogil:
         r = binary_epoch(&data[0], &indices[0], &indptr[0], w.shape[0], &y[0], &order[0],
                          order.shape[0], &w[0], &b[0], NULL, NULL, NULL,
-                         fit_intercept, normalize)
+                         fit_intercept, normalize, &steps[0] if steps is not None else NULL)
     return r
 
 
@@ -330,7 +337,8 @@ def averaged_epoch_dense(const floating[:, ::1] X, const double[::1] y,
     _check_order(order, X.shape[0])
     with nogil:
         r = binary_epoch(&X[0, 0], NULL, NULL, X.shape[1], &y[0], &order[0], order.shape[0],
-                         &w[0], &b[0], &u[0], &beta[0], &count[0], fit_intercept, normalize)
+                         &w[0], &b[0], &u[0], &beta[0], &count[0], fit_intercept, normalize,
+                         NULL)
     return r
 
 
@@ -348,7 +356,7 @@ def averaged_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
     with nogil:
         r = binary_epoch(&data[0], &indices[0], &indptr[0], w.shape[0], &y[0], &order[0],
                          order.shape[0], &w[0], &b[0], &u[0], &beta[0], &count[0],
-                         fit_intercept, normalize)
+                         fit_intercept, normalize, NULL)
     return r
 
 

@@ -75,6 +75,11 @@ def _need(ok, what):
         raise ValueError(what)
 
 
+def _check_steps(steps, m):
+    _need(steps is None or steps.shape[0] >= m,
+          "steps must have room for one entry per visited example")
+
+
 def _check_order(order, n_rows):
     _need(all(0 <= i < n_rows for i in order.tolist()),
           f"order must hold row indices in [0, {n_rows})")
@@ -119,7 +124,7 @@ def _csr_rows(data, indices, indptr):
     return lambda i: (d[p[i]:p[i + 1]], ix[p[i]:p[i + 1]])
 
 
-def _binary_epoch(row, y, order, w, b, u, beta, count, fit_intercept, normalize):
+def _binary_epoch(row, y, order, w, b, u, beta, count, fit_intercept, normalize, steps=None):
     """Daume, A Course in ML, Alg. 5 (u is None) and Alg. 7 (lazy averaging), one epoch."""
     wl, bl = w.tolist(), float(b[0])
     averaged = u is not None
@@ -127,11 +132,13 @@ def _binary_epoch(row, y, order, w, b, u, beta, count, fit_intercept, normalize)
         ul, betal, c = u.tolist(), float(beta[0]), int(count[0])
     yl = y.tolist()
     mistakes = 0
-    for i in order.tolist():
+    recorded = []
+    for t, i in enumerate(order.tolist()):
         x, cols = row(i)
         yi = yl[i]
         a = _dot(x, cols, wl) + bl  # activation w.x + b
         if yi * a <= 0.0:  # mistake (a = 0 counts, as in the book)
+            recorded.append(t)
             mistakes += 1
             step = yi * _step_scale(x, fit_intercept, normalize)
             if step != 0.0:
@@ -151,6 +158,8 @@ def _binary_epoch(row, y, order, w, b, u, beta, count, fit_intercept, normalize)
         u[:] = ul
         beta[0] = betal
         count[0] = c
+    if steps is not None and recorded:
+        steps[:len(recorded)] = recorded
     return mistakes
 
 
@@ -203,25 +212,30 @@ def _multiclass_epoch(row, y, order, W, b, U, beta, count, fit_intercept, normal
     return mistakes
 
 
-def perceptron_epoch_dense(X, y, order, w, b, fit_intercept, normalize):
+def perceptron_epoch_dense(X, y, order, w, b, fit_intercept, normalize, steps=None):
     """One epoch of the binary perceptron on dense rows; returns the number of mistakes.
 
     CIML ch. 4, Alg. 5 (PerceptronTrain), inner loop: a = w.x + b; if y*a <= 0 then
     w += y*x, b += y. With ``normalize`` the update is y*x/||x|| (CS269 lecture, section 2).
+    ``steps`` (int64, room for len(order)) receives the position in ``order`` of each mistake,
+    for the voted perceptron.
     """
     _check_binary(X.shape[0], X.shape[1], y, w, b)
     _check_order(order, X.shape[0])
+    _check_steps(steps, order.shape[0])
     return _binary_epoch(_dense_rows(X), y, order, w, b, None, None, None,
-                         fit_intercept, normalize)
+                         fit_intercept, normalize, steps)
 
 
-def perceptron_epoch_csr(data, indices, indptr, y, order, w, b, fit_intercept, normalize):
+def perceptron_epoch_csr(data, indices, indptr, y, order, w, b, fit_intercept, normalize,
+                         steps=None):
     """`perceptron_epoch_dense` on CSR rows (data, indices, indptr)."""
     _check_csr(indptr, data.shape[0], indices.shape[0])
     _check_binary(indptr.shape[0] - 1, w.shape[0], y, w, b)
     _check_order(order, indptr.shape[0] - 1)
+    _check_steps(steps, order.shape[0])
     return _binary_epoch(_csr_rows(data, indices, indptr), y, order, w, b, None, None, None,
-                         fit_intercept, normalize)
+                         fit_intercept, normalize, steps)
 
 
 def averaged_epoch_dense(X, y, order, w, b, u, beta, count, fit_intercept, normalize):
