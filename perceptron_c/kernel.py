@@ -31,6 +31,63 @@ _NAMES_WITH = {"poly": ("degree", "gamma", "coef0"), "polynomial": ("degree", "g
                "rbf": ("gamma",), "linear": (), "conjunction": (), "precomputed": ()}
 
 
+def resolve_kernel(k, degree=None, gamma=None, coef0=None):
+    """("precomputed" | "conjunction" | "float", kernel object or None) for an estimator's
+    kernel parameters, checked: the one place the kernel estimators read them."""
+    given = {n: v for n, v in (("degree", degree), ("gamma", gamma), ("coef0", coef0))
+             if v is not None}
+    if isinstance(k, str):
+        if k not in _NAMES_WITH:
+            raise ValueError(f"kernel must be one of {sorted(_NAMES_WITH)}, a kernel object "
+                             f"or a callable, got {k!r}")
+        unused = sorted(set(given) - set(_NAMES_WITH[k]))
+        if unused:
+            raise ValueError(f"kernel={k!r} takes no {', '.join(unused)}; leave "
+                             f"{'it' if len(unused) == 1 else 'them'} None")
+        if k == "precomputed":
+            return "precomputed", None
+        if "degree" in given:
+            d = given["degree"]
+            if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+                raise ValueError(f"degree must be an integer >= 1, got {d!r}")
+        for name in ("gamma", "coef0"):
+            v = given.get(name)
+            if v is not None and (isinstance(v, bool) or not isinstance(
+                    v, (int, float, np.number)) or not np.isfinite(v)):
+                raise ValueError(f"{name} must be a finite number, got {v!r}")
+        if given.get("gamma") is not None and given["gamma"] <= 0:
+            raise ValueError(f"gamma must be > 0, got {given['gamma']!r}")
+        kern = get_kernel(k, **given)
+    else:
+        if given:
+            raise ValueError(f"degree, gamma and coef0 apply to kernel names only; set "
+                             f"them on the kernel object (got {sorted(given)})")
+        if not (isinstance(k, Kernel) or callable(k)):
+            raise ValueError(f"kernel must be a name, a kernel object or a callable, got "
+                             f"{k!r}")
+        kern = get_kernel(k)
+    return ("conjunction" if isinstance(kern, Conjunction) else "float"), kern
+
+
+def gate_rows(X, kind, n_features, estimator_name):
+    """Canonical rows for a kernel of this kind: PackedBits for the conjunction kernel, else
+    float64 2-D (sparse input densified); for "precomputed" at fit, a square Gram.
+    ``n_features`` (at predict) is the width the model was fitted on."""
+    if kind == "conjunction":
+        P = X if isinstance(X, PackedBits) else pack_bits(X.toarray() if is_sparse(X) else X)
+        P = _check_packed(P, "X")
+        if n_features is not None:
+            check_n_features(P, n_features, estimator_name)
+        return P
+    Xc = np.ascontiguousarray(check_X(X.toarray() if is_sparse(X) else X), dtype=np.float64)
+    if kind == "precomputed" and n_features is None and Xc.shape[0] != Xc.shape[1]:
+        raise ValueError(f"X: with kernel='precomputed', fit needs the square (n, n) training "
+                         f"Gram matrix, got shape {Xc.shape}")
+    if n_features is not None:
+        check_n_features(Xc, n_features, estimator_name)
+    return Xc
+
+
 class KernelPerceptron(ClassifierMixin, BaseEstimator):
     """The kernel (dual) perceptron, plain or averaged, binary or K-class (argmax).
 
@@ -94,41 +151,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ parameters
     def _resolve_kernel(self):
-        """("precomputed" | "conjunction" | "float", kernel object or None)."""
-        k = self.kernel
-        given = {n: getattr(self, n) for n in ("degree", "gamma", "coef0")
-                 if getattr(self, n) is not None}
-        if isinstance(k, str):
-            if k not in _NAMES_WITH:
-                raise ValueError(f"kernel must be one of {sorted(_NAMES_WITH)}, a kernel object "
-                                 f"or a callable, got {k!r}")
-            unused = sorted(set(given) - set(_NAMES_WITH[k]))
-            if unused:
-                raise ValueError(f"kernel={k!r} takes no {', '.join(unused)}; leave "
-                                 f"{'it' if len(unused) == 1 else 'them'} None")
-            if k == "precomputed":
-                return "precomputed", None
-            if "degree" in given:
-                d = given["degree"]
-                if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-                    raise ValueError(f"degree must be an integer >= 1, got {d!r}")
-            for name in ("gamma", "coef0"):
-                v = given.get(name)
-                if v is not None and (isinstance(v, bool) or not isinstance(
-                        v, (int, float, np.number)) or not np.isfinite(v)):
-                    raise ValueError(f"{name} must be a finite number, got {v!r}")
-            if given.get("gamma") is not None and given["gamma"] <= 0:
-                raise ValueError(f"gamma must be > 0, got {given['gamma']!r}")
-            kern = get_kernel(k, **given)
-        else:
-            if given:
-                raise ValueError(f"degree, gamma and coef0 apply to kernel names only; set "
-                                 f"them on the kernel object (got {sorted(given)})")
-            if not (isinstance(k, Kernel) or callable(k)):
-                raise ValueError(f"kernel must be a name, a kernel object or a callable, got "
-                                 f"{k!r}")
-            kern = get_kernel(k)
-        return ("conjunction" if isinstance(kern, Conjunction) else "float"), kern
+        return resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
 
     def _check_params(self):
         for name in ("fit_intercept", "shuffle", "average", "warm_start"):
@@ -142,23 +165,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ input
     def _gate_X(self, X, kind, fitting):
-        """Canonical pool rows: float64 2-D, PackedBits, or a Gram for "precomputed"."""
-        if kind == "conjunction":
-            P = X if isinstance(X, PackedBits) else pack_bits(
-                X.toarray() if is_sparse(X) else X)
-            P = _check_packed(P, "X")
-            if not fitting:
-                check_n_features(P, self.n_features_in_, type(self).__name__)
-            return P
-        Xc = check_X(X.toarray() if is_sparse(X) else X)
-        Xc = np.ascontiguousarray(Xc, dtype=np.float64)
-        if kind == "precomputed":
-            if fitting and Xc.shape[0] != Xc.shape[1]:
-                raise ValueError(f"X: with kernel='precomputed', fit needs the square (n, n) "
-                                 f"training Gram matrix, got shape {Xc.shape}")
-        if not fitting:
-            check_n_features(Xc, self.n_features_in_, type(self).__name__)
-        return Xc
+        return gate_rows(X, kind, None if fitting else self.n_features_in_, type(self).__name__)
 
     # ------------------------------------------------------------------ training
     def fit(self, X, y):
