@@ -9,7 +9,7 @@ import sys
 from setuptools import Extension, setup
 
 NO_EXTENSIONS = bool(os.environ.get("PERCEPTRON_C_NO_EXTENSIONS"))
-MODULES = ["_linear_c", "_kernels_c", "_dual_c"]
+MODULES = ["_linear_c", "_kernels_c", "_dual_c", "_voted_c"]
 
 
 def extensions():

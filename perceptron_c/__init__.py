@@ -8,9 +8,11 @@ from ._backend import BACKEND
 from .kernel import KernelPerceptron
 from .linear import Perceptron
 from .theory import margin, mistake_bound
+from .voted import VotedPerceptron
 
 __version__ = "0.1.0"
-__all__ = ["BACKEND", "kernels", "Perceptron", "margin", "mistake_bound", "load", "__version__"]
+__all__ = ["BACKEND", "kernels", "Perceptron", "KernelPerceptron", "VotedPerceptron", "margin",
+           "mistake_bound", "load", "__version__"]
 
 
 def load(path):

@@ -22,7 +22,7 @@ def _compiled_files():
 
 
 BACKEND = "python" if NO_EXTENSIONS or not _compiled_files() else "c"
-_MODULES = ("_linear", "_kernels", "_dual")
+_MODULES = ("_linear", "_kernels", "_dual", "_voted")
 
 
 def _load(name, backend):
@@ -40,6 +40,7 @@ def _load(name, backend):
 linear = _load("_linear", BACKEND)
 kernels = _load("_kernels", BACKEND)
 dual = _load("_dual", BACKEND)
+voted = _load("_voted", BACKEND)
 
 
 @contextlib.contextmanager

@@ -67,6 +67,7 @@ _META_KEYS = ("__format__", "__version__", "__class__", "__params__")
 MODEL_CLASSES = {
     "Perceptron": "perceptron_c.linear:Perceptron",
     "KernelPerceptron": "perceptron_c.kernel:KernelPerceptron",
+    "VotedPerceptron": "perceptron_c.voted:VotedPerceptron",
 }
 
 SVMLIGHT_EXTENSIONS = (".svm", ".svmlight", ".libsvm", ".txt")

@@ -11,7 +11,7 @@ from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 
-from perceptron_c import KernelPerceptron, Perceptron  # noqa: E402
+from perceptron_c import KernelPerceptron, Perceptron, VotedPerceptron  # noqa: E402
 from perceptron_c.kernels import RBF, Linear  # noqa: E402
 from perceptron_c.testing import EXPECTED_FAILED_CHECKS  # noqa: E402
 
@@ -24,6 +24,8 @@ ESTIMATORS = [
     KernelPerceptron(kernel="linear", average=True, max_gram_bytes=1000),
     KernelPerceptron(kernel=Linear() + RBF(0.5)),
     KernelPerceptron(kernel="precomputed"),
+    VotedPerceptron(),
+    VotedPerceptron(kernel="poly", degree=2, max_gram_bytes=100),
 ]
 
 
