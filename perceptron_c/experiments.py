@@ -1,0 +1,370 @@
+"""The experiments behind ``docs/experiments.md``: each one a function returning plain numbers.
+
+Every function is seeded and returns a dict of numpy arrays, lists and numbers (no plotting,
+numpy only at import), so scripts, the command line (``perceptron-c demo --plots DIR``) and
+the tests share one implementation. `perceptron_c.plots` draws the figures from these dicts;
+``format_*`` turn them into text tables.
+
+1. `learning_curves`: last hypothesis vs averaged vs voted perceptron, polynomial kernels of
+   degree 1-5, test error after 1-10 epochs on scikit-learn's bundled digits (Freund &
+   Schapire 1999, Fig. 2-3 style; CIML ch. 4, eq. 4.17-4.19).
+2. `ordering`: examples sorted by label, visited in that fixed order, in one random order
+   kept for every epoch, or re-permuted every epoch (CIML ch. 4, Fig. 4.3/4.4).
+3. `mistakes_vs_margin`: total mistakes until convergence against the Block/Novikoff bound
+   (R/gamma)^2 as the margin of separable data shrinks (CS269 lecture, Theorem 1).
+4. `boundaries_2d`: decision boundaries in the plane: a linear perceptron with its weight
+   vector (CIML Fig. 4.6-4.9), and XOR under linear, degree-2 polynomial and RBF kernels.
+"""
+import time
+
+import numpy as np
+
+from .kernel import KernelPerceptron
+from .linear import Perceptron
+from .theory import margin, mistake_bound
+
+__all__ = ["load_digits_split", "separable_data", "xor_data", "learning_curves", "ordering",
+           "mistakes_vs_margin", "boundaries_2d", "format_learning_curves", "format_ordering",
+           "format_mistakes_vs_margin", "format_boundaries_2d", "QUICK", "FULL"]
+
+VARIANTS = ("last", "averaged", "voted")
+
+# Keyword arguments of each experiment: the published run, and a seconds-long one (tests, CLI).
+FULL = {
+    "learning_curves": dict(degrees=(1, 2, 3, 4, 5), epochs=tuple(range(1, 11)), n_train=1200),
+    "ordering": dict(n_train=1000, n_test=2000, d=20, gap=0.1, epochs=50, repeats=20),
+    "mistakes_vs_margin": dict(gaps=(0.4, 0.2, 0.1, 0.05, 0.025, 0.0125), n=1000, d=10,
+                               seeds=5),
+    "boundaries_2d": dict(n=80, grid=200),
+}
+QUICK = {
+    "learning_curves": dict(degrees=(1, 2), epochs=(1, 2, 3), n_train=300, n_test=300),
+    "ordering": dict(n_train=300, n_test=300, d=10, gap=0.1, epochs=10, repeats=2),
+    "mistakes_vs_margin": dict(gaps=(0.4, 0.1, 0.025), n=200, d=5, seeds=2),
+    "boundaries_2d": dict(n=40, grid=60),
+}
+
+
+def _voted_class():
+    import perceptron_c
+
+    cls = getattr(perceptron_c, "VotedPerceptron", None)
+    if cls is None:
+        raise ImportError("perceptron_c.VotedPerceptron is not available in this version")
+    return cls
+
+
+# --------------------------------------------------------------------------- data
+
+def load_digits_split(n_train=1200, n_test=None):
+    """scikit-learn's bundled 8x8 digits (1797 images, no download), pixels scaled to [0, 1];
+    the first ``n_train`` images train, the next ``n_test`` (default: all the rest) test."""
+    try:
+        from sklearn.datasets import load_digits
+    except ImportError as exc:
+        raise ImportError("the digits experiment needs scikit-learn's bundled digits data: "
+                          "pip install scikit-learn (or 'perceptron-c[sklearn]')") from exc
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0
+    if not 1 <= n_train < X.shape[0]:
+        raise ValueError(f"n_train must be in [1, {X.shape[0] - 1}], got {n_train}")
+    stop = X.shape[0] if n_test is None else min(X.shape[0], n_train + n_test)
+    return X[:n_train], y[:n_train], X[n_train:stop], y[n_train:stop]
+
+
+def separable_data(rng, n, d, gap, bias=0.0):
+    """n standard-normal points in R^d labelled sign(u.x + bias) for a random unit u, keeping
+    only points with |u.x + bias| >= gap: (u, bias) separates them with margin >= gap."""
+    u = rng.standard_normal(d)
+    u /= np.linalg.norm(u)
+    kept, total = [], 0
+    while total < n:
+        block = rng.standard_normal((2 * n, d))
+        block = block[np.abs(block @ u + bias) >= gap]
+        kept.append(block)
+        total += block.shape[0]
+    X = np.concatenate(kept)[:n]
+    return X, np.where(X @ u + bias > 0, 1, -1), u, bias
+
+
+def xor_data(rng, n, noise=0.3):
+    """Four Gaussian clusters at (+-1, +-1); label +1 where x1 * x2 > 0 in the cluster
+    centre (the XOR of the two signs, CIML Fig. 4.12)."""
+    centres = np.array([[1, 1], [-1, -1], [1, -1], [-1, 1]], dtype=float)
+    which = rng.integers(0, 4, n)
+    return centres[which] + noise * rng.standard_normal((n, 2)), np.where(which < 2, 1, -1)
+
+
+# --------------------------------------------------------------------------- 1. learning curves
+
+def _learning_model(variant, degree, epochs, seed):
+    common = dict(kernel="poly", degree=degree, max_iter=epochs, shuffle=True,
+                  random_state=seed)
+    if variant == "voted":
+        return _voted_class()(**common)
+    return KernelPerceptron(average=(variant == "averaged"), **common)
+
+
+def learning_curves(degrees=(1, 2, 3, 4, 5), epochs=tuple(range(1, 11)), n_train=1200,
+                    n_test=None, seed=0, variants=VARIANTS):
+    """Test error of the last, averaged and voted kernel perceptron on the digits.
+
+    For each polynomial degree d (kernel (x.y + 1)^d on pixels in [0, 1]) and each epoch
+    count T, a fresh model is trained with ``max_iter=T``, ``shuffle=True`` and the same
+    ``random_state``; as the per-epoch permutations depend only on (seed, epoch), the model
+    for T is the model for T - 1 trained one epoch more. A model that finishes an epoch with
+    no mistake stops early, and then is the model for every larger T (reused, not retrained).
+    Multiclass: "last" and "averaged" are `KernelPerceptron`'s joint K-class argmax
+    perceptron; "voted" is `VotedPerceptron`'s one-vs-rest vote.
+
+    Returns a dict: ``error[variant]`` and ``n_iter[variant]`` are (len(degrees),
+    len(epochs)) arrays (test error rate, epochs actually run), ``train_mistakes[variant]``
+    the total training mistakes of the longest run per degree, ``seconds[variant]`` the
+    training plus prediction time, and the data description.
+    """
+    epochs = tuple(int(t) for t in epochs)
+    if any(t < 1 for t in epochs) or list(epochs) != sorted(set(epochs)):
+        raise ValueError(f"epochs must be increasing integers >= 1, got {epochs}")
+    Xtr, ytr, Xte, yte = load_digits_split(n_train, n_test)
+    shape = (len(degrees), len(epochs))
+    out = {"dataset": "digits", "n_train": int(Xtr.shape[0]), "n_test": int(Xte.shape[0]),
+           "n_features": int(Xtr.shape[1]), "n_classes": int(np.unique(ytr).size),
+           "degrees": list(degrees), "epochs": list(epochs), "variants": list(variants),
+           "seed": seed, "error": {}, "n_iter": {}, "train_mistakes": {}, "seconds": {}}
+    for variant in variants:
+        error = np.full(shape, np.nan)
+        n_iter = np.zeros(shape, dtype=np.int64)
+        mistakes = np.zeros(len(degrees), dtype=np.int64)
+        tic = time.perf_counter()
+        for i, degree in enumerate(degrees):
+            done = None  # (error, n_iter, mistakes) of a run that converged
+            for j, T in enumerate(epochs):
+                if done is None:
+                    model = _learning_model(variant, degree, T, seed).fit(Xtr, ytr)
+                    result = (float(np.mean(model.predict(Xte) != yte)), model.n_iter_,
+                              int(np.sum(model.mistakes_)))
+                    if model.converged_:
+                        done = result
+                else:
+                    result = done
+                error[i, j], n_iter[i, j], mistakes[i] = result
+        out["seconds"][variant] = time.perf_counter() - tic
+        out["error"][variant] = error
+        out["n_iter"][variant] = n_iter
+        out["train_mistakes"][variant] = mistakes
+    return out
+
+
+# --------------------------------------------------------------------------- 2. ordering
+
+ORDERINGS = ("fixed", "permuted once", "shuffled")
+
+
+def ordering(n_train=1000, n_test=2000, d=20, gap=0.1, bias=0.0, epochs=50, repeats=20,
+             seed=0):
+    """The perceptron on training data sorted by label (every -1 before every +1).
+
+    Three ways to visit it: "fixed" (the sorted order, ``shuffle=False``), "permuted once"
+    (rows permuted once, then that order every epoch, ``shuffle=False``) and "shuffled" (a
+    fresh permutation every epoch, ``shuffle=True``). The model after each epoch comes from
+    ``partial_fit``, one epoch per call (it draws the same per-epoch permutations as ``fit``).
+    Data: `separable_data` with margin >= ``gap``; every repeat draws new data and orders.
+
+    Returns a dict: ``train_error[o]``, ``test_error[o]``, ``mistakes[o]``: (repeats, epochs)
+    arrays; ``converged_at[o]``: (repeats,) first epoch with no mistake (0: not within
+    ``epochs``); ``bound``: the (R/gamma)^2 of each repeat's generating separator.
+    """
+    rng = np.random.default_rng(seed)
+    out = {"n_train": n_train, "n_test": n_test, "d": d, "gap": gap, "epochs": epochs,
+           "repeats": repeats, "seed": seed, "orderings": list(ORDERINGS),
+           "train_error": {}, "test_error": {}, "mistakes": {}, "converged_at": {},
+           "bound": np.zeros(repeats)}
+    for o in ORDERINGS:
+        out["train_error"][o] = np.zeros((repeats, epochs))
+        out["test_error"][o] = np.zeros((repeats, epochs))
+        out["mistakes"][o] = np.zeros((repeats, epochs), dtype=np.int64)
+        out["converged_at"][o] = np.zeros(repeats, dtype=np.int64)
+    for r in range(repeats):
+        X, y, u, b0 = separable_data(rng, n_train + n_test, d, gap, bias)
+        Xtr, ytr, Xte, yte = X[:n_train], y[:n_train], X[n_train:], y[n_train:]
+        by_label = np.argsort(ytr, kind="stable")
+        Xtr, ytr = Xtr[by_label], ytr[by_label]
+        out["bound"][r] = mistake_bound(Xtr, ytr, u, b0)
+        once = rng.permutation(n_train)
+        shuffle_seed = int(rng.integers(2**31))
+        setups = {"fixed": (Xtr, ytr, False), "permuted once": (Xtr[once], ytr[once], False),
+                  "shuffled": (Xtr, ytr, True)}
+        for o, (Xo, yo, shuffle) in setups.items():
+            model = Perceptron(shuffle=shuffle, random_state=shuffle_seed)
+            for t in range(epochs):
+                model.partial_fit(Xo, yo, classes=[-1, 1])
+                out["mistakes"][o][r, t] = model.mistakes_[-1]
+                out["train_error"][o][r, t] = np.mean(model.predict(Xtr) != ytr)
+                out["test_error"][o][r, t] = np.mean(model.predict(Xte) != yte)
+                if model.mistakes_[-1] == 0 and out["converged_at"][o][r] == 0:
+                    out["converged_at"][o][r] = t + 1
+    return out
+
+
+# --------------------------------------------------------------------------- 3. mistake bound
+
+def mistakes_vs_margin(gaps=(0.4, 0.2, 0.1, 0.05, 0.025, 0.0125), n=1000, d=10, bias=0.3,
+                       seeds=5, seed=0, max_iter=100_000):
+    """Total perceptron mistakes until convergence vs the bound (R/gamma)^2 as gamma shrinks.
+
+    For each ``gap`` and each of ``seeds`` data sets (`separable_data`: margin >= gap around a
+    known unit u and bias b0), ``Perceptron(fit_intercept=True)`` is trained until an epoch
+    without mistakes; the bound is ``mistake_bound(X, y, u, b0)`` (bias absorbed as a constant
+    feature 1, so R = max ||(x, 1)|| and gamma the margin of (u, b0) in that space).
+
+    Returns a dict of (len(gaps), seeds) arrays: ``mistakes``, ``bound``, ``gamma`` (the
+    margin the bound uses), ``R``, ``epochs``, ``converged``.
+    """
+    rng = np.random.default_rng(seed)
+    shape = (len(gaps), seeds)
+    out = {"gaps": list(gaps), "n": n, "d": d, "bias": bias, "seeds": seeds, "seed": seed,
+           "mistakes": np.zeros(shape, dtype=np.int64), "bound": np.zeros(shape),
+           "gamma": np.zeros(shape), "R": np.zeros(shape),
+           "epochs": np.zeros(shape, dtype=np.int64), "converged": np.zeros(shape, bool)}
+    for i, gap in enumerate(gaps):
+        for s in range(seeds):
+            X, y, u, b0 = separable_data(rng, n, d, gap, bias)
+            model = Perceptron(max_iter=max_iter, random_state=int(rng.integers(2**31)))
+            model.fit(X, y)
+            R = float(np.sqrt(np.max(np.sum(X * X, axis=1)) + 1.0))
+            bound = mistake_bound(X, y, u, b0)
+            out["mistakes"][i, s] = np.sum(model.mistakes_)
+            out["bound"][i, s] = bound
+            out["R"][i, s] = R
+            out["gamma"][i, s] = R / np.sqrt(bound)
+            out["epochs"][i, s] = model.n_iter_
+            out["converged"][i, s] = model.converged_
+    return out
+
+
+# --------------------------------------------------------------------------- 4. 2-D pictures
+
+def _grid(X, grid, pad=0.5):
+    lo, hi = X.min(axis=0) - pad, X.max(axis=0) + pad
+    xx, yy = np.meshgrid(np.linspace(lo[0], hi[0], grid), np.linspace(lo[1], hi[1], grid))
+    return xx, yy
+
+
+def boundaries_2d(n=80, grid=200, seed=0, noise=0.3, epochs=50):
+    """Decision functions on a grid for four 2-D models.
+
+    Panel "linear perceptron": `Perceptron` on separable 2-D data (margin >= 0.3), with its
+    weight vector w and bias b (boundary w.x + b = 0). Panels "XOR: linear kernel", "XOR:
+    poly kernel, degree 2", "XOR: RBF kernel": `KernelPerceptron` (plain, up to ``epochs``
+    epochs) on `xor_data`, with its support vectors.
+
+    Returns ``{"panels": [dict(title, X, y, xx, yy, zz, support_vectors, coef, intercept,
+    train_accuracy, mistakes, converged, n_iter), ...]}``; zz is the decision function.
+    """
+    rng = np.random.default_rng(seed)
+    panels = []
+    X, y, _, _ = separable_data(rng, n, 2, 0.3, 0.5)
+    model = Perceptron(max_iter=epochs, random_state=seed).fit(X, y)
+    xx, yy = _grid(X, grid)
+    zz = model.decision_function(np.c_[xx.ravel(), yy.ravel()]).reshape(xx.shape)
+    panels.append(dict(title="linear perceptron", X=X, y=y, xx=xx, yy=yy, zz=zz,
+                       support_vectors=None, coef=model.coef_[0].copy(),
+                       intercept=float(model.intercept_[0]),
+                       margin=margin(X, y, model.coef_[0], model.intercept_[0]),
+                       train_accuracy=model.score(X, y), mistakes=int(model.mistakes_.sum()),
+                       converged=model.converged_, n_iter=model.n_iter_))
+    X, y = xor_data(rng, n, noise)
+    xx, yy = _grid(X, grid)
+    for title, params in (("XOR: linear kernel", dict(kernel="linear")),
+                          ("XOR: poly kernel, degree 2", dict(kernel="poly", degree=2)),
+                          ("XOR: RBF kernel", dict(kernel="rbf", gamma=1.0))):
+        model = KernelPerceptron(max_iter=epochs, random_state=seed, **params).fit(X, y)
+        zz = model.decision_function(np.c_[xx.ravel(), yy.ravel()]).reshape(xx.shape)
+        panels.append(dict(title=title, X=X, y=y, xx=xx, yy=yy, zz=zz,
+                           support_vectors=np.asarray(model.support_vectors_), coef=None,
+                           intercept=float(model.intercept_[0]), margin=None,
+                           train_accuracy=model.score(X, y),
+                           mistakes=int(model.mistakes_.sum()), converged=model.converged_,
+                           n_iter=model.n_iter_))
+    return {"n": n, "seed": seed, "panels": panels}
+
+
+# --------------------------------------------------------------------------- tables
+
+def _table(header, rows):
+    cells = [[str(c) for c in row] for row in [header] + rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in
+                       enumerate(zip(row, widths))) for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def format_learning_curves(res):
+    """Test error (%) per degree and variant (rows) after each epoch count (columns)."""
+    header = ["degree", "variant"] + [f"T={t}" for t in res["epochs"]]
+    rows = []
+    for i, degree in enumerate(res["degrees"]):
+        for v in res["variants"]:
+            cells = []
+            for j in range(len(res["epochs"])):
+                cell = f"{100 * res['error'][v][i, j]:.2f}"
+                if res["n_iter"][v][i, j] < res["epochs"][j]:
+                    cell += "*"
+                cells.append(cell)
+            rows.append([str(degree), v] + cells)
+    seconds = ", ".join(f"{v} {res['seconds'][v]:.1f} s" for v in res["variants"])
+    note = (f"digits: {res['n_train']} train / {res['n_test']} test, {res['n_classes']} "
+            f"classes; test error in %; * = converged (error-free epoch) before T. "
+            f"Time: {seconds}.")
+    return _table(header, rows) + "\n" + note
+
+
+def format_ordering(res):
+    """Mean train/test error (%) after selected epochs and epochs to converge, per ordering."""
+    T = res["epochs"]
+    picks = sorted({t for t in (1, 2, 3, 5, 10, 20, T) if t <= T})
+    header = (["ordering"] + [f"train T={t}" for t in picks] + [f"test T={t}" for t in picks]
+              + ["epochs to converge", "mistakes"])
+    rows = []
+    for o in res["orderings"]:
+        tr, te = res["train_error"][o].mean(axis=0), res["test_error"][o].mean(axis=0)
+        conv = res["converged_at"][o]
+        done = conv[conv > 0]
+        conv_cell = (f"{done.mean():.1f} [{done.min()}-{done.max()}]" if done.size else "-")
+        if done.size < conv.size:
+            conv_cell += f" ({conv.size - done.size} not in {T})"
+        rows.append([o] + [f"{100 * tr[t - 1]:.2f}" for t in picks]
+                    + [f"{100 * te[t - 1]:.2f}" for t in picks]
+                    + [conv_cell, f"{res['mistakes'][o].sum(axis=1).mean():.0f}"])
+    note = (f"{res['repeats']} repeats: {res['n_train']} training points sorted by label "
+            f"(all -1 first), {res['n_test']} test, d={res['d']}, margin >= {res['gap']}; "
+            f"means over repeats; epochs to converge: mean [min-max] of the first error-free "
+            f"epoch; mistakes: mean total over {T} epochs; (R/gamma)^2 mean "
+            f"{res['bound'].mean():.0f}.")
+    return _table(header, rows) + "\n" + note
+
+
+def format_mistakes_vs_margin(res):
+    """Per margin: gamma, R, the bound and the mistakes (mean, max) over the seeds."""
+    header = ["gap", "gamma", "R", "1/gamma^2", "(R/gamma)^2", "mistakes mean", "mistakes max",
+              "max mistakes/bound", "epochs mean"]
+    rows = []
+    for i, gap in enumerate(res["gaps"]):
+        m, b = res["mistakes"][i], res["bound"][i]
+        rows.append([f"{gap:g}", f"{res['gamma'][i].mean():.4f}", f"{res['R'][i].mean():.2f}",
+                     f"{np.mean(1 / res['gamma'][i] ** 2):.0f}", f"{b.mean():.0f}",
+                     f"{m.mean():.0f}", f"{m.max()}", f"{np.max(m / b):.4f}",
+                     f"{res['epochs'][i].mean():.1f}"])
+    note = (f"{res['seeds']} data sets per gap: n={res['n']}, d={res['d']}, bias "
+            f"{res['bias']}; every run converged: {bool(res['converged'].all())}; means over "
+            f"data sets.")
+    return _table(header, rows) + "\n" + note
+
+
+def format_boundaries_2d(res):
+    header = ["panel", "train acc", "mistakes", "epochs", "converged", "support vectors"]
+    rows = [[p["title"], f"{p['train_accuracy']:.4f}", p["mistakes"], p["n_iter"],
+             p["converged"], "-" if p["support_vectors"] is None else len(p["support_vectors"])]
+            for p in res["panels"]]
+    return _table(header, rows)
