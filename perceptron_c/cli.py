@@ -49,6 +49,11 @@ def _build_parser():
     demo.add_argument("--python-epochs", type=int, default=None, metavar="N",
                       help="time the Python twin on at most N epochs per model (default: "
                            "all the epochs the C core ran; 0 skips the Python timing)")
+    demo.add_argument("--plots", metavar="DIR", default=None,
+                      help="after the table, run the figure-producing experiments of "
+                           "docs/experiments.md in a quick configuration and write their PNG "
+                           "figures to DIR (needs matplotlib: pip install "
+                           "\"perceptron-c[plot]\")")
 
     formats = ", ".join(DATA_EXTENSIONS)
     train = commands.add_parser(
@@ -278,6 +283,7 @@ def run_demo(seed=0, epochs=30, python_epochs=None, out=None):
         ("perceptron", "text", text, {}, None),
         ("averaged", "text", text, {"average": True}, None),
         ("normalized", "text", text, {"normalize": True}, None),
+        ("voted", "text", text, {"estimator": perceptron_c.VotedPerceptron}, None),
         ("K-class argmax", "blobs-10", blobs, {}, None),
         ("K-class argmax avg", "blobs-10", blobs, {"average": True}, None),
         ("K-class ovr", "blobs-10", blobs, {"multiclass": "ovr"}, None),
@@ -320,9 +326,13 @@ def run_demo(seed=0, epochs=30, python_epochs=None, out=None):
                 c_total += seconds * py_epochs / model.n_iter_
                 py_total += py_seconds
                 if py_epochs == model.n_iter_:
-                    weights = "dual_coef_" if hasattr(model, "dual_coef_") else "coef_"
-                    twins_agree &= np.array_equal(getattr(twin, weights),
-                                                  getattr(model, weights))
+                    weights = next((name for name in ("dual_coef_", "coef_")
+                                    if hasattr(model, name)), None)
+                    if weights is None:  # the voted perceptron keeps no single weight vector
+                        twins_agree &= np.array_equal(twin.predict(Xtr), model.predict(Xtr))
+                    else:
+                        twins_agree &= np.array_equal(getattr(twin, weights),
+                                                      getattr(model, weights))
                     py_cell = f"{py_seconds:.4f}"
                 else:
                     partial_python = True
@@ -360,10 +370,46 @@ def run_demo(seed=0, epochs=30, python_epochs=None, out=None):
     return results
 
 
+def write_plots(directory, seed=0, out=None):
+    """Run the figure-producing experiments (`perceptron_c.experiments`, quick configuration)
+    and write their PNGs to ``directory``; returns the paths. The digits learning curves need
+    scikit-learn and are skipped with a note without it."""
+    from perceptron_c import experiments, plots
+
+    out = sys.stdout if out is None else out
+    quick = experiments.QUICK
+    results = {}
+    variants = (experiments.VARIANTS if hasattr(perceptron_c, "VotedPerceptron")
+                else ("last", "averaged"))
+    try:
+        results["learning_curves"] = experiments.learning_curves(
+            seed=seed, variants=variants, **quick["learning_curves"])
+    except ImportError as exc:
+        print(f"figures: skipped the digits learning curves ({exc})", file=out)
+    results["ordering"] = experiments.ordering(seed=seed, **quick["ordering"])
+    results["mistakes_vs_margin"] = experiments.mistakes_vs_margin(
+        seed=seed, **quick["mistakes_vs_margin"])
+    results["boundaries_2d"] = experiments.boundaries_2d(seed=seed, **quick["boundaries_2d"])
+    paths = plots.save_figures(results, directory)
+    print(f"figures (quick configuration, seed {seed}; full runs: examples/experiments.py):",
+          file=out)
+    for path in paths:
+        print(f"  {path}", file=out)
+    return paths
+
+
 def _cmd_demo(args):
     if args.epochs < 1:
         raise _CommandError(f"--epochs must be >= 1, got {args.epochs}")
     if args.seed < 0:
         raise _CommandError(f"--seed must be >= 0, got {args.seed}")
+    if args.plots is not None:  # fail before the demo runs, not after
+        from perceptron_c import plots
+        try:
+            plots.require_matplotlib()
+        except ImportError as exc:
+            raise _CommandError(f"--plots: {exc}") from None
     run_demo(seed=args.seed, epochs=args.epochs, python_epochs=args.python_epochs)
+    if args.plots is not None:
+        write_plots(args.plots, seed=args.seed)
     return EXIT_OK

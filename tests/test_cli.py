@@ -173,9 +173,10 @@ def test_demo(capsys):
     out, err = capsys.readouterr()
     lines, rows = _table_rows(out)
     assert lines[0] == f"perceptron_c {perceptron_c.__version__} backend={perceptron_c.BACKEND}"
-    assert len(rows) == 16
-    for name in ("separable", "text", "blobs-10", "averaged", "normalized", "K-class argmax",
-                 "K-class ovr", "kernel poly-2", "kernel rbf", "kernel conjunction", "dnf-40"):
+    assert len(rows) == 17
+    for name in ("separable", "text", "blobs-10", "averaged", "normalized", "voted",
+                 "K-class argmax", "K-class ovr", "kernel poly-2", "kernel rbf",
+                 "kernel conjunction", "dnf-40"):
         assert name in out
     by_name = {(r.split()[0] + " " + r.split()[1], r.split()[2]): r.split() for r in rows}
     # XOR: the linear kernel cannot fit it, degree-2 and RBF kernels do
@@ -204,7 +205,7 @@ def test_demo_without_the_c_core_shows_na(monkeypatch):
     monkeypatch.setattr(perceptron_c, "BACKEND", "python")
     buffer = stdio.StringIO()
     results = cli.run_demo(seed=1, epochs=2, out=buffer)
-    assert len(results) == 16
+    assert len(results) == 17
     assert all(row["seconds C"] == "n/a" for row in results)
     assert all(row["seconds Python"] != "-" for row in results)
     assert "backend=python" in buffer.getvalue().splitlines()[0]
@@ -219,3 +220,27 @@ def test_python_m_help_in_a_subprocess():
     assert "usage: perceptron-c" in result.stdout
     for command in ("demo", "train", "predict"):
         assert command in result.stdout
+
+
+def test_demo_plots_writes_the_figures(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    out_dir = tmp_path / "figs"
+    assert cli.main(["demo", "--epochs", "2", "--python-epochs", "0",
+                     "--plots", str(out_dir)]) == 0
+    out, err = capsys.readouterr()
+    assert "figures (quick configuration" in out
+    names = {"ordering.png", "mistakes_vs_margin.png", "boundaries_2d.png"}
+    written = {p.name for p in out_dir.glob("*.png")}
+    assert names <= written
+    for name in written:
+        data = (out_dir / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 1000
+        assert str(out_dir / name) in out
+
+
+def test_demo_plots_without_matplotlib_exits_2(tmp_path, capsys, monkeypatch):
+    for name in ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg"):
+        monkeypatch.setitem(sys.modules, name, None)
+    assert cli.main(["demo", "--epochs", "1", "--plots", str(tmp_path / "figs")]) == 2
+    _assert_one_line_error(capsys, "perceptron-c[plot]")
+    assert not (tmp_path / "figs").exists()
