@@ -98,3 +98,45 @@ class available_if:
             raise AttributeError(f"{type(obj).__name__}.{self.fn.__name__} is not available "
                                  "with the current parameters")
         return self.fn.__get__(obj, owner)
+
+
+class PerceptronMixin:
+    """What the perceptron estimators share: sparse-input tag, fitted check, class checks.
+
+    Put before ``ClassifierMixin`` in the bases. Models count as fitted once ``classes_`` is
+    set (fit or the first partial_fit)."""
+
+    if HAVE_SKLEARN:
+        def __sklearn_tags__(self):
+            tags = super().__sklearn_tags__()
+            tags.input_tags.sparse = True
+            return tags
+
+    def _check_fitted(self):
+        if not hasattr(self, "classes_"):
+            from ._validation import NotFittedError
+
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. Call "
+                                 "'fit' with appropriate arguments before using this estimator.")
+
+    @staticmethod
+    def _check_two_classes(classes):
+        if len(classes) < 2:
+            raise ValueError(f"y contains only one class ({classes.tolist()!r}); a classifier "
+                             "needs samples of at least 2 classes")
+
+    def _check_same_classes(self, classes):
+        if not np.array_equal(classes, self.classes_):
+            raise ValueError(f"y has classes {classes.tolist()} but the model was fitted on "
+                             f"{self.classes_.tolist()}")
+
+    def _check_flags(self, *names):
+        for name in names:
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+
+    def _check_ints(self, **lows):
+        for name, low in lows.items():
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
+                raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")

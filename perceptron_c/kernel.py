@@ -19,10 +19,10 @@ import time
 import numpy as np
 
 from . import _backend
-from ._estimator import (HAVE_SKLEARN, BaseEstimator, ClassifierMixin, available_if,
-                         draw_seed, epoch_order, report_epoch)
-from ._validation import (NotFittedError, check_classes, check_n_features, check_X, check_y,
-                          encode_labels, is_sparse)
+from ._estimator import (HAVE_SKLEARN, BaseEstimator, ClassifierMixin, PerceptronMixin,
+                         available_if, draw_seed, epoch_order, report_epoch)
+from ._validation import (check_classes, check_n_features, check_X, check_y, encode_labels,
+                          is_sparse)
 from .kernels import Conjunction, Kernel, PackedBits, _check_packed, get_kernel, pack_bits
 
 __all__ = ["KernelPerceptron"]
@@ -88,7 +88,7 @@ def gate_rows(X, kind, n_features, estimator_name):
     return Xc
 
 
-class KernelPerceptron(ClassifierMixin, BaseEstimator):
+class KernelPerceptron(PerceptronMixin, ClassifierMixin, BaseEstimator):
     """The kernel (dual) perceptron, plain or averaged, binary or K-class (argmax).
 
     Parameters
@@ -145,7 +145,6 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     if HAVE_SKLEARN:
         def __sklearn_tags__(self):
             tags = super().__sklearn_tags__()
-            tags.input_tags.sparse = True
             tags.input_tags.pairwise = self.kernel == "precomputed"
             return tags
 
@@ -154,13 +153,8 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         return resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
 
     def _check_params(self):
-        for name in ("fit_intercept", "shuffle", "average", "warm_start"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        for name, low in (("max_iter", 1), ("verbose", 0), ("max_gram_bytes", 1)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-                raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+        self._check_flags("fit_intercept", "shuffle", "average", "warm_start")
+        self._check_ints(max_iter=1, verbose=0, max_gram_bytes=1)
         return self._resolve_kernel()
 
     # ------------------------------------------------------------------ input
@@ -212,19 +206,11 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         self._train(Xc, y_idx, kind, kern, 1, reset_history=False)
         return self
 
-    @staticmethod
-    def _check_two_classes(classes):
-        if len(classes) < 2:
-            raise ValueError(f"y contains only one class ({classes.tolist()!r}); a classifier "
-                             "needs samples of at least 2 classes")
-
     def _check_continuation(self, Xc, classes, kind):
         if kind != self._kind:
             raise ValueError(f"the model was trained with a {self._kind} kernel, not {kind}")
         check_n_features(Xc, self.n_features_in_, type(self).__name__)
-        if not np.array_equal(classes, self.classes_):
-            raise ValueError(f"y has classes {classes.tolist()} but the model was fitted on "
-                             f"{self.classes_.tolist()}")
+        self._check_same_classes(classes)
 
     def _init_state(self, classes, kind, Xc, seed):
         rows = 1 if len(classes) == 2 else len(classes)
@@ -368,11 +354,6 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         self.support_vectors_ = None if self._kind == "precomputed" else self._sv
 
     # ------------------------------------------------------------------ prediction
-    def _check_fitted(self):
-        if not hasattr(self, "classes_"):
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. Call "
-                                 "'fit' with appropriate arguments before using this estimator.")
-
     def _exact_coefs(self):
         """Integer coefficients and bias whose sums have the decision's sign, and the divisor."""
         if self.average:

@@ -10,10 +10,10 @@ import time
 import numpy as np
 
 from . import _backend
-from ._estimator import (HAVE_SKLEARN, BaseEstimator, ClassifierMixin, draw_seed, epoch_order,
-                         report_epoch)
-from ._validation import (CSR, NotFittedError, check_classes, check_feature_names, check_X,
-                          check_n_features, check_y, encode_labels, take_rows)
+from ._estimator import (BaseEstimator, ClassifierMixin, PerceptronMixin, draw_seed,
+                         epoch_order, report_epoch)
+from ._validation import (CSR, check_classes, check_feature_names, check_X, check_n_features,
+                          check_y, encode_labels, take_rows)
 
 __all__ = ["Perceptron"]
 
@@ -21,21 +21,9 @@ _MULTICLASS = ("argmax", "ovr")
 
 
 def _check_params(est):
-    def whole(name, low):
-        v = getattr(est, name)
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
-
-    def flag(name):
-        if not isinstance(getattr(est, name), (bool, np.bool_)):
-            raise ValueError(f"{name} must be True or False, got {getattr(est, name)!r}")
-
-    for name in ("fit_intercept", "shuffle", "average", "normalize", "early_stopping",
-                 "warm_start"):
-        flag(name)
-    whole("max_iter", 1)
-    whole("n_iter_no_change", 1)
-    whole("verbose", 0)
+    est._check_flags("fit_intercept", "shuffle", "average", "normalize", "early_stopping",
+                     "warm_start")
+    est._check_ints(max_iter=1, n_iter_no_change=1, verbose=0)
     if est.multiclass not in _MULTICLASS:
         raise ValueError(f"multiclass must be one of {_MULTICLASS}, got {est.multiclass!r}")
     vf = est.validation_fraction
@@ -78,7 +66,7 @@ def _decision(lin, X, W, b):
     return out
 
 
-class Perceptron(ClassifierMixin, BaseEstimator):
+class Perceptron(PerceptronMixin, ClassifierMixin, BaseEstimator):
     """The perceptron, plain, averaged or normalized, for two or more classes.
 
     Parameters
@@ -137,20 +125,8 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
         self.verbose = verbose
 
-    # ------------------------------------------------------------------ scikit-learn glue
-    if HAVE_SKLEARN:
-        def __sklearn_tags__(self):
-            tags = super().__sklearn_tags__()
-            tags.input_tags.sparse = True
-            return tags
-
     def _is_fitted(self):
-        return hasattr(self, "coef_")
-
-    def _check_fitted(self):
-        if not self._is_fitted():
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. Call "
-                                 "'fit' with appropriate arguments before using this estimator.")
+        return hasattr(self, "classes_")
 
     # ------------------------------------------------------------------ training
     def fit(self, X, y):
@@ -163,9 +139,7 @@ class Perceptron(ClassifierMixin, BaseEstimator):
             self._init_state(classes, Xc.shape[1], draw_seed(self.random_state))
         else:
             check_n_features(Xc, self.n_features_in_, type(self).__name__)
-            if not np.array_equal(classes, self.classes_):
-                raise ValueError(f"warm_start: y has classes {classes.tolist()} but the model "
-                                 f"was fitted on {self.classes_.tolist()}")
+            self._check_same_classes(classes)
         self._set_names(names)
         val = None
         if self.early_stopping:
@@ -209,12 +183,6 @@ class Perceptron(ClassifierMixin, BaseEstimator):
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-
-    @staticmethod
-    def _check_two_classes(classes):
-        if len(classes) < 2:
-            raise ValueError(f"y contains only one class ({classes.tolist()!r}); a classifier "
-                             "needs samples of at least 2 classes")
 
     def _joint(self, n_classes):
         return n_classes > 2 and self.multiclass == "argmax"

@@ -19,17 +19,17 @@ import time
 import numpy as np
 
 from . import _backend
-from ._estimator import (HAVE_SKLEARN, BaseEstimator, ClassifierMixin, draw_seed, epoch_order,
-                         report_epoch)
-from ._validation import (CSR, NotFittedError, check_classes, check_n_features, check_X,
-                          check_y, encode_labels, take_rows)
+from ._estimator import (BaseEstimator, ClassifierMixin, PerceptronMixin, draw_seed,
+                         epoch_order, report_epoch)
+from ._validation import (CSR, check_classes, check_n_features, check_X, check_y,
+                          encode_labels, take_rows)
 from .kernel import gate_rows, resolve_kernel
 from .kernels import PackedBits
 
 __all__ = ["VotedPerceptron"]
 
 
-class VotedPerceptron(ClassifierMixin, BaseEstimator):
+class VotedPerceptron(PerceptronMixin, ClassifierMixin, BaseEstimator):
     """The voted perceptron, primal (``kernel=None``) or with a kernel.
 
     Parameters
@@ -70,21 +70,10 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.max_gram_bytes = max_gram_bytes
 
-    if HAVE_SKLEARN:
-        def __sklearn_tags__(self):
-            tags = super().__sklearn_tags__()
-            tags.input_tags.sparse = True
-            return tags
-
     # ------------------------------------------------------------------ parameters and input
     def _check_params(self):
-        for name in ("fit_intercept", "shuffle", "warm_start"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        for name, low in (("max_iter", 1), ("verbose", 0), ("max_gram_bytes", 1)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-                raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+        self._check_flags("fit_intercept", "shuffle", "warm_start")
+        self._check_ints(max_iter=1, verbose=0, max_gram_bytes=1)
         if self.kernel is None:
             if any(getattr(self, n) is not None for n in ("degree", "gamma", "coef0")):
                 raise ValueError("degree, gamma and coef0 need a kernel (kernel=None is the "
@@ -138,19 +127,11 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         self._train(Xc, y_idx, kind, kern, 1, reset_history=False, credit=False)
         return self
 
-    @staticmethod
-    def _check_two_classes(classes):
-        if len(classes) < 2:
-            raise ValueError(f"y contains only one class ({classes.tolist()!r}); a classifier "
-                             "needs samples of at least 2 classes")
-
     def _check_continuation(self, Xc, classes, kind):
         if kind != self._kind:
             raise ValueError(f"the model was trained as {self._kind}, not {kind}")
         check_n_features(Xc, self.n_features_in_, type(self).__name__)
-        if not np.array_equal(classes, self.classes_):
-            raise ValueError(f"y has classes {classes.tolist()} but the model was fitted on "
-                             f"{self.classes_.tolist()}")
+        self._check_same_classes(classes)
 
     def _init_state(self, classes, kind, Xc, seed):
         machines = 1 if len(classes) == 2 else len(classes)
@@ -331,11 +312,6 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
         self.support_vectors_ = self._sv
 
     # ------------------------------------------------------------------ prediction
-    def _check_fitted(self):
-        if not hasattr(self, "classes_"):
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. Call "
-                                 "'fit' with appropriate arguments before using this estimator.")
-
     def _votes(self, X):
         """(n, n_machines) vote margins divided by the total votes, in [-1, 1]."""
         self._check_fitted()
