@@ -140,3 +140,49 @@ class PerceptronMixin:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
                 raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+
+    # ---------------------------------------------------------------- persistence helpers
+    def save(self, path):
+        """Write the fitted model to a versioned ``.npz`` (no pickle); read it back with
+        `perceptron_c.load`."""
+        from .io import save_model
+
+        self._check_fitted()
+        return save_model(self, path)
+
+    def _common_state(self):
+        """The state every estimator saves: labels, per-epoch mistakes, seed and counters."""
+        self._check_fitted()
+        classes = self.classes_.astype(str) if self.classes_.dtype == object else self.classes_
+        return {"classes_": classes, "mistakes_": self.mistakes_,
+                "scalars": np.array([self._seed, self._epochs_seen, self.n_features_in_,
+                                     int(self.converged_)], dtype=np.uint64)}
+
+    def _restore_common_state(self, arrays, need):
+        """Check that ``need`` (plus the common keys) are present, set the common attributes
+        and return (number of classes, n_features)."""
+        missing = (set(need) | {"classes_", "mistakes_", "scalars"}) - set(arrays)
+        if missing:
+            raise ValueError(f"model file is missing {sorted(missing)}")
+        classes = np.asarray(arrays["classes_"])
+        scalars = np.asarray(arrays["scalars"])
+        if classes.ndim != 1 or classes.shape[0] < 2 or scalars.shape != (4,):
+            raise ValueError("model file: malformed classes_ or scalars")
+        seed, epochs_seen, d, converged = (int(v) for v in scalars)
+        self._seed, self._epochs_seen = seed, epochs_seen
+        self.classes_ = classes
+        self.n_features_in_ = d
+        self.mistakes_ = np.asarray(arrays["mistakes_"], dtype=np.int64)
+        self.n_iter_ = int(self.mistakes_.shape[0])
+        self.converged_ = bool(converged)
+        return classes.shape[0], d
+
+
+def state_array(arrays, name, shape, dtype):
+    """A model-file array, copied, after checking its shape, dtype and finiteness."""
+    a = np.asarray(arrays[name])
+    if a.shape != tuple(shape) or a.dtype != dtype or (a.dtype.kind == "f"
+                                                       and not np.isfinite(a).all()):
+        raise ValueError(f"model file: {name} must be finite {np.dtype(dtype)} of shape "
+                         f"{tuple(shape)}, got {a.dtype} {a.shape}")
+    return np.array(a)

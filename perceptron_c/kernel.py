@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _backend
 from ._estimator import (HAVE_SKLEARN, BaseEstimator, ClassifierMixin, PerceptronMixin,
-                         available_if, draw_seed, epoch_order, report_epoch)
+                         available_if, draw_seed, epoch_order, report_epoch, state_array)
 from ._validation import (check_classes, check_n_features, check_X, check_y, encode_labels,
                           is_sparse)
 from .kernels import Conjunction, Kernel, PackedBits, _check_packed, get_kernel, pack_bits
@@ -413,20 +413,9 @@ class KernelPerceptron(PerceptronMixin, ClassifierMixin, BaseEstimator):
         return self.classes_[idx]
 
     # ------------------------------------------------------------------ persistence
-    def save(self, path):
-        """Write the fitted model (support vectors included) to a versioned ``.npz``."""
-        from .io import save_model
-
-        self._check_fitted()
-        return save_model(self, path)
-
     def _state_arrays(self):
-        self._check_fitted()
-        classes = self.classes_.astype(str) if self.classes_.dtype == object else self.classes_
-        arrays = {"classes_": classes, "mistakes_": self.mistakes_, "support_": self.support_,
-                  "alpha": self._alpha, "b": self._b,
-                  "scalars": np.array([self._seed, self._epochs_seen, self.n_features_in_,
-                                       int(self.converged_)], dtype=np.uint64)}
+        arrays = self._common_state()
+        arrays.update(support_=self.support_, alpha=self._alpha, b=self._b)
         if self._kind == "conjunction":
             arrays["sv_words"] = self._sv.words
         else:
@@ -439,56 +428,35 @@ class KernelPerceptron(PerceptronMixin, ClassifierMixin, BaseEstimator):
     def _from_state(cls, params, arrays):
         est = cls(**params)
         kind, _ = est._check_params()
-        need = {"classes_", "mistakes_", "support_", "alpha", "b", "scalars"}
+        need = {"support_", "alpha", "b"}
         need |= {"sv_words"} if kind == "conjunction" else {"sv"}
         if est.average:
             need |= {"u", "beta", "count"}
-        missing = need - set(arrays)
-        if missing:
-            raise ValueError(f"model file is missing {sorted(missing)}")
-        classes = np.asarray(arrays["classes_"])
-        scalars = np.asarray(arrays["scalars"])
-        if classes.ndim != 1 or classes.shape[0] < 2 or scalars.shape != (4,):
-            raise ValueError("model file: malformed classes_ or scalars")
-        seed, epochs_seen, d, converged = (int(v) for v in scalars)
-        rows = 1 if classes.shape[0] == 2 else classes.shape[0]
+        k, d = est._restore_common_state(arrays, need)
+        rows = 1 if k == 2 else k
         dtype = np.int64 if kind == "conjunction" else np.float64
         alpha = np.asarray(arrays["alpha"])
         n_sv = alpha.shape[1] if alpha.ndim == 2 else -1
 
-        def want(name, shape, dt):
-            a = np.asarray(arrays[name])
-            if a.shape != shape or a.dtype != dt or (a.dtype.kind == "f"
-                                                     and not np.isfinite(a).all()):
-                raise ValueError(f"model file: {name} must be finite {np.dtype(dt)} of shape "
-                                 f"{shape}, got {a.dtype} {a.shape}")
-            return np.array(a)
-
-        est._alpha = want("alpha", (rows, n_sv), dtype)
-        est._b = want("b", (rows,), dtype)
+        est._alpha = state_array(arrays, "alpha", (rows, n_sv), dtype)
+        est._b = state_array(arrays, "b", (rows,), dtype)
         if kind == "conjunction":
-            words = want("sv_words", (n_sv, (d + 63) // 64), np.uint64)
+            words = state_array(arrays, "sv_words", (n_sv, (d + 63) // 64), np.uint64)
             est._sv = _check_packed(PackedBits(words, d), "sv_words") if n_sv else \
                 PackedBits(words, d)
         elif kind == "precomputed":
-            est._sv = want("sv", (n_sv,), np.int64)
+            est._sv = state_array(arrays, "sv", (n_sv,), np.int64)
             if n_sv and (est._sv.min() < 0 or est._sv.max() >= d):
                 raise ValueError("model file: support indices out of range")
         else:
-            est._sv = want("sv", (n_sv, d), np.float64)
+            est._sv = state_array(arrays, "sv", (n_sv, d), np.float64)
         if est.average:
-            est._u = want("u", (rows, n_sv), dtype)
-            est._beta = want("beta", (rows,), dtype)
-            est._count = want("count", (1,), np.int64)
+            est._u = state_array(arrays, "u", (rows, n_sv), dtype)
+            est._beta = state_array(arrays, "beta", (rows,), dtype)
+            est._count = state_array(arrays, "count", (1,), np.int64)
             if est._count[0] < 1:
                 raise ValueError("model file: count must be >= 1")
         est._kind = kind
-        est._seed, est._epochs_seen = seed, epochs_seen
-        est.classes_ = classes
-        est.n_features_in_ = d
-        est.support_ = want("support_", (n_sv,), np.int64)
-        est.mistakes_ = np.asarray(arrays["mistakes_"], dtype=np.int64)
-        est.n_iter_ = int(est.mistakes_.shape[0])
-        est.converged_ = bool(converged)
+        est.support_ = state_array(arrays, "support_", (n_sv,), np.int64)
         est._publish()
         return est

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _backend
 from ._estimator import (BaseEstimator, ClassifierMixin, PerceptronMixin, draw_seed,
-                         epoch_order, report_epoch)
+                         epoch_order, report_epoch, state_array)
 from ._validation import (CSR, check_classes, check_feature_names, check_X, check_n_features,
                           check_y, encode_labels, take_rows)
 
@@ -328,25 +328,9 @@ class Perceptron(PerceptronMixin, ClassifierMixin, BaseEstimator):
                 for label, row in zip(self.classes_, self.coef_)}
 
     # ------------------------------------------------------------------ persistence
-    def save(self, path):
-        """Write the fitted model to a versioned ``.npz`` (no pickle); see `perceptron_c.load`."""
-        from .io import save_model
-
-        self._check_fitted()
-        return save_model(self, path)
-
     def _state_arrays(self):
-        self._check_fitted()
-        classes = self.classes_
-        if classes.dtype == object:
-            classes = classes.astype(str)
-        arrays = {f"state_{key}": value for key, value in self._state.items()}
-        arrays.update(
-            classes_=classes,
-            mistakes_=self.mistakes_,
-            scalars=np.array([self._seed, self._epochs_seen, self.n_features_in_,
-                              int(self.converged_)], dtype=np.uint64),
-        )
+        arrays = self._common_state()
+        arrays.update({f"state_{key}": value for key, value in self._state.items()})
         if hasattr(self, "feature_names_in_"):
             arrays["feature_names_in_"] = self.feature_names_in_.astype(str)
         return arrays
@@ -355,18 +339,10 @@ class Perceptron(PerceptronMixin, ClassifierMixin, BaseEstimator):
     def _from_state(cls, params, arrays):
         est = cls(**params)
         _check_params(est)
-        need = {"classes_", "mistakes_", "scalars", "state_w", "state_b"}
+        need = {"state_w", "state_b"}
         if est.average:
             need |= {"state_u", "state_beta", "state_count"}
-        missing = need - set(arrays)
-        if missing:
-            raise ValueError(f"model file is missing {sorted(missing)}")
-        classes = np.asarray(arrays["classes_"])
-        scalars = np.asarray(arrays["scalars"])
-        if classes.ndim != 1 or classes.shape[0] < 2 or scalars.shape != (4,):
-            raise ValueError("model file: malformed classes_ or scalars")
-        seed, epochs_seen, d, converged = (int(v) for v in scalars)
-        k = classes.shape[0]
+        k, d = est._restore_common_state(arrays, need)
         rows = 1 if k == 2 else k
         shapes = {"w": (rows, d), "b": (rows,), "u": (rows, d), "beta": (rows,),
                   "count": (1 if est._joint(k) else rows,)}
@@ -374,23 +350,12 @@ class Perceptron(PerceptronMixin, ClassifierMixin, BaseEstimator):
         for key, shape in shapes.items():
             if f"state_{key}" not in arrays:
                 continue
-            a = np.asarray(arrays[f"state_{key}"])
-            dtype = np.int64 if key == "count" else np.float64
-            if a.shape != shape or a.dtype != dtype or (a.dtype.kind == "f"
-                                                        and not np.isfinite(a).all()):
-                raise ValueError(f"model file: state_{key} must be finite {np.dtype(dtype)} "
-                                 f"of shape {shape}, got {a.dtype} {a.shape}")
+            a = state_array(arrays, f"state_{key}", shape,
+                            np.int64 if key == "count" else np.float64)
             if key == "count" and np.any(a < 1):
                 raise ValueError("model file: state_count must be >= 1")
-            st[key] = np.array(a)
+            st[key] = a
         est._state = st
-        est._seed = seed
-        est._epochs_seen = epochs_seen
-        est.classes_ = classes
-        est.n_features_in_ = d
-        est.mistakes_ = np.asarray(arrays["mistakes_"], dtype=np.int64)
-        est.n_iter_ = int(est.mistakes_.shape[0])
-        est.converged_ = bool(converged)
         if "feature_names_in_" in arrays:
             names = np.asarray(arrays["feature_names_in_"]).astype(object)
             if names.shape != (d,):

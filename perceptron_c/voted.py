@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _backend
 from ._estimator import (BaseEstimator, ClassifierMixin, PerceptronMixin, draw_seed,
-                         epoch_order, report_epoch)
+                         epoch_order, report_epoch, state_array)
 from ._validation import (CSR, check_classes, check_n_features, check_X, check_y,
                           encode_labels, take_rows)
 from .kernel import gate_rows, resolve_kernel
@@ -385,21 +385,10 @@ class VotedPerceptron(PerceptronMixin, ClassifierMixin, BaseEstimator):
         return self.classes_[idx]
 
     # ------------------------------------------------------------------ persistence
-    def save(self, path):
-        """Write the fitted model to a versioned ``.npz`` (no pickle)."""
-        from .io import save_model
-
-        self._check_fitted()
-        return save_model(self, path)
-
     def _state_arrays(self):
-        self._check_fitted()
-        classes = self.classes_.astype(str) if self.classes_.dtype == object else self.classes_
-        arrays = {"classes_": classes, "mistakes_": self.mistakes_, "b": self._b,
-                  "m_ptr": self._m_ptr, "m_index": self._m_index, "m_sign": self._m_sign,
-                  "survival": self._survival, "credit": self._credit,
-                  "scalars": np.array([self._seed, self._epochs_seen, self.n_features_in_,
-                                       int(self.converged_)], dtype=np.uint64)}
+        arrays = self._common_state()
+        arrays.update(b=self._b, m_ptr=self._m_ptr, m_index=self._m_index, m_sign=self._m_sign,
+                      survival=self._survival, credit=self._credit)
         if self._kind == "conjunction":
             arrays["sv_words"] = self._sv.words
         else:
@@ -414,61 +403,40 @@ class VotedPerceptron(PerceptronMixin, ClassifierMixin, BaseEstimator):
     def _from_state(cls, params, arrays):
         est = cls(**params)
         kind, _ = est._check_params()
-        need = {"classes_", "mistakes_", "b", "m_ptr", "m_index", "m_sign", "survival",
-                "credit", "scalars", "sv_words" if kind == "conjunction" else "sv",
+        need = {"b", "m_ptr", "m_index", "m_sign", "survival", "credit",
+                "sv_words" if kind == "conjunction" else "sv",
                 "w" if kind == "primal" else "alpha"}
-        missing = need - set(arrays)
-        if missing:
-            raise ValueError(f"model file is missing {sorted(missing)}")
-        classes = np.asarray(arrays["classes_"])
-        scalars = np.asarray(arrays["scalars"])
-        if classes.ndim != 1 or classes.shape[0] < 2 or scalars.shape != (4,):
-            raise ValueError("model file: malformed classes_ or scalars")
-        seed, epochs_seen, d, converged = (int(v) for v in scalars)
-        machines = 1 if classes.shape[0] == 2 else classes.shape[0]
+        k, d = est._restore_common_state(arrays, need)
+        machines = 1 if k == 2 else k
         exact = kind == "conjunction"
 
-        def want(name, shape, dtype):
-            a = np.asarray(arrays[name])
-            if a.shape != shape or a.dtype != dtype or (a.dtype.kind == "f"
-                                                        and not np.isfinite(a).all()):
-                raise ValueError(f"model file: {name} must be finite {np.dtype(dtype)} of "
-                                 f"shape {shape}, got {a.dtype} {a.shape}")
-            return np.array(a)
-
-        ptr = want("m_ptr", (machines + 1,), np.int64)
+        ptr = state_array(arrays, "m_ptr", (machines + 1,), np.int64)
         if ptr[0] != 0 or np.any(np.diff(ptr) < 0):
             raise ValueError("model file: m_ptr must rise from 0")
         total = int(ptr[-1])
         est._m_ptr = ptr
-        est._m_sign = want("m_sign", (total,), np.float64)
-        est._survival = want("survival", (total + machines,), np.float64)
-        est._credit = want("credit", (machines,), np.float64)
-        est._b = want("b", (machines,), np.int64 if exact else np.float64)
+        est._m_sign = state_array(arrays, "m_sign", (total,), np.float64)
+        est._survival = state_array(arrays, "survival", (total + machines,), np.float64)
+        est._credit = state_array(arrays, "credit", (machines,), np.float64)
+        est._b = state_array(arrays, "b", (machines,), np.int64 if exact else np.float64)
         if exact:
             words = np.asarray(arrays["sv_words"])
             n_sv = words.shape[0] if words.ndim == 2 else -1
-            est._sv = PackedBits(want("sv_words", (n_sv, (d + 63) // 64), np.uint64), d)
+            est._sv = PackedBits(state_array(arrays, "sv_words", (n_sv, (d + 63) // 64), np.uint64), d)
         else:
             sv = np.asarray(arrays["sv"])
             n_sv = sv.shape[0] if sv.ndim == 2 else -1
-            est._sv = want("sv", (n_sv, d), np.float64)
-        est._m_index = want("m_index", (total,), np.int64)
+            est._sv = state_array(arrays, "sv", (n_sv, d), np.float64)
+        est._m_index = state_array(arrays, "m_index", (total,), np.int64)
         if total and (est._m_index.min() < 0 or est._m_index.max() >= n_sv):
             raise ValueError("model file: m_index out of range")
         if np.any(np.abs(est._m_sign) != 1.0) or np.any(est._survival < 0):
             raise ValueError("model file: m_sign must be +-1 and survival counts >= 0")
         if kind == "primal":
-            est._w = want("w", (machines, d), np.float64)
+            est._w = state_array(arrays, "w", (machines, d), np.float64)
         else:
-            est._alpha = want("alpha", (machines, n_sv), np.int64 if exact else np.float64)
+            est._alpha = state_array(arrays, "alpha", (machines, n_sv), np.int64 if exact else np.float64)
         est._kind = kind
-        est._seed, est._epochs_seen = seed, epochs_seen
-        est.classes_ = classes
-        est.n_features_in_ = d
-        est.mistakes_ = np.asarray(arrays["mistakes_"], dtype=np.int64)
-        est.n_iter_ = int(est.mistakes_.shape[0])
-        est.converged_ = bool(converged)
         est._publish()
         return est
 
