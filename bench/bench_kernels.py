@@ -97,15 +97,16 @@ def kernel_perceptron_training(rng, n, d=20, epochs=5):
         return [mod.dual_epoch_cached(G, signs, o, alpha, b, scores, True) for o in orders]
 
     def streamed(mod):
-        alpha, b, block = np.zeros(n), np.zeros(1), 500
+        alpha, b = np.zeros(n), np.zeros(1)
         total = []
         for o in orders:
             total.append(sum(mod.dual_epoch_rows(K, r, signs, alpha, b, True)
                              for r, K in blocks[id(o)]))
         return total
 
-    blocks = {id(o): [(o[s:s + 500], np.ascontiguousarray(G[o[s:s + 500]]))
-                      for s in range(0, n, 500)] for o in orders}
+    block = 500  # rows of kernel values per call, as the streaming mode computes them
+    blocks = {id(o): [(o[s:s + block], np.ascontiguousarray(G[o[s:s + block]]))
+                      for s in range(0, n, block)] for o in orders}
     for name, fn in (("epochs, cached scores", cached), ("epochs, kernel rows", streamed)):
         t, m = {}, {}
         for key, mod in (("c", _dual_c), ("python", _dual_py)):

@@ -14,7 +14,6 @@ computes the exponent, which is exact in int64 (2^k itself overflows float64 fro
 The float kernels (linear, polynomial, RBF) are numpy matrix products shared with the C twin
 (``_gram_dense``), so both twins compute them identically.
 """
-import numpy as np
 
 from ._gram_dense import gram_linear, gram_poly, gram_rbf
 

@@ -1,5 +1,4 @@
 """scikit-learn compatibility: its estimator checks, clone, Pipeline, GridSearchCV."""
-import numpy as np
 import pytest
 
 sklearn = pytest.importorskip("sklearn")
