@@ -37,7 +37,8 @@ def model_backend(request):
     from perceptron_c import _backend
 
     if request.param == "c":
-        _module("c", "_linear")
+        for name in _backend._MODULES:
+            _module("c", name)
     with _backend.using(request.param):
         yield request.param
 

@@ -22,15 +22,6 @@ def kernels_twins():
     return _module("c", "_kernels"), _module("python", "_kernels")
 
 
-@pytest.fixture(params=BACKENDS)
-def kernels_model_backend(request):
-    """Run the kernels model layer on one twin (through the dispatcher)."""
-    if request.param == "c":
-        _module("c", "_kernels")
-    with _backend.using(request.param):
-        yield request.param
-
-
 def random_words(rng, n, n_bits, density=0.5):
     X = (rng.random((n, n_bits)) < density).astype(np.uint8)
     return X, pack_bits(X).words
@@ -154,7 +145,7 @@ def test_twins_agree_exactly(kernels_twins, rng):
 # ---- model layer ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("n_bits", [1, 7, 64, 65, 200])
-def test_pack_unpack_round_trip(kernels_model_backend, rng, n_bits):
+def test_pack_unpack_round_trip(model_backend, rng, n_bits):
     X = (rng.random((6, n_bits)) < 0.5).astype(np.uint8)
     P = pack_bits(X)
     assert isinstance(P, PackedBits) and P.n_bits == n_bits
@@ -165,7 +156,7 @@ def test_pack_unpack_round_trip(kernels_model_backend, rng, n_bits):
     assert np.array_equal(pack_bits(X.astype(np.float32)).words, P.words)
 
 
-def test_conjunction_gram_packed_or_not(kernels_model_backend, rng):
+def test_conjunction_gram_packed_or_not(model_backend, rng):
     X = (rng.random((8, 90)) < 0.5).astype(np.int64)
     Y = (rng.random((5, 90)) < 0.5).astype(bool)
     G = gram(X, Y, kernel="conjunction")
@@ -188,7 +179,7 @@ def phi_all_monotone_conjunctions(x):
 
 
 @pytest.mark.parametrize("n", [1, 3, 8, 12])
-def test_conjunction_kernel_is_the_feature_map_inner_product(kernels_model_backend, rng, n):
+def test_conjunction_kernel_is_the_feature_map_inner_product(model_backend, rng, n):
     """Claim 2.1: Phi(a) . Phi(b) = 2^|Ones(a, b)|."""
     X = (rng.random((5 if n == 12 else 8, n)) < 0.6).astype(np.uint8)
     Phi = np.array([phi_all_monotone_conjunctions(x) for x in X])
@@ -196,7 +187,7 @@ def test_conjunction_kernel_is_the_feature_map_inner_product(kernels_model_backe
     assert np.array_equal(gram(X, kernel="conjunction"), Phi @ Phi.T)
 
 
-def test_quadratic_kernel_is_the_feature_map_inner_product(kernels_model_backend, rng):
+def test_quadratic_kernel_is_the_feature_map_inner_product(model_backend, rng):
     """Ohio slides: (1 + x.y)^2 = phi(x).phi(y) with phi = (1, sqrt2 x_i, x_i^2,
     sqrt2 x_i x_j for i < j)."""
     X = rng.integers(-3, 4, size=(7, 4)).astype(float)
@@ -222,7 +213,7 @@ def _psd_kernels():
 
 
 @pytest.mark.parametrize("name", sorted(_psd_kernels()))
-def test_gram_is_symmetric_psd(kernels_model_backend, rng, name):
+def test_gram_is_symmetric_psd(model_backend, rng, name):
     k = _psd_kernels()[name]
     X = (rng.random((25, 10)) < 0.5).astype(float)  # 0/1 so the conjunction kernel applies
     X[:, :3] += 0.0 if "conj" in name else rng.normal(size=(25, 3))
@@ -234,7 +225,7 @@ def test_gram_is_symmetric_psd(kernels_model_backend, rng, name):
     assert np.array_equal(gram(X, kernel=k), G)
 
 
-def test_names_and_defaults(kernels_model_backend, rng):
+def test_names_and_defaults(model_backend, rng):
     X = rng.normal(size=(6, 4))
     Y = rng.normal(size=(3, 4))
     assert np.array_equal(gram(X, Y), X @ Y.T)
@@ -263,7 +254,7 @@ def test_matches_scikit_learn(rng):
                                pairwise.rbf_kernel(X, Y, gamma=0.1), rtol=1e-12)
 
 
-def test_overflow(kernels_model_backend):
+def test_overflow(model_backend):
     X = np.zeros((3, 1100), dtype=np.uint8)
     X[0, :1023] = 1
     X[1, :1023] = 1
@@ -287,14 +278,14 @@ def test_overflow(kernels_model_backend):
     (np.array([[np.nan, 1.0]]), "NaN"),
     (np.array([0, 1, 1]), "2-D"),
 ])
-def test_conjunction_rejects_non_binary(kernels_model_backend, bad, match):
+def test_conjunction_rejects_non_binary(model_backend, bad, match):
     with pytest.raises(ValueError, match=match):
         gram(bad, kernel="conjunction")
     with pytest.raises(ValueError, match=match):
         pack_bits(bad)
 
 
-def test_bad_input_errors(kernels_model_backend):
+def test_bad_input_errors(model_backend):
     X = np.ones((3, 4))
     with pytest.raises(ValueError, match="gamma"):
         gram(X, kernel="rbf", gamma=0)
@@ -340,7 +331,7 @@ def test_bad_input_errors(kernels_model_backend):
         gram("abc", kernel="linear")
 
 
-def test_bad_packed_bits(kernels_model_backend):
+def test_bad_packed_bits(model_backend):
     words = np.zeros((2, 2), dtype=np.uint64)
     with pytest.raises(ValueError, match="words per row"):
         gram(PackedBits(words, 10), kernel="conjunction")
