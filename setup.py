@@ -1,54 +1,76 @@
 """Build script: compiles the Cython twins unless PERCEPTRON_C_NO_EXTENSIONS is set.
 
-Without the variable a compile failure fails the build loudly: a wheel that silently fell
-back to the Python twins would be 100x slower without telling anyone.
+Without the variable a compile failure fails the build loudly (and says how to get the pure
+build): a wheel that silently fell back to the Python twins would be 100x slower without
+telling anyone. With it, the build is pure and leaves a PURE_BUILD file in the package, so
+the installed package knows it has no C core on purpose and says so once at import.
 """
 import os
 import sys
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 NO_EXTENSIONS = bool(os.environ.get("PERCEPTRON_C_NO_EXTENSIONS"))
-MODULES = ["_linear_c", "_kernels_c", "_dual_c", "_voted_c"]
+MODULES = ["_linear_c", "_gram_c", "_dual_c", "_conjunction_c", "_voted_c", "_sgd_c",
+           "_budget_c", "_kpa_c"]
+DIRECTIVES = {"language_level": 3, "boundscheck": False, "wraparound": False,
+              "cdivision": True, "initializedcheck": False, "embedsignature": True,
+              "freethreading_compatible": True}
+
+
+def compile_args():
+    if sys.platform == "win32":
+        return ["/O2"]
+    # Portable and exact: no CPU-specific flags and no contraction into FMA (the twins agree
+    # bit for bit); wider instructions (popcount) are chosen at run time instead. -g0: no
+    # debug info in the wheels (2.7 MB -> 0.6 MB).
+    return ["-O3", "-g0", "-fno-strict-aliasing", "-ffp-contract=off"]
+
+
+class BuildExt(build_ext):
+    """Cythonize when the build runs (not at every setup.py invocation), compile the
+    modules in parallel, and explain a failed compile."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if self.parallel is None:
+            self.parallel = os.cpu_count() or 1
+
+    def run(self):
+        from Cython.Build import cythonize
+
+        generated = cythonize(self.extensions, compiler_directives=DIRECTIVES,
+                              nthreads=self.parallel or 1)
+        for ext, c_ext in zip(self.extensions, generated):  # keep setuptools' Extension objects
+            ext.sources = c_ext.sources
+        try:
+            super().run()
+        except Exception as exc:
+            raise SystemExit(
+                f"perceptron_c: compiling the C core failed ({exc}).\nInstall a C compiler "
+                "(and the Python headers), or build the pure-Python package, about 100x "
+                "slower, with PERCEPTRON_C_NO_EXTENSIONS=1 set.") from exc
+
+
+class BuildPy(build_py):
+    """A pure build marks itself, so the installed package can tell it from a broken one."""
+
+    def run(self):
+        super().run()
+        if NO_EXTENSIONS:
+            marker = os.path.join(self.build_lib, "perceptron_c", "PURE_BUILD")
+            with open(marker, "w", encoding="utf-8") as handle:
+                handle.write("built with PERCEPTRON_C_NO_EXTENSIONS set: no C core\n")
 
 
 def extensions():
     if NO_EXTENSIONS:
         return []
-    import numpy
-    from Cython.Build import cythonize
-
-    if sys.platform == "win32":
-        args = ["/O2"]
-    else:
-        # Portable and exact: no CPU-specific or fast-math flags (the twins agree bit for bit);
-        # wider instructions (popcount) are chosen at run time instead.
-        args = ["-O3", "-fno-strict-aliasing", "-ffp-contract=off"]
-    macros = [
-        ("NPY_NO_DEPRECATED_API", "NPY_1_23_API_VERSION"),
-        ("NPY_TARGET_VERSION", "NPY_1_23_API_VERSION"),
-    ]
-    exts = [
-        Extension(
-            f"perceptron_c.{name}",
-            [f"perceptron_c/{name}.pyx"],
-            include_dirs=[numpy.get_include(), "perceptron_c"],
-            define_macros=macros,
-            extra_compile_args=args,
-        )
-        for name in MODULES
-    ]
-    return cythonize(
-        exts,
-        compiler_directives={
-            "language_level": 3,
-            "boundscheck": False,
-            "wraparound": False,
-            "cdivision": True,
-            "initializedcheck": False,
-            "embedsignature": True,
-        },
-    )
+    return [Extension(f"perceptron_c.{name}", [f"perceptron_c/{name}.pyx"],
+                      include_dirs=["perceptron_c"], extra_compile_args=compile_args())
+            for name in MODULES]
 
 
-setup(ext_modules=extensions())
+setup(ext_modules=extensions(), cmdclass={"build_ext": BuildExt, "build_py": BuildPy})

@@ -1,0 +1,30 @@
+# Shortcuts for contributors (see CONTRIBUTING.md); `make ci` is what CI runs.
+PYTHON ?= python
+
+.PHONY: dev test test-python lint types docs bench ci
+
+dev:            ## in-place build with every tool
+	$(PYTHON) -m pip install -e ".[dev,plot]"
+
+test:           ## the suite against the installed package, C twins and Python twins
+	$(PYTHON) -Im pytest tests
+
+test-python:    ## the same code forced onto the Python twins (no rebuild needed)
+	PERCEPTRON_C_NO_EXTENSIONS=1 $(PYTHON) -Im pytest tests
+
+lint:
+	ruff check .
+	cython-lint perceptron_c/*.pyx perceptron_c/*.pxd
+
+types:
+	mypy
+	bash tools/stubtest.sh
+
+docs:
+	sphinx-build -W --keep-going -b html docs docs/_build/html
+
+bench:
+	cd /tmp && $(PYTHON) $(CURDIR)/bench/bench_linear.py && $(PYTHON) $(CURDIR)/bench/bench_kernels.py
+
+ci:
+	bash .ci/run
