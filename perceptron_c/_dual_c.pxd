@@ -1,12 +1,20 @@
 # C-level API of the dual (kernel) perceptron routines, for Cython code that wants to run the
 # epoch kernels without going through Python. Every pointer must already be valid for the
 # sizes given and every index in range: these functions do no checking at all (the def
-# functions of _dual_c show the checks). Row-major arrays: G (n, n), Krows/Erows (m, n),
+# functions of _dual_c show the checks). Row-major arrays: G (n, n), Krows (m, n),
 # alpha/scores/U (K, n). Averaging is off when u/U == NULL (then beta and count are ignored).
-# Conjunction kernels take B: zeroed int64 buckets of length max(exponents) + 2, left zeroed.
 # steps (binary routines; NULL: not recorded) receives the position t in order/rows of each
 # mistake, in order: room for m entries.
-from libc.stdint cimport int32_t, int64_t
+#
+# The *_weighted and *_support_rows forms take two more inputs: sample_weight (NULL: every
+# weight 1), one weight per pool example that scales its updates; and (rows forms) cols, nc:
+# Krows then has nc columns, the pool examples cols[0] < cols[1] < ..., which must hold every
+# visited row and every example with a nonzero coefficient (cols NULL, nc = n: every column).
+# The inline checks at the end are the def layers' (also used by _conjunction_c).
+from libc.math cimport isfinite
+from libc.stdint cimport int64_t
+
+from perceptron_c._checks cimport all_in_range, check_rows, need
 
 cdef Py_ssize_t binary_cached(const double* G, const double* y, const int64_t* order,
                               Py_ssize_t m, Py_ssize_t n, double* alpha, double* b,
@@ -29,27 +37,105 @@ cdef Py_ssize_t multiclass_rows(const double* Krows, const int64_t* rows, Py_ssi
                                 double* alpha, double* b, double* U, double* beta,
                                 int64_t* count, bint fit_intercept) noexcept nogil
 
-# Sign (-1, 0, 1) / nearest float64 (clipped to +-DBL_MAX) of sum_k B[k] 2^k, where only B[0]
-# and B[lo..hi] may be nonzero (hi < lo: only B[0]); both clear those buckets.
-cdef int conjunction_sign(int64_t* B, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
-cdef double conjunction_value(int64_t* B, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil
+cdef Py_ssize_t binary_cached_weighted(const double* G, const double* y, const int64_t* order,
+                                       Py_ssize_t m, Py_ssize_t n, double* alpha, double* b,
+                                       double* scores, double* u, double* beta,
+                                       int64_t* count, bint fit_intercept, int64_t* steps,
+                                       const double* sample_weight) noexcept nogil
 
-cdef Py_ssize_t conjunction_binary_rows(const int32_t* Erows, const int64_t* rows,
-                                        Py_ssize_t m, Py_ssize_t n, const double* y,
-                                        int64_t* alpha, int64_t* b, int64_t* u, int64_t* beta,
-                                        int64_t* count, bint fit_intercept,
-                                        int64_t* B, int64_t* steps) noexcept nogil
+cdef Py_ssize_t multiclass_cached_weighted(const double* G, const int64_t* y,
+                                           const int64_t* order, Py_ssize_t m, Py_ssize_t n,
+                                           Py_ssize_t n_classes, double* alpha, double* b,
+                                           double* scores, double* U, double* beta,
+                                           int64_t* count, bint fit_intercept,
+                                           const double* sample_weight) noexcept nogil
 
-cdef Py_ssize_t conjunction_multiclass_rows(const int32_t* Erows, const int64_t* rows,
-                                            Py_ssize_t m, Py_ssize_t n, Py_ssize_t n_classes,
-                                            const int64_t* y, int64_t* alpha, int64_t* b,
-                                            int64_t* U, int64_t* beta, int64_t* count,
-                                            bint fit_intercept, int64_t* B) noexcept nogil
+cdef Py_ssize_t binary_support_rows(const double* Krows, const int64_t* rows, Py_ssize_t m,
+                                    Py_ssize_t n, const int64_t* cols, Py_ssize_t nc,
+                                    const double* y, double* alpha, double* b, double* u,
+                                    double* beta, int64_t* count, bint fit_intercept,
+                                    int64_t* steps, const double* sample_weight) noexcept nogil
 
-cdef void conjunction_decision_rows(const int32_t* E, Py_ssize_t n_rows, Py_ssize_t n,
-                                    const int64_t* coef, const int64_t* b, Py_ssize_t n_classes,
-                                    double* out, int64_t* B) noexcept nogil
+cdef Py_ssize_t multiclass_support_rows(const double* Krows, const int64_t* rows, Py_ssize_t m,
+                                        Py_ssize_t n, const int64_t* cols, Py_ssize_t nc,
+                                        Py_ssize_t n_classes, const int64_t* y, double* alpha,
+                                        double* b, double* U, double* beta, int64_t* count,
+                                        bint fit_intercept,
+                                        const double* sample_weight) noexcept nogil
 
-cdef void conjunction_argmax_rows(const int32_t* E, Py_ssize_t n_rows, Py_ssize_t n,
-                                  const int64_t* coef, const int64_t* b, Py_ssize_t n_classes,
-                                  int64_t* out, int64_t* B) noexcept nogil
+
+cdef inline bint all_finite(const double* a, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t j
+    for j in range(n):
+        if not isfinite(a[j]):
+            return False
+    return True
+
+
+cdef inline bint _sorted_has(const int64_t* cols, Py_ssize_t nc, int64_t v) noexcept nogil:
+    cdef Py_ssize_t lo = 0, hi = nc, mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cols[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < nc and cols[lo] == v
+
+
+cdef inline object check_krows(Py_ssize_t n_krows, Py_ssize_t n_kcols,
+                               const int64_t[::1] rows, Py_ssize_t n,
+                               const int64_t[::1] cols):
+    """The shape of Krows (Erows) against rows and cols, and rows in [0, n)."""
+    if cols is None:
+        check_rows(rows, n, n_krows, n_kcols)
+        return
+    need(n_krows == rows.shape[0], "Krows must have one row per entry of rows")
+    need(n_kcols == cols.shape[0], "Krows must have one column per entry of cols")
+    need(all_in_range(rows, n), f"rows must lie in [0, {n})")
+
+
+cdef inline object check_cols(const int64_t[::1] cols, const int64_t[::1] rows, Py_ssize_t n):
+    """cols strictly increasing in [0, n), holding every entry of rows."""
+    cdef Py_ssize_t c, t, nc = cols.shape[0]
+    cdef bint ok = True
+    with nogil:
+        for c in range(nc):
+            if cols[c] < 0 or cols[c] >= n or (c and cols[c] <= cols[c - 1]):
+                ok = False
+                break
+    need(ok, f"cols must be strictly increasing indices in [0, {n})")
+    with nogil:
+        for t in range(rows.shape[0]):
+            if not _sorted_has(&cols[0], nc, rows[t]):
+                ok = False
+                break
+    need(ok, "cols must hold every entry of rows")
+
+
+cdef inline bint zero_outside_f64(const double* alpha, Py_ssize_t k_rows, Py_ssize_t n,
+                                  const int64_t* cols, Py_ssize_t nc) noexcept nogil:
+    """Every alpha[k, j] with j not in cols (sorted) is 0."""
+    cdef Py_ssize_t k, j, c
+    for k in range(k_rows):
+        c = 0
+        for j in range(n):
+            while c < nc and cols[c] < j:
+                c += 1
+            if alpha[k * n + j] != 0 and not (c < nc and cols[c] == j):
+                return False
+    return True
+
+
+cdef inline bint zero_outside_i64(const int64_t* alpha, Py_ssize_t k_rows, Py_ssize_t n,
+                                  const int64_t* cols, Py_ssize_t nc) noexcept nogil:
+    """zero_outside_f64 for integer coefficients."""
+    cdef Py_ssize_t k, j, c
+    for k in range(k_rows):
+        c = 0
+        for j in range(n):
+            while c < nc and cols[c] < j:
+                c += 1
+            if alpha[k * n + j] != 0 and not (c < nc and cols[c] == j):
+                return False
+    return True

@@ -16,72 +16,141 @@ get the kernel values, with the same mistakes:
   Krows[t] = K(x_rows[t], pool) and each activation is computed afresh from alpha (O(n) per
   example, memory O(block * n)): the streaming mode when the Gram does not fit.
 
-The conjunction kernel K(a, b) = 2^popcount(a AND b) exceeds float64 from 1024 common bits on,
-and sums of such terms can cancel deeply. Its routines take the exponents E = popcount(a AND b)
-(int32) and integer coefficients (int64), and decide every sign exactly: this twin with Python
-integers, the C twin with coefficients bucketed by exponent and carried in base 2.
+  With ``cols`` (int64, strictly increasing pool indices) the rows hold only those columns,
+  Krows[t, c] = K(x_rows[t], x_cols[c]): the support set plus the visited rows, which is all
+  an activation needs, since every other coefficient is 0 (and stays 0: only visited rows
+  change). The activation is the same sum with the zero terms left out, so the result is
+  the same, bit for bit, as with every column (for finite kernel values). ``cols`` must hold
+  every visited row and every example with a nonzero coefficient (checked).
+
+``sample_weight`` (one weight per pool example, float64; the caller's product of sample and
+class weights) scales each update: a mistake on i adds y_i w_i where it added y_i (binary),
+w_i where it added 1 (K-class), and y_i w_i c (w_i c) to the averaging sums. A weight of 1
+changes nothing, bit for bit; a row of weight 0 is best left out of the visiting order.
 
 The binary routines can record where their mistakes happened: ``steps`` (int64, room for one
 entry per visited example) receives the positions t of the mistakes in ``order``/``rows``,
 from which the voted perceptron rebuilds its sequence of weight vectors.
 
+An activation that is not finite (float64 overflow in the kernel values or the coefficients)
+is neither a mistake nor a success: the epoch stops there, the state is written back as it is
+(``steps`` is then unspecified) and ``FloatingPointError`` names the position.
+
 Arithmetic contract for the float routines (shared with the C twin, so that they agree bit for
 bit): f(x) in the rows mode is a 4-lane sum over the pool (element j into partial sum j % 4,
-then (s0 + s1) + (s2 + s3)), plus b; a cached score changes by ``scores[j] += y * G[i, j]`` in
-index order. Averaging is CIML ch. 4, Alg. 7 on the coefficients: u_i += y_i c, beta += y_i c
-on a mistake, c += 1 after every example; the averaged coefficients are alpha - u / c.
+then (s0 + s1) + (s2 + s3); with ``cols``, element cols[c] into partial sum cols[c] % 4, in
+the order of cols), plus b; a cached score changes by ``scores[j] += step * G[i, j]`` in
+index order, step = y_i (binary; y_i w_i with weights) or +-1 (+-w_i) for the two classes of
+a K-class mistake. Averaging is CIML ch. 4, Alg. 7 on the coefficients: u_i += step c,
+beta += step c on a mistake, c += 1 after every example; the averaged coefficients are
+alpha - u / c.
 """
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, TypeAlias
+
+    import numpy as np
+    import numpy.typing as npt
+
+    _D: TypeAlias = npt.NDArray[np.float64]
+    _I64: TypeAlias = npt.NDArray[np.int64]
 
 __all__ = [
     "dual_epoch_cached", "dual_epoch_rows", "multiclass_dual_epoch_cached",
-    "multiclass_dual_epoch_rows", "conjunction_epoch_rows",
-    "multiclass_conjunction_epoch_rows", "conjunction_decision", "conjunction_argmax",
+    "multiclass_dual_epoch_rows",
 ]
 
-_MAX = 1.7976931348623157e308  # the largest finite float64
 
-
-def _need(ok, what):
+def _need(ok: bool, what: str) -> None:
     if not ok:
         raise ValueError(what)
 
 
-def _check_rows(rows, n_pool, n_krows, n_kcols):
+def _check_rows(rows: _I64, n_pool: int, n_krows: int, n_kcols: int,
+                cols: _I64 | None = None) -> None:
     _need(n_krows == len(rows), "Krows must have one row per entry of rows")
-    _need(n_kcols == n_pool, "Krows must have one column per pool example")
+    if cols is None:
+        _need(n_kcols == n_pool, "Krows must have one column per pool example")
+    else:
+        _need(n_kcols == len(cols), "Krows must have one column per entry of cols")
     _need(all(0 <= i < n_pool for i in rows.tolist()), f"rows must lie in [0, {n_pool})")
 
 
-def _check_avg(u, beta, count, shape_alpha, n_b):
+def _check_cols(cols: _I64 | None, rows: _I64, alpha: npt.NDArray[Any]) -> None:
+    """cols: strictly increasing pool indices holding every visited row and every column of
+    alpha (1-D, or one row per class) with a nonzero coefficient."""
+    if cols is None:
+        return
+    n = alpha.shape[-1]
+    cl = cols.tolist()
+    _need(all(0 <= j < n for j in cl) and all(a < b for a, b in zip(cl, cl[1:])),
+          f"cols must be strictly increasing indices in [0, {n})")
+    inside = set(cl)
+    _need(all(i in inside for i in rows.tolist()), "cols must hold every entry of rows")
+    lines = [alpha.tolist()] if alpha.ndim == 1 else alpha.tolist()
+    _need(all(v == 0 or j in inside for line in lines for j, v in enumerate(line)),
+          "cols must hold every example with a nonzero coefficient")
+
+
+def _check_weights(sample_weight: _D | None, n: int) -> list[float] | None:
+    if sample_weight is None:
+        return None
+    _need(sample_weight.shape == (n,) and all(math.isfinite(v) for v in sample_weight.tolist()),
+          "sample_weight must hold one finite weight per pool example")
+    return sample_weight.tolist()
+
+
+def _check_avg(u: npt.NDArray[Any] | None, beta: npt.NDArray[Any] | None,
+               count: _I64 | None, shape_alpha: tuple[int, ...], n_b: int) -> bool:
     if u is None:
         _need(beta is None and count is None, "u, beta and count go together")
         return False
+    if beta is None or count is None:  # as the C twin's check_avg (not an AttributeError)
+        raise ValueError("u, beta and count go together")
     _need(u.shape == shape_alpha, "u must have the shape of alpha")
     _need(beta.shape == (n_b,), "beta must have the shape of b")
     _need(count.shape == (1,) and count[0] >= 1, "count must have shape (1,) and be >= 1")
     return True
 
 
-def _check_steps(steps, m):
+def _check_steps(steps: _I64 | None, m: int) -> None:
     _need(steps is None or steps.shape[0] >= m,
           "steps must have room for one entry per visited example")
 
 
-def _store_steps(steps, recorded):
+def _store_steps(steps: _I64 | None, recorded: list[int]) -> None:
     """Positions t (in order/rows) of this call's mistakes, for the voted perceptron."""
     if steps is not None and recorded:
         steps[:len(recorded)] = recorded
 
 
-def _dot4(a, k):
+def _non_finite(t: int, i: int) -> FloatingPointError:
+    """An activation outside float64's range stops the epoch (see the module docstring)."""
+    return FloatingPointError(f"non-finite activation at position {t} of the visiting order "
+                              f"(row {i}): the weights or the data overflow float64")
+
+
+def _dot4(a: Sequence[float], k: Sequence[float], cols: Sequence[int] | None = None) -> float:
+    """4-lane sum of a[j] * k[j]; with cols, of a[cols[c]] * k[c] in lane cols[c] % 4."""
     s = [0.0, 0.0, 0.0, 0.0]
-    for j, v in enumerate(a):
-        s[j & 3] += v * k[j]
+    if cols is None:
+        for j, v in enumerate(a):
+            s[j & 3] += v * k[j]
+    else:
+        for c, j in enumerate(cols):
+            s[j & 3] += a[j] * k[c]
     return (s[0] + s[1]) + (s[2] + s[3])
 
 
-def dual_epoch_cached(G, y, order, alpha, b, scores, fit_intercept, u=None, beta=None,
-                      count=None, steps=None):
+def dual_epoch_cached(G: _D, y: _D, order: _I64, alpha: _D, b: _D, scores: _D,
+                      fit_intercept: bool, u: _D | None = None, beta: _D | None = None,
+                      count: _I64 | None = None, steps: _I64 | None = None, *,
+                      sample_weight: _D | None = None) -> int:
     """One epoch of the binary kernel perceptron on a precomputed Gram; returns the mistakes.
 
     Ohio slides, kernel perceptron: if y_i (sum_j alpha_j K(x_j, x_i) + b) <= 0 then
@@ -93,41 +162,54 @@ def dual_epoch_cached(G, y, order, alpha, b, scores, fit_intercept, u=None, beta
           "G must be (n, n) and y, scores (n,) for alpha of length n; b (1,)")
     _need(all(0 <= i < n for i in order.tolist()), f"order must lie in [0, {n})")
     averaged = _check_avg(u, beta, count, alpha.shape, 1)
+    sw = _check_weights(sample_weight, n)
     al, sc, yl, bias = alpha.tolist(), scores.tolist(), y.tolist(), float(b[0])
     if averaged:
+        assert u is not None and beta is not None and count is not None
         ul, betal, c = u.tolist(), float(beta[0]), int(count[0])
     mistakes = 0
     recorded = []
+    error = None
     for t, i in enumerate(order.tolist()):
         yi = yl[i]
-        if yi * (sc[i] + bias) <= 0.0:
+        a = sc[i] + bias
+        if not math.isfinite(a):
+            error = _non_finite(t, i)
+            break
+        if yi * a <= 0.0:
             recorded.append(t)
             mistakes += 1
-            al[i] += yi
+            step = yi if sw is None else yi * sw[i]
+            al[i] += step
             gi = G[i].tolist()
             for j in range(n):
-                sc[j] += yi * gi[j]
+                sc[j] += step * gi[j]
             if fit_intercept:
-                bias += yi
+                bias += step
             if averaged:
-                ul[i] += yi * c
+                ul[i] += step * c
                 if fit_intercept:
-                    betal += yi * c
+                    betal += step * c
         if averaged:
             c += 1
     alpha[:] = al
     scores[:] = sc
     b[0] = bias
     if averaged:
+        assert u is not None and beta is not None and count is not None
         u[:] = ul
         beta[0] = betal
         count[0] = c
     _store_steps(steps, recorded)
+    if error is not None:
+        raise error
     return mistakes
 
 
-def multiclass_dual_epoch_cached(G, y, order, alpha, b, scores, fit_intercept, U=None,
-                                 beta=None, count=None):
+def multiclass_dual_epoch_cached(G: _D, y: _I64, order: _I64, alpha: _D, b: _D, scores: _D,
+                                 fit_intercept: bool, U: _D | None = None,
+                                 beta: _D | None = None, count: _I64 | None = None, *,
+                                 sample_weight: _D | None = None) -> int:
     """K-class kernel perceptron (Ohio slides, kernel K-class): argmax_k scores[k, i] + b_k,
     ties to the lowest k; on a mistake the true row gains example i, the predicted row loses."""
     k_classes, n = alpha.shape
@@ -136,261 +218,169 @@ def multiclass_dual_epoch_cached(G, y, order, alpha, b, scores, fit_intercept, U
     _need(all(0 <= i < n for i in order.tolist()), f"order must lie in [0, {n})")
     _need(all(0 <= v < k_classes for v in y.tolist()), f"y must lie in [0, {k_classes})")
     averaged = _check_avg(U, beta, count, alpha.shape, k_classes)
+    sw = _check_weights(sample_weight, n)
     al, sc, bl, yl = alpha.tolist(), scores.tolist(), b.tolist(), y.tolist()
     if averaged:
+        assert U is not None and beta is not None and count is not None
         ul, betal, c = U.tolist(), beta.tolist(), int(count[0])
     mistakes = 0
-    for i in order.tolist():
+    error = None
+    for t, i in enumerate(order.tolist()):
         yi = yl[i]
         pred, best = 0, sc[0][i] + bl[0]
+        finite = math.isfinite(best)
         for k in range(1, k_classes):
             s = sc[k][i] + bl[k]
+            finite = finite and math.isfinite(s)
             if s > best:
                 pred, best = k, s
+        if not finite:
+            error = _non_finite(t, i)
+            break
         if pred != yi:
             mistakes += 1
-            al[yi][i] += 1.0
-            al[pred][i] -= 1.0
+            step = 1.0 if sw is None else sw[i]
+            al[yi][i] += step
+            al[pred][i] -= step
             gi = G[i].tolist()
             st, sp = sc[yi], sc[pred]
             for j in range(n):
-                st[j] += gi[j]
-                sp[j] -= gi[j]
+                st[j] += step * gi[j]
+                sp[j] -= step * gi[j]
             if fit_intercept:
-                bl[yi] += 1.0
-                bl[pred] -= 1.0
+                bl[yi] += step
+                bl[pred] -= step
             if averaged:
-                ul[yi][i] += c
-                ul[pred][i] -= c
+                ul[yi][i] += step * c
+                ul[pred][i] -= step * c
                 if fit_intercept:
-                    betal[yi] += c
-                    betal[pred] -= c
+                    betal[yi] += step * c
+                    betal[pred] -= step * c
         if averaged:
             c += 1
     alpha[:] = al
     scores[:] = sc
     b[:] = bl
     if averaged:
+        assert U is not None and beta is not None and count is not None
         U[:] = ul
         beta[:] = betal
         count[0] = c
+    if error is not None:
+        raise error
     return mistakes
 
 
-def dual_epoch_rows(Krows, rows, y, alpha, b, fit_intercept, u=None, beta=None, count=None,
-                    steps=None):
+def dual_epoch_rows(Krows: _D, rows: _I64, y: _D, alpha: _D, b: _D, fit_intercept: bool,
+                    u: _D | None = None, beta: _D | None = None,
+                    count: _I64 | None = None, steps: _I64 | None = None, *,
+                    cols: _I64 | None = None, sample_weight: _D | None = None) -> int:
     """The binary kernel perceptron over the visited examples ``rows`` (in that order), each
-    scored afresh against the current coefficients: f = sum_j alpha_j Krows[t, j] + b."""
+    scored afresh against the current coefficients: f = sum_j alpha_j Krows[t, j] + b (the
+    columns ``cols`` of the pool only, when given)."""
     _check_steps(steps, len(rows))
     n = alpha.shape[0]
-    _check_rows(rows, n, Krows.shape[0], Krows.shape[1])
+    _check_rows(rows, n, Krows.shape[0], Krows.shape[1], cols)
     _need(y.shape == (n,) and b.shape == (1,), "y must have shape (n,) and b (1,)")
+    _check_cols(cols, rows, alpha)
     averaged = _check_avg(u, beta, count, alpha.shape, 1)
+    sw = _check_weights(sample_weight, n)
+    cl = None if cols is None else cols.tolist()
     al, yl, bias = alpha.tolist(), y.tolist(), float(b[0])
     if averaged:
+        assert u is not None and beta is not None and count is not None
         ul, betal, c = u.tolist(), float(beta[0]), int(count[0])
     mistakes = 0
     recorded = []
+    error = None
     for t, i in enumerate(rows.tolist()):
         yi = yl[i]
-        if yi * (_dot4(al, Krows[t].tolist()) + bias) <= 0.0:
+        a = _dot4(al, Krows[t].tolist(), cl) + bias
+        if not math.isfinite(a):
+            error = _non_finite(t, i)
+            break
+        if yi * a <= 0.0:
             recorded.append(t)
             mistakes += 1
-            al[i] += yi
+            step = yi if sw is None else yi * sw[i]
+            al[i] += step
             if fit_intercept:
-                bias += yi
+                bias += step
             if averaged:
-                ul[i] += yi * c
+                ul[i] += step * c
                 if fit_intercept:
-                    betal += yi * c
+                    betal += step * c
         if averaged:
             c += 1
     alpha[:] = al
     b[0] = bias
     if averaged:
+        assert u is not None and beta is not None and count is not None
         u[:] = ul
         beta[0] = betal
         count[0] = c
     _store_steps(steps, recorded)
+    if error is not None:
+        raise error
     return mistakes
 
 
-def multiclass_dual_epoch_rows(Krows, rows, y, alpha, b, fit_intercept, U=None, beta=None,
-                               count=None):
+def multiclass_dual_epoch_rows(Krows: _D, rows: _I64, y: _I64, alpha: _D, b: _D,
+                               fit_intercept: bool, U: _D | None = None,
+                               beta: _D | None = None, count: _I64 | None = None, *,
+                               cols: _I64 | None = None,
+                               sample_weight: _D | None = None) -> int:
     """K-class form of `dual_epoch_rows`."""
     k_classes, n = alpha.shape
-    _check_rows(rows, n, Krows.shape[0], Krows.shape[1])
+    _check_rows(rows, n, Krows.shape[0], Krows.shape[1], cols)
     _need(y.shape == (n,) and b.shape == (k_classes,), "y must have shape (n,) and b (K,)")
     _need(all(0 <= v < k_classes for v in y.tolist()), f"y must lie in [0, {k_classes})")
+    _check_cols(cols, rows, alpha)
     averaged = _check_avg(U, beta, count, alpha.shape, k_classes)
+    sw = _check_weights(sample_weight, n)
+    cl = None if cols is None else cols.tolist()
     al, bl, yl = alpha.tolist(), b.tolist(), y.tolist()
     if averaged:
+        assert U is not None and beta is not None and count is not None
         ul, betal, c = U.tolist(), beta.tolist(), int(count[0])
     mistakes = 0
+    error = None
     for t, i in enumerate(rows.tolist()):
         yi = yl[i]
         kr = Krows[t].tolist()
-        pred, best = 0, _dot4(al[0], kr) + bl[0]
+        pred, best = 0, _dot4(al[0], kr, cl) + bl[0]
+        finite = math.isfinite(best)
         for k in range(1, k_classes):
-            s = _dot4(al[k], kr) + bl[k]
+            s = _dot4(al[k], kr, cl) + bl[k]
+            finite = finite and math.isfinite(s)
             if s > best:
                 pred, best = k, s
+        if not finite:
+            error = _non_finite(t, i)
+            break
         if pred != yi:
             mistakes += 1
-            al[yi][i] += 1.0
-            al[pred][i] -= 1.0
+            step = 1.0 if sw is None else sw[i]
+            al[yi][i] += step
+            al[pred][i] -= step
             if fit_intercept:
-                bl[yi] += 1.0
-                bl[pred] -= 1.0
+                bl[yi] += step
+                bl[pred] -= step
             if averaged:
-                ul[yi][i] += c
-                ul[pred][i] -= c
+                ul[yi][i] += step * c
+                ul[pred][i] -= step * c
                 if fit_intercept:
-                    betal[yi] += c
-                    betal[pred] -= c
+                    betal[yi] += step * c
+                    betal[pred] -= step * c
         if averaged:
             c += 1
     alpha[:] = al
     b[:] = bl
     if averaged:
+        assert U is not None and beta is not None and count is not None
         U[:] = ul
         beta[:] = betal
         count[0] = c
+    if error is not None:
+        raise error
     return mistakes
-
-
-def _exact(coefs, exps, bias):
-    """sum_j coefs[j] * 2^exps[j] + bias as a Python integer (exact for any exponent)."""
-    total = bias
-    for a, e in zip(coefs, exps):
-        if a:
-            total += a << e
-    return total
-
-
-def conjunction_epoch_rows(Erows, rows, y, alpha, b, fit_intercept, u=None, beta=None,
-                           count=None, steps=None):
-    """`dual_epoch_rows` for the conjunction kernel with exact activations.
-
-    Erows[t, j] = popcount(x_rows[t] AND x_j); alpha, b, u, beta are int64; y is +1/-1
-    (float64, as everywhere). f = sum_j alpha_j 2^Erows[t, j] + b is formed exactly, so the
-    mistake test y f <= 0 is exact at any bit count (Columbia notes, Claim 2.1 and 2.3).
-    """
-    _check_steps(steps, len(rows))
-    n = alpha.shape[0]
-    _check_rows(rows, n, Erows.shape[0], Erows.shape[1])
-    _need(y.shape == (n,) and b.shape == (1,), "y must have shape (n,) and b (1,)")
-    averaged = _check_avg(u, beta, count, alpha.shape, 1)
-    al, yl, bias = alpha.tolist(), [int(v) for v in y.tolist()], int(b[0])
-    if averaged:
-        ul, betal, c = u.tolist(), int(beta[0]), int(count[0])
-    mistakes = 0
-    recorded = []
-    for t, i in enumerate(rows.tolist()):
-        yi = yl[i]
-        if yi * _exact(al, Erows[t].tolist(), bias) <= 0:
-            recorded.append(t)
-            mistakes += 1
-            al[i] += yi
-            if fit_intercept:
-                bias += yi
-            if averaged:
-                ul[i] += yi * c
-                if fit_intercept:
-                    betal += yi * c
-        if averaged:
-            c += 1
-    alpha[:] = al
-    b[0] = bias
-    if averaged:
-        u[:] = ul
-        beta[0] = betal
-        count[0] = c
-    _store_steps(steps, recorded)
-    return mistakes
-
-
-def multiclass_conjunction_epoch_rows(Erows, rows, y, alpha, b, fit_intercept, U=None,
-                                      beta=None, count=None):
-    """K-class form of `conjunction_epoch_rows`: exact argmax, ties to the lowest class."""
-    k_classes, n = alpha.shape
-    _check_rows(rows, n, Erows.shape[0], Erows.shape[1])
-    _need(y.shape == (n,) and b.shape == (k_classes,), "y must have shape (n,) and b (K,)")
-    _need(all(0 <= v < k_classes for v in y.tolist()), f"y must lie in [0, {k_classes})")
-    averaged = _check_avg(U, beta, count, alpha.shape, k_classes)
-    al, bl, yl = alpha.tolist(), b.tolist(), y.tolist()
-    if averaged:
-        ul, betal, c = U.tolist(), beta.tolist(), int(count[0])
-    mistakes = 0
-    for t, i in enumerate(rows.tolist()):
-        yi = yl[i]
-        er = Erows[t].tolist()
-        pred, best = 0, _exact(al[0], er, bl[0])
-        for k in range(1, k_classes):
-            s = _exact(al[k], er, bl[k])
-            if s > best:
-                pred, best = k, s
-        if pred != yi:
-            mistakes += 1
-            al[yi][i] += 1
-            al[pred][i] -= 1
-            if fit_intercept:
-                bl[yi] += 1
-                bl[pred] -= 1
-            if averaged:
-                ul[yi][i] += c
-                ul[pred][i] -= c
-                if fit_intercept:
-                    betal[yi] += c
-                    betal[pred] -= c
-        if averaged:
-            c += 1
-    alpha[:] = al
-    b[:] = bl
-    if averaged:
-        U[:] = ul
-        beta[:] = betal
-        count[0] = c
-    return mistakes
-
-
-def _to_float(v):
-    """Nearest float64 to the integer v; beyond float64's range, the largest finite float64
-    of v's sign (never inf)."""
-    try:
-        return float(v)
-    except OverflowError:
-        return _MAX if v > 0 else -_MAX
-
-
-def _check_decision(E, coef, b, out):
-    _need(E.shape[1] == coef.shape[1], "E must have one column per coefficient")
-    _need(b.shape == (coef.shape[0],), "b must have one entry per row of coef")
-    _need(out.shape[0] == E.shape[0], "out must have one row per row of E")
-
-
-def conjunction_decision(E, coef, b, out):
-    """out[i, k] = float64 of sum_j coef[k, j] 2^E[i, j] + b[k], sign exact, clipped to the
-    largest finite float64 beyond float64's range."""
-    _check_decision(E, coef, b, out)
-    _need(out.shape[1] == coef.shape[0], "out must have shape (n, K)")
-    cl, bl = coef.tolist(), b.tolist()
-    res = [[_to_float(_exact(ck, er, bk)) for ck, bk in zip(cl, bl)] for er in E.tolist()]
-    if res:
-        out[:] = res
-
-
-def conjunction_argmax(E, coef, b, out):
-    """out[i] = the first k maximizing sum_j coef[k, j] 2^E[i, j] + b[k], compared exactly."""
-    _check_decision(E, coef, b, out)
-    cl, bl = coef.tolist(), b.tolist()
-    res = []
-    for er in E.tolist():
-        best_k, best = 0, _exact(cl[0], er, bl[0])
-        for k in range(1, len(cl)):
-            s = _exact(cl[k], er, bl[k])
-            if s > best:
-                best_k, best = k, s
-        res.append(best_k)
-    if res:
-        out[:] = res

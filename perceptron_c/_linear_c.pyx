@@ -6,9 +6,26 @@ The Python twin is the specification; read its module docstring for the arithmet
 without the GIL. Inputs must be canonical (``_validation``); the def functions check shapes
 and the visiting order, the gate checks everything else once per fit.
 """
-from libc.math cimport sqrt
+from cpython.exc cimport PyErr_CheckSignals
+from libc.math cimport fabs, frexp, isfinite, ldexp, sqrt
 from libc.stdint cimport int32_t, int64_t
 from cython cimport floating
+
+from perceptron_c._checks cimport (all_in_range, check_steps, need, non_finite,
+                                   rows_per_chunk)
+
+__all__ = [
+    "perceptron_epoch_dense",
+    "perceptron_epoch_csr",
+    "averaged_epoch_dense",
+    "averaged_epoch_csr",
+    "multiclass_epoch_dense",
+    "multiclass_epoch_csr",
+    "multiclass_averaged_epoch_dense",
+    "multiclass_averaged_epoch_csr",
+    "decision_dense",
+    "decision_csr",
+]
 
 
 cdef extern from "_prefetch.h":
@@ -18,6 +35,9 @@ cdef extern from "_prefetch.h":
 cdef enum:
     AHEAD = 4
     PREFETCH_BYTES = 2048
+
+# A squared norm below it may have lost digits to underflow (see _linear_py._TINY).
+cdef double TINY = 2.0 ** -960
 
 
 cdef inline double _dot(const floating* x, const int32_t* idx, const double* w,
@@ -80,26 +100,69 @@ cdef inline double _sqnorm(const floating* x, Py_ssize_t m) noexcept nogil:
 
 
 cdef inline void _add(double* w, double step, const floating* x, const int32_t* idx,
-                      Py_ssize_t m) noexcept nogil:
+                      Py_ssize_t m, double p) noexcept nogil:
+    # w[k] += step * (x[k] * p); p is a power of two, 1.0 but for rows of extreme scale
     cdef Py_ssize_t k
-    if idx == NULL:
+    if p == 1.0:
+        if idx == NULL:
+            for k in range(m):
+                w[k] += step * <double>x[k]
+        else:
+            for k in range(m):
+                w[idx[k]] += step * <double>x[k]
+    elif idx == NULL:
         for k in range(m):
-            w[k] += step * <double>x[k]
+            w[k] += step * (<double>x[k] * p)
     else:
         for k in range(m):
-            w[idx[k]] += step * <double>x[k]
+            w[idx[k]] += step * (<double>x[k] * p)
+
+
+cdef inline double _scaled_sqnorm(const floating* x, Py_ssize_t m, double p) noexcept nogil:
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, v
+    cdef Py_ssize_t k
+    for k in range(m):
+        v = <double>x[k] * p
+        if (k & 3) == 0:
+            s0 += v * v
+        elif (k & 3) == 1:
+            s1 += v * v
+        elif (k & 3) == 2:
+            s2 += v * v
+        else:
+            s3 += v * v
+    return (s0 + s1) + (s2 + s3)
 
 
 cdef inline double _step_scale(const floating* x, Py_ssize_t m, bint fit_intercept,
-                               bint normalize) noexcept nogil:
-    cdef double nrm2
+                               bint normalize, double* p) noexcept nogil:
+    # the length of the update and the row's power-of-two scale (see _linear_py._step_scale)
+    cdef double nrm2, top = 0.0
+    cdef Py_ssize_t k
+    cdef int e
+    p[0] = 1.0
     if not normalize:
         return 1.0
     nrm2 = _sqnorm(x, m)
     if fit_intercept:
         nrm2 += 1.0
-    if nrm2 == 0.0:
+    if TINY <= nrm2 and isfinite(nrm2):
+        return 1.0 / sqrt(nrm2)
+    for k in range(m):
+        if fabs(<double>x[k]) > top:
+            top = fabs(<double>x[k])
+    if top == 0.0:  # a zero row (without intercept): no update
         return 0.0
+    frexp(top, &e)
+    e = -e
+    if e > 1022:
+        e = 1022
+    elif e < -1022:
+        e = -1022
+    p[0] = ldexp(1.0, e)
+    nrm2 = _scaled_sqnorm(x, m, p[0])
+    if fit_intercept:
+        nrm2 += p[0] * p[0]
     return 1.0 / sqrt(nrm2)
 
 
@@ -142,12 +205,13 @@ cdef inline void _prefetch_row(const floating* data, const int32_t* idx, const i
 cdef Py_ssize_t binary_epoch(const floating* data, const int32_t* idx, const int64_t* indptr,
                              Py_ssize_t d, const double* y, const int64_t* order, Py_ssize_t n,
                              double* w, double* b, double* u, double* beta, int64_t* count,
-                             bint fit_intercept, bint normalize, int64_t* steps) noexcept nogil:
+                             bint fit_intercept, bint normalize, int64_t* steps,
+                             const double* sample_weight) noexcept nogil:
     cdef Py_ssize_t t, m, mistakes = 0
     cdef int64_t i
     cdef const floating* x
     cdef const int32_t* cols
-    cdef double a, yi, step, cstep
+    cdef double a, yi, step, cstep, p
     cdef double bias = b[0]
     cdef bint averaged = u != NULL
     cdef int64_t c = count[0] if averaged else 0
@@ -158,20 +222,25 @@ cdef Py_ssize_t binary_epoch(const floating* data, const int32_t* idx, const int
         _row(data, idx, indptr, d, i, &x, &cols, &m)
         yi = y[i]
         a = _dot(x, cols, w, m) + bias
+        if not isfinite(a):  # never a mistake nor a success: stop, the caller raises
+            mistakes = -1 - t
+            break
         if yi * a <= 0.0:
             if steps != NULL:
                 steps[mistakes] = t
             mistakes += 1
-            step = yi * _step_scale(x, m, fit_intercept, normalize)
+            step = yi * _step_scale(x, m, fit_intercept, normalize, &p)
+            if sample_weight != NULL:
+                step = step * sample_weight[i]
             if step != 0.0:
-                _add(w, step, x, cols, m)
+                _add(w, step, x, cols, m, p)
                 if fit_intercept:
-                    bias += step
+                    bias += step * p
                 if averaged:
                     cstep = step * <double>c
-                    _add(u, cstep, x, cols, m)
+                    _add(u, cstep, x, cols, m, p)
                     if fit_intercept:
-                        beta[0] += cstep
+                        beta[0] += cstep * p
         if averaged:
             c += 1
     b[0] = bias
@@ -184,13 +253,14 @@ cdef Py_ssize_t multiclass_epoch(const floating* data, const int32_t* idx, const
                                  Py_ssize_t d, const int64_t* y, const int64_t* order,
                                  Py_ssize_t n, Py_ssize_t n_classes,
                                  double* W, double* b, double* U, double* beta, int64_t* count,
-                                 bint fit_intercept, bint normalize) noexcept nogil:
+                                 bint fit_intercept, bint normalize,
+                                 const double* sample_weight) noexcept nogil:
     cdef Py_ssize_t t, m, k, pred, mistakes = 0
     cdef int64_t i, yi
     cdef const floating* x
     cdef const int32_t* cols
-    cdef double s, best, step, cstep
-    cdef bint averaged = U != NULL
+    cdef double s, best, step, cstep, p
+    cdef bint averaged = U != NULL, finite
     cdef int64_t c = count[0] if averaged else 0
     for t in range(n):
         if t + AHEAD < n:
@@ -200,27 +270,34 @@ cdef Py_ssize_t multiclass_epoch(const floating* data, const int32_t* idx, const
         yi = y[i]
         pred = 0
         best = _dot(x, cols, W, m) + b[0]
+        finite = isfinite(best)
         for k in range(1, n_classes):
             s = _dot(x, cols, W + k * d, m) + b[k]
+            finite = finite and isfinite(s)
             if s > best:
                 pred = k
                 best = s
+        if not finite:  # stop, the caller raises
+            mistakes = -1 - t
+            break
         if pred != yi:
             mistakes += 1
-            step = _step_scale(x, m, fit_intercept, normalize)
+            step = _step_scale(x, m, fit_intercept, normalize, &p)
+            if sample_weight != NULL:
+                step = step * sample_weight[i]
             if step != 0.0:
-                _add(W + yi * d, step, x, cols, m)
-                _add(W + pred * d, -step, x, cols, m)
+                _add(W + yi * d, step, x, cols, m, p)
+                _add(W + pred * d, -step, x, cols, m, p)
                 if fit_intercept:
-                    b[yi] += step
-                    b[pred] -= step
+                    b[yi] += step * p
+                    b[pred] -= step * p
                 if averaged:
                     cstep = step * <double>c
-                    _add(U + yi * d, cstep, x, cols, m)
-                    _add(U + pred * d, -cstep, x, cols, m)
+                    _add(U + yi * d, cstep, x, cols, m, p)
+                    _add(U + pred * d, -cstep, x, cols, m, p)
                     if fit_intercept:
-                        beta[yi] += cstep
-                        beta[pred] -= cstep
+                        beta[yi] += cstep * p
+                        beta[pred] -= cstep * p
         if averaged:
             c += 1
     if averaged:
@@ -243,24 +320,8 @@ cdef void decision(const floating* data, const int32_t* idx, const int64_t* indp
 # ---------------------------------------------------------------------------------------------
 # def layer: O(1) shape checks and an O(n) check of the visiting order, then one nogil call.
 
-cdef _need(bint ok, str what):
-    if not ok:
-        raise ValueError(what)
-
-
-cdef bint _all_in_range(const int64_t[::1] a, Py_ssize_t hi) noexcept:
-    cdef Py_ssize_t t
-    cdef bint ok = True
-    with nogil:
-        for t in range(a.shape[0]):
-            if a[t] < 0 or a[t] >= hi:
-                ok = False
-                break
-    return ok
-
-
 cdef _check_order(const int64_t[::1] order, Py_ssize_t n_rows):
-    _need(_all_in_range(order, n_rows), f"order must hold row indices in [0, {n_rows})")
+    need(all_in_range(order, n_rows), f"order must hold row indices in [0, {n_rows})")
 
 
 cdef _check_csr(const int64_t[::1] indptr, Py_ssize_t nnz, Py_ssize_t n_idx):
@@ -274,167 +335,231 @@ cdef _check_csr(const int64_t[::1] indptr, Py_ssize_t nnz, Py_ssize_t n_idx):
                 if indptr[t] > indptr[t + 1]:
                     ok = False
                     break
-    _need(ok, "indptr must be monotone from 0 to len(data), len(indices) == len(data)")
+    need(ok, "indptr must be monotone from 0 to len(data), len(indices) == len(data)")
 
 
 cdef _check_binary(Py_ssize_t n_rows, Py_ssize_t d, Py_ssize_t ny, Py_ssize_t nw, Py_ssize_t nb):
-    _need(ny == n_rows, "y must have one label per row")
-    _need(nw == d, "w must have one weight per feature")
-    _need(nb == 1, "b must have shape (1,)")
+    need(ny == n_rows, "y must have one label per row")
+    need(nw == d, "w must have one weight per feature")
+    need(nb == 1, "b must have shape (1,)")
 
 
 cdef _check_multi(Py_ssize_t n_rows, Py_ssize_t d, Py_ssize_t ny, Py_ssize_t wr, Py_ssize_t wc,
                   Py_ssize_t nb):
-    _need(ny == n_rows, "y must have one label per row")
-    _need(wc == d, "W must have one column per feature")
-    _need(nb == wr and wr >= 1, "b must have one entry per row of W")
+    need(ny == n_rows, "y must have one label per row")
+    need(wc == d, "W must have one column per feature")
+    need(nb == wr and wr >= 1, "b must have one entry per row of W")
 
 
 cdef _check_labels(const int64_t[::1] y, Py_ssize_t n_classes):
-    _need(_all_in_range(y, n_classes), f"y must hold class indices in [0, {n_classes})")
+    need(all_in_range(y, n_classes), f"y must hold class indices in [0, {n_classes})")
+
+
+cdef _check_weights(const double[::1] sample_weight, Py_ssize_t n_rows):
+    cdef Py_ssize_t t
+    cdef bint ok = True
+    if sample_weight is None:
+        return
+    ok = sample_weight.shape[0] == n_rows
+    if ok:
+        with nogil:
+            for t in range(n_rows):
+                if not isfinite(sample_weight[t]):
+                    ok = False
+                    break
+    need(ok, "sample_weight must hold one finite weight per row")
+
+
+cdef inline const double* _weights(const double[::1] sample_weight) noexcept:
+    return &sample_weight[0] if sample_weight is not None and sample_weight.shape[0] else NULL
+
+
+cdef Py_ssize_t _binary_chunks(const floating* data, const int32_t* idx, const int64_t* indptr,
+                               Py_ssize_t d, Py_ssize_t row_len, const double* y,
+                               const int64_t[::1] order, double* w, double* b, double* u,
+                               double* beta, int64_t* count, bint fit_intercept,
+                               bint normalize, int64_t* steps,
+                               const double* sample_weight) except -1:
+    """binary_epoch over ``order`` in chunks, looking for Ctrl-C between them."""
+    cdef Py_ssize_t n = order.shape[0], start = 0, stop, r, k, total = 0
+    cdef Py_ssize_t chunk = rows_per_chunk(row_len)
+    while start < n:
+        stop = min(n, start + chunk)
+        with nogil:
+            r = binary_epoch(data, idx, indptr, d, y, &order[start], stop - start, w, b, u,
+                             beta, count, fit_intercept, normalize,
+                             steps + total if steps != NULL else NULL, sample_weight)
+        if r < 0:
+            non_finite(start - 1 - r, order[start - 1 - r])
+        if steps != NULL:
+            for k in range(total, total + r):
+                steps[k] += start
+        total += r
+        start = stop
+        PyErr_CheckSignals()
+    return total
+
+
+cdef Py_ssize_t _multiclass_chunks(const floating* data, const int32_t* idx,
+                                   const int64_t* indptr, Py_ssize_t d, Py_ssize_t row_len,
+                                   const int64_t* y, const int64_t[::1] order,
+                                   Py_ssize_t n_classes, double* W, double* b, double* U,
+                                   double* beta, int64_t* count, bint fit_intercept,
+                                   bint normalize, const double* sample_weight) except -1:
+    """multiclass_epoch over ``order`` in chunks, looking for Ctrl-C between them."""
+    cdef Py_ssize_t n = order.shape[0], start = 0, stop, r, total = 0
+    cdef Py_ssize_t chunk = max(1, rows_per_chunk(row_len) // n_classes)
+    while start < n:
+        stop = min(n, start + chunk)
+        with nogil:
+            r = multiclass_epoch(data, idx, indptr, d, y, &order[start], stop - start,
+                                 n_classes, W, b, U, beta, count, fit_intercept, normalize,
+                                 sample_weight)
+        if r < 0:
+            non_finite(start - 1 - r, order[start - 1 - r])
+        total += r
+        start = stop
+        PyErr_CheckSignals()
+    return total
+
+
+cdef inline Py_ssize_t _row_len(const int64_t[::1] indptr) noexcept:
+    return indptr[indptr.shape[0] - 1] // max(1, indptr.shape[0] - 1)
 
 
 def perceptron_epoch_dense(const floating[:, ::1] X, const double[::1] y,
                            const int64_t[::1] order, double[::1] w, double[::1] b,
-                           bint fit_intercept, bint normalize, int64_t[::1] steps=None):
-    cdef Py_ssize_t r
-    _need(steps is None or steps.shape[0] >= order.shape[0],
-          "steps must have room for one entry per visited example")
+                           bint fit_intercept, bint normalize, int64_t[::1] steps=None,
+                           const double[::1] sample_weight=None):
+    check_steps(steps, order.shape[0])
     _check_binary(X.shape[0], X.shape[1], y.shape[0], w.shape[0], b.shape[0])
     _check_order(order, X.shape[0])
-    with nogil:
-        r = binary_epoch(&X[0, 0], NULL, NULL, X.shape[1], &y[0], &order[0], order.shape[0],
-                         &w[0], &b[0], NULL, NULL, NULL, fit_intercept, normalize,
-                         &steps[0] if steps is not None else NULL)
-    return r
+    _check_weights(sample_weight, X.shape[0])
+    return _binary_chunks(&X[0, 0], NULL, NULL, X.shape[1], X.shape[1], &y[0], order, &w[0],
+                          &b[0], NULL, NULL, NULL, fit_intercept, normalize,
+                          &steps[0] if steps is not None else NULL,
+                          _weights(sample_weight))
 
 
 def perceptron_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
                          const int64_t[::1] indptr, const double[::1] y,
                          const int64_t[::1] order, double[::1] w, double[::1] b,
-                         bint fit_intercept, bint normalize, int64_t[::1] steps=None):
-    cdef Py_ssize_t r
-    _need(steps is None or steps.shape[0] >= order.shape[0],
-          "steps must have room for one entry per visited example")
+                         bint fit_intercept, bint normalize, int64_t[::1] steps=None,
+                         const double[::1] sample_weight=None):
+    check_steps(steps, order.shape[0])
     _check_csr(indptr, data.shape[0], indices.shape[0])
     _check_binary(indptr.shape[0] - 1, w.shape[0], y.shape[0], w.shape[0], b.shape[0])
     _check_order(order, indptr.shape[0] - 1)
-    with nogil:
-        r = binary_epoch(&data[0], &indices[0], &indptr[0], w.shape[0], &y[0], &order[0],
-                         order.shape[0], &w[0], &b[0], NULL, NULL, NULL,
-                         fit_intercept, normalize, &steps[0] if steps is not None else NULL)
-    return r
+    _check_weights(sample_weight, indptr.shape[0] - 1)
+    return _binary_chunks(&data[0], &indices[0], &indptr[0], w.shape[0], _row_len(indptr),
+                          &y[0], order, &w[0], &b[0], NULL, NULL, NULL, fit_intercept,
+                          normalize, &steps[0] if steps is not None else NULL,
+                          _weights(sample_weight))
 
 
 def averaged_epoch_dense(const floating[:, ::1] X, const double[::1] y,
                          const int64_t[::1] order, double[::1] w, double[::1] b,
                          double[::1] u, double[::1] beta, int64_t[::1] count,
-                         bint fit_intercept, bint normalize):
-    cdef Py_ssize_t r
+                         bint fit_intercept, bint normalize,
+                         const double[::1] sample_weight=None):
     _check_binary(X.shape[0], X.shape[1], y.shape[0], w.shape[0], b.shape[0])
     _check_binary(X.shape[0], X.shape[1], y.shape[0], u.shape[0], beta.shape[0])
-    _need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
+    need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
     _check_order(order, X.shape[0])
-    with nogil:
-        r = binary_epoch(&X[0, 0], NULL, NULL, X.shape[1], &y[0], &order[0], order.shape[0],
-                         &w[0], &b[0], &u[0], &beta[0], &count[0], fit_intercept, normalize,
-                         NULL)
-    return r
+    _check_weights(sample_weight, X.shape[0])
+    return _binary_chunks(&X[0, 0], NULL, NULL, X.shape[1], X.shape[1], &y[0], order, &w[0],
+                          &b[0], &u[0], &beta[0], &count[0], fit_intercept, normalize, NULL,
+                          _weights(sample_weight))
 
 
 def averaged_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
                        const int64_t[::1] indptr, const double[::1] y,
                        const int64_t[::1] order, double[::1] w, double[::1] b,
                        double[::1] u, double[::1] beta, int64_t[::1] count,
-                       bint fit_intercept, bint normalize):
-    cdef Py_ssize_t r
+                       bint fit_intercept, bint normalize,
+                       const double[::1] sample_weight=None):
     _check_csr(indptr, data.shape[0], indices.shape[0])
     _check_binary(indptr.shape[0] - 1, w.shape[0], y.shape[0], w.shape[0], b.shape[0])
     _check_binary(indptr.shape[0] - 1, w.shape[0], y.shape[0], u.shape[0], beta.shape[0])
-    _need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
+    need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
     _check_order(order, indptr.shape[0] - 1)
-    with nogil:
-        r = binary_epoch(&data[0], &indices[0], &indptr[0], w.shape[0], &y[0], &order[0],
-                         order.shape[0], &w[0], &b[0], &u[0], &beta[0], &count[0],
-                         fit_intercept, normalize, NULL)
-    return r
+    _check_weights(sample_weight, indptr.shape[0] - 1)
+    return _binary_chunks(&data[0], &indices[0], &indptr[0], w.shape[0], _row_len(indptr),
+                          &y[0], order, &w[0], &b[0], &u[0], &beta[0], &count[0],
+                          fit_intercept, normalize, NULL, _weights(sample_weight))
 
 
 def multiclass_epoch_dense(const floating[:, ::1] X, const int64_t[::1] y,
                            const int64_t[::1] order, double[:, ::1] W, double[::1] b,
-                           bint fit_intercept, bint normalize):
-    cdef Py_ssize_t r
+                           bint fit_intercept, bint normalize,
+                           const double[::1] sample_weight=None):
     _check_multi(X.shape[0], X.shape[1], y.shape[0], W.shape[0], W.shape[1], b.shape[0])
     _check_labels(y, W.shape[0])
     _check_order(order, X.shape[0])
-    with nogil:
-        r = multiclass_epoch(&X[0, 0], NULL, NULL, X.shape[1], &y[0], &order[0],
-                             order.shape[0], W.shape[0], &W[0, 0], &b[0], NULL, NULL, NULL,
-                             fit_intercept, normalize)
-    return r
+    _check_weights(sample_weight, X.shape[0])
+    return _multiclass_chunks(&X[0, 0], NULL, NULL, X.shape[1], X.shape[1], &y[0], order,
+                              W.shape[0], &W[0, 0], &b[0], NULL, NULL, NULL, fit_intercept,
+                              normalize, _weights(sample_weight))
 
 
 def multiclass_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
                          const int64_t[::1] indptr, const int64_t[::1] y,
                          const int64_t[::1] order, double[:, ::1] W, double[::1] b,
-                         bint fit_intercept, bint normalize):
-    cdef Py_ssize_t r
+                         bint fit_intercept, bint normalize,
+                         const double[::1] sample_weight=None):
     _check_csr(indptr, data.shape[0], indices.shape[0])
     _check_multi(indptr.shape[0] - 1, W.shape[1], y.shape[0], W.shape[0], W.shape[1], b.shape[0])
     _check_labels(y, W.shape[0])
     _check_order(order, indptr.shape[0] - 1)
-    with nogil:
-        r = multiclass_epoch(&data[0], &indices[0], &indptr[0], W.shape[1], &y[0], &order[0],
-                             order.shape[0], W.shape[0], &W[0, 0], &b[0], NULL, NULL, NULL,
-                             fit_intercept, normalize)
-    return r
+    _check_weights(sample_weight, indptr.shape[0] - 1)
+    return _multiclass_chunks(&data[0], &indices[0], &indptr[0], W.shape[1], _row_len(indptr),
+                              &y[0], order, W.shape[0], &W[0, 0], &b[0], NULL, NULL, NULL,
+                              fit_intercept, normalize, _weights(sample_weight))
 
 
 def multiclass_averaged_epoch_dense(const floating[:, ::1] X, const int64_t[::1] y,
                                     const int64_t[::1] order, double[:, ::1] W, double[::1] b,
                                     double[:, ::1] U, double[::1] beta, int64_t[::1] count,
-                                    bint fit_intercept, bint normalize):
-    cdef Py_ssize_t r
+                                    bint fit_intercept, bint normalize,
+                                    const double[::1] sample_weight=None):
     _check_multi(X.shape[0], X.shape[1], y.shape[0], W.shape[0], W.shape[1], b.shape[0])
     _check_multi(X.shape[0], X.shape[1], y.shape[0], U.shape[0], U.shape[1], beta.shape[0])
-    _need(U.shape[0] == W.shape[0], "U must have the shape of W")
-    _need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
+    need(U.shape[0] == W.shape[0], "U must have the shape of W")
+    need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
     _check_labels(y, W.shape[0])
     _check_order(order, X.shape[0])
-    with nogil:
-        r = multiclass_epoch(&X[0, 0], NULL, NULL, X.shape[1], &y[0], &order[0],
-                             order.shape[0], W.shape[0], &W[0, 0], &b[0], &U[0, 0], &beta[0],
-                             &count[0], fit_intercept, normalize)
-    return r
+    _check_weights(sample_weight, X.shape[0])
+    return _multiclass_chunks(&X[0, 0], NULL, NULL, X.shape[1], X.shape[1], &y[0], order,
+                              W.shape[0], &W[0, 0], &b[0], &U[0, 0], &beta[0], &count[0],
+                              fit_intercept, normalize, _weights(sample_weight))
 
 
 def multiclass_averaged_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
                                   const int64_t[::1] indptr, const int64_t[::1] y,
                                   const int64_t[::1] order, double[:, ::1] W, double[::1] b,
                                   double[:, ::1] U, double[::1] beta, int64_t[::1] count,
-                                  bint fit_intercept, bint normalize):
-    cdef Py_ssize_t r
+                                  bint fit_intercept, bint normalize,
+                                  const double[::1] sample_weight=None):
     _check_csr(indptr, data.shape[0], indices.shape[0])
     _check_multi(indptr.shape[0] - 1, W.shape[1], y.shape[0], W.shape[0], W.shape[1], b.shape[0])
     _check_multi(indptr.shape[0] - 1, W.shape[1], y.shape[0], U.shape[0], U.shape[1],
                  beta.shape[0])
-    _need(U.shape[0] == W.shape[0], "U must have the shape of W")
-    _need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
+    need(U.shape[0] == W.shape[0], "U must have the shape of W")
+    need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
     _check_labels(y, W.shape[0])
     _check_order(order, indptr.shape[0] - 1)
-    with nogil:
-        r = multiclass_epoch(&data[0], &indices[0], &indptr[0], W.shape[1], &y[0], &order[0],
-                             order.shape[0], W.shape[0], &W[0, 0], &b[0], &U[0, 0], &beta[0],
-                             &count[0], fit_intercept, normalize)
-    return r
+    _check_weights(sample_weight, indptr.shape[0] - 1)
+    return _multiclass_chunks(&data[0], &indices[0], &indptr[0], W.shape[1], _row_len(indptr),
+                              &y[0], order, W.shape[0], &W[0, 0], &b[0], &U[0, 0], &beta[0],
+                              &count[0], fit_intercept, normalize, _weights(sample_weight))
 
 
 def decision_dense(const floating[:, ::1] X, const double[:, ::1] W, const double[::1] b,
                    double[:, ::1] out):
-    _need(W.shape[1] == X.shape[1], "W must have one column per feature")
-    _need(b.shape[0] == W.shape[0], "b must have one entry per row of W")
-    _need(out.shape[0] == X.shape[0] and out.shape[1] == W.shape[0],
-          "out must have shape (n_rows, n_classes)")
+    need(W.shape[1] == X.shape[1], "W must have one column per feature")
+    need(b.shape[0] == W.shape[0], "b must have one entry per row of W")
+    need(out.shape[0] == X.shape[0] and out.shape[1] == W.shape[0],
+         "out must have shape (n_rows, n_classes)")
     if X.shape[0] == 0:
         return
     with nogil:
@@ -446,9 +571,9 @@ def decision_csr(const floating[::1] data, const int32_t[::1] indices,
                  const int64_t[::1] indptr, const double[:, ::1] W, const double[::1] b,
                  double[:, ::1] out):
     _check_csr(indptr, data.shape[0], indices.shape[0])
-    _need(b.shape[0] == W.shape[0], "b must have one entry per row of W")
-    _need(out.shape[0] == indptr.shape[0] - 1 and out.shape[1] == W.shape[0],
-          "out must have shape (n_rows, n_classes)")
+    need(b.shape[0] == W.shape[0], "b must have one entry per row of W")
+    need(out.shape[0] == indptr.shape[0] - 1 and out.shape[1] == W.shape[0],
+         "out must have shape (n_rows, n_classes)")
     if out.shape[0] == 0:
         return
     with nogil:

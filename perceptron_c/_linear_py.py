@@ -10,10 +10,39 @@ Arithmetic contract shared with the C twin (so the two agree bit for bit on any 
 - every sum over features is a "4-lane" sum: element k of the row goes to partial sum k % 4,
   and the result is (s0 + s1) + (s2 + s3); each product is formed in double precision;
 - an update adds ``step * x[j]`` to each weight, with ``step`` computed once per mistake;
+  with ``sample_weight`` (one float per row, the caller's product of eta0, sample and class
+  weights) the step is ``(y * s) * sample_weight[i]`` (binary) or ``s * sample_weight[i]``
+  (K-class), s being 1 or the normalized length below;
 - the normalized step is ``y / sqrt(||x||^2)`` (``||(x, 1)||`` with an intercept), the
-  squared norm being a 4-lane sum too; a row of norm 0 gets no update.
+  squared norm being a 4-lane sum too; a row of norm 0 gets no update. When that squared
+  norm overflows, or is below 2^-960 (digits may have been lost to underflow), the row is
+  first scaled by the power of two p that brings its largest entry into [0.5, 1) (clamped
+  to [2^-1022, 2^1022]): the step is ``y / sqrt(||x p||^2)`` (plus p^2 with an intercept)
+  and the update adds ``step * (x[j] * p)`` (``step * p`` to the bias). Multiplying by a
+  power of two is exact, so both twins compute the same numbers; p = 1 for every other row;
+- an activation that is not finite (the weights or the data overflow float64) is neither a
+  mistake nor a success: the epoch stops there, the state is written back as it is (what
+  ``steps`` holds is then unspecified), and ``FloatingPointError`` names the position in
+  the visiting order.
 """
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import TypeAlias
+
+    import numpy as np
+    import numpy.typing as npt
+
+    _F: TypeAlias = npt.NDArray[np.float32] | npt.NDArray[np.float64]
+    _D: TypeAlias = npt.NDArray[np.float64]
+    _I32: TypeAlias = npt.NDArray[np.int32]
+    _I64: TypeAlias = npt.NDArray[np.int64]
+    # row i as (values, column indices); columns None for a dense row
+    _Rows: TypeAlias = Callable[[int], tuple[list[float], list[int] | None]]
 
 __all__ = [
     "perceptron_epoch_dense",
@@ -29,7 +58,8 @@ __all__ = [
 ]
 
 
-def _dot(values, columns, w):
+def _dot(values: Sequence[float], columns: Sequence[int] | None,
+         w: Sequence[float]) -> float:
     """4-lane sum of values[k] * w[columns[k]] (columns=None: dense, column k)."""
     s = [0.0, 0.0, 0.0, 0.0]
     if columns is None:
@@ -41,14 +71,18 @@ def _dot(values, columns, w):
     return (s[0] + s[1]) + (s[2] + s[3])
 
 
-def _sqnorm(values):
+def _sqnorm(values: Sequence[float]) -> float:
     s = [0.0, 0.0, 0.0, 0.0]
     for k, v in enumerate(values):
         s[k & 3] += v * v
     return (s[0] + s[1]) + (s[2] + s[3])
 
 
-def _add(w, step, values, columns):
+_TINY = 2.0 ** -960  # a squared norm below it may have lost digits to underflow
+
+
+def _add(w: list[float], step: float, values: Sequence[float],
+         columns: Sequence[int] | None) -> None:
     """w[columns[k]] += step * values[k] (in order)."""
     if columns is None:
         for k, v in enumerate(values):
@@ -58,112 +92,159 @@ def _add(w, step, values, columns):
             w[columns[k]] += step * v
 
 
-def _step_scale(values, fit_intercept, normalize):
-    """Length of the update: 1, or 1/||x|| (1/||(x, 1)|| with an intercept) when normalizing."""
+def _step_scale(values: Sequence[float], fit_intercept: bool,
+                normalize: bool) -> tuple[float, float]:
+    """(length of the update, power-of-two row scale p): (1, 1) without normalizing, else
+    1/||x|| (1/||(x, 1)|| with an intercept), computed on x p for rows of extreme scale."""
     if not normalize:
-        return 1.0
+        return 1.0, 1.0
     nrm2 = _sqnorm(values)
     if fit_intercept:
         nrm2 += 1.0
-    if nrm2 == 0.0:
-        return 0.0
-    return 1.0 / math.sqrt(nrm2)
+    if _TINY <= nrm2 < math.inf:
+        return 1.0 / math.sqrt(nrm2), 1.0
+    top = max((abs(v) for v in values), default=0.0)
+    if top == 0.0:  # a zero row (without intercept): no update
+        return 0.0, 1.0
+    e = min(1022, max(-1022, -math.frexp(top)[1]))
+    p = math.ldexp(1.0, e)
+    nrm2 = _sqnorm([v * p for v in values])
+    if fit_intercept:
+        nrm2 += p * p
+    return 1.0 / math.sqrt(nrm2), p
 
 
-def _need(ok, what):
+def _scaled(values: list[float], p: float) -> list[float]:
+    return values if p == 1.0 else [v * p for v in values]
+
+
+def _non_finite(t: int, i: int) -> FloatingPointError:
+    return FloatingPointError(f"non-finite activation at position {t} of the visiting order "
+                              f"(row {i}): the weights or the data overflow float64")
+
+
+def _need(ok: bool, what: str) -> None:
     if not ok:
         raise ValueError(what)
 
 
-def _check_steps(steps, m):
+def _check_steps(steps: _I64 | None, m: int) -> None:
     _need(steps is None or steps.shape[0] >= m,
           "steps must have room for one entry per visited example")
 
 
-def _check_order(order, n_rows):
+def _check_order(order: _I64, n_rows: int) -> None:
     _need(all(0 <= i < n_rows for i in order.tolist()),
           f"order must hold row indices in [0, {n_rows})")
 
 
-def _check_csr(indptr, nnz, n_idx):
+def _check_csr(indptr: _I64, nnz: int, n_idx: int) -> None:
     p = indptr.tolist()
     ok = len(p) >= 1 and n_idx == nnz and p[0] == 0 and p[-1] == nnz
     _need(ok and all(p[t] <= p[t + 1] for t in range(len(p) - 1)),
           "indptr must be monotone from 0 to len(data), len(indices) == len(data)")
 
 
-def _check_binary(n_rows, d, y, w, b, u=None, beta=None, count=None):
+def _check_binary(n_rows: int, d: int, y: _D, w: _D, b: _D, u: _D | None = None,
+                  beta: _D | None = None, count: _I64 | None = None) -> None:
     _need(y.shape[0] == n_rows, "y must have one label per row")
+    # beta comes with u: the averaged routines pass u, beta and count together
     for ww, bb in ((w, b), (u, beta)) if u is not None else ((w, b),):
         _need(ww.shape[0] == d, "w must have one weight per feature")
-        _need(bb.shape[0] == 1, "b must have shape (1,)")
+        _need(bb.shape[0] == 1, "b must have shape (1,)")  # type: ignore[union-attr]
     if count is not None:
         _need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
 
 
-def _check_multi(n_rows, d, y, W, b, U=None, beta=None, count=None):
+def _check_multi(n_rows: int, d: int, y: _I64, W: _D, b: _D, U: _D | None = None,
+                 beta: _D | None = None, count: _I64 | None = None) -> None:
     _need(y.shape[0] == n_rows, "y must have one label per row")
+    # beta comes with U: the averaged routines pass U, beta and count together
     for WW, bb in ((W, b), (U, beta)) if U is not None else ((W, b),):
         _need(WW.shape[1] == d, "W must have one column per feature")
-        _need(bb.shape[0] == WW.shape[0] and WW.shape[0] >= 1,
+        _need(bb.shape[0] == WW.shape[0] and WW.shape[0] >= 1,  # type: ignore[union-attr]
               "b must have one entry per row of W")
     if U is not None:
+        assert count is not None
         _need(U.shape[0] == W.shape[0], "U must have the shape of W")
         _need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
     _need(all(0 <= v < W.shape[0] for v in y.tolist()),
           f"y must hold class indices in [0, {W.shape[0]})")
 
 
-def _dense_rows(X):
+def _check_weights(sample_weight: _D | None, n_rows: int) -> None:
+    _need(sample_weight is None or (sample_weight.shape == (n_rows,) and all(
+        math.isfinite(v) for v in sample_weight.tolist())),
+        "sample_weight must hold one finite weight per row")
+
+
+def _dense_rows(X: _F) -> _Rows:
     rows = X.tolist()
     return lambda i: (rows[i], None)
 
 
-def _csr_rows(data, indices, indptr):
+def _csr_rows(data: _F, indices: _I32, indptr: _I64) -> _Rows:
     d, ix, p = data.tolist(), indices.tolist(), indptr.tolist()
     return lambda i: (d[p[i]:p[i + 1]], ix[p[i]:p[i + 1]])
 
 
-def _binary_epoch(row, y, order, w, b, u, beta, count, fit_intercept, normalize, steps=None):
+def _binary_epoch(row: _Rows, y: _D, order: _I64, w: _D, b: _D, u: _D | None, beta: _D | None,
+                  count: _I64 | None, fit_intercept: bool, normalize: bool,
+                  steps: _I64 | None = None, sample_weight: _D | None = None) -> int:
     """Daume, A Course in ML, Alg. 5 (u is None) and Alg. 7 (lazy averaging), one epoch."""
     wl, bl = w.tolist(), float(b[0])
     averaged = u is not None
     if averaged:
+        assert u is not None and beta is not None and count is not None
         ul, betal, c = u.tolist(), float(beta[0]), int(count[0])
     yl = y.tolist()
+    sw = None if sample_weight is None else sample_weight.tolist()
     mistakes = 0
     recorded = []
+    error = None
     for t, i in enumerate(order.tolist()):
         x, cols = row(i)
         yi = yl[i]
         a = _dot(x, cols, wl) + bl  # activation w.x + b
+        if not math.isfinite(a):
+            error = _non_finite(t, i)
+            break
         if yi * a <= 0.0:  # mistake (a = 0 counts, as in the book)
             recorded.append(t)
             mistakes += 1
-            step = yi * _step_scale(x, fit_intercept, normalize)
+            scale, p = _step_scale(x, fit_intercept, normalize)
+            step = yi * scale
+            if sw is not None:
+                step = step * sw[i]
             if step != 0.0:
-                _add(wl, step, x, cols)  # w <- w + y x
+                xs = _scaled(x, p)
+                _add(wl, step, xs, cols)  # w <- w + y x
                 if fit_intercept:
-                    bl += step  # b <- b + y
+                    bl += step * p  # b <- b + y
                 if averaged:
                     cstep = step * c
-                    _add(ul, cstep, x, cols)  # u <- u + y c x
+                    _add(ul, cstep, xs, cols)  # u <- u + y c x
                     if fit_intercept:
-                        betal += cstep  # beta <- beta + y c
+                        betal += cstep * p  # beta <- beta + y c
         if averaged:
             c += 1  # counts every example, mistake or not
     w[:] = wl
     b[0] = bl
     if averaged:
+        assert u is not None and beta is not None and count is not None
         u[:] = ul
         beta[0] = betal
         count[0] = c
     if steps is not None and recorded:
         steps[:len(recorded)] = recorded
+    if error is not None:
+        raise error
     return mistakes
 
 
-def _multiclass_epoch(row, y, order, W, b, U, beta, count, fit_intercept, normalize):
+def _multiclass_epoch(row: _Rows, y: _I64, order: _I64, W: _D, b: _D, U: _D | None,
+                      beta: _D | None, count: _I64 | None, fit_intercept: bool,
+                      normalize: bool, sample_weight: _D | None = None) -> int:
     """K-class (argmax) perceptron, one epoch (Ohio slides, "K-class perceptron").
 
     Scores s_k = W_k . x + b_k; prediction = the first k of maximal score. On a mistake the
@@ -173,46 +254,62 @@ def _multiclass_epoch(row, y, order, W, b, U, beta, count, fit_intercept, normal
     Wl, bl = W.tolist(), b.tolist()
     averaged = U is not None
     if averaged:
+        assert U is not None and beta is not None and count is not None
         Ul, betal, c = U.tolist(), beta.tolist(), int(count[0])
     yl = y.tolist()
+    sw = None if sample_weight is None else sample_weight.tolist()
     n_classes = len(bl)
     mistakes = 0
-    for i in order.tolist():
+    error = None
+    for t, i in enumerate(order.tolist()):
         x, cols = row(i)
         yi = yl[i]
         pred, best = 0, _dot(x, cols, Wl[0]) + bl[0]
+        finite = math.isfinite(best)
         for k in range(1, n_classes):
             s = _dot(x, cols, Wl[k]) + bl[k]
+            finite = finite and math.isfinite(s)
             if s > best:  # strict: ties go to the lowest class index
                 pred, best = k, s
+        if not finite:
+            error = _non_finite(t, i)
+            break
         if pred != yi:
             mistakes += 1
-            step = _step_scale(x, fit_intercept, normalize)
+            step, p = _step_scale(x, fit_intercept, normalize)
+            if sw is not None:
+                step = step * sw[i]
             if step != 0.0:
-                _add(Wl[yi], step, x, cols)
-                _add(Wl[pred], -step, x, cols)
+                xs = _scaled(x, p)
+                _add(Wl[yi], step, xs, cols)
+                _add(Wl[pred], -step, xs, cols)
                 if fit_intercept:
-                    bl[yi] += step
-                    bl[pred] -= step
+                    bl[yi] += step * p
+                    bl[pred] -= step * p
                 if averaged:
                     cstep = step * c
-                    _add(Ul[yi], cstep, x, cols)
-                    _add(Ul[pred], -cstep, x, cols)
+                    _add(Ul[yi], cstep, xs, cols)
+                    _add(Ul[pred], -cstep, xs, cols)
                     if fit_intercept:
-                        betal[yi] += cstep
-                        betal[pred] -= cstep
+                        betal[yi] += cstep * p
+                        betal[pred] -= cstep * p
         if averaged:
             c += 1
     W[:] = Wl
     b[:] = bl
     if averaged:
+        assert U is not None and beta is not None and count is not None
         U[:] = Ul
         beta[:] = betal
         count[0] = c
+    if error is not None:
+        raise error
     return mistakes
 
 
-def perceptron_epoch_dense(X, y, order, w, b, fit_intercept, normalize, steps=None):
+def perceptron_epoch_dense(X: _F, y: _D, order: _I64, w: _D, b: _D, fit_intercept: bool,
+                           normalize: bool, steps: _I64 | None = None,
+                           sample_weight: _D | None = None) -> int:
     """One epoch of the binary perceptron on dense rows; returns the number of mistakes.
 
     CIML ch. 4, Alg. 5 (PerceptronTrain), inner loop: a = w.x + b; if y*a <= 0 then
@@ -222,23 +319,28 @@ def perceptron_epoch_dense(X, y, order, w, b, fit_intercept, normalize, steps=No
     """
     _check_binary(X.shape[0], X.shape[1], y, w, b)
     _check_order(order, X.shape[0])
+    _check_weights(sample_weight, X.shape[0])
     _check_steps(steps, order.shape[0])
     return _binary_epoch(_dense_rows(X), y, order, w, b, None, None, None,
-                         fit_intercept, normalize, steps)
+                         fit_intercept, normalize, steps, sample_weight)
 
 
-def perceptron_epoch_csr(data, indices, indptr, y, order, w, b, fit_intercept, normalize,
-                         steps=None):
+def perceptron_epoch_csr(data: _F, indices: _I32, indptr: _I64, y: _D, order: _I64, w: _D,
+                         b: _D, fit_intercept: bool, normalize: bool,
+                         steps: _I64 | None = None, sample_weight: _D | None = None) -> int:
     """`perceptron_epoch_dense` on CSR rows (data, indices, indptr)."""
     _check_csr(indptr, data.shape[0], indices.shape[0])
     _check_binary(indptr.shape[0] - 1, w.shape[0], y, w, b)
     _check_order(order, indptr.shape[0] - 1)
+    _check_weights(sample_weight, indptr.shape[0] - 1)
     _check_steps(steps, order.shape[0])
     return _binary_epoch(_csr_rows(data, indices, indptr), y, order, w, b, None, None, None,
-                         fit_intercept, normalize, steps)
+                         fit_intercept, normalize, steps, sample_weight)
 
 
-def averaged_epoch_dense(X, y, order, w, b, u, beta, count, fit_intercept, normalize):
+def averaged_epoch_dense(X: _F, y: _D, order: _I64, w: _D, b: _D, u: _D, beta: _D,
+                         count: _I64, fit_intercept: bool, normalize: bool,
+                         sample_weight: _D | None = None) -> int:
     """One epoch of the averaged perceptron, CIML ch. 4, Alg. 7 (lazy averaging).
 
     ``count`` holds the example counter c (1 before the first example). The averaged model
@@ -247,56 +349,70 @@ def averaged_epoch_dense(X, y, order, w, b, u, beta, count, fit_intercept, norma
     """
     _check_binary(X.shape[0], X.shape[1], y, w, b, u, beta, count)
     _check_order(order, X.shape[0])
+    _check_weights(sample_weight, X.shape[0])
     return _binary_epoch(_dense_rows(X), y, order, w, b, u, beta, count,
-                         fit_intercept, normalize)
+                         fit_intercept, normalize, None, sample_weight)
 
 
-def averaged_epoch_csr(data, indices, indptr, y, order, w, b, u, beta, count,
-                       fit_intercept, normalize):
+def averaged_epoch_csr(data: _F, indices: _I32, indptr: _I64, y: _D, order: _I64, w: _D,
+                       b: _D, u: _D, beta: _D, count: _I64, fit_intercept: bool,
+                       normalize: bool, sample_weight: _D | None = None) -> int:
     """`averaged_epoch_dense` on CSR rows."""
     _check_csr(indptr, data.shape[0], indices.shape[0])
     _check_binary(indptr.shape[0] - 1, w.shape[0], y, w, b, u, beta, count)
     _check_order(order, indptr.shape[0] - 1)
+    _check_weights(sample_weight, indptr.shape[0] - 1)
     return _binary_epoch(_csr_rows(data, indices, indptr), y, order, w, b, u, beta, count,
-                         fit_intercept, normalize)
+                         fit_intercept, normalize, None, sample_weight)
 
 
-def multiclass_epoch_dense(X, y, order, W, b, fit_intercept, normalize):
+def multiclass_epoch_dense(X: _F, y: _I64, order: _I64, W: _D, b: _D, fit_intercept: bool,
+                           normalize: bool, sample_weight: _D | None = None) -> int:
     """One epoch of the K-class argmax perceptron; W is (K, d), b is (K,), y class indices."""
     _check_multi(X.shape[0], X.shape[1], y, W, b)
     _check_order(order, X.shape[0])
+    _check_weights(sample_weight, X.shape[0])
     return _multiclass_epoch(_dense_rows(X), y, order, W, b, None, None, None,
-                             fit_intercept, normalize)
+                             fit_intercept, normalize, sample_weight)
 
 
-def multiclass_epoch_csr(data, indices, indptr, y, order, W, b, fit_intercept, normalize):
+def multiclass_epoch_csr(data: _F, indices: _I32, indptr: _I64, y: _I64, order: _I64, W: _D,
+                         b: _D, fit_intercept: bool, normalize: bool,
+                         sample_weight: _D | None = None) -> int:
     """`multiclass_epoch_dense` on CSR rows."""
     _check_csr(indptr, data.shape[0], indices.shape[0])
     _check_multi(indptr.shape[0] - 1, W.shape[1], y, W, b)
     _check_order(order, indptr.shape[0] - 1)
+    _check_weights(sample_weight, indptr.shape[0] - 1)
     return _multiclass_epoch(_csr_rows(data, indices, indptr), y, order, W, b, None, None, None,
-                             fit_intercept, normalize)
+                             fit_intercept, normalize, sample_weight)
 
 
-def multiclass_averaged_epoch_dense(X, y, order, W, b, U, beta, count, fit_intercept, normalize):
+def multiclass_averaged_epoch_dense(X: _F, y: _I64, order: _I64, W: _D, b: _D, U: _D,
+                                    beta: _D, count: _I64, fit_intercept: bool,
+                                    normalize: bool, sample_weight: _D | None = None) -> int:
     """K-class perceptron with lazy averaging (Alg. 7 applied to every class row)."""
     _check_multi(X.shape[0], X.shape[1], y, W, b, U, beta, count)
     _check_order(order, X.shape[0])
+    _check_weights(sample_weight, X.shape[0])
     return _multiclass_epoch(_dense_rows(X), y, order, W, b, U, beta, count,
-                             fit_intercept, normalize)
+                             fit_intercept, normalize, sample_weight)
 
 
-def multiclass_averaged_epoch_csr(data, indices, indptr, y, order, W, b, U, beta, count,
-                                  fit_intercept, normalize):
+def multiclass_averaged_epoch_csr(data: _F, indices: _I32, indptr: _I64, y: _I64,
+                                  order: _I64, W: _D, b: _D, U: _D, beta: _D, count: _I64,
+                                  fit_intercept: bool, normalize: bool,
+                                  sample_weight: _D | None = None) -> int:
     """`multiclass_averaged_epoch_dense` on CSR rows."""
     _check_csr(indptr, data.shape[0], indices.shape[0])
     _check_multi(indptr.shape[0] - 1, W.shape[1], y, W, b, U, beta, count)
     _check_order(order, indptr.shape[0] - 1)
+    _check_weights(sample_weight, indptr.shape[0] - 1)
     return _multiclass_epoch(_csr_rows(data, indices, indptr), y, order, W, b, U, beta, count,
-                             fit_intercept, normalize)
+                             fit_intercept, normalize, sample_weight)
 
 
-def _decision(row, n, W, b, out):
+def _decision(row: _Rows, n: int, W: _D, b: _D, out: _D) -> None:
     Wl, bl = W.tolist(), b.tolist()
     res = []
     for i in range(n):
@@ -306,7 +422,7 @@ def _decision(row, n, W, b, out):
         out[:] = res
 
 
-def decision_dense(X, W, b, out):
+def decision_dense(X: _F, W: _D, b: _D, out: _D) -> None:
     """out[i, k] = W_k . x_i + b_k (CIML ch. 4, Alg. 6 before the sign), in place."""
     _need(W.shape[1] == X.shape[1], "W must have one column per feature")
     _need(b.shape[0] == W.shape[0], "b must have one entry per row of W")
@@ -314,7 +430,7 @@ def decision_dense(X, W, b, out):
     _decision(_dense_rows(X), X.shape[0], W, b, out)
 
 
-def decision_csr(data, indices, indptr, W, b, out):
+def decision_csr(data: _F, indices: _I32, indptr: _I64, W: _D, b: _D, out: _D) -> None:
     """`decision_dense` on CSR rows."""
     _check_csr(indptr, data.shape[0], indices.shape[0])
     _need(b.shape[0] == W.shape[0], "b must have one entry per row of W")

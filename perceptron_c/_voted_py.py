@@ -13,18 +13,34 @@ one kernel evaluation per stored mistake (K(a, b) = a . b for the primal percept
 
 Arithmetic contract (shared with the C twin): s accumulates in mistake order, each step
 adding ``sign[k] * (Kx[t, index[k]] + bias_step)``; the vote accumulates ``c_k * sign(s_k)``
-in the same order. With the conjunction kernel the activations are exact integers.
+in the same order. With the conjunction kernel the activations are exact integers. A float
+activation that is not finite gives no sign: ``vote`` raises ``FloatingPointError`` naming
+the row, after writing the rows before it.
 """
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    import numpy as np
+    import numpy.typing as npt
+
+    _D: TypeAlias = npt.NDArray[np.float64]
+    _IE: TypeAlias = npt.NDArray[np.int16] | npt.NDArray[np.int32]
+    _I64: TypeAlias = npt.NDArray[np.int64]
 
 __all__ = ["vote", "vote_conjunction"]
 
 
-def _need(ok, what):
+def _need(ok: bool, what: str) -> None:
     if not ok:
         raise ValueError(what)
 
 
-def _check(n_rows, n_cols, index, sign, survival, out):
+def _check(n_rows: int, n_cols: int, index: _I64, sign: _D, survival: _D, out: _D) -> None:
     n_mist = index.shape[0]
     _need(sign.shape == (n_mist,), "sign must have one entry per mistake")
     _need(survival.shape == (n_mist + 1,), "survival must have one count per weight vector "
@@ -33,32 +49,38 @@ def _check(n_rows, n_cols, index, sign, survival, out):
     _need(all(0 <= j < n_cols for j in index.tolist()),
           f"index must lie in [0, {n_cols}) (the kernel columns)")
     _need(all(v in (1.0, -1.0) for v in sign.tolist()), "sign must hold +1.0 or -1.0")
+    _need(all(v >= 0.0 and math.isfinite(v) for v in survival.tolist()),
+          "survival must hold finite counts >= 0")
 
 
-def _sign(v):
+def _sign(v: float) -> int:
     return (v > 0) - (v < 0)
 
 
-def vote(Kx, index, sign, survival, bias_step, out):
+def vote(Kx: _D, index: _I64, sign: _D, survival: _D, bias_step: float, out: _D) -> None:
     """out[t] = sum_k survival[k] sign(s_k(x_t)) from the kernel values Kx[t, j] between test
     row t and stored example j; mistake k (1-based) is on example index[k-1] with label
     sign[k-1]; ``bias_step`` is 1.0 with an intercept (b moves by y per mistake), else 0.0."""
     _check(Kx.shape[0], Kx.shape[1], index, sign, survival, out)
+    _need(math.isfinite(bias_step), "bias_step must be finite")
     idx, sg, c = index.tolist(), sign.tolist(), survival.tolist()
-    res = []
-    for row in Kx.tolist():
+    for t, row in enumerate(Kx.tolist()):
         s = 0.0
         v = c[0] * _sign(s)
+        finite = True
         for k in range(len(idx)):
             s += sg[k] * (row[idx[k]] + bias_step)
+            finite = finite and math.isfinite(s)
             v += c[k + 1] * _sign(s)
-        res.append(v)
-    if res:
-        out[:] = res
+        if not finite:
+            raise FloatingPointError(f"non-finite activation in the vote for row {t}: the "
+                                     "kernel values overflow float64")
+        out[t] = v
 
 
-def vote_conjunction(E, index, sign, survival, fit_intercept, out):
-    """`vote` for the conjunction kernel: E[t, j] = popcount(x_t AND x_j) (int32), and
+def vote_conjunction(E: _IE, index: _I64, sign: _D, survival: _D, fit_intercept: bool,
+                     out: _D) -> None:
+    """`vote` for the conjunction kernel: E[t, j] = popcount(x_t AND x_j) (int16 or int32), and
     s_k = s_{k-1} + y_k (2^E[t, index[k-1]] + [fit_intercept]) formed exactly."""
     _check(E.shape[0], E.shape[1], index, sign, survival, out)
     _need(E.size == 0 or E.min() >= 0, "E must hold exponents >= 0")

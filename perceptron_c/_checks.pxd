@@ -1,0 +1,62 @@
+# The checks every def layer of the C twins runs before its one nogil call: O(1) shape tests
+# and O(n) index scans. Shared here so each twin states the same preconditions in the same
+# words as its Python twin (which raises the same ValueError messages).
+from libc.stdint cimport int64_t
+
+# How much work a nogil call does before the def layer looks for Ctrl-C again: about 2^22
+# multiply-adds, a few milliseconds.
+cdef enum:
+    CHUNK_WORK = 1 << 22
+
+
+cdef inline object need(bint ok, str what):
+    if not ok:
+        raise ValueError(what)
+
+
+cdef inline bint all_in_range(const int64_t[::1] a, Py_ssize_t hi) noexcept:
+    """True when every entry of a lies in [0, hi)."""
+    cdef Py_ssize_t t
+    cdef bint ok = True
+    with nogil:
+        for t in range(a.shape[0]):
+            if a[t] < 0 or a[t] >= hi:
+                ok = False
+                break
+    return ok
+
+
+cdef inline object check_steps(object steps, Py_ssize_t m):
+    need(steps is None or steps.shape[0] >= m,
+         "steps must have room for one entry per visited example")
+
+
+cdef inline object check_rows(const int64_t[::1] rows, Py_ssize_t n_pool, Py_ssize_t n_krows,
+                              Py_ssize_t n_kcols):
+    need(n_krows == rows.shape[0], "Krows must have one row per entry of rows")
+    need(n_kcols == n_pool, "Krows must have one column per pool example")
+    need(all_in_range(rows, n_pool), f"rows must lie in [0, {n_pool})")
+
+
+cdef inline bint check_avg(object u, object beta, object count, bint u_ok,
+                           bint beta_ok) except -1:
+    """Averaging is on when u is given; then beta and count must be too, of the right shapes."""
+    if u is None:
+        need(beta is None and count is None, "u, beta and count go together")
+        return False
+    need(beta is not None and count is not None, "u, beta and count go together")
+    need(u_ok, "u must have the shape of alpha")
+    need(beta_ok, "beta must have the shape of b")
+    need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
+    return True
+
+
+cdef inline Py_ssize_t rows_per_chunk(Py_ssize_t cost_per_row) noexcept:
+    """Rows of an epoch per nogil call, so that Ctrl-C is seen within milliseconds."""
+    return max(1, CHUNK_WORK // max(1, cost_per_row))
+
+
+cdef inline object non_finite(Py_ssize_t t, int64_t i):
+    """The error of every epoch routine that meets an activation outside float64's range."""
+    raise FloatingPointError(f"non-finite activation at position {t} of the visiting order "
+                             f"(row {i}): the weights or the data overflow float64")

@@ -1,0 +1,373 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""C twin of ``_gram_py``: same functions, same signatures, same results.
+
+The Python twin is the specification. The popcount Gram runs without the GIL in the blocked
+loops of ``_popcount.h``, on the widest path this CPU supports (chosen once at import, after a
+CPU check; the portable builtin path is always there; ``PERCEPTRON_C_POPCOUNT`` or
+``set_popcount_impl`` pick another). B is packed once; the rows of A go through in blocks of
+about 20 ms, between which the calling thread takes the GIL back to check for Ctrl-C, and which
+``n_jobs`` threads share. When A is B, the paths that gain by it compute the entries on and
+right of the diagonal only, each stored twice (see ``pc_sym_pays``). The float kernels are the
+numpy matrix products of the Python twin (BLAS is already the fast path there), computed once
+in the calling thread; what follows them is elementwise and runs on ``n_jobs`` threads in
+blocks of rows: numpy's own functions for the polynomial, and for the RBF one fused pass
+without the GIL (the twin's operations in its order, entry by entry) before numpy's exp.
+"""
+import contextvars
+import itertools
+import os
+import warnings
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from functools import partial
+
+import numpy as np
+
+from cpython.exc cimport PyErr_CheckSignals
+from libc.math cimport isnan, ldexp
+from libc.stdint cimport int16_t, int32_t, int64_t, uint64_t
+
+from perceptron_c._popcount cimport (PC_IMPL_AVX2, PC_IMPL_AVX512, PC_IMPL_BUILTIN,
+                                     PC_IMPL_POPCNT, PC_OUT_I16, PC_OUT_I32, PC_OUT_I64,
+                                     pc_best_impl, pc_gram_rows, pc_impl_available, pc_pack_b,
+                                     pc_packed_words, pc_sym_pays)
+
+from perceptron_c._gram_py import (_check_float, _check_words, _direct_sq_distances, _norms,
+                                   _products, effective_jobs, gram_linear, row_sqnorms)
+
+__all__ = [
+    "pack_rows",
+    "gram_conjunction_log2",
+    "gram_linear",
+    "gram_poly",
+    "gram_rbf",
+    "row_sqnorms",
+    "popcount_impl",
+    "available_popcount_impls",
+    "set_popcount_impl",
+]
+
+
+_NAMES = {PC_IMPL_BUILTIN: "builtin", PC_IMPL_POPCNT: "popcnt", PC_IMPL_AVX2: "avx2",
+          PC_IMPL_AVX512: "avx512"}
+cdef int _impl = pc_best_impl()
+
+# Word pairs (a row pair costs nw + 2: the store counts) a block of rows may hold: about 20 ms
+# on each path on a 3 GHz core, so Ctrl-C is seen within 0.1 s even on a CPU 4x slower.
+_BLOCK_WORK = {PC_IMPL_BUILTIN: 1 << 24, PC_IMPL_POPCNT: 1 << 26, PC_IMPL_AVX2: 1 << 27,
+               PC_IMPL_AVX512: 1 << 28}
+# The first row block of the symmetric mode stores into every row below it: on a fresh out,
+# that faults in all of it at once (measured: seconds for 3 GB in a VM), inside one block.
+_SYM_MAX_BYTES = 64 << 20
+
+
+def pack_rows(const unsigned char[:, ::1] X01_uint8, uint64_t[:, ::1] words_out_uint64):
+    """Pack 0/1 rows into uint64 words: bit i of row r -> word i // 64, bit i % 64."""
+    cdef Py_ssize_t n = X01_uint8.shape[0], d = X01_uint8.shape[1]
+    cdef Py_ssize_t nw = (d + 63) // 64, r, i
+    cdef uint64_t word
+    if words_out_uint64.shape[0] != n or words_out_uint64.shape[1] != nw:
+        raise ValueError(f"words_out must have shape {(n, nw)}, got "
+                         f"{(words_out_uint64.shape[0], words_out_uint64.shape[1])}")
+    with nogil:
+        for r in range(n):
+            word = 0
+            for i in range(d):
+                if X01_uint8[r, i]:
+                    word |= (<uint64_t>1) << (i & 63)
+                if (i & 63) == 63 or i == d - 1:
+                    words_out_uint64[r, i >> 6] = word
+                    word = 0
+
+
+cdef class _GramJob:
+    """One Gram split into row blocks of A; any thread may run any block, each exactly once."""
+    cdef int impl, kind, sym
+    cdef const uint64_t* A
+    cdef const uint64_t* Bp
+    cdef void* out
+    cdef Py_ssize_t na, nb, nw, rows, n_blocks
+    cdef object keep, counter
+    cdef bint stop
+
+    cdef void run_block(self, Py_ssize_t b) noexcept nogil:
+        cdef Py_ssize_t i0 = b * self.rows
+        pc_gram_rows(self.impl, self.A + i0 * self.nw, min(self.rows, self.na - i0), self.Bp,
+                     self.nb, self.nw, self.out, self.nb, self.kind, i0, self.sym)
+
+    def work(self, bint check_signals):
+        """Run blocks until none is left (next() on the counter is atomic under the GIL); the
+        main thread checks for Ctrl-C after each one, the others stop when told to."""
+        cdef Py_ssize_t b
+        while not self.stop:
+            b = next(self.counter)
+            if b >= self.n_blocks:
+                return
+            with nogil:
+                self.run_block(b)
+            if check_signals:
+                PyErr_CheckSignals()
+
+
+def _run_threads(_GramJob job, int n_threads):
+    """The calling thread works too and watches for Ctrl-C; on any exception the helpers stop
+    after their current block, and are joined before it propagates."""
+    with ThreadPoolExecutor(n_threads - 1, thread_name_prefix="perceptron_c-gram") as pool:
+        helpers = [pool.submit(job.work, False) for _ in range(n_threads - 1)]
+        try:
+            job.work(True)
+            while True:
+                done, running = wait(helpers, timeout=0.05, return_when=FIRST_EXCEPTION)
+                for f in done:
+                    f.result()
+                if not running:
+                    return
+                PyErr_CheckSignals()
+        except BaseException:
+            job.stop = True
+            raise
+
+
+def gram_conjunction_log2(const uint64_t[:, ::1] A_words, const uint64_t[:, ::1] B_words, out,
+                          *, n_jobs=None):
+    """out[i, j] = |Ones(a_i, b_j)| = popcount(a_i AND b_j), summed word by word; out is int16
+    (when every popcount is below 2^15), int32 or int64, written directly. n_jobs threads
+    share the rows of A (the result never depends on it)."""
+    cdef Py_ssize_t na = A_words.shape[0], nb = B_words.shape[0], nw = A_words.shape[1]
+    cdef int64_t[:, ::1] o64
+    cdef int32_t[:, ::1] o32
+    cdef int16_t[:, ::1] o16
+    cdef _GramJob job
+    cdef uint64_t[::1] buf
+    cdef uint64_t* bufp = NULL
+    cdef Py_ssize_t words = 0
+    n_threads = _check_words(A_words, B_words, out, n_jobs)  # the Python twin's words
+    if na == 0 or nb == 0:
+        return
+    job = _GramJob()
+    job.impl, job.na, job.nb, job.nw = _impl, na, nb, nw
+    if out.dtype == np.int16:
+        o16 = out
+        job.out, job.kind = &o16[0, 0], PC_OUT_I16
+    elif out.dtype == np.int32:
+        o32 = out
+        job.out, job.kind = &o32[0, 0], PC_OUT_I32
+    else:
+        o64 = out
+        job.out, job.kind = &o64[0, 0], PC_OUT_I64
+    job.A = &A_words[0, 0] if nw > 0 else NULL
+    # A is B (the Gram of a set with itself): half the popcounts, each sum stored twice
+    job.sym = (nw > 0 and na == nb and &A_words[0, 0] == &B_words[0, 0]
+               and out.nbytes <= _SYM_MAX_BYTES and pc_sym_pays(job.impl, nw, job.kind))
+    if nw > 0:
+        words = pc_packed_words(job.impl, nb, nw)
+    packed = np.empty(words, dtype=np.uint64) if words else None
+    if words:
+        buf = packed
+        bufp = &buf[0]
+    with nogil:
+        job.Bp = pc_pack_b(job.impl, &B_words[0, 0], nb, nw, bufp) if nw > 0 else NULL
+    job.keep = (A_words, B_words, out, packed)
+    if na * nb * (nw + 2) < _BLOCK_WORK[job.impl] // 16:
+        n_threads = 1  # under about a millisecond: starting threads costs more than it saves
+    job.rows = max(1, _BLOCK_WORK[job.impl] // (nb * (nw + 2)))
+    if n_threads > 1:
+        job.rows = min(job.rows, (na + 4 * n_threads - 1) // (4 * n_threads))  # 4 blocks each
+    if job.rows > 12:
+        job.rows -= job.rows % 12  # whole micro-tiles of every path (3 and 4 rows)
+    job.n_blocks = (na + job.rows - 1) // job.rows
+    job.counter = itertools.count()
+    n_threads = min(n_threads, job.n_blocks)
+    if n_threads <= 1:
+        job.work(True)
+    else:
+        _run_threads(job, n_threads)
+
+
+def popcount_impl():
+    """Which popcount path ``gram_conjunction_log2`` uses: "builtin", "popcnt", "avx2" or
+    "avx512" (AVX-512 VPOPCNTDQ)."""
+    return _NAMES[_impl]
+
+
+def available_popcount_impls():
+    """The popcount paths compiled in and supported by this CPU, narrowest first."""
+    return tuple(_NAMES[i] for i in sorted(_NAMES) if pc_impl_available(i))
+
+
+def set_popcount_impl(name):
+    """Select a popcount path (for tests and benchmarks); returns the previous one."""
+    global _impl
+    for i, n in _NAMES.items():
+        if n == name and pc_impl_available(i):
+            old = _NAMES[_impl]
+            _impl = i
+            return old
+    raise ValueError(f"popcount implementation must be one of {available_popcount_impls()}, "
+                     f"got {name!r}")
+
+
+def _impl_from_environment():
+    """PERCEPTRON_C_POPCOUNT=builtin|popcnt|avx2|avx512 forces a path; a value this CPU cannot
+    run warns and keeps the best one, so a stale setting never breaks the import."""
+    name = os.environ.get("PERCEPTRON_C_POPCOUNT", "").strip()
+    if not name:
+        return
+    try:
+        set_popcount_impl(name.lower())
+    except ValueError:
+        warnings.warn(f"PERCEPTRON_C_POPCOUNT={name!r} is not a popcount path this CPU can run "
+                      f"(available: {', '.join(available_popcount_impls())}); using "
+                      f"{popcount_impl()!r}", RuntimeWarning, stacklevel=2)
+
+
+_impl_from_environment()
+
+
+# ---------------------------------------------------------------- float Gram matrices (BLAS)
+
+# Entries of out per elementwise block on a thread: a few hundred microseconds of work; and
+# per pass within a block, so that one pass leaves them in the cache for the next.
+_FLOAT_BLOCK = 1 << 16
+_CACHE_ENTRIES = 1 << 16
+
+
+def _elementwise(fn, Py_ssize_t n_rows, Py_ssize_t n_cols, n_threads):
+    """fn(start, stop) over blocks of rows of out, on up to n_threads threads, each in a copy
+    of the caller's context (numpy's error state, the backend switch)."""
+    cdef Py_ssize_t step = max(1, _FLOAT_BLOCK // max(1, n_cols))
+    if n_threads <= 1 or n_rows * n_cols < 2 * _FLOAT_BLOCK:
+        fn(0, n_rows)
+        return
+    step = max(step, (n_rows + 4 * n_threads - 1) // (4 * n_threads))  # up to 4 blocks each
+    tasks = [partial(contextvars.copy_context().run, fn, a, min(n_rows, a + step))
+             for a in range(0, n_rows, step)]
+    with ThreadPoolExecutor(min(n_threads, len(tasks)),
+                            thread_name_prefix="perceptron_c-gram") as pool:
+        futures = [pool.submit(task) for task in tasks]
+        errors = [f.exception() for f in futures]  # every block done before anything raises
+    for error in errors:
+        if error is not None:
+            raise error
+
+
+def gram_poly(X, Y, degree, gamma, coef0, out, *, n_jobs=None):
+    """out[i, j] = (gamma x_i . y_j + coef0) ** degree."""
+    _check_float(X, Y, out)
+    n_threads = effective_jobs(n_jobs)
+    _products(X, Y, out)
+    deg = int(degree)
+
+    def block(a, z):
+        o = out[a:z]
+        o *= gamma
+        o += coef0
+        np.power(o, deg, out=o)
+    _elementwise(block, out.shape[0], out.shape[1], n_threads)
+
+
+cdef extern from *:
+    """
+    #include <float.h>
+    #include <math.h>
+    #if defined(__SSE2__) || defined(_M_X64)
+    #include <emmintrin.h>
+    #define PC_RBF_SSE2 1
+    #endif
+    /* One row of the RBF pass (see _rbf_pass): the twin's operations, in its order, on each
+     * entry; two entries at a time with SSE2 (every x86-64 CPU has it; compilers do not
+     * vectorize the scalar loop, whose comparisons may trap). */
+    static Py_ssize_t pc_rbf_row(double *row, Py_ssize_t n, double xi, const double *yy,
+                                 double tiny, double ng) {
+        Py_ssize_t j = 0, bad = 0;
+    #ifdef PC_RBF_SSE2
+        const __m128d vxi = _mm_set1_pd(xi), m2 = _mm_set1_pd(-2.0), zero = _mm_setzero_pd();
+        const __m128d vt = _mm_set1_pd(tiny), vng = _mm_set1_pd(ng), big = _mm_set1_pd(DBL_MAX);
+        const __m128d nan = _mm_set1_pd(NAN), sign = _mm_set1_pd(-0.0);
+        for (; j + 2 <= n; j += 2) {
+            __m128d nrm = _mm_add_pd(vxi, _mm_loadu_pd(yy + j));
+            __m128d v = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(row + j), m2), nrm);
+            v = _mm_max_pd(zero, v); /* v < 0 ? 0 : v, NaN and -0.0 kept (maxpd's 2nd operand) */
+            __m128d s = _mm_or_pd(_mm_cmpnle_pd(_mm_andnot_pd(sign, v), big),
+                                  _mm_cmple_pd(v, _mm_mul_pd(vt, nrm)));
+            bad += (_mm_movemask_pd(s) & 1) + (_mm_movemask_pd(s) >> 1);
+            _mm_storeu_pd(row + j, _mm_or_pd(_mm_and_pd(s, nan),
+                                             _mm_andnot_pd(s, _mm_mul_pd(v, vng))));
+        }
+    #endif
+        for (; j < n; j++) {
+            double nrm = xi + yy[j];
+            double v = row[j] * -2.0 + nrm;
+            v = v < 0.0 ? 0.0 : v;
+            int suspect = !(fabs(v) <= DBL_MAX) || v <= tiny * nrm;
+            bad += suspect;
+            row[j] = suspect ? NAN : v * ng;
+        }
+        return bad;
+    }
+    """
+    Py_ssize_t pc_rbf_row(double* row, Py_ssize_t n, double xi, const double* yy, double tiny,
+                          double ng) noexcept nogil
+
+
+cdef Py_ssize_t _rbf_pass(double* out, Py_ssize_t m, Py_ssize_t n, const double* xx,
+                          const double* yy, double gamma, Py_ssize_t diag, Py_ssize_t base,
+                          int64_t* pos, Py_ssize_t count, Py_ssize_t cap) noexcept nogil:
+    """Rows of out, holding x . y on entry: -gamma max(||x||^2 + ||y||^2 - 2 x . y, 0), as
+    the twin computes it entry by entry, and NaN where the twin recomputes the distance (not
+    finite, or at most 2^-30 of the norms: a row against itself, for one); diag >= 0: entry
+    (i, diag + i) is the diagonal of a Gram of a set with itself, distance 0. Returns count
+    plus the number of NaN entries; their flat indices plus base go to pos[count:cap]."""
+    cdef Py_ssize_t i, j, bad
+    cdef double tiny = ldexp(1.0, -30), ng = -gamma
+    cdef double* row
+    for i in range(m):
+        row = out + i * n
+        bad = pc_rbf_row(row, n, xx[i], yy, tiny, ng)
+        if diag >= 0:
+            if isnan(row[diag + i]):
+                bad -= 1
+            row[diag + i] = 0.0 * ng
+        if bad:
+            for j in range(n):
+                if isnan(row[j]):
+                    if count < cap:
+                        pos[count] = base + i * n + j
+                    count += 1
+    return count
+
+
+def gram_rbf(X, Y, double gamma, out, *, n_jobs=None, norms=None):
+    """out[i, j] = exp(-gamma ||x_i - y_j||^2), exactly as the twin computes it (read its
+    docstring); the products in the calling thread, the rest on n_jobs threads."""
+    _check_float(X, Y, out)
+    n_threads = effective_jobs(n_jobs)
+    sym = Y is X
+    with np.errstate(over="ignore", invalid="ignore"):
+        _products(X, Y, out)
+        xx, yy = _norms(X, Y, norms)
+    if out.shape[0] == 0 or out.shape[1] == 0:
+        return
+    cdef double[:, ::1] o = out
+    cdef const double[::1] xv = xx
+    cdef const double[::1] yv = yy
+
+    def block(Py_ssize_t a, Py_ssize_t z):
+        # a few rows at a time, so that exp reads them from the cache the pass left them in;
+        # the distances to recompute (NaN until then) last, exp(-d) computed on its own
+        cdef Py_ssize_t r0, r1, n = o.shape[1], step = max(1, _CACHE_ENTRIES // n)
+        cdef Py_ssize_t count = 0, cap = 64 + z - a, diag = -1
+        cdef int64_t[::1] pos = np.empty(cap, dtype=np.int64)
+        for r0 in range(a, z, step):
+            r1 = min(z, r0 + step)
+            if sym:
+                diag = r0
+            with nogil:
+                count = _rbf_pass(&o[r0, 0], r1 - r0, n, &xv[r0], &yv[0], gamma, diag,
+                                  (r0 - a) * n, &pos[0], count, cap)
+            np.exp(out[r0:r1], out=out[r0:r1])
+        if count:
+            part = out[a:z]
+            flat = np.asarray(pos[:count]) if count <= cap else np.flatnonzero(np.isnan(part))
+            rows, cols = np.divmod(flat, n)
+            part[rows, cols] = np.exp(-_direct_sq_distances(X, Y, rows + a, cols, gamma))
+    _elementwise(block, out.shape[0], out.shape[1], n_threads)

@@ -1,0 +1,254 @@
+"""Pure-Python twin of ``_gram_c``: the specification of bit packing and the Gram matrices.
+
+Every function works in place on the numpy arrays it is given, exactly like its C twin of the
+same name and signature. Inputs are canonical (see ``kernels`` and ``_validation``):
+
+- 0/1 rows are uint8 C-contiguous 2-D; packed rows are uint64 C-contiguous 2-D with
+  ceil(n_bits / 64) words per row, bit i of a row in word i // 64 at bit position i % 64,
+  and the padding bits of the last word zero;
+- float rows are float64 C-contiguous 2-D; outputs are C-contiguous of shape (n, m).
+
+Columbia notes, Claim 2.1: the all-monotone-conjunctions kernel is
+K(a, b) = 2^|Ones(a, b)| with |Ones(a, b)| = popcount(a AND b); ``gram_conjunction_log2``
+computes the exponent, which is exact in int64 (2^k itself overflows float64 from k = 1024).
+The float kernels (linear, polynomial, RBF; Ohio slides: (gamma x.y + coef0)^degree and
+exp(-gamma ||x - y||^2)) are numpy matrix products, which a Cython loop would not beat; the C
+twin calls the same products and numpy functions and does the rest of the RBF (norms,
+clipping, the check for cancellation) in one fused pass, the same operations in the same
+order per entry, so both twins compute identical values.
+"""
+import math
+import os
+
+import numpy as np
+
+__all__ = [
+    "pack_rows",
+    "gram_conjunction_log2",
+    "gram_linear",
+    "gram_poly",
+    "gram_rbf",
+    "row_sqnorms",
+    "popcount_impl",
+    "available_popcount_impls",
+    "set_popcount_impl",
+]
+
+
+def _check_words(A: np.ndarray, B: np.ndarray, out: np.ndarray, n_jobs: object = None) -> int:
+    """The checks both twins make, in the same order and words; returns the thread count
+    n_jobs asks for (scikit-learn's meaning: None is 1, -1 every core, -2 all but one...)."""
+    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1]:
+        raise ValueError(f"A_words and B_words must be 2-D with the same number of words, got "
+                         f"shapes {A.shape} and {B.shape}")
+    dtype = getattr(out, "dtype", None)
+    if dtype not in (np.int16, np.int32, np.int64):
+        raise ValueError(f"out must be an int16, int32 or int64 array, got {dtype}")
+    if out.shape != (A.shape[0], B.shape[0]):
+        raise ValueError(f"out must have shape {(A.shape[0], B.shape[0])}, got {out.shape}")
+    if dtype == np.int32 and A.shape[1] >= 1 << 25:  # popcounts are at most 64 * nw < 2^31
+        raise ValueError(f"int32 out holds popcounts of fewer than {1 << 25} words a row, got "
+                         f"{A.shape[1]} words: use int64 out")
+    if dtype == np.int16 and 64 * A.shape[1] > INT16_MAX_BITS:
+        # no popcount(a AND b) exceeds the ones of the sparser side's densest row
+        top = min(max_row_popcount(A), max_row_popcount(B))
+        if top > INT16_MAX_BITS:
+            raise ValueError(f"int16 out holds popcounts up to {INT16_MAX_BITS}, but rows have "
+                             f"up to {top} ones in common: use int32 out")
+    return effective_jobs(n_jobs)
+
+
+# int16 exponents hold popcounts of rows of up to this many bits
+INT16_MAX_BITS = 32767
+
+
+def max_row_popcount(W: np.ndarray) -> int:
+    """The largest number of ones in a row of packed words (0 without rows)."""
+    if W.shape[0] == 0 or W.shape[1] == 0:
+        return 0
+    as_bytes = np.ascontiguousarray(W).view(np.uint8).reshape(W.shape[0], -1)
+    return int(np.unpackbits(as_bytes, axis=1).sum(axis=1, dtype=np.int64).max())
+
+
+def effective_jobs(n_jobs: object) -> int:
+    """Threads for ``n_jobs`` with scikit-learn's meaning (None: 1, -1: every core, -2: all
+    but one, ...), any integer type but bool; anything else is a ValueError."""
+    import numbers
+
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral) \
+            or n_jobs == 0:
+        raise ValueError(f"n_jobs must be None or a nonzero integer, got {n_jobs!r}")
+    jobs = int(n_jobs)
+    if jobs > 0:
+        return jobs
+    try:  # the cores this process may run on (as _threads.effective_n_jobs counts them)
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, cores + 1 + jobs)
+
+
+def pack_rows(X01_uint8, words_out_uint64):
+    """Pack 0/1 rows into uint64 words: bit i of row r -> word i // 64, bit i % 64."""
+    n, d = X01_uint8.shape
+    nw = (d + 63) // 64
+    if words_out_uint64.shape != (n, nw):
+        raise ValueError(f"words_out must have shape {(n, nw)}, got {words_out_uint64.shape}")
+    for r in range(n):
+        for w in range(nw):
+            word = 0
+            for i in range(w * 64, min(d, w * 64 + 64)):
+                if X01_uint8[r, i]:
+                    word |= 1 << (i - w * 64)
+            words_out_uint64[r, w] = word
+
+
+def gram_conjunction_log2(A_words: np.ndarray, B_words: np.ndarray, out: np.ndarray, *,
+                          n_jobs: int | None = None) -> None:
+    """out[i, j] = |Ones(a_i, b_j)| = popcount(a_i AND b_j), summed word by word; out is int16
+    (when every popcount is below 2^15), int32 or int64. n_jobs is checked as in the C twin,
+    then ignored: one thread computes it all."""
+    _check_words(A_words, B_words, out, n_jobs)
+    A = A_words.tolist()  # Python ints: AND and bit_count are exact on 64-bit words
+    B = B_words.tolist()
+    for i, a in enumerate(A):
+        for j, b in enumerate(B):
+            ones = 0
+            for wa, wb in zip(a, b):
+                ones += (wa & wb).bit_count()
+            out[i, j] = ones
+
+
+def popcount_impl() -> str:
+    """Which popcount path ``gram_conjunction_log2`` uses: always "python" in this twin."""
+    return "python"
+
+
+def available_popcount_impls() -> tuple[str, ...]:
+    """The popcount paths this twin can use on this machine."""
+    return ("python",)
+
+
+def set_popcount_impl(name: str) -> str:
+    """Select a popcount path (for tests and benchmarks); returns the previous one."""
+    if name not in available_popcount_impls():
+        raise ValueError(f"popcount implementation must be one of "
+                         f"{available_popcount_impls()}, got {name!r}")
+    return "python"
+
+
+# ---------------------------------------------------------------- float Gram matrices (BLAS)
+
+def _check_float(X, Y, out):
+    if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1]:
+        raise ValueError(f"X and Y must be 2-D with the same number of columns, got shapes "
+                         f"{X.shape} and {Y.shape}")
+    if out.shape != (X.shape[0], Y.shape[0]) or out.dtype != np.float64:
+        raise ValueError(f"out must be float64 of shape {(X.shape[0], Y.shape[0])}, got "
+                         f"{out.dtype} {out.shape}")
+
+
+def _products(X, Y, out):
+    """out = X @ Y.T; when Y is X, mirrored from the upper triangle so it is exactly
+    symmetric (BLAS may round the two triangles differently)."""
+    np.matmul(X, Y.T, out=out)
+    if Y is X:
+        _mirror(out)
+
+
+def _mirror(out, block=128):
+    """Copy the upper triangle onto the lower one, a block column at a time (5x faster
+    than one fancy-indexed copy of the whole triangle)."""
+    n = out.shape[0]
+    for i in range(0, n, block):
+        out[i + block:, i:i + block] = out[i:i + block, i + block:].T
+        diag = out[i:i + block, i:i + block]
+        lower = np.tril_indices(diag.shape[0], -1)
+        diag[lower] = diag.T[lower]
+
+
+def gram_linear(X, Y, out, *, n_jobs=None):
+    """out[i, j] = x_i . y_j. (n_jobs, here and in the other float kernels, is checked as in
+    the C twin and then ignored: BLAS computes the products as it is configured.)"""
+    _check_float(X, Y, out)
+    effective_jobs(n_jobs)
+    _products(X, Y, out)
+
+
+def gram_poly(X, Y, degree, gamma, coef0, out, *, n_jobs=None):
+    """out[i, j] = (gamma x_i . y_j + coef0) ** degree."""
+    _check_float(X, Y, out)
+    effective_jobs(n_jobs)
+    _products(X, Y, out)
+    out *= gamma
+    out += coef0
+    np.power(out, int(degree), out=out)
+
+
+def _direct_sq_distances(X: np.ndarray, Y: np.ndarray, rows: np.ndarray,
+                         cols: np.ndarray, gamma: float) -> np.ndarray:
+    """gamma ||x_i - y_j||^2 for the pairs (rows[k], cols[k]), from the differences, scaled
+    so nothing overflows on the way: (sqrt(gamma) m ||(x - y) / m||)^2 with m the largest
+    |x - y| (halves first, so x - y itself cannot overflow); inf only when it is beyond
+    float64 (then the kernel value is exactly 0)."""
+    out = np.empty(rows.shape[0])
+    for start in range(0, rows.shape[0], 4096):  # bounded temporaries
+        r, c = rows[start:start + 4096], cols[start:start + 4096]
+        half = X[r] * 0.5 - Y[c] * 0.5
+        top = np.max(np.abs(half), axis=1)
+        scale = np.where(top > 0.0, top, 1.0)
+        norm = np.sqrt(np.einsum("ij,ij->i", half / scale[:, None], half / scale[:, None]))
+        with np.errstate(over="ignore"):
+            t = (math.sqrt(gamma) * 2.0) * (top * norm)
+            out[start:start + 4096] = t * t
+    return out
+
+
+def row_sqnorms(X: np.ndarray) -> np.ndarray:
+    """||x_i||^2 of every row, as the RBF kernel computes them (each row on its own)."""
+    return np.einsum("ij,ij->i", X, X)
+
+
+def _norms(X: np.ndarray, Y: np.ndarray, norms: tuple | None) -> tuple[np.ndarray, np.ndarray]:
+    if norms is None:
+        xx = row_sqnorms(X)
+        return xx, (xx if Y is X else row_sqnorms(Y))
+    xx, yy = (np.ascontiguousarray(v, dtype=np.float64) for v in norms)
+    if xx.shape != (X.shape[0],) or yy.shape != (Y.shape[0],):
+        raise ValueError(f"norms must be two arrays of {X.shape[0]} and {Y.shape[0]} squared "
+                         "norms")
+    return xx, yy
+
+
+def gram_rbf(X: np.ndarray, Y: np.ndarray, gamma: float, out: np.ndarray, *,
+             n_jobs: int | None = None, norms: tuple | None = None) -> None:
+    """out[i, j] = exp(-gamma ||x_i - y_j||^2), the squared distance taken as
+    ||x||^2 + ||y||^2 - 2 x.y clipped at 0 (exactly 0 on the diagonal when Y is X), except
+    where that expansion is not finite or may have cancelled (the distance is tiny against
+    the norms): there it is computed from the differences (`_direct_sq_distances`). So every
+    value is finite and right for any finite input: huge rows never give inf - inf = NaN.
+    ``norms``: (||x_i||^2, ||y_j||^2) as `row_sqnorms` computes them, when the caller has
+    them already (a kernel perceptron computes its pool's once)."""
+    _check_float(X, Y, out)
+    effective_jobs(n_jobs)
+    with np.errstate(over="ignore", invalid="ignore"):
+        _products(X, Y, out)
+        xx, yy = _norms(X, Y, norms)
+        sums = xx[:, None] + yy[None, :]
+        out *= -2.0
+        out += sums
+        np.maximum(out, 0.0, out=out)
+        # the expansion's rounding error is a few ulps of the norms
+        suspect = ~np.isfinite(out) | (out <= 2.0 ** -30 * sums)
+    if Y is X:  # the two triangles sum the norms in different orders
+        _mirror(out)
+        np.fill_diagonal(out, 0.0)
+        suspect |= suspect.T  # recomputed on both sides, so the Gram stays symmetric
+        np.fill_diagonal(suspect, False)
+    out *= -gamma
+    rows, cols = np.nonzero(suspect)
+    if rows.size:
+        out[rows, cols] = -_direct_sq_distances(X, Y, rows, cols, gamma)
+    np.exp(out, out=out)
