@@ -1,22 +1,44 @@
 """perceptron_c: the perceptron family with a Cython core and a pure-Python reference twin.
 
 ``BACKEND`` is "c" when the compiled routines are in use, "python" when
-``PERCEPTRON_C_NO_EXTENSIONS`` is set (then the pure-Python twins run instead).
+``PERCEPTRON_C_NO_EXTENSIONS`` is set or the package was built without its C core (then the
+pure-Python twins run instead).
 """
+from __future__ import annotations
+
+import os as _os
+from typing import Any as _Any
+
 from . import kernels
 from ._backend import BACKEND
-from .kernel import KernelPerceptron
-from .linear import Perceptron
+from ._sgd_run import ConvergenceWarning
+from ._validation import NotFittedError
+from .budget_perceptron import BudgetKernelPerceptron
+from .io import FileFormatError
+from .kernel_passive_aggressive import KernelPassiveAggressiveClassifier
+from .kernel_perceptron import KernelPerceptron
+from .passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
+from .perceptron import Perceptron
 from .theory import margin, mistake_bound
-from .voted import VotedPerceptron
+from .voted_perceptron import VotedPerceptron
 
 __version__ = "0.1.0"
-__all__ = ["BACKEND", "kernels", "Perceptron", "KernelPerceptron", "VotedPerceptron", "margin",
-           "mistake_bound", "load", "__version__"]
+__all__ = ["BACKEND", "kernels", "Perceptron", "KernelPerceptron", "BudgetKernelPerceptron",
+           "VotedPerceptron", "PassiveAggressiveClassifier", "PassiveAggressiveRegressor",
+           "KernelPassiveAggressiveClassifier",
+           "margin", "mistake_bound", "load", "get_include", "NotFittedError", "FileFormatError",
+           "ConvergenceWarning", "__version__"]
 
 
-def load(path):
-    """Read a model written by ``save`` (a versioned ``.npz``, loaded without pickle)."""
+def load(path: str | _os.PathLike[str]) -> _Any:
+    """Read a model written by ``save`` (a versioned ``.npz``, loaded without pickle); a bad
+    file raises `FileFormatError`."""
     from .io import load_model
 
     return load_model(path)
+
+
+def get_include() -> str:
+    """The directory holding the package's ``.pxd`` files and C headers (``_popcount.h``), for
+    Cython extensions that ``cimport perceptron_c`` routines: pass it in ``include_dirs``."""
+    return _os.path.dirname(_os.path.abspath(__file__))

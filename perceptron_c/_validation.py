@@ -1,28 +1,74 @@
-"""The gate: every array and label goes through here once, before any routine runs.
+"""The gate: every array, label and parameter from a user goes through here, once.
 
-Routines compile with bounds checking off, so everything they index is checked here: dense X
-becomes a C-contiguous float32/float64 2-D array, sparse X becomes a checked CSR triple,
-labels become class indices plus ``classes_``. Errors name the argument and what was expected.
-scipy is not a run-time dependency: sparse input is recognised by duck typing.
+Routines compile with bounds checking off, so everything they index is checked here first:
+
+- dense X becomes a C-contiguous float32/float64 2-D array of finite values;
+- sparse X (scipy, recognised by duck typing: scipy is not a run-time dependency) and the
+  package's own `CSR` triple become a checked `CSR`: monotone indptr from 0, in-range column
+  indices, finite data, duplicates summed. A `CSR` the package handed out is checked again
+  when it comes back, like any other input;
+- 0/1 rows for the conjunction kernel become `PackedBits` (uint64 words, zero padding bits);
+- labels become class indices plus ``classes_``;
+- estimator parameters are checked by type and range;
+- the low-level API's in/out arrays are checked for dtype, shape and contiguity, never copied.
+
+Errors are ``ValueError`` / ``TypeError`` naming the argument and what was expected.
 """
+from __future__ import annotations
+
+import numbers
+import sys
 import warnings
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
-try:  # scikit-learn's classes where it is installed, so its checks recognise them
-    from sklearn.exceptions import DataConversionWarning, NotFittedError
-except ImportError:  # pragma: no cover - exercised in the numpy-only job
+from . import _backend
+from ._params import check_choice, check_flag, check_fraction, check_int  # noqa: F401
 
-    class NotFittedError(ValueError, AttributeError):
-        """Raised when a model is used before ``fit``."""
-
-    class DataConversionWarning(UserWarning):
-        """Raised when input data is converted in a way the user may not expect."""
+_INT32_MAX = int(np.iinfo(np.int32).max)
 
 
-_INT32_MAX = np.iinfo(np.int32).max
+# ------------------------------------------------------------------------------- exceptions
 
+class NotFittedError(ValueError, AttributeError):
+    """A model was used before ``fit``. When scikit-learn is loaded, the error raised is also
+    an instance of ``sklearn.exceptions.NotFittedError``."""
+
+
+class DataConversionWarning(UserWarning):
+    """Input was converted in a way the user may not expect (a column-vector y)."""
+
+
+_sklearn_twins: dict[type, type] = {}
+
+
+def _with_sklearn(ours: type, name: str) -> type:
+    """``ours``, or a subclass of it and of scikit-learn's class of the same name when
+    scikit-learn is already imported, so ``except`` clauses written for either match. Never
+    imports scikit-learn itself."""
+    sk = sys.modules.get("sklearn.exceptions")
+    theirs = getattr(sk, name, None) if sk is not None else None
+    if theirs is None:
+        return ours
+    if ours not in _sklearn_twins:
+        _sklearn_twins[ours] = type(name, (ours, theirs), {"__module__": ours.__module__})
+    return _sklearn_twins[ours]
+
+
+def not_fitted(estimator: object) -> Exception:
+    name = type(estimator).__name__
+    return _with_sklearn(NotFittedError, "NotFittedError")(
+        f"This {name} instance is not fitted yet. Call 'fit' with appropriate arguments before "
+        "using this estimator.")
+
+
+def warn_data_conversion(message: str) -> None:
+    warnings.warn(message, _with_sklearn(DataConversionWarning, "DataConversionWarning"),
+                  stacklevel=4)
+
+
+# ------------------------------------------------------------------------- canonical forms
 
 class CSR(NamedTuple):
     """Canonical sparse rows: data float32/float64, indices int32, indptr int64."""
@@ -33,16 +79,33 @@ class CSR(NamedTuple):
     shape: tuple
 
     @property
-    def dtype(self):
+    def dtype(self) -> np.dtype:
         return self.data.dtype
 
 
-def is_sparse(X):
+class PackedBits(NamedTuple):
+    """0/1 rows packed 64 to a word: bit i of a row is word i // 64, bit position i % 64."""
+
+    words: np.ndarray
+    n_bits: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.words.shape[0], self.n_bits)
+
+
+def n_words(n_bits: int) -> int:
+    return (n_bits + 63) // 64
+
+
+def is_sparse(X: Any) -> bool:
     """True for scipy.sparse matrices and arrays (without importing scipy)."""
     return type(X).__module__.startswith("scipy.sparse") and hasattr(X, "tocsr")
 
 
-def _float_dtype(dtype, name):
+# ------------------------------------------------------------------------------ feature rows
+
+def _float_dtype(dtype: np.dtype, name: str) -> np.dtype | None:
     if dtype == np.float32 or dtype == np.float64:
         return dtype
     if dtype.kind == "c":
@@ -52,14 +115,14 @@ def _float_dtype(dtype, name):
     return None
 
 
-def _check_finite(values, name):
+def check_finite(values: np.ndarray, name: str) -> None:
     if values.size and not np.isfinite(values).all():
         kind = "NaN" if np.isnan(values).any() else "infinity"
         raise ValueError(f"{name}: input contains {kind}; every value must be finite "
                          "(input contains NaN or inf)")
 
 
-def feature_names(X):
+def feature_names(X: Any) -> np.ndarray | None:
     """Column names of a DataFrame-like X when they are all strings, else None."""
     cols = getattr(X, "columns", None)
     if cols is None or is_sparse(X):
@@ -70,16 +133,18 @@ def feature_names(X):
     return None
 
 
-def check_X(X, name="X", min_rows=1):
-    """Canonical form of a feature matrix: a 2-D float ndarray or a `CSR`."""
+def check_X(X: Any, name: str = "X", min_rows: int = 1, finite: bool = True
+            ) -> np.ndarray | CSR:
+    """Canonical form of a feature matrix: a 2-D finite float ndarray or a checked `CSR`
+    (``finite=False``: a dense X is not scanned; the caller checks what it computes)."""
     if X is None:
         raise ValueError(f"{name}: expected a 2-D array or sparse matrix, got None")
     if isinstance(X, CSR):
-        return X
+        return check_csr(X.data, X.indices, X.indptr, X.shape, name, min_rows)
     if is_sparse(X):
         return _check_sparse(X, name, min_rows)
-    if isinstance(X, str):
-        raise TypeError(f"{name}: expected a 2-D array of numbers, got a string")
+    if isinstance(X, (str, bytes, PackedBits)):
+        raise TypeError(f"{name}: expected a 2-D array of numbers, got {type(X).__name__}")
     arr = np.asarray(X)
     dtype = _float_dtype(arr.dtype, name)
     if dtype is None:
@@ -97,11 +162,12 @@ def check_X(X, name="X", min_rows=1):
         raise ValueError(f"{name}: expected a 2-D array, got {arr.ndim} dimensions")
     _check_shape(arr.shape, name, min_rows)
     arr = np.ascontiguousarray(arr, dtype=dtype)
-    _check_finite(arr, name)
+    if finite:
+        check_finite(arr, name)
     return arr
 
 
-def _check_shape(shape, name, min_rows):
+def _check_shape(shape: tuple, name: str, min_rows: int) -> None:
     if shape[0] < min_rows:
         raise ValueError(f"{name}: found array with {shape[0]} sample(s) (shape={shape}) "
                          f"while a minimum of {min_rows} is required.")
@@ -110,21 +176,42 @@ def _check_shape(shape, name, min_rows):
                          "minimum of 1 is required.")
 
 
-def _check_sparse(X, name, min_rows):
+def _check_sparse(X: Any, name: str, min_rows: int) -> CSR:
     if len(X.shape) != 2:
         raise ValueError(f"{name}: expected a 2-D sparse matrix, got shape {X.shape}")
     if X.format != "csr":
         X = X.tocsr()
-    shape = (int(X.shape[0]), int(X.shape[1]))
+    P = check_csr(X.data, X.indices, X.indptr, X.shape, name, min_rows)
+    if not getattr(X, "has_canonical_format", False) and _has_duplicates(P):
+        # Duplicates mean "sum them" in scipy; squared norms would differ, so sum them here.
+        X = X.copy()
+        X.sum_duplicates()
+        return _check_sparse(X, name, min_rows)
+    return P
+
+
+def check_csr(data: Any, indices: Any, indptr: Any, shape: Any, name: str = "X",
+              min_rows: int = 0, check_values: bool = True) -> CSR:
+    """A checked `CSR` from its three arrays and shape (trailing entries beyond indptr[-1]
+    are dropped); the one check of sparse rows, for scipy input and raw triples alike.
+    ``check_values=False`` skips only the scan for NaN and inf."""
+    try:
+        shape = (int(shape[0]), int(shape[1]))
+    except (TypeError, ValueError, IndexError):
+        raise ValueError(f"{name}: a CSR shape must be two integers, got {shape!r}") from None
+    if shape[0] < 0 or shape[1] < 0:
+        raise ValueError(f"{name}: negative CSR shape {shape}")
     _check_shape(shape, name, min_rows)
     if shape[1] > _INT32_MAX:
         raise ValueError(f"{name}: at most {_INT32_MAX} features are supported, got {shape[1]}")
-    indptr = np.asarray(X.indptr)
-    indices = np.asarray(X.indices)
-    data = np.asarray(X.data)
-    if indptr.ndim != 1 or indptr.shape[0] != shape[0] + 1:
+    data, indices, indptr = np.asarray(data), np.asarray(indices), np.asarray(indptr)
+    if data.ndim != 1 or indices.ndim != 1 or indptr.ndim != 1:
+        raise ValueError(f"{name}: malformed CSR, data, indices and indptr must be 1-D")
+    if indices.dtype.kind not in "iu" or indptr.dtype.kind not in "iu":
+        raise TypeError(f"{name}: malformed CSR, indices and indptr must be integer arrays")
+    if indptr.shape[0] != shape[0] + 1:
         raise ValueError(f"{name}: malformed CSR, indptr must have n_rows + 1 = {shape[0] + 1} "
-                         f"entries, got {indptr.shape}")
+                         f"entries, got {indptr.shape[0]}")
     if indptr[0] != 0 or np.any(np.diff(indptr) < 0):
         raise ValueError(f"{name}: malformed CSR, indptr must start at 0 and be non-decreasing")
     nnz = int(indptr[-1])
@@ -138,57 +225,145 @@ def _check_sparse(X, name, min_rows):
     if dtype is None:
         raise TypeError(f"{name}: expected numbers, got sparse dtype {data.dtype}")
     data = np.ascontiguousarray(data, dtype=dtype)
-    _check_finite(data, name)
-    indices = np.ascontiguousarray(indices, dtype=np.int32)
-    indptr = np.ascontiguousarray(indptr, dtype=np.int64)
-    if not getattr(X, "has_canonical_format", False) and _has_duplicates(indices, indptr):
-        # Duplicates mean "sum them" in scipy; squared norms would differ, so sum them here.
-        X = X.copy()
-        X.sum_duplicates()
-        return _check_sparse(X, name, min_rows)
-    return CSR(data, indices, indptr, shape)
+    if check_values:
+        check_finite(data, name)
+    return CSR(data, np.ascontiguousarray(indices, dtype=np.int32),
+               np.ascontiguousarray(indptr, dtype=np.int64), shape)
 
 
-def _has_duplicates(indices, indptr):
-    if indices.shape[0] < 2:
+def _has_duplicates(P: CSR) -> bool:
+    if P.indices.shape[0] < 2:
         return False
-    row_of = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr))
-    key = row_of.astype(np.int64) * (int(indices.max()) + 1) + indices
+    row_of = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))
+    key = row_of.astype(np.int64) * P.shape[1] + P.indices
     return np.unique(key).shape[0] != key.shape[0]
 
 
-def check_n_features(X, expected, estimator_name):
+def check_n_features(X: Any, expected: int, estimator_name: str) -> None:
     if X.shape[1] != expected:
         raise ValueError(f"X has {X.shape[1]} features, but {estimator_name} is expecting "
                          f"{expected} features as input.")
 
 
-def check_feature_names(X, fitted_names, estimator_name, reset):
+def check_feature_names(X: Any, fitted_names: np.ndarray | None, estimator_name: str,
+                        reset: bool) -> np.ndarray | None:
     """Remember column names at fit; at predict, they must match those seen at fit."""
     names = feature_names(X)
     if reset:
         return names
     if fitted_names is None and names is not None:
         warnings.warn(f"X has feature names, but {estimator_name} was fitted without feature "
-                      "names", UserWarning, stacklevel=3)
+                      "names", UserWarning, stacklevel=4)
     elif fitted_names is not None and names is None:
         warnings.warn(f"X does not have valid feature names, but {estimator_name} was fitted "
-                      "with feature names", UserWarning, stacklevel=3)
-    elif names is not None and (len(names) != len(fitted_names)
-                                or np.any(names != fitted_names)):
+                      "with feature names", UserWarning, stacklevel=4)
+    elif names is not None and fitted_names is not None and (
+            len(names) != len(fitted_names) or np.any(names != fitted_names)):
         raise ValueError("The feature names should match those that were passed during fit.")
     return fitted_names
 
 
-def check_y(y, n, name="y"):
+# ------------------------------------------------------------------------- bits and kernels
+
+def check_packed(P: Any, name: str) -> PackedBits:
+    """A `PackedBits` whose words are 2-D uint64 of the right width with zero padding bits."""
+    words, n_bits = P
+    if isinstance(n_bits, bool) or not isinstance(n_bits, numbers.Integral) or n_bits < 1:
+        raise ValueError(f"{name}: PackedBits.n_bits must be a positive integer, got {n_bits!r}")
+    n_bits = int(n_bits)
+    words = np.asarray(words)
+    if words.dtype != np.uint64 or words.ndim != 2:
+        raise TypeError(f"{name}: PackedBits.words must be a 2-D uint64 array, got "
+                        f"{words.dtype} of shape {words.shape}")
+    if words.shape[1] != n_words(n_bits):
+        raise ValueError(f"{name}: {n_bits} bits need {n_words(n_bits)} words per row, got "
+                         f"{words.shape[1]}")
+    if words.shape[0] < 1:
+        raise ValueError(f"{name}: found 0 rows while a minimum of 1 is required.")
+    if n_bits % 64 and np.any(words[:, -1] >> np.uint64(n_bits % 64)):
+        raise ValueError(f"{name}: PackedBits has bits set beyond n_bits = {n_bits}; the "
+                         "padding bits of the last word must be 0")
+    return PackedBits(np.ascontiguousarray(words), n_bits)
+
+
+def check_01(X: Any, name: str) -> np.ndarray:
+    """A 2-D array of 0/1 values (bool, int or float; sparse is densified) as C uint8."""
+    if X is None:
+        raise ValueError(f"{name}: expected a 2-D array of 0/1 values, got None")
+    if is_sparse(X):
+        X = X.toarray()
+    if isinstance(X, (str, bytes)):
+        raise TypeError(f"{name}: expected a 2-D array of 0/1 values, got a string")
+    arr = np.asarray(X)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name}: expected a 2-D array of 0/1 values, got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(f"{name}: expected a 2-D array of 0/1 values, got {arr.ndim} "
+                         f"dimension(s) (shape {arr.shape})")
+    if arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(f"{name}: expected at least one row and one column, got shape "
+                         f"{arr.shape}")
+    if arr.dtype.kind != "b":
+        if arr.dtype.kind == "f" and np.isnan(arr).any():
+            raise ValueError(f"{name}: input contains NaN; the conjunction kernel needs 0/1 "
+                             "values")
+        bad = (arr != 0) & (arr != 1)
+        if bad.any():
+            raise ValueError(f"{name}: the conjunction kernel needs 0/1 values, found "
+                             f"{arr[bad].flat[0]!r}")
+    return np.ascontiguousarray(arr, dtype=np.uint8)
+
+
+def as_packed(X: Any, name: str) -> PackedBits:
+    """`PackedBits` for 0/1 rows given packed or not (checked either way)."""
+    if isinstance(X, PackedBits):
+        return check_packed(X, name)
+    X01 = check_01(X, name)
+    words = np.empty((X01.shape[0], n_words(X01.shape[1])), dtype=np.uint64)
+    _backend.gram().pack_rows(X01, words)
+    return PackedBits(words, X01.shape[1])
+
+
+def as_float_rows(X: Any, name: str) -> np.ndarray:
+    """Canonical float64 rows for a float kernel (PackedBits unpacked, sparse densified)."""
+    if isinstance(X, PackedBits):
+        P = check_packed(X, name)
+        as_bytes = P.words.astype("<u8", copy=False).view(np.uint8)
+        X = np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :P.n_bits]
+    elif is_sparse(X):
+        X = X.toarray()
+    return np.ascontiguousarray(check_X(X, name), dtype=np.float64)
+
+
+def check_kernel_input(X: Any, kind: str, n_features: int | None,
+                       estimator_name: str) -> np.ndarray | PackedBits:
+    """Rows for a kernel estimator: `PackedBits` for the conjunction kernel, float64 2-D
+    otherwise; with ``kind="precomputed"`` at fit (``n_features`` None) a square Gram.
+    ``n_features`` (at predict) is the width the model was fitted on."""
+    P: np.ndarray | PackedBits
+    if kind == "conjunction":
+        P = as_packed(X, "X")
+    else:
+        P = as_float_rows(X, "X")
+        if kind == "precomputed" and n_features is None and P.shape[0] != P.shape[1]:
+            raise ValueError(f"X: with kernel='precomputed', fit needs the square (n, n) "
+                             f"training Gram matrix, got shape {P.shape}")
+    if n_features is not None:
+        check_n_features(P, n_features, estimator_name)
+    return P
+
+
+# ---------------------------------------------------------------------------------- labels
+
+def check_y(y: Any, n: int, name: str = "y") -> np.ndarray:
     """Labels as a 1-D array of length n (a column vector is accepted with a warning)."""
     if y is None:
         raise ValueError(f"this estimator requires y to be passed, but the target {name} is None")
     arr = np.asarray(y)
     if arr.ndim == 2 and arr.shape[1] == 1:
-        warnings.warn(f"A column-vector {name} was passed when a 1d array was expected. Please "
-                      "change the shape of y to (n_samples,), for example using ravel().",
-                      DataConversionWarning, stacklevel=3)
+        warn_data_conversion(f"A column-vector {name} was passed when a 1d array was expected. "
+                             "Please change the shape of y to (n_samples,), for example using "
+                             "ravel().")
         arr = arr.ravel()
     if arr.ndim != 1:
         raise ValueError(f"{name} should be a 1d array, got an array of shape {arr.shape}")
@@ -207,11 +382,13 @@ def check_y(y, n, name="y"):
         kinds = {type(v) for v in arr}
         if any(k is float for k in kinds) or len(kinds) > 1 and not all(
                 issubclass(k, (int, np.integer)) for k in kinds):
-            raise ValueError(f"Unknown label type: {name} mixes label types {sorted(map(str, kinds))}")
+            raise ValueError(f"Unknown label type: {name} mixes label types "
+                             f"{sorted(map(str, kinds))}")
     return arr
 
 
-def encode_labels(y, classes=None, name="y"):
+def encode_labels(y: np.ndarray, classes: np.ndarray | None = None,
+                  name: str = "y") -> tuple[np.ndarray, np.ndarray]:
     """(classes_, class indices int64). With ``classes`` given, every label must be in it."""
     if classes is None:
         classes, idx = np.unique(y, return_inverse=True)
@@ -226,7 +403,52 @@ def encode_labels(y, classes=None, name="y"):
     return classes, pos.astype(np.int64)
 
 
-def check_classes(classes, name="classes"):
+def check_targets(y: Any, n: int, name: str = "y") -> np.ndarray:
+    """Regression targets: a 1-D array of n finite numbers, as float64."""
+    if y is None:
+        raise ValueError(f"this estimator requires y to be passed, but the target {name} is None")
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        warn_data_conversion(f"A column-vector {name} was passed when a 1d array was expected. "
+                             "Please change the shape of y to (n_samples,), for example using "
+                             "ravel().")
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"{name} should be a 1d array, got an array of shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"X and {name} have inconsistent numbers of samples: {n} != "
+                         f"{arr.shape[0]}")
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name}: Complex data not supported")
+    try:
+        arr = np.ascontiguousarray(arr, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected numbers, got dtype {arr.dtype}") from None
+    check_finite(arr, name)
+    return arr
+
+
+def check_sample_weight(sample_weight: Any, n: int) -> np.ndarray | None:
+    """None (every example weighs 1), or n finite float64 weights (a number is broadcast)."""
+    if sample_weight is None:
+        return None
+    if isinstance(sample_weight, (str, bytes)):
+        raise TypeError("sample_weight: expected numbers, got a string")
+    try:
+        arr = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("sample_weight: expected a number or an array of numbers") from None
+    if arr.ndim == 0:
+        arr = np.full(n, float(arr))
+    if arr.shape != (n,):
+        raise ValueError(f"sample_weight.shape == {arr.shape}, expected ({n},)")
+    check_finite(arr, "sample_weight")
+    if n and not np.any(arr):
+        raise ValueError("sample_weight: every weight is zero, nothing to learn from")
+    return np.ascontiguousarray(arr)
+
+
+def check_classes(classes: Any, name: str = "classes") -> np.ndarray:
     classes = np.asarray(classes)
     if classes.ndim != 1 or classes.shape[0] < 2:
         raise ValueError(f"{name}: expected a 1-D array of at least 2 distinct labels, got "
@@ -237,21 +459,120 @@ def check_classes(classes, name="classes"):
     return uniq
 
 
-def check_order(order, n):
+def check_two_classes(classes: np.ndarray) -> None:
+    if len(classes) < 2:
+        raise ValueError(f"y contains only one class ({classes.tolist()!r}); a classifier "
+                         "needs samples of at least 2 classes")
+
+
+def check_same_classes(classes: np.ndarray, fitted: np.ndarray) -> None:
+    if not np.array_equal(classes, fitted):
+        raise ValueError(f"y has classes {classes.tolist()} but the model was fitted on "
+                         f"{fitted.tolist()}")
+
+
+# ------------------------------------------------------------------------------ parameters
+
+# ------------------------------------------------------------- low-level API and state arrays
+
+def check_order(order: Any, n: int) -> np.ndarray:
     order = np.ascontiguousarray(order, dtype=np.int64)
     if order.ndim != 1 or (order.size and (order.min() < 0 or order.max() >= n)):
         raise ValueError(f"order must be a 1-D array of row indices in [0, {n})")
     return order
 
 
-def take_rows(X, idx):
-    """Rows ``idx`` of a canonical X (dense or CSR), still canonical."""
-    if isinstance(X, CSR):
-        starts, stops = X.indptr[idx], X.indptr[idx + 1]
-        lens = stops - starts
-        indptr = np.zeros(idx.shape[0] + 1, dtype=np.int64)
-        np.cumsum(lens, out=indptr[1:])
-        pos = np.repeat(starts - indptr[:-1], lens) + np.arange(indptr[-1])
-        return CSR(np.ascontiguousarray(X.data[pos]), np.ascontiguousarray(X.indices[pos]),
-                   indptr, (idx.shape[0], X.shape[1]))
-    return np.ascontiguousarray(X[idx])
+def check_rows_arg(X: Any, check_values: bool) -> np.ndarray:
+    """Dense rows for the low-level API: 2-D, real (converted to float64 unless float32)."""
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got shape {X.shape}")
+    if X.dtype not in (np.float32, np.float64):
+        if X.dtype.kind not in "biuf":
+            raise TypeError(f"X must hold real numbers, got dtype {X.dtype}")
+        X = X.astype(np.float64)
+    X = np.ascontiguousarray(X)
+    if check_values:
+        check_finite(X, "X")
+    return X
+
+
+def check_csr_args(data: Any, indices: Any, indptr: Any, n_features: int,
+                   check_values: bool) -> CSR:
+    """CSR rows for the low-level API, every stored entry used (indptr[-1] == len(data))."""
+    data, indices, indptr = np.asarray(data), np.asarray(indices), np.asarray(indptr)
+    if indptr.ndim != 1 or indptr.shape[0] < 1:
+        raise ValueError("indptr must be 1-D with at least one entry")
+    if data.ndim == 1 and indices.ndim == 1 and indices.shape[0] != data.shape[0]:
+        raise ValueError("indices and data must have the same length")
+    if indptr.dtype.kind in "iu" and indptr[-1] != data.shape[0]:
+        raise ValueError("indptr must rise monotonically from 0 to len(data)")
+    if data.dtype.kind not in "biuf":
+        raise TypeError(f"data must hold real numbers, got dtype {data.dtype}")
+    return check_csr(data, indices, indptr, (indptr.shape[0] - 1, n_features), "CSR rows",
+                     check_values=check_values)
+
+
+def check_inout(a: Any, name: str, shape: tuple, dtype: Any = np.float64) -> np.ndarray:
+    """An array the low-level API writes into: exact dtype and shape, C-contiguous, writeable
+    (never converted, since the caller keeps the reference)."""
+    if not isinstance(a, np.ndarray) or a.dtype != dtype:
+        raise TypeError(f"{name} must be a numpy array of dtype {np.dtype(dtype)} (it is "
+                        "updated in place, so it is never converted)")
+    if not a.flags.c_contiguous or not a.flags.writeable:
+        raise ValueError(f"{name} must be C-contiguous and writeable")
+    if a.shape != tuple(shape):
+        raise ValueError(f"{name} must have shape {tuple(shape)}, got {a.shape}")
+    return a
+
+
+def encode_label_state(classes: np.ndarray) -> dict[str, np.ndarray]:
+    """``classes_`` as arrays np.load reads back without pickle, with the type of labels held
+    in an object array; TypeError for labels that cannot round-trip."""
+    if classes.dtype.kind in "biufUSMm":
+        return {"classes_": classes}
+    values = classes.tolist()
+    for name, kind in (("int", int), ("str", str), ("bool", bool)):
+        if all(type(v) is kind for v in values):
+            text = [str(int(v)) if kind is bool else str(v) for v in values]
+            return {"classes_": np.array(text, dtype=str), "classes_type": np.array(name)}
+    kinds = sorted({type(v).__name__ for v in values})
+    raise TypeError(f"labels of type(s) {kinds} cannot be saved (they would not "
+                    "come back the same); use int, float, bool, str or bytes labels")
+
+
+def decode_label_state(arrays: dict[str, np.ndarray]) -> np.ndarray:
+    """The inverse of `encode_label_state`, checked: 1-D, at least two distinct sorted labels."""
+    classes = np.asarray(arrays["classes_"])
+    if "classes_type" in arrays:
+        kind = arrays["classes_type"]
+        if kind.shape != () or kind.dtype.kind != "U" or str(kind) not in ("int", "str", "bool"):
+            raise ValueError("model file: malformed classes_type")
+        if classes.dtype.kind != "U" or classes.ndim != 1:
+            raise ValueError("model file: classes_ of an object type must be text")
+        texts = classes.tolist()
+        if str(kind) == "bool" and not set(texts) <= {"0", "1"}:
+            raise ValueError("model file: bool labels must be 0 or 1")
+        values: list[Any] = ([int(t) for t in texts] if str(kind) == "int" else
+                             [t == "1" for t in texts] if str(kind) == "bool" else texts)
+        classes = np.empty(len(values), dtype=object)
+        classes[:] = values
+    elif classes.dtype.kind not in "biufUSMm":
+        raise ValueError(f"model file: classes_ has dtype {classes.dtype}")
+    if classes.ndim != 1 or classes.shape[0] < 2:
+        raise ValueError("model file: classes_ must hold at least two labels")
+    if classes.dtype.kind == "f" and not np.isfinite(classes).all():
+        raise ValueError("model file: classes_ must be finite")
+    if any(not (a < b) for a, b in zip(classes.tolist(), classes.tolist()[1:])):
+        raise ValueError("model file: classes_ must be sorted and distinct")
+    return classes
+
+
+def check_state_array(arrays: dict, name: str, shape: tuple, dtype: Any) -> np.ndarray:
+    """A model-file array, copied, after checking its shape, dtype and finiteness."""
+    a = np.asarray(arrays[name])
+    if a.shape != tuple(shape) or a.dtype != dtype or (a.dtype.kind == "f"
+                                                       and not np.isfinite(a).all()):
+        raise ValueError(f"model file: {name} must be finite {np.dtype(dtype)} of shape "
+                         f"{tuple(shape)}, got {a.dtype} {a.shape}")
+    return np.array(a)

@@ -10,137 +10,74 @@ Kernels (Ohio slides, kernels and the construction rules 6.13-6.22; Columbia not
 - closure rules: ``Sum(k1, k2)`` = ``k1 + k2``, ``Product(k1, k2)`` = ``k1 * k2``,
   ``Scaled(c, k)`` = ``c * k`` for c > 0: each is again a valid (PSD) kernel.
 
-Every kernel object is called as ``k(X, Y=None)`` and returns the float64 Gram matrix.
-``gram(X, Y=None, kernel="linear", **params)`` does the same from a name, an object or any
-callable ``k(X, Y) -> Gram``. 0/1 data for the conjunction kernel may be given packed
-(``pack_bits`` -> ``PackedBits``): the result is the same either way.
+Every kernel object is called as ``k(X, Y=None, n_jobs=None)`` and returns the float64 Gram
+matrix. ``gram(X, Y=None, kernel="linear", n_jobs=None, **params)`` does the same from a name,
+an object or any callable ``k(X, Y) -> Gram``. 0/1 data for the conjunction kernel may be
+given packed (``pack_bits`` -> ``PackedBits``): the result is the same either way.
+
+``n_jobs`` has scikit-learn's meaning (None: 1 thread, -1: every core, -2: all but one) and
+never changes the result: the popcount Gram shares its rows among threads; a float kernel's
+matrix product is numpy's (BLAS, threaded as BLAS is configured) in the calling thread, and
+what follows it (the polynomial's power, the RBF's distances and exp) runs on n_jobs threads.
+A callable kernel is called as it is (n_jobs is not passed on).
 
 2 ** k overflows float64 from k = 1024 on: the conjunction Gram then raises OverflowError,
 unless ``log2=True``, which returns the exact int64 exponents popcount(a AND b).
 """
+from __future__ import annotations
+
+import inspect
 import numbers
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from . import _backend
-from ._validation import check_X, is_sparse
+from ._validation import PackedBits, as_float_rows, as_packed, check_packed
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeAlias
+
+    # what the kernel parameters accept: a kernel object, a name, or any k(X, Y) -> Gram
+    KernelLike: TypeAlias = "Kernel | str | Callable[..., Any]"
 
 __all__ = [
     "Kernel", "Linear", "Polynomial", "RBF", "Conjunction", "Sum", "Product", "Scaled",
     "CallableKernel", "PackedBits", "pack_bits", "unpack_bits", "get_kernel", "gram",
-    "KERNEL_NAMES", "kernel_to_spec", "kernel_from_spec",
+    "KERNEL_NAMES", "kernel_to_spec", "kernel_from_spec", "resolve_kernel", "apply_kernel",
 ]
 
 # float64's largest power of two is 2^1023.
 MAX_LOG2 = 1023
 
 
-class PackedBits(NamedTuple):
-    """0/1 rows packed 64 to a word: bit i of a row is word i // 64, bit position i % 64."""
-
-    words: np.ndarray
-    n_bits: int
-
-    @property
-    def shape(self):
-        return (self.words.shape[0], self.n_bits)
-
-
-def _n_words(n_bits):
-    return (n_bits + 63) // 64
-
-
-def _check_packed(P, name):
-    words, n_bits = P
-    if isinstance(n_bits, bool) or not isinstance(n_bits, numbers.Integral) or n_bits < 1:
-        raise ValueError(f"{name}: PackedBits.n_bits must be a positive integer, got {n_bits!r}")
-    n_bits = int(n_bits)
-    words = np.asarray(words)
-    if words.dtype != np.uint64 or words.ndim != 2:
-        raise TypeError(f"{name}: PackedBits.words must be a 2-D uint64 array, got "
-                        f"{words.dtype} of shape {words.shape}")
-    if words.shape[1] != _n_words(n_bits):
-        raise ValueError(f"{name}: {n_bits} bits need {_n_words(n_bits)} words per row, got "
-                         f"{words.shape[1]}")
-    if words.shape[0] < 1:
-        raise ValueError(f"{name}: found 0 rows while a minimum of 1 is required.")
-    if n_bits % 64 and np.any(words[:, -1] >> np.uint64(n_bits % 64)):
-        raise ValueError(f"{name}: PackedBits has bits set beyond n_bits = {n_bits}; the "
-                         "padding bits of the last word must be 0")
-    return PackedBits(np.ascontiguousarray(words), n_bits)
-
-
-def _check_01(X, name):
-    """A 2-D 0/1 array as C-contiguous uint8."""
-    if X is None:
-        raise ValueError(f"{name}: expected a 2-D array of 0/1 values, got None")
-    if is_sparse(X):
-        X = X.toarray()
-    if isinstance(X, str):
-        raise TypeError(f"{name}: expected a 2-D array of 0/1 values, got a string")
-    arr = np.asarray(X)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name}: expected a 2-D array of 0/1 values, got dtype {arr.dtype}")
-    if arr.ndim != 2:
-        raise ValueError(f"{name}: expected a 2-D array of 0/1 values, got {arr.ndim} "
-                         f"dimension(s) (shape {arr.shape})")
-    if arr.shape[0] < 1 or arr.shape[1] < 1:
-        raise ValueError(f"{name}: expected at least one row and one column, got shape "
-                         f"{arr.shape}")
-    if arr.dtype.kind != "b":
-        if arr.dtype.kind == "f" and np.isnan(arr).any():
-            raise ValueError(f"{name}: input contains NaN; the conjunction kernel needs 0/1 "
-                             "values")
-        bad = (arr != 0) & (arr != 1)
-        if bad.any():
-            value = arr[bad].flat[0]
-            raise ValueError(f"{name}: the conjunction kernel needs 0/1 values, found "
-                             f"{value!r}")
-    return np.ascontiguousarray(arr, dtype=np.uint8)
-
-
-def pack_bits(X):
+def pack_bits(X: Any) -> PackedBits:
     """Pack a 2-D array of 0/1 values (bool, int or float) into ``PackedBits``."""
-    if isinstance(X, PackedBits):
-        return _check_packed(X, "X")
-    X01 = _check_01(X, "X")
-    words = np.empty((X01.shape[0], _n_words(X01.shape[1])), dtype=np.uint64)
-    _backend.kernels.pack_rows(X01, words)
-    return PackedBits(words, X01.shape[1])
+    return as_packed(X, "X")
 
 
-def unpack_bits(words, n_bits):
+def unpack_bits(words: Any, n_bits: int) -> np.ndarray:
     """The 0/1 uint8 rows that ``pack_bits`` packed into ``words`` (inverse of pack_bits)."""
-    P = _check_packed((words, n_bits), "words")
+    P = check_packed((words, n_bits), "words")
     as_bytes = P.words.astype("<u8", copy=False).view(np.uint8)
     return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :P.n_bits]
 
 
-def _as_packed(X, name):
-    if isinstance(X, PackedBits):
-        return _check_packed(X, name)
-    X01 = _check_01(X, name)
-    words = np.empty((X01.shape[0], _n_words(X01.shape[1])), dtype=np.uint64)
-    _backend.kernels.pack_rows(X01, words)
-    return PackedBits(words, X01.shape[1])
-
-
-def _as_float(X, name):
-    """Canonical float64 rows (PackedBits are unpacked; sparse input is densified)."""
-    if isinstance(X, PackedBits):
-        X = unpack_bits(*X)
-    elif is_sparse(X):
-        X = X.toarray()
-    return np.ascontiguousarray(check_X(X, name), dtype=np.float64)
-
-
-def _check_same_features(nx, ny):
+def _check_same_features(nx: int, ny: int) -> None:
     if nx != ny:
         raise ValueError(f"X and Y must have the same number of features, got {nx} and {ny}")
 
 
-def _positive(name, value, allow_none=False):
+@overload
+def _positive(name: str, value: Any) -> float: ...
+
+
+@overload
+def _positive(name: str, value: Any, allow_none: bool) -> float | None: ...
+
+
+def _positive(name: str, value: Any, allow_none: bool = False) -> float | None:
     if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -151,7 +88,7 @@ def _positive(name, value, allow_none=False):
     return value
 
 
-def _finite_gram(K, what):
+def _finite_gram(K: np.ndarray, what: str) -> np.ndarray:
     if not np.isfinite(K).all():
         raise OverflowError(f"the {what} Gram matrix does not fit in float64 (a value "
                             "overflowed to inf); rescale the data or the kernel parameters")
@@ -161,43 +98,50 @@ def _finite_gram(K, what):
 class Kernel:
     """Base class: ``k(X, Y=None)`` is the float64 Gram matrix; ``+``, ``*``, ``c *`` compose."""
 
-    def __call__(self, X, Y=None):
+    def __call__(self, X: Any, Y: Any = None, n_jobs: Any = None) -> np.ndarray:
         raise NotImplementedError
 
-    def __add__(self, other):
+    def _rows_into(self, A: Any, B: Any, out: np.ndarray, n_jobs: Any = None,
+                   norms: tuple | None = None) -> None:
+        """out[...] = k(A, B), for the kernel models' blocks (A, B canonical rows; norms:
+        their squared norms, which only the RBF kernel uses). The built-in float kernels
+        skip the checks of rows already checked and write into out directly."""
+        out[...] = apply_kernel(self, A, B, n_jobs)
+
+    def __add__(self, other: object) -> Kernel:
         if not isinstance(other, Kernel):
             return NotImplemented
         return Sum(self, other)
 
-    def __mul__(self, other):
+    def __mul__(self, other: object) -> Kernel:
         if isinstance(other, Kernel):
             return Product(self, other)
         if isinstance(other, numbers.Real) and not isinstance(other, bool):
             return Scaled(other, self)
         return NotImplemented
 
-    def __rmul__(self, other):
+    def __rmul__(self, other: object) -> Kernel:
         if isinstance(other, numbers.Real) and not isinstance(other, bool):
             return Scaled(other, self)
         return NotImplemented
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and self._key() == other._key()
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((type(self).__name__, self._key()))
 
-    def _key(self):
+    def _key(self) -> tuple[Any, ...]:
         return ()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
 
 class _FloatKernel(Kernel):
-    def _prepare(self, X, Y):
-        Xf = _as_float(X, "X")
-        Yf = Xf if Y is None else _as_float(Y, "Y")
+    def _prepare(self, X: Any, Y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        Xf = as_float_rows(X, "X")
+        Yf = Xf if Y is None else as_float_rows(Y, "Y")
         _check_same_features(Xf.shape[1], Yf.shape[1])
         return Xf, Yf, np.empty((Xf.shape[0], Yf.shape[0]), dtype=np.float64)
 
@@ -205,76 +149,98 @@ class _FloatKernel(Kernel):
 class Linear(_FloatKernel):
     """k(x, y) = x . y"""
 
-    def __call__(self, X, Y=None):
+    def __call__(self, X: Any, Y: Any = None, n_jobs: Any = None) -> np.ndarray:
         Xf, Yf, out = self._prepare(X, Y)
-        _backend.kernels.gram_linear(Xf, Yf, out)
+        _backend.gram().gram_linear(Xf, Yf, out, n_jobs=n_jobs)
         return _finite_gram(out, "linear")
+
+    def _rows_into(self, A: Any, B: Any, out: np.ndarray, n_jobs: Any = None,
+                   norms: tuple | None = None) -> None:
+        _backend.gram().gram_linear(A, B, out, n_jobs=n_jobs)
+        _finite_gram(out, "linear")
 
 
 class Polynomial(_FloatKernel):
     """k(x, y) = (gamma x . y + coef0) ** degree  (Ohio slides: (x . y + c)^M, c >= 0)."""
 
-    def __init__(self, degree=3, gamma=1.0, coef0=1.0):
+    def __init__(self, degree: int | numbers.Integral = 3, gamma: float = 1.0,
+                 coef0: float | numbers.Real = 1.0) -> None:
         if isinstance(degree, bool) or not isinstance(degree, numbers.Integral):
             raise TypeError(f"degree must be an integer >= 1, got {degree!r}")
         if degree < 1:
             raise ValueError(f"degree must be an integer >= 1, got {degree!r}")
         if isinstance(coef0, bool) or not isinstance(coef0, numbers.Real):
             raise TypeError(f"coef0 must be a real number, got {coef0!r}")
-        if not np.isfinite(coef0) or coef0 < 0:
+        if not np.isfinite(float(coef0)) or coef0 < 0:
             # A negative offset can make the Gram indefinite: no longer a kernel.
             raise ValueError(f"coef0 must be a finite number >= 0, got {coef0!r}")
         self.degree = int(degree)
         self.gamma = _positive("gamma", gamma)
         self.coef0 = float(coef0)
 
-    def __call__(self, X, Y=None):
+    def __call__(self, X: Any, Y: Any = None, n_jobs: Any = None) -> np.ndarray:
         Xf, Yf, out = self._prepare(X, Y)
         with np.errstate(over="ignore"):
-            _backend.kernels.gram_poly(Xf, Yf, self.degree, self.gamma, self.coef0, out)
+            _backend.gram().gram_poly(Xf, Yf, self.degree, self.gamma, self.coef0, out,
+                                      n_jobs=n_jobs)
         return _finite_gram(out, "polynomial")
 
-    def _key(self):
+    def _rows_into(self, A: Any, B: Any, out: np.ndarray, n_jobs: Any = None,
+                   norms: tuple | None = None) -> None:
+        with np.errstate(over="ignore"):
+            _backend.gram().gram_poly(A, B, self.degree, self.gamma, self.coef0, out,
+                                      n_jobs=n_jobs)
+        _finite_gram(out, "polynomial")
+
+    def _key(self) -> tuple[Any, ...]:
         return (self.degree, self.gamma, self.coef0)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Polynomial(degree={self.degree}, gamma={self.gamma}, coef0={self.coef0})"
 
 
 class RBF(_FloatKernel):
     """k(x, y) = exp(-gamma ||x - y||^2); gamma=None means 1 / n_features."""
 
-    def __init__(self, gamma=None):
+    def __init__(self, gamma: float | None = None) -> None:
         self.gamma = _positive("gamma", gamma, allow_none=True)
 
-    def __call__(self, X, Y=None):
+    def __call__(self, X: Any, Y: Any = None, n_jobs: Any = None) -> np.ndarray:
         Xf, Yf, out = self._prepare(X, Y)
         gamma = 1.0 / Xf.shape[1] if self.gamma is None else self.gamma
-        _backend.kernels.gram_rbf(Xf, Yf, gamma, out)
+        _backend.gram().gram_rbf(Xf, Yf, gamma, out, n_jobs=n_jobs)
         return out
 
-    def _key(self):
+    def _rows_into(self, A: Any, B: Any, out: np.ndarray, n_jobs: Any = None,
+                   norms: tuple | None = None) -> None:
+        gamma = 1.0 / A.shape[1] if self.gamma is None else self.gamma
+        _backend.gram().gram_rbf(A, B, gamma, out, n_jobs=n_jobs, norms=norms)
+
+    def _key(self) -> tuple[Any, ...]:
         return (self.gamma,)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"RBF(gamma={self.gamma})"
 
 
 class Conjunction(Kernel):
     """k(a, b) = 2 ** popcount(a AND b) on 0/1 vectors (Columbia notes, Claim 2.1)."""
 
-    def log2_gram(self, X, Y=None):
-        """The exact int64 exponents popcount(a AND b) (never overflows)."""
-        PX = _as_packed(X, "X")
-        PY = PX if Y is None else _as_packed(Y, "Y")
+    def log2_gram(self, X: Any, Y: Any = None, n_jobs: Any = None,
+                  dtype: Any = np.int64) -> np.ndarray:
+        """The exact exponents popcount(a AND b) (never overflows): int64, or ``dtype`` (int16
+        or int32, which must hold them)."""
+        PX = as_packed(X, "X")
+        PY = PX if Y is None else as_packed(Y, "Y")
         _check_same_features(PX.n_bits, PY.n_bits)
-        out = np.empty((PX.words.shape[0], PY.words.shape[0]), dtype=np.int64)
-        _backend.kernels.gram_conjunction_log2(PX.words, PY.words, out)
+        out = np.empty((PX.words.shape[0], PY.words.shape[0]), dtype=dtype)
+        _backend.gram().gram_conjunction_log2(PX.words, PY.words, out, n_jobs=n_jobs)
         return out
 
-    def __call__(self, X, Y=None):
-        L = self.log2_gram(X, Y)
-        top = int(L.max())
+    def __call__(self, X: Any, Y: Any = None, n_jobs: Any = None) -> np.ndarray:
+        PX = as_packed(X, "X")  # the exponents in the narrowest type that holds them
+        L = self.log2_gram(PX, Y, n_jobs, np.int16 if PX.n_bits <= 32767 else np.int32)
+        top = int(L.max()) if L.size else 0
         if top > MAX_LOG2:
             raise OverflowError(
                 f"conjunction kernel: 2^{top} does not fit in float64 (rows share {top} ones; "
@@ -287,67 +253,67 @@ class Conjunction(Kernel):
 class Sum(Kernel):
     """k(x, y) = k1(x, y) + k2(x, y)."""
 
-    def __init__(self, k1, k2):
+    def __init__(self, k1: KernelLike, k2: KernelLike) -> None:
         self.k1, self.k2 = _as_kernel(k1, "k1"), _as_kernel(k2, "k2")
 
-    def __call__(self, X, Y=None):
-        A, B = self.k1(X, Y), self.k2(X, Y)
+    def __call__(self, X: Any, Y: Any = None, n_jobs: Any = None) -> np.ndarray:
+        A, B = apply_kernel(self.k1, X, Y, n_jobs), apply_kernel(self.k2, X, Y, n_jobs)
         with np.errstate(over="ignore"):  # an overflow raises OverflowError just below
             return _finite_gram(A + B, "sum")
 
-    def _key(self):
+    def _key(self) -> tuple[Any, ...]:
         return (self.k1, self.k2)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Sum({self.k1!r}, {self.k2!r})"
 
 
 class Product(Kernel):
     """k(x, y) = k1(x, y) * k2(x, y) (Schur product: PSD times PSD is PSD)."""
 
-    def __init__(self, k1, k2):
+    def __init__(self, k1: KernelLike, k2: KernelLike) -> None:
         self.k1, self.k2 = _as_kernel(k1, "k1"), _as_kernel(k2, "k2")
 
-    def __call__(self, X, Y=None):
-        A, B = self.k1(X, Y), self.k2(X, Y)
+    def __call__(self, X: Any, Y: Any = None, n_jobs: Any = None) -> np.ndarray:
+        A, B = apply_kernel(self.k1, X, Y, n_jobs), apply_kernel(self.k2, X, Y, n_jobs)
         with np.errstate(over="ignore"):
             return _finite_gram(A * B, "product")
 
-    def _key(self):
+    def _key(self) -> tuple[Any, ...]:
         return (self.k1, self.k2)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Product({self.k1!r}, {self.k2!r})"
 
 
 class Scaled(Kernel):
     """k(x, y) = c * k0(x, y) with c > 0."""
 
-    def __init__(self, c, k):
+    def __init__(self, c: float | numbers.Real, k: KernelLike) -> None:
         self.c = _positive("c", c)
         self.k = _as_kernel(k, "k")
 
-    def __call__(self, X, Y=None):
-        A = self.k(X, Y)
+    def __call__(self, X: Any, Y: Any = None, n_jobs: Any = None) -> np.ndarray:
+        A = apply_kernel(self.k, X, Y, n_jobs)
         with np.errstate(over="ignore"):
             return _finite_gram(self.c * A, "scaled")
 
-    def _key(self):
+    def _key(self) -> tuple[Any, ...]:
         return (self.c, self.k)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Scaled({self.c}, {self.k!r})"
 
 
 class CallableKernel(Kernel):
     """Any function ``f(X, Y) -> Gram``; its output is checked (shape, finite) and cast."""
 
-    def __init__(self, func):
+    def __init__(self, func: Callable[..., Any]) -> None:
         if not callable(func):
             raise TypeError(f"kernel must be callable, got {func!r}")
         self.func = func
 
-    def __call__(self, X, Y=None):
+    def __call__(self, X: Any, Y: Any = None, n_jobs: Any = None) -> np.ndarray:
         Yarg = X if Y is None else Y
         K = np.asarray(self.func(X, Yarg), dtype=np.float64)
         n, m = len(X.words) if isinstance(X, PackedBits) else len(X), \
@@ -359,17 +325,30 @@ class CallableKernel(Kernel):
             raise ValueError(f"kernel {self.func!r} returned NaN or inf")
         return np.ascontiguousarray(K)
 
-    def _key(self):
+    def _key(self) -> tuple[Any, ...]:
         return (self.func,)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"CallableKernel({self.func!r})"
 
 
 KERNEL_NAMES = ("linear", "poly", "rbf", "conjunction")
+_TAKES_N_JOBS: dict[type, bool] = {}
 
 
-def _as_kernel(k, name):
+def apply_kernel(k: Kernel, X: Any, Y: Any = None, n_jobs: Any = None) -> np.ndarray:
+    """k(X, Y, n_jobs=n_jobs), or k(X, Y) for a Kernel subclass written without n_jobs."""
+    takes = _TAKES_N_JOBS.get(type(k))
+    if takes is None:
+        try:
+            takes = "n_jobs" in inspect.signature(type(k).__call__).parameters
+        except (TypeError, ValueError):
+            takes = False
+        _TAKES_N_JOBS[type(k)] = takes
+    return k(X, Y, n_jobs=n_jobs) if takes else k(X, Y)
+
+
+def _as_kernel(k: KernelLike, name: str) -> Kernel:
     if isinstance(k, Kernel):
         return k
     if isinstance(k, str):
@@ -379,12 +358,13 @@ def _as_kernel(k, name):
     raise TypeError(f"{name}: expected a kernel object, name or callable, got {k!r}")
 
 
-def get_kernel(spec, degree=None, gamma=None, coef0=None):
+def get_kernel(spec: KernelLike, degree: int | None = None, gamma: float | None = None,
+               coef0: float | None = None) -> Kernel:
     """A kernel object from a name ("linear", "poly", "rbf", "conjunction"), a kernel object
     (returned as is) or a callable ``k(X, Y) -> Gram``. Parameters left None take defaults;
     a parameter the kernel does not use is an error (so a typo cannot pass silently)."""
-    given = {k: v for k, v in (("degree", degree), ("gamma", gamma), ("coef0", coef0))
-             if v is not None}
+    given: dict[str, Any] = {k: v for k, v in (("degree", degree), ("gamma", gamma),
+                                               ("coef0", coef0)) if v is not None}
     if isinstance(spec, str):
         if spec in ("poly", "polynomial"):
             return Polynomial(**{"degree": 3, "gamma": 1.0, "coef0": 1.0, **given})
@@ -403,7 +383,50 @@ def get_kernel(spec, degree=None, gamma=None, coef0=None):
     return _as_kernel(spec, "kernel")
 
 
-def kernel_to_spec(k):
+_NAMES_WITH = {"poly": ("degree", "gamma", "coef0"), "polynomial": ("degree", "gamma", "coef0"),
+               "rbf": ("gamma",), "linear": (), "conjunction": (), "precomputed": ()}
+
+
+def resolve_kernel(k: KernelLike, degree: int | None = None, gamma: float | None = None,
+                   coef0: float | None = None) -> tuple[str, Kernel | None]:
+    """("precomputed" | "conjunction" | "float", kernel object or None) for an estimator's
+    kernel parameters, checked: the one place the kernel estimators read them."""
+    given: dict[str, Any] = {n: v for n, v in (("degree", degree), ("gamma", gamma),
+                                               ("coef0", coef0)) if v is not None}
+    if isinstance(k, str):
+        if k not in _NAMES_WITH:
+            raise ValueError(f"kernel must be one of {sorted(_NAMES_WITH)}, a kernel object "
+                             f"or a callable, got {k!r}")
+        unused = sorted(set(given) - set(_NAMES_WITH[k]))
+        if unused:
+            raise ValueError(f"kernel={k!r} takes no {', '.join(unused)}; leave "
+                             f"{'it' if len(unused) == 1 else 'them'} None")
+        if k == "precomputed":
+            return "precomputed", None
+        if "degree" in given:
+            d = given["degree"]
+            if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+                raise ValueError(f"degree must be an integer >= 1, got {d!r}")
+        for name in ("gamma", "coef0"):
+            v = given.get(name)
+            if v is not None and (isinstance(v, bool) or not isinstance(
+                    v, (int, float, np.number)) or not np.isfinite(v)):
+                raise ValueError(f"{name} must be a finite number, got {v!r}")
+        if given.get("gamma") is not None and given["gamma"] <= 0:
+            raise ValueError(f"gamma must be > 0, got {given['gamma']!r}")
+        kern = get_kernel(k, **given)
+    else:
+        if given:
+            raise ValueError(f"degree, gamma and coef0 apply to kernel names only; set "
+                             f"them on the kernel object (got {sorted(given)})")
+        if not (isinstance(k, Kernel) or callable(k)):
+            raise ValueError(f"kernel must be a name, a kernel object or a callable, got "
+                             f"{k!r}")
+        kern = get_kernel(k)
+    return ("conjunction" if isinstance(kern, Conjunction) else "float"), kern
+
+
+def kernel_to_spec(k: Kernel) -> list[Any]:
     """A JSON-able description of a built-in kernel (composites included), for model files.
 
     Python callables have no such description: they raise TypeError.
@@ -422,7 +445,7 @@ def kernel_to_spec(k):
                     "their sums, products and scalings can)")
 
 
-def kernel_from_spec(spec):
+def kernel_from_spec(spec: Any) -> Kernel:
     """Inverse of `kernel_to_spec`; raises ValueError for anything malformed."""
     simple = {"Linear": Linear, "Conjunction": Conjunction}
     try:
@@ -445,18 +468,29 @@ def kernel_from_spec(spec):
     raise ValueError(f"malformed kernel description {spec!r}")
 
 
-def gram(X, Y=None, kernel="linear", log2=False, **params):
+def gram(X: Any, Y: Any = None, kernel: KernelLike = "linear", log2: bool = False,
+         n_jobs: Any = None, **params: Any) -> np.ndarray:
     """The Gram matrix K[i, j] = k(x_i, y_j) (float64, len(X) x len(Y); Y=None means X).
 
     ``params`` are ``degree``, ``gamma``, ``coef0`` for kernel names. ``log2=True`` (the
     conjunction kernel only) returns the exact int64 exponents popcount(x_i AND y_j).
+    ``n_jobs``: threads (scikit-learn's meaning: None is 1, -1 every core); the result is the
+    same for any value.
     """
     unknown = sorted(set(params) - {"degree", "gamma", "coef0"})
     if unknown:
         raise TypeError(f"gram() got unexpected keyword argument(s) {unknown}")
+    _check_n_jobs(n_jobs)
     k = get_kernel(kernel, **params)
     if log2:
         if not isinstance(k, Conjunction):
             raise ValueError(f"log2=True applies only to the conjunction kernel, got {k!r}")
-        return k.log2_gram(X, Y)
-    return k(X, Y)
+        return k.log2_gram(X, Y, n_jobs)
+    return apply_kernel(k, X, Y, n_jobs)
+
+
+def _check_n_jobs(n_jobs: Any) -> None:
+    """None or a nonzero integer (any integer type but bool), else ValueError."""
+    if n_jobs is not None and (isinstance(n_jobs, (bool, np.bool_))
+                               or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0):
+        raise ValueError(f"n_jobs must be None or a nonzero integer, got {n_jobs!r}")

@@ -1,0 +1,589 @@
+"""The one training skeleton, and the scikit-learn protocol without importing scikit-learn.
+
+`BaseEstimator` gives every estimator ``get_params`` / ``set_params`` / ``repr`` /
+``__sklearn_tags__`` / ``score`` with scikit-learn's meaning; scikit-learn itself is imported
+only when scikit-learn calls in (``__sklearn_tags__``), so ``import perceptron_c`` stays as
+light as numpy.
+
+`EpochClassifier` is the loop every perceptron shares: parameter checks, classes and labels,
+``fit`` / ``partial_fit`` / ``warm_start``, the visiting order of every epoch (reproducible
+from the seed and the epoch number alone), stop on an error-free epoch, early stopping on a
+validation split, per-epoch progress, ``n_iter_`` / ``mistakes_`` / ``converged_``, and the
+common part of the saved state. An estimator supplies its parameters, its input gate, its
+state, and a `Run`: one training call's epoch function.
+"""
+from __future__ import annotations
+
+import inspect
+import sys
+import time
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+
+from ._rows import take_rows
+from ._validation import (
+    check_classes,
+    check_feature_names,
+    check_flag,
+    check_fraction,
+    check_int,
+    check_n_features,
+    check_same_classes,
+    check_sample_weight,
+    check_targets,
+    check_two_classes,
+    check_y,
+    decode_label_state,
+    encode_label_state,
+    encode_labels,
+    not_fitted,
+)
+
+__all__ = ["BaseEstimator", "EpochModel", "EpochClassifier", "EpochRegressor", "Run",
+           "available_if", "draw_seed", "epoch_order", "r2_score"]
+
+# fit / partial_fit / set_params return the estimator itself, typed as its own class
+_Estimator = TypeVar("_Estimator", bound="BaseEstimator")
+_Classifier = TypeVar("_Classifier", bound="EpochClassifier")
+
+
+# ----------------------------------------------------------------------- scikit-learn protocol
+
+class BaseEstimator:
+    """get_params / set_params / repr / tags / score, following scikit-learn's conventions."""
+
+    _estimator_type = "classifier"
+
+    @classmethod
+    def _get_param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return sorted(p.name for p in sig.parameters.values()
+                      if p.name != "self" and p.kind != p.VAR_KEYWORD)
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor parameters and their current values."""
+        return {name: getattr(self, name) for name in self._get_param_names()}
+
+    def set_params(self: _Estimator, **params: Any) -> _Estimator:
+        """Set constructor parameters; unknown names are an error."""
+        valid = self._get_param_names()
+        for key, value in params.items():
+            if key not in valid:
+                raise ValueError(f"Invalid parameter {key!r} for estimator {self!r}. "
+                                 f"Valid parameters are: {valid!r}.")
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = {p.name: p.default
+                    for p in inspect.signature(type(self).__init__).parameters.values()}
+        changed = []
+        for k, v in self.get_params().items():
+            d = defaults.get(k)
+            same = v is d or (type(v) is type(d) and not isinstance(v, np.ndarray) and v == d)
+            if not same:
+                changed.append(f"{k}={v!r}")
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def __sklearn_tags__(self) -> Any:
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    transformer_tags=None, regressor_tags=None,
+                    classifier_tags=ClassifierTags(), input_tags=InputTags(sparse=True))
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``)."""
+        correct = np.asarray(self.predict(X) == np.asarray(y), dtype=np.float64)  # type: ignore[attr-defined]
+        return float(np.average(correct, weights=sample_weight))
+
+
+class available_if:
+    """Method decorator: the method exists on an instance only while ``check(instance)`` is
+    true (``hasattr`` is False otherwise), so duck-typing callers such as scikit-learn see
+    exactly the methods that work for the estimator's current parameters."""
+
+    def __init__(self, check: Any) -> None:
+        self.check = check
+
+    def __call__(self, fn: Any) -> available_if:
+        self.fn = fn
+        self.__doc__ = fn.__doc__
+        return self
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self.fn
+        if not self.check(obj):
+            raise AttributeError(f"{type(obj).__name__}.{self.fn.__name__} is not available "
+                                 "with the current parameters")
+        return self.fn.__get__(obj, owner)
+
+
+# ---------------------------------------------------------------------------- seeds and order
+
+def draw_seed(random_state: Any) -> int:
+    """One integer seed from ``random_state`` (None, int, Generator or RandomState)."""
+    if random_state is None:
+        return int(np.random.default_rng().integers(2**63))
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be a non-negative integer, got {random_state}")
+        return int(np.random.default_rng(int(random_state)).integers(2**63))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2**63))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**31 - 1))
+    raise ValueError(f"random_state must be None, an int, a numpy Generator or RandomState; "
+                     f"got {random_state!r}")
+
+
+def epoch_order(seed: int, epoch: int, n: int, shuffle: bool) -> np.ndarray:
+    """Visiting order of one epoch: reproducible from (seed, epoch) alone, so a saved model
+    resumes with exactly the permutations it would have drawn without stopping."""
+    if not shuffle:
+        return np.arange(n, dtype=np.int64)
+    return np.random.default_rng([seed, epoch]).permutation(n).astype(np.int64)
+
+
+def report_epoch(name: str, epoch: int, mistakes: int, n: int, seconds: float,
+                 extra: str = "") -> None:
+    rate = 100.0 * mistakes / max(n, 1)
+    print(f"[{name}] epoch {epoch}: {mistakes} mistakes / {n} ({rate:.2f}%), "
+          f"{seconds:.3f} s{extra}", file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------------------ the skeleton
+
+class Run(Protocol):
+    """One training call of one estimator: the data is fixed, the epochs come one by one."""
+
+    def epoch(self, order: Any) -> int:
+        """Visit the rows in ``order`` once, updating the model's state; return the mistakes.
+        (A run with ``own_order = True`` gets None: it orders its rows itself, and decides
+        when to stop with ``after_epoch(validation) -> (stop?, progress text)``.)
+        Raises FloatingPointError when an activation or the state leaves float64's range."""
+
+    def checkpoint(self) -> Any:
+        """A copy of the state an epoch changes (taken before every epoch)."""
+
+    def rollback(self, saved: Any) -> None:
+        """Put back the state of ``checkpoint``: an epoch that did not finish left no trace."""
+
+    def predict_idx(self, X: Any) -> np.ndarray:
+        """Class indices for canonical rows X under the current state (early stopping)."""
+
+    def finish(self, credit_epochs: int) -> None:
+        """Move the run's state into the model. ``credit_epochs``: epochs that ``fit`` skipped
+        after an error-free one (the voted perceptron credits its last vector with them)."""
+
+
+class EpochModel(BaseEstimator):
+    """fit / partial_fit / warm_start and the epoch loop, shared by every estimator.
+
+    Subclasses define ``_spec`` (check the parameters, return what the gate and the run
+    need), ``_gate_X``, ``_init_state``, ``_start`` (a `Run`), ``_publish`` and the state
+    arrays for model files; they may extend ``_check_continuation``. `EpochClassifier` and
+    `EpochRegressor` add what their targets need.
+
+    Two stopping rules: the textbook's (after an epoch without a mistake, or when the
+    validation accuracy of ``early_stopping`` stalls for ``n_iter_no_change`` epochs) and,
+    when ``_sklearn_stopping()`` is true, scikit-learn's SGD rule (``tol`` against the
+    epoch's mean objective, or against the validation score with ``early_stopping``).
+    """
+
+    _has_early_stopping = False
+
+    # The common constructor parameters: each subclass's __init__ sets the ones it takes (the
+    # last three only with _has_early_stopping). Declared, not assigned: get_params and
+    # hasattr see exactly what __init__ set.
+    fit_intercept: bool
+    max_iter: int
+    shuffle: bool
+    random_state: Any
+    warm_start: bool
+    verbose: int
+    early_stopping: bool
+    validation_fraction: float
+    n_iter_no_change: int
+
+    # ---- hooks
+    def _spec(self) -> Any:
+        raise NotImplementedError
+
+    def _gate_X(self, X: Any, spec: Any, fitting: bool) -> Any:
+        raise NotImplementedError
+
+    def _init_state(self, Xc: Any, spec: Any) -> None:
+        raise NotImplementedError
+
+    def _start(self, Xc: Any, y: np.ndarray, sample_weight: np.ndarray | None,
+               spec: Any) -> Run:
+        raise NotImplementedError
+
+    def _publish(self) -> None:
+        raise NotImplementedError
+
+    def _check_continuation(self, Xc: Any, spec: Any) -> None:
+        check_n_features(Xc, self.n_features_in_, type(self).__name__)
+
+    def _warm_restart(self) -> None:
+        """``fit`` with ``warm_start`` on a fitted model, before its epochs (default: continue
+        the state as it is)."""
+
+    def _set_initial(self, coef_init: Any, intercept_init: Any) -> None:
+        raise TypeError(f"{type(self).__name__}.fit takes no coef_init / intercept_init")
+
+    def _sklearn_stopping(self) -> bool:
+        return False
+
+    def _draw_seed(self) -> int:
+        """The model's seed (epoch orders, validation split), drawn from ``random_state``.
+        In scikit-learn's arithmetic a RandomState is left to the runs, which draw from it
+        exactly as scikit-learn does; the seed is then 0."""
+        if self._sklearn_stopping() and isinstance(self.random_state, np.random.RandomState):
+            return 0
+        return draw_seed(self.random_state)
+
+    def _validation_score(self, run: Run, X: Any, y: np.ndarray,
+                          w: np.ndarray | None) -> float:
+        return float(np.average(run.predict_idx(X) == y, weights=w))
+
+    # ---- common parameters
+    def _check_common_params(self) -> None:
+        check_flag(self.fit_intercept, "fit_intercept")
+        check_flag(self.shuffle, "shuffle")
+        check_flag(self.warm_start, "warm_start")
+        check_int(self.max_iter, "max_iter", 1)
+        check_int(self.verbose, "verbose", 0)
+        if self._has_early_stopping:
+            check_flag(self.early_stopping, "early_stopping")
+            check_int(self.n_iter_no_change, "n_iter_no_change", 1)
+            check_fraction(self.validation_fraction, "validation_fraction")
+
+    def _is_fitted(self) -> bool:
+        return hasattr(self, "n_features_in_")
+
+    def _check_fitted(self) -> None:
+        if not self._is_fitted():
+            raise not_fitted(self)
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return self._is_fitted()
+
+    # ---- training
+    def _begin(self, X: Any, first: bool) -> tuple[Any, Any, np.ndarray | None]:
+        """(spec, canonical X, feature names) of a training call."""
+        spec = self._spec()
+        names = check_feature_names(X, getattr(self, "feature_names_in_", None),
+                                    type(self).__name__, reset=first)
+        return spec, self._gate_X(X, spec, fitting=True), names
+
+    def _fit_encoded(self, Xc: Any, y: np.ndarray, w: np.ndarray | None, spec: Any,
+                     names: np.ndarray | None, fresh: bool, init: tuple | None = None) -> None:
+        """fit, once the targets are encoded: a fresh state (from ``init``, the starting
+        (coef, intercept), when given) or a warm one, the validation split, then up to
+        max_iter epochs."""
+        if fresh:
+            self._init_common(Xc.shape[1], self._draw_seed())
+            self._init_state(Xc, spec)
+            if init is not None:
+                self._set_initial(*init)
+        else:
+            self._check_continuation(Xc, spec)
+            self._warm_restart()
+        self._set_feature_names(names)
+        val = None
+        if self._has_early_stopping and self.early_stopping:
+            tr, va = self._validation_split(y, w)
+            val = (take_rows(Xc, va), y[va], None if w is None else w[va])
+            Xc, y, w = take_rows(Xc, tr), y[tr], None if w is None else w[tr]
+        self._train(Xc, y, w, spec, self.max_iter, val, fitting=True)
+
+    def _init_common(self, n_features: int, seed: int) -> None:
+        self._seed = seed
+        self._epochs_seen = 0
+        self.n_features_in_ = int(n_features)
+        self.mistakes_ = np.zeros(0, dtype=np.int64)
+        self.n_iter_ = 0
+        self.converged_ = False
+
+    def _set_feature_names(self, names: np.ndarray | None) -> None:
+        if names is not None:
+            self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+
+    def _validation_split(self, y: np.ndarray, w: np.ndarray | None = None
+                          ) -> tuple[np.ndarray, np.ndarray]:
+        """Hold out round(validation_fraction * n) rows (at least 1) at random; for a
+        classifier never the first row of a class, so every class stays in training; never a
+        row of weight 0 (as scikit-learn), so the validation score has weight."""
+        n = y.shape[0]
+        keep = np.zeros(n, dtype=bool) if w is None else w == 0
+        if isinstance(self, EpochClassifier):
+            keep[np.unique(y, return_index=True)[1]] = True
+        candidates = np.flatnonzero(~keep)
+        n_val = min(max(1, int(round(self.validation_fraction * n))), candidates.shape[0])
+        if n_val == 0 or n_val >= n:
+            raise ValueError(f"early_stopping: too few samples (n_samples = {n}) to hold out "
+                             "a validation set")
+        rng = np.random.default_rng([self._seed, 2**32 - 1])
+        va = np.sort(rng.permutation(candidates)[:n_val])
+        return np.setdiff1d(np.arange(n), va), va
+
+    def _epoch(self, run: Run, order: np.ndarray | None) -> int:
+        """One epoch, all or nothing: on Ctrl-C or a float64 overflow the state goes back to
+        what it was before the epoch, then the error propagates (an overflow as ValueError
+        naming the epoch, as scikit-learn's SGD does)."""
+        saved = run.checkpoint()
+        try:
+            return int(run.epoch(order))
+        except (FloatingPointError, OverflowError) as exc:
+            run.rollback(saved)
+            raise ValueError(
+                f"{type(self).__name__}: overflow in epoch "
+                f"{self._epochs_seen + 1} ({exc}); the model keeps the state of the epochs "
+                "before it. Scaling the input data (e.g. StandardScaler or MaxAbsScaler) "
+                "might help.") from None
+        except BaseException:
+            run.rollback(saved)
+            raise
+
+    def _train(self, Xc: Any, y: np.ndarray, w: np.ndarray | None, spec: Any, epochs: int,
+               val: tuple | None, fitting: bool) -> None:
+        """The epoch loop. On an error or Ctrl-C, the epochs finished so far are kept (the one
+        under way is undone), then the error propagates."""
+        run = self._start(Xc, y, w, spec)
+        history = [] if fitting else [int(v) for v in self.mistakes_]
+        stopping = _Stopping(self, val is not None)
+        own = getattr(run, "own_order", False)  # the run orders and stops its machines
+        n, done = Xc.shape[0], 0
+        try:
+            for _ in range(epochs):
+                tic = time.perf_counter()
+                order = None if own else epoch_order(self._seed, self._epochs_seen, n,
+                                                     self.shuffle)
+                mistakes = self._epoch(run, order)
+                self._epochs_seen += 1
+                done += 1
+                history.append(mistakes)
+                if own:
+                    stop, extra = run.after_epoch(val)  # type: ignore[attr-defined]
+                else:
+                    score = None
+                    if val is not None and mistakes != 0:
+                        score = self._validation_score(run, *val)
+                    stop, extra = stopping.after_epoch(mistakes, None, score)
+                if self.verbose:
+                    report_epoch(type(self).__name__, len(history), mistakes, n,
+                                 time.perf_counter() - tic, extra)
+                if stop:
+                    break
+        finally:
+            converged = bool(history) and history[-1] == 0
+            run.finish(epochs - done if fitting and converged else 0)
+            self.mistakes_ = np.asarray(history, dtype=np.int64)
+            self.n_iter_ = len(history)
+            self.converged_ = converged
+            self._publish()
+
+    # ---- model files
+    def save(self, path: Any) -> str:
+        """Write the fitted model to a versioned ``.npz`` (no pickle); read it back with
+        `perceptron_c.load`."""
+        from .io import save_model
+
+        self._check_fitted()
+        return save_model(self, path)
+
+    def _common_state(self) -> dict[str, np.ndarray]:
+        """The state every estimator saves: per-epoch mistakes, seed and counters (and the
+        labels of a classifier)."""
+        self._check_fitted()
+        arrays = encode_label_state(self.classes_) if hasattr(self, "classes_") else {}
+        arrays.update({"mistakes_": self.mistakes_,
+                       "scalars": np.array([self._seed, self._epochs_seen, self.n_features_in_,
+                                            int(self.converged_)], dtype=np.uint64)})
+        if hasattr(self, "feature_names_in_"):
+            arrays["feature_names_in_"] = self.feature_names_in_.astype(str)
+        return arrays
+
+    def _restore_common_state(self, arrays: dict, need: set) -> tuple[int, int]:
+        """Check that ``need`` (plus the common keys) are present, set the common attributes
+        and return (number of classes, or 0 for a regressor; n_features)."""
+        classifier = isinstance(self, EpochClassifier)
+        missing = (set(need) | {"mistakes_", "scalars"} | ({"classes_"} if classifier
+                                                            else set())) - set(arrays)
+        if missing:
+            raise ValueError(f"model file is missing {sorted(missing)}")
+        scalars = np.asarray(arrays["scalars"])
+        if scalars.shape != (4,) or scalars.dtype != np.uint64:
+            raise ValueError("model file: scalars must be 4 uint64 values")
+        seed, epochs_seen, d, converged = (int(v) for v in scalars)
+        mistakes = np.asarray(arrays["mistakes_"])
+        if mistakes.ndim != 1 or mistakes.dtype != np.int64 or (mistakes < 0).any():
+            raise ValueError("model file: mistakes_ must be 1-D int64 counts >= 0")
+        if not (converged in (0, 1) and 1 <= d < 2**31 and seed < 2**63
+                and mistakes.shape[0] <= epochs_seen < 2**62):
+            raise ValueError(f"model file: scalars out of range ({scalars.tolist()})")
+        k = 0
+        if classifier:
+            self.classes_ = decode_label_state(arrays)
+            k = self.classes_.shape[0]
+        self._seed, self._epochs_seen = seed, epochs_seen
+        self.n_features_in_ = d
+        self.mistakes_ = np.array(mistakes)
+        self.n_iter_ = int(mistakes.shape[0])
+        self.converged_ = bool(converged)
+        if "feature_names_in_" in arrays:
+            names = np.asarray(arrays["feature_names_in_"])
+            if names.shape != (d,) or names.dtype.kind != "U":
+                raise ValueError("model file: feature_names_in_ must be d strings")
+            self.feature_names_in_ = names.astype(object)
+        return k, d
+
+
+class _Stopping:
+    """When a training call stops, after each epoch: the textbook's rule, or scikit-learn's
+    (``tol`` against the mean objective of the epoch, or against the validation score, with
+    ``n_iter_no_change``; no stop on an error-free epoch, as in its SGD loop)."""
+
+    def __init__(self, est: EpochModel, validating: bool) -> None:
+        self.est, self.validating = est, validating
+        self.sklearn = est._sklearn_stopping()
+        tol = getattr(est, "tol", None)
+        self.tol = -np.inf if tol is None else float(tol)
+        self.best, self.stall = -np.inf, 0  # validation score (higher is better)
+        self.best_objective = np.inf
+
+    def after_epoch(self, mistakes: int, objective: float | None,
+                    score: float | None) -> tuple[bool, str]:
+        """(stop?, text for the progress line)."""
+        if not self.sklearn:
+            if mistakes == 0:
+                return True, ""
+            if score is None:
+                return False, ""
+            self.best, self.stall = (score, 0) if score > self.best else (self.best,
+                                                                            self.stall + 1)
+            return (self.stall >= self.est.n_iter_no_change,
+                    f", validation score {score:.4f}")
+        if score is not None:
+            worse = self.tol > -np.inf and score < self.best + self.tol
+            self.best = max(self.best, score)
+            extra = f", validation score {score:.4f}"
+        else:
+            value = np.inf if objective is None else objective
+            worse = self.tol > -np.inf and value > self.best_objective - self.tol
+            self.best_objective = min(self.best_objective, value)
+            extra = f", objective {value:.6g}"
+        self.stall = self.stall + 1 if worse else 0
+        return self.stall >= self.est.n_iter_no_change, extra
+
+
+class EpochClassifier(EpochModel):
+    """The skeleton for classifiers: labels of any type become class indices, ``classes_``
+    is fixed by the first training call, ``score`` is the (weighted) accuracy."""
+
+    def _is_fitted(self) -> bool:
+        return hasattr(self, "classes_")
+
+    def _fit(self, X: Any, y: Any, sample_weight: Any = None, init: tuple | None = None) -> None:
+        spec, Xc, names = self._begin(X, first=True)
+        classes, y_idx = encode_labels(check_y(y, Xc.shape[0]))
+        check_two_classes(classes)
+        w = check_sample_weight(sample_weight, Xc.shape[0])
+        fresh = init is not None or not (self.warm_start and self._is_fitted())
+        if fresh:
+            self.classes_ = classes
+        else:
+            check_same_classes(classes, self.classes_)
+        self._fit_encoded(Xc, y_idx, w, spec, names, fresh, init)
+
+    def _partial_fit(self, X: Any, y: Any, classes: Any, sample_weight: Any = None) -> None:
+        first = not self._is_fitted()
+        spec, Xc, names = self._begin(X, first)
+        yc = check_y(y, Xc.shape[0])
+        w = check_sample_weight(sample_weight, Xc.shape[0])
+        if first:
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit")
+            classes = check_classes(classes)
+            check_two_classes(classes)
+            self.classes_ = classes
+            self._init_common(Xc.shape[1], self._draw_seed())
+            self._init_state(Xc, spec)
+            self._set_feature_names(names)
+        else:
+            if classes is not None and not np.array_equal(check_classes(classes),
+                                                          self.classes_):
+                raise ValueError("classes must not change between calls to partial_fit")
+            self._check_continuation(Xc, spec)
+        _, y_idx = encode_labels(yc, self.classes_)
+        self._train(Xc, y_idx, w, spec, 1, None, fitting=False)
+
+    def fit(self: _Classifier, X: Any, y: Any) -> _Classifier:
+        """Train for up to ``max_iter`` epochs; stop after an epoch with no mistake."""
+        self._fit(X, y)
+        return self
+
+    def partial_fit(self: _Classifier, X: Any, y: Any, classes: Any = None) -> _Classifier:
+        """One epoch over this batch, continuing the model's state.
+
+        ``classes`` (every label the model will ever see) is required on the first call.
+        """
+        self._partial_fit(X, y, classes)
+        return self
+
+
+class EpochRegressor(EpochModel):
+    """The skeleton for regressors: real-valued targets, ``score`` is R^2."""
+
+    def __sklearn_tags__(self) -> Any:
+        from sklearn.utils import InputTags, RegressorTags, Tags, TargetTags
+
+        return Tags(estimator_type="regressor", target_tags=TargetTags(required=True),
+                    transformer_tags=None, regressor_tags=RegressorTags(),
+                    classifier_tags=None, input_tags=InputTags(sparse=True))
+
+    def _fit(self, X: Any, y: Any, sample_weight: Any = None, init: tuple | None = None) -> None:
+        spec, Xc, names = self._begin(X, first=True)
+        yc = check_targets(y, Xc.shape[0])
+        w = check_sample_weight(sample_weight, Xc.shape[0])
+        fresh = init is not None or not (self.warm_start and self._is_fitted())
+        self._fit_encoded(Xc, yc, w, spec, names, fresh, init)
+
+    def _partial_fit(self, X: Any, y: Any, sample_weight: Any = None) -> None:
+        first = not self._is_fitted()
+        spec, Xc, names = self._begin(X, first)
+        yc = check_targets(y, Xc.shape[0])
+        w = check_sample_weight(sample_weight, Xc.shape[0])
+        if first:
+            self._init_common(Xc.shape[1], self._draw_seed())
+            self._init_state(Xc, spec)
+            self._set_feature_names(names)
+        else:
+            self._check_continuation(Xc, spec)
+        self._train(Xc, yc, w, spec, 1, None, fitting=False)
+
+    def _validation_score(self, run: Run, X: Any, y: np.ndarray,
+                          w: np.ndarray | None) -> float:
+        return r2_score(y, run.predict_idx(X), w)
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """The coefficient of determination R^2 of ``predict(X)`` against ``y``."""
+        y = check_targets(y, np.shape(y)[0] if np.ndim(y) else 0)
+        return r2_score(y, self.predict(X), check_sample_weight(sample_weight, y.shape[0]))  # type: ignore[attr-defined]
+
+
+def r2_score(y: np.ndarray, pred: np.ndarray, w: np.ndarray | None) -> float:
+    """1 - sum w (y - pred)^2 / sum w (y - mean_w(y))^2 (1.0 for a constant y predicted
+    exactly, 0.0 for a constant y predicted otherwise), as scikit-learn defines it."""
+    weights = np.ones_like(y, dtype=np.float64) if w is None else w
+    residual = float(np.sum(weights * (y - pred) ** 2))
+    total = float(np.sum(weights * (y - np.average(y, weights=weights)) ** 2))
+    if total == 0.0:
+        return 1.0 if residual == 0.0 else 0.0
+    return 1.0 - residual / total

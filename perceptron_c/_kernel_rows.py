@@ -1,0 +1,341 @@
+"""Kernel values for the kernel models, computed only where they are needed, on n_jobs threads.
+
+Training (`KernelSource`): when the Gram of the training pool fits ``max_gram_bytes`` it is
+computed once (float64, or the conjunction kernel's exponents in the narrowest integer type
+that holds them: int16 up to 32767 bits, int32 beyond, written directly by the popcount
+kernels). Otherwise the visited rows go through in blocks (`stream`), each block's kernel rows
+computed against the columns the epoch needs only: the support set (every example whose
+coefficient is not 0) and the block's own rows, which may join it. The coefficients of every
+other column are 0, so the activations are the same sums as over the whole pool (the routines
+check that ``cols`` covers them); a block costs rows x (support + rows) kernel values, never
+the whole Gram again.
+
+Threads (``n_jobs``, scikit-learn's meaning): the popcount kernels share the rows of a block
+among threads themselves; a float kernel's block is cut into tasks of a fixed number of rows
+(whatever n_jobs is) that run on n_jobs threads. Those tasks call numpy's matrix product
+(BLAS): so that BLAS's own threads neither oversubscribe the cores nor change the products
+with their number, BLAS runs on one thread during them when threadpoolctl is installed (it is
+optional); without it, the tasks run one after the other in the calling thread, BLAS threading
+each product as it is configured, and only the kernels' elementwise parts use n_jobs. Either
+way the result does not depend on n_jobs. Prediction (`row_blocks_run`) cuts the rows to
+predict into blocks the same way and runs each block (kernel rows, then the decision) as one
+task.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from typing import Any, TypeVar
+
+import numpy as np
+
+from . import _backend
+from ._rows import take_rows
+from ._threads import effective_n_jobs, run_parallel
+from ._validation import CSR, PackedBits
+from .kernels import RBF, apply_kernel
+
+__all__ = ["exponent_dtype", "exponents", "kernel_rows", "KernelSource", "stream",
+           "one_blas_thread", "run_tasks", "row_blocks_run", "check_weighted_headroom",
+           "EXACT_LIMIT"]
+
+T = TypeVar("T")
+
+# int16 exponents hold popcounts of rows of up to this many bits
+INT16_MAX_BITS = 32767
+# Kernel values per block of a training epoch (float64 values; int16/int32 exponents), and
+# per task (float kernels): a block is a few milliseconds of work, a task about a millisecond
+# (enough rows for an efficient matrix product).
+BLOCK_ENTRIES = {"float": 1 << 21, "conjunction": 1 << 23}
+TASK_ENTRIES = 1 << 19
+# Kernel values per block of rows to predict (one task: kernel rows, then the decision).
+PREDICT_ENTRIES = 1 << 20
+# Rows per block at least (while the memory budget allows), so that the kernel rows of a block
+# make an efficient matrix product; and when the whole exponent Gram is cached (its rows are
+# copied block by block).
+MIN_BLOCK_ROWS = 128
+CACHED_BLOCK_ROWS = 64
+# As _rows.EXACT_LIMIT: every sum of |coefficients| of an exact model stays below it.
+EXACT_LIMIT = 2.0 ** 60
+
+
+def exponent_dtype(n_bits: int) -> type:
+    """The narrowest type that holds every popcount of rows of n_bits bits."""
+    return np.int16 if n_bits <= INT16_MAX_BITS else np.int32
+
+
+# ------------------------------------------------------------------------------- threads
+
+_controller: Any = None
+
+
+def _blas_controller() -> Any:
+    """threadpoolctl's controller (made once), or False without threadpoolctl."""
+    global _controller
+    if _controller is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:
+            _controller = False
+        else:
+            _controller = ThreadpoolController()
+    return _controller
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[bool]:
+    """BLAS on one thread for the duration (True), or nothing done (False: no threadpoolctl;
+    then tasks that call BLAS must not run on several threads)."""
+    controller = _blas_controller()
+    if not controller:
+        yield False
+        return
+    with controller.limit(limits=1, user_api="blas"):
+        yield True
+
+
+def run_tasks(tasks: Sequence[Callable[[], T]], n_jobs: Any) -> list[T]:
+    """`_threads.run_parallel`, each task in a copy of the caller's context (numpy's error
+    state, the `_backend.using` switch)."""
+    if effective_n_jobs(n_jobs) <= 1 or len(tasks) <= 1:
+        return [task() for task in tasks]
+    return run_parallel([partial(contextvars.copy_context().run, task) for task in tasks],
+                        n_jobs)
+
+
+def _blas_jobs(kind: str, n_jobs: Any, limited: bool) -> Any:
+    """Threads for tasks of this kind of kernel: any for the popcount and precomputed kinds,
+    and for float kernels only while BLAS is held to one thread."""
+    return n_jobs if kind in ("conjunction", "precomputed") or limited else None
+
+
+# ------------------------------------------------------------------------- kernel values
+
+def exponents(A: PackedBits, B: PackedBits, n_jobs: Any = None) -> np.ndarray:
+    """popcount(a AND b) for every pair of rows, in `exponent_dtype` (written directly)."""
+    out: np.ndarray = np.empty((A.words.shape[0], B.words.shape[0]),
+                               dtype=exponent_dtype(A.n_bits))
+    _backend.gram().gram_conjunction_log2(A.words, B.words, out, n_jobs=n_jobs)
+    return out
+
+
+def sqnorms(kern: Any, X: np.ndarray) -> np.ndarray | None:
+    """The squared norms of the rows, for the RBF kernel (None for the others)."""
+    return _backend.gram().row_sqnorms(X) if isinstance(kern, RBF) else None
+
+
+def _float_rows(kern: Any, A: np.ndarray, B: np.ndarray, n_jobs: Any, limited: bool,
+                norms: tuple | None = None) -> np.ndarray:
+    """K(A, B) float64, by tasks of a fixed number of rows of A; norms: (A's, B's) squared
+    norms for the RBF kernel (computed when None)."""
+    m, n = A.shape[0], B.shape[0]
+    K = np.empty((m, n))
+    step = max(1, TASK_ENTRIES // max(1, n))
+    inner = 1 if limited else n_jobs  # the tasks' own threads (elementwise parts)
+    if norms is None and isinstance(kern, RBF):
+        norms = (sqnorms(kern, A), sqnorms(kern, B))
+
+    def task(a: int, z: int) -> None:
+        part = None if norms is None else (norms[0][a:z], norms[1])
+        kern._rows_into(A[a:z], B, K[a:z], inner, part)
+    run_tasks([partial(task, a, min(m, a + step)) for a in range(0, m, step)],
+              _blas_jobs("float", n_jobs, limited))
+    return K
+
+
+def kernel_rows(kern: Any, kind: str, A: Any, B: Any, n_jobs: Any, limited: bool,
+                norms: tuple | None = None) -> np.ndarray:
+    """K(A, B): float64, or the exponents for the conjunction kernel. "precomputed": A holds
+    the kernel rows, B the indices of the columns wanted."""
+    if kind == "conjunction":
+        return exponents(A, B, n_jobs)
+    if kind == "precomputed":
+        return np.ascontiguousarray(A[:, B], dtype=np.float64)
+    return _float_rows(kern, A, B, n_jobs, limited, norms)
+
+
+# ------------------------------------------------------------------------------ training
+
+class KernelSource:
+    """The kernel values of one training run over a pool of n examples.
+
+    ``full`` is the whole pool Gram when it fits ``max_bytes`` (float64: the cached-scores
+    routines use it; exponents: read a block of rows at a time, the copies counted in the
+    budget); otherwise None, and `rows` computes what a block needs.
+    """
+
+    def __init__(self, kern: Any, kind: str, pool: Any, max_bytes: int, n_jobs: Any) -> None:
+        self.kern, self.kind, self.pool, self.n_jobs = kern, kind, pool, n_jobs
+        self.max_bytes = max_bytes
+        n = self.n = pool.shape[0]
+        exact = kind == "conjunction"
+        self.dtype = exponent_dtype(pool.n_bits) if exact else np.float64
+        self.item = np.dtype(self.dtype).itemsize
+        block_copy = min(n, CACHED_BLOCK_ROWS) if exact else 0
+        self.full: np.ndarray | None = None
+        if (n + block_copy) * n * self.item <= max_bytes:
+            with one_blas_thread() as limited:
+                if exact:
+                    self.full = exponents(pool, pool, n_jobs)
+                elif kind == "precomputed":
+                    self.full = np.ascontiguousarray(pool, dtype=np.float64)
+                else:  # k(pool) rather than k(pool, pool): the symmetric product is half the work
+                    self.full = np.ascontiguousarray(apply_kernel(kern, pool, None, n_jobs),
+                                                     dtype=np.float64)
+                del limited
+        self.norms = None if self.full is not None or kind != "float" else sqnorms(kern, pool)
+
+    @property
+    def cached(self) -> bool:
+        return self.full is not None
+
+    def block_rows(self, n_support: int, remaining: int) -> int:
+        """Rows for the next block, given the support size: rows x (support + rows) values
+        within BLOCK_ENTRIES and half the memory budget, at least one row."""
+        if self.full is not None:
+            return max(1, min(remaining, CACHED_BLOCK_ROWS))
+        entries = BLOCK_ENTRIES["conjunction" if self.kind == "conjunction" else "float"]
+        # two blocks live at once (one computed while the routine reads the other)
+        budget = max(1, min(entries, self.max_bytes // (2 * self.item)))
+        s = n_support
+        m = int((-s + np.sqrt(float(s) * s + 4.0 * budget)) / 2.0)  # m (s + m) <= budget
+        # the rows against themselves are mostly wasted (few join the support set): at most
+        # half the useful work, but enough rows for an efficient product
+        m = min(m, max(MIN_BLOCK_ROWS, s // 2))
+        return max(1, min(remaining, m))
+
+    def rows(self, rows: np.ndarray, cols: np.ndarray | None, limited: bool,
+             n_jobs: Any) -> np.ndarray:
+        """K(pool[rows], pool[cols]) (cols None: every column), C-contiguous."""
+        if self.full is not None:
+            block = self.full[rows]
+            return block if cols is None else np.ascontiguousarray(block[:, cols])
+        assert cols is not None
+        if self.kind == "precomputed":
+            return np.ascontiguousarray(self.pool[np.ix_(rows, cols)], dtype=np.float64)
+        norms = None if self.norms is None else (self.norms[rows], self.norms[cols])
+        return kernel_rows(self.kern, self.kind, take_rows(self.pool, rows),
+                           take_rows(self.pool, cols), n_jobs, limited, norms)
+
+
+def stream(source: KernelSource, order: np.ndarray, support: np.ndarray,
+           routine: Callable[[np.ndarray, np.ndarray, np.ndarray | None], int],
+           nonzero: Callable[[np.ndarray], np.ndarray]) -> int:
+    """One epoch in blocks: visit the pool indices ``order``; each block's kernel rows against
+    its columns (every column when the Gram is cached); ``routine(rows, K, cols)`` returns the
+    block's mistakes; ``nonzero(rows)`` says which rows now carry a coefficient; ``support``
+    (a boolean mask of the pool) is kept up to date.
+
+    The columns of block k are the support set as it was when block k - 1 began, plus the
+    rows of blocks k - 1 and k (all that can have joined it since), and its size follows from
+    that set's size: so block k + 1 is known, and its kernel rows computed on a thread of
+    their own, while the routine runs block k. The blocks are the same whether that happens
+    (n_jobs >= 2) or not, so the result never depends on n_jobs.
+    """
+    total, start, m_total = 0, 0, order.shape[0]
+    n = source.n
+    threads = effective_n_jobs(source.n_jobs)
+    mark = np.zeros(n, dtype=bool)
+    plan: list[tuple[np.ndarray, np.ndarray | None]] = []  # (rows, cols) of the next block
+
+    def next_block(begun: np.ndarray, prev: np.ndarray) -> None:
+        """Plan the block at `start` from the support set `begun` and the rows `prev`."""
+        m = source.block_rows(int(np.count_nonzero(begun)) + prev.shape[0], m_total - start)
+        rows = np.ascontiguousarray(order[start:start + m])
+        cols = None
+        if source.full is None:
+            mark[prev] = True
+            mark[rows] = True
+            cols = np.flatnonzero(begun | mark).astype(np.int64)
+            mark[prev] = False
+            mark[rows] = False
+        plan.append((rows, cols))
+
+    with one_blas_thread() as limited, contextlib.ExitStack() as stack:
+        ahead = threads >= 2 and source.full is None and (limited or source.kind != "float")
+        pool = stack.enter_context(ThreadPoolExecutor(1)) if ahead else None
+        helpers = threads  # the routine's thread waits for them most of the time
+
+        def compute(rows: np.ndarray, cols: np.ndarray | None) -> np.ndarray:
+            return source.rows(rows, cols, limited, helpers if ahead else threads)
+
+        next_block(support.copy(), order[:0])
+        rows, cols = plan.pop()
+        pending = None if pool is None else \
+            pool.submit(contextvars.copy_context().run, partial(compute, rows, cols))
+        K = None if pool is not None else compute(rows, cols)
+        while True:
+            if pending is not None:
+                K = pending.result()
+            begun = support.copy()
+            start += rows.shape[0]
+            if start < m_total:  # the next block, from what is known as this one begins
+                next_block(begun, rows)
+                if pool is not None:
+                    pending = pool.submit(contextvars.copy_context().run,
+                                          partial(compute, *plan[-1]))
+            assert K is not None
+            total += routine(rows, K, cols)
+            support[rows[nonzero(rows)]] = True
+            if not plan:
+                break
+            rows, cols = plan.pop()
+            if pool is None:
+                K = None  # (never two blocks at once)
+                K = compute(rows, cols)
+    return total
+
+
+def check_weighted_headroom(alpha: np.ndarray, b: np.ndarray, u: np.ndarray | None,
+                            beta: np.ndarray | None, count: np.ndarray | None,
+                            n_visit: int, weight_total: float) -> None:
+    """`_rows.check_exact_headroom` for updates of any whole-number size: OverflowError unless
+    the exact conjunction sums stay below EXACT_LIMIT after ``n_visit`` more examples whose
+    |weights| sum to ``weight_total``, even if every one of them is a mistake."""
+    grow = 2.0 * weight_total
+    plain = np.abs(alpha.astype(np.float64)).sum(axis=1) + np.abs(b.astype(np.float64)) + grow
+    worst = float(plain.max())
+    if u is not None and beta is not None and count is not None:
+        c = float(count[0]) + n_visit
+        sums = np.abs(u.astype(np.float64)).sum(axis=1) + np.abs(beta.astype(np.float64))
+        worst = max(worst, float((sums + grow * c).max()), float((c * plain + sums).max()),
+                    c)
+    if not worst < EXACT_LIMIT:
+        raise OverflowError("the exact integer sums of the conjunction kernel would exceed "
+                            f"2^60 (the model's coefficients sum to about {worst:.3g})")
+
+
+# ---------------------------------------------------------------------------- prediction
+
+def row_blocks_run(kern: Any, kind: str, X: Any, sv: Any, max_bytes: int, n_jobs: Any,
+                   block_fn: Callable[[int, int, np.ndarray], None],
+                   kernel_fn: Callable[[Any, Any], np.ndarray] | None = None) -> None:
+    """For blocks [s, e) of the rows of X: K = K(X[s:e], sv) (or ``kernel_fn(rows, sv)``),
+    then ``block_fn(s, e, K)``; each block one task, n_jobs of them at a time (as many as
+    ``max_bytes`` holds). Blocks are cut by the sizes alone, never by n_jobs."""
+    m, n_sv = X.shape[0], max(1, sv.shape[0])
+    item = np.dtype(exponent_dtype(sv.n_bits)).itemsize if kind == "conjunction" else 8
+    step = max(1, min(PREDICT_ENTRIES, max_bytes // item) // n_sv)
+    sv_norms = sqnorms(kern, sv) if kernel_fn is None and kind == "float" else None
+    blocks = [(s, min(m, s + step)) for s in range(0, m, step)]
+    at_once = max(1, max_bytes // (step * n_sv * item))
+
+    with one_blas_thread() as limited:
+        def task(s: int, e: int) -> None:
+            rows = X[s:e] if not isinstance(X, (CSR, PackedBits)) else \
+                take_rows(X, np.arange(s, e))
+            if kernel_fn is not None:
+                K = kernel_fn(rows, sv)
+            elif kind == "conjunction":
+                K = exponents(rows, sv, 1)
+            else:
+                norms = None if sv_norms is None else (sqnorms(kern, rows), sv_norms)
+                K = _float_rows(kern, rows, sv, 1 if limited else n_jobs, limited, norms)
+            block_fn(s, e, K)
+
+        jobs = _blas_jobs(kind if kernel_fn is None else "conjunction", n_jobs, limited)
+        threads = min(effective_n_jobs(jobs), at_once)
+        run_tasks([partial(task, s, e) for s, e in blocks], threads)

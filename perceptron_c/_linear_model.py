@@ -1,0 +1,111 @@
+"""Prediction for the linear models (`Perceptron`, the passive-aggressive estimators): the
+input gate, w.x + b on row blocks over ``n_jobs`` threads, ``densify`` / ``sparsify``."""
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import _backend
+from ._rows import check_finite_decisions
+from ._threads import row_blocks, run_parallel
+from ._validation import CSR, check_feature_names, check_finite, check_n_features, check_X
+
+__all__ = ["decision", "LinearModelMixin", "LinearClassifierMixin"]
+
+
+def decision(X: Any, W: np.ndarray, b: np.ndarray, n_jobs: Any = None) -> np.ndarray:
+    """w.x + b of every row of canonical X against every row of W, shape (n, len(W)); the rows
+    are cut into blocks, one per thread (the same sums whatever ``n_jobs`` is)."""
+    lin = _backend.linear()
+    n = X.shape[0]
+    out = np.empty((n, W.shape[0]), dtype=np.float64)
+
+    def block(start: int, stop: int) -> None:
+        if isinstance(X, CSR):
+            p = X.indptr[start:stop + 1]
+            lin.decision_csr(X.data[p[0]:p[-1]], X.indices[p[0]:p[-1]], p - p[0], W, b,
+                             out[start:stop])
+        else:
+            lin.decision_dense(X[start:stop], W, b, out[start:stop])
+
+    run_parallel([partial(block, a, z) for a, z in row_blocks(n, n_jobs)], n_jobs)
+    return out
+
+
+class LinearModelMixin:
+    """coef_ / intercept_ models: the prediction gate, the decision values, and scikit-learn's
+    ``densify`` / ``sparsify`` (a scipy.sparse ``coef_`` predicts the same)."""
+
+    coef_: Any
+    intercept_: np.ndarray
+    n_features_in_: int
+    n_jobs: Any
+
+    if TYPE_CHECKING:  # provided by EpochModel, which follows the mixin in the bases
+        def _check_fitted(self) -> None: ...
+
+    def _gate_predict(self, X: Any) -> Any:
+        self._check_fitted()
+        check_feature_names(X, getattr(self, "feature_names_in_", None), type(self).__name__,
+                            reset=False)
+        # not scanned for NaN / inf: a non-finite entry makes its row's decision non-finite,
+        # which _scores catches (one pass over X instead of two)
+        Xc = check_X(X, finite=False)
+        check_n_features(Xc, self.n_features_in_, type(self).__name__)
+        return Xc
+
+    def _dense_coef(self) -> np.ndarray:
+        coef = self.coef_
+        if hasattr(coef, "toarray"):
+            coef = coef.toarray()
+        return np.ascontiguousarray(np.atleast_2d(coef), dtype=np.float64)
+
+    def _scores(self, Xc: Any) -> np.ndarray:
+        out = decision(Xc, self._dense_coef(),
+                       np.ascontiguousarray(self.intercept_, dtype=np.float64),
+                       getattr(self, "n_jobs", None))
+        if isinstance(Xc, np.ndarray) and not np.isfinite(out).all():
+            check_finite(Xc, "X")  # NaN or inf in X: say so, rather than "overflow"
+        return check_finite_decisions(out, self)
+
+    def densify(self) -> Any:
+        """Make ``coef_`` a numpy array again (after `sparsify`); returns the estimator."""
+        self._check_fitted()
+        if hasattr(self.coef_, "toarray"):
+            self.coef_ = self.coef_.toarray()
+        return self
+
+    def sparsify(self) -> Any:
+        """Store ``coef_`` as a scipy.sparse CSR matrix (worth it when most weights are 0, as
+        after an L1 penalty); predictions are unchanged. Needs scipy. Training again makes
+        ``coef_`` dense."""
+        self._check_fitted()
+        import scipy.sparse
+
+        self.coef_ = scipy.sparse.csr_matrix(self._dense_coef())
+        return self
+
+
+class LinearClassifierMixin(LinearModelMixin):
+    """decision_function / predict of a linear classifier: binary by the sign of one row,
+    otherwise the argmax over the classes (ties to the lowest class index)."""
+
+    classes_: np.ndarray
+
+    def _predict_idx(self, Xc: Any) -> np.ndarray:
+        s = self._scores(Xc)
+        if s.shape[1] == 1:
+            return (s[:, 0] > 0).astype(np.int64)
+        return np.argmax(s, axis=1)
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """w.x + b for each row: shape (n,) for two classes, (n, n_classes) otherwise."""
+        s = self._scores(self._gate_predict(X))
+        return s[:, 0] if s.shape[1] == 1 else s
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The label of each row (binary: ``classes_[1]`` where w.x + b > 0)."""
+        idx = self._predict_idx(self._gate_predict(X))
+        return self.classes_[idx]

@@ -1,0 +1,108 @@
+"""``n_jobs``: scikit-learn's meaning, and a pool of threads over independent blocks.
+
+The compiled routines release the GIL while they loop, so Python threads each calling one
+routine on its own block run on separate cores. Every block writes its own output and the
+blocks are cut the same way for any ``n_jobs``, so the result does not depend on it. (Threads
+rather than OpenMP: the wheels then need no OpenMP runtime, which macOS lacks and Windows and
+musllinux ship differently, and the Python twins run the same schedule.)
+"""
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
+from typing import Any, TypeVar
+
+__all__ = ["check_n_jobs", "effective_n_jobs", "run_parallel", "row_blocks"]
+
+T = TypeVar("T")
+
+
+def _cpu_count() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def check_n_jobs(n_jobs: Any, name: str = "n_jobs") -> None:
+    """None, or a nonzero int (negative: counted back from the number of cores)."""
+    if n_jobs is None:
+        return
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
+        raise ValueError(f"{name} must be None or a nonzero integer, got {n_jobs!r}")
+
+
+def effective_n_jobs(n_jobs: Any) -> int:
+    """Threads to use: None is 1, -1 every core, -2 every core but one, and so on."""
+    check_n_jobs(n_jobs)
+    if n_jobs is None:
+        return 1
+    if n_jobs < 0:
+        return max(1, _cpu_count() + 1 + n_jobs)
+    return int(n_jobs)
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+_in_worker = threading.local()
+
+
+def _shared_pool() -> ThreadPoolExecutor:
+    """One pool for the process, created on first use (a pool per call costs more than a
+    small block of work), as many threads as cores."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=_cpu_count(),
+                                       thread_name_prefix="perceptron_c",
+                                       initializer=_mark_worker)
+        return _pool
+
+
+def _mark_worker() -> None:
+    _in_worker.active = True
+
+
+def run_parallel(tasks: Sequence[Callable[[], T]], n_jobs: Any) -> list[T]:
+    """Call every task, on up to ``n_jobs`` threads; results in task order. The first error
+    raised by a task is raised here once every task has finished (nothing left running).
+    Called from inside a task, it runs serially (no pool waits on itself)."""
+    threads = min(effective_n_jobs(n_jobs), len(tasks))
+    if threads <= 1 or getattr(_in_worker, "active", False):
+        return [task() for task in tasks]
+    pool = _shared_pool()
+    # at most `threads` tasks at a time: each pool task runs a strided share of the list
+    shares = [tasks[k::threads] for k in range(threads)]
+    futures = [pool.submit(_run_all, share) for share in shares[1:]]
+    errors: list[BaseException] = []
+    mine: list[T] = []
+    try:
+        mine = _run_all(shares[0])  # the calling thread takes the first share
+    except BaseException as exc:
+        errors.append(exc)
+    while True:  # every task ends before this returns, even on a second Ctrl-C here
+        try:
+            wait(futures)
+            break
+        except KeyboardInterrupt as exc:
+            errors.insert(0, exc)
+    errors += [e for e in (f.exception() for f in futures) if e is not None]
+    if errors:
+        raise errors[0]
+    parts = [mine] + [f.result() for f in futures]
+    return [parts[i % threads][i // threads] for i in range(len(tasks))]
+
+
+def _run_all(tasks: Sequence[Callable[[], T]]) -> list[T]:
+    return [task() for task in tasks]
+
+
+def row_blocks(n: int, n_jobs: Any, min_rows: int = 4096) -> list[tuple[int, int]]:
+    """[start, stop) blocks covering n rows: one per thread, none smaller than ``min_rows``
+    (below that a thread costs more than it saves)."""
+    threads = effective_n_jobs(n_jobs)
+    count = max(1, min(threads, n // max(1, min_rows)))
+    bounds = [n * i // count for i in range(count + 1)]
+    return [(bounds[i], bounds[i + 1]) for i in range(count)]

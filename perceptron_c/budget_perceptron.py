@@ -1,0 +1,485 @@
+"""`BudgetKernelPerceptron`: the kernel perceptron with at most ``budget`` support vectors.
+
+The kernel perceptron (`KernelPerceptron`) stores every example it ever made a mistake on. On
+a long or noisy stream that support set grows without end, and so do the memory and the cost
+of every prediction. This model keeps at most ``budget`` of them; ``strategy`` says what a
+mistake does once they are all taken (the routines' docstrings in ``_budget_py`` cite the
+papers' pseudo-code):
+
+- "random": the Randomized Budget Perceptron (Cavallanti, Cesa-Bianchi & Gentile 2007): the
+  new example replaces a support vector drawn uniformly at random (from the model's seed and
+  the epoch, like the visiting order);
+- "oldest": it replaces the oldest support vector;
+- "forgetron": the self-tuned Forgetron (Dekel, Shalev-Shwartz & Singer 2008): every
+  coefficient shrinks by the paper's schedule, then the oldest support vector goes;
+- "stoptron": no more updates once the budget is full (the baseline of Orabona et al.);
+- "projectron", "projectron++" (Orabona, Keshet & Caputo 2009): an example whose image lies
+  within ``eta`` of the span of the support set is projected onto it instead of added;
+  "projectron++" also updates on margin errors. The Projectron is not a budget algorithm by
+  itself: here, once ``budget`` vectors are stored, every update is projected.
+
+Training streams: each block of visited examples gets its kernel rows against the support
+set and the block itself, never against the examples seen before, so an epoch over n
+examples costs O(n budget) kernel evaluations and the memory stays O(budget) (O(budget^2)
+for the Projectron's inverse Gram) however long the stream.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _backend
+from ._base import EpochClassifier
+from ._rows import (
+    check_exact_headroom,
+    check_finite_decisions,
+    check_finite_state,
+    exponent_rows,
+    kernel_block,
+    take_rows,
+)
+from ._validation import (
+    PackedBits,
+    check_choice,
+    check_flag,
+    check_int,
+    check_kernel_input,
+    check_state_array,
+)
+from .kernels import resolve_kernel
+
+__all__ = ["BudgetKernelPerceptron", "STRATEGIES"]
+
+STRATEGIES = ("random", "stoptron", "oldest", "forgetron", "projectron", "projectron++")
+_POLICY = {"stoptron": 0, "random": 1, "oldest": 2, "forgetron": 2}
+_BLOCK = 256  # at most this many visited examples share one kernel block (memory O(budget))
+_RANDOM_STREAM = 0x62756467  # the eviction draws' stream, apart from the visiting orders'
+
+
+def _stack(a: Any, b: Any) -> Any:
+    if isinstance(a, PackedBits):
+        return PackedBits(np.ascontiguousarray(np.vstack([a.words, b.words])), a.n_bits)
+    return np.ascontiguousarray(np.vstack([a, b]))
+
+
+class _BudgetRun:
+    """One training call: the support set in ``budget`` fixed slots, the routine's state, and
+    the map from this call's examples to the slots holding them."""
+
+    def __init__(self, est: BudgetKernelPerceptron, Xc: Any, y_idx: np.ndarray, kind: str,
+                 kern: Any) -> None:
+        self.est, self.kind, self.kern, self.X = est, kind, kern, Xc
+        self.y = np.ascontiguousarray(y_idx, dtype=np.int64)
+        self.strategy, self.exact = est.strategy, est._exact
+        B, n = est.budget, est._alpha.shape[1]
+        rows = est._alpha.shape[0]
+        self.alpha = np.zeros((rows, B), dtype=est._alpha.dtype)
+        self.alpha[:, :n] = est._alpha
+        self.b = est._b.copy()
+        words = est._sv.words if kind == "conjunction" else est._sv
+        self.sv = np.zeros((B, words.shape[1]), dtype=words.dtype)
+        self.sv[:n] = words
+        self.slots = np.full((4, B), -1, dtype=np.int64)
+        self.slots[2, :n] = est._stamp
+        self.where = np.full(self.y.shape[0], -1, dtype=np.int64)
+        self.counts = est._counts.copy()
+        self.state = [self.alpha, self.b, self.sv, self.slots, self.where, self.counts]
+        if self.strategy == "forgetron":
+            self.q = est._q.copy()
+            self.state.append(self.q)
+        if self.strategy.startswith("projectron"):
+            self.kinv = np.zeros((B, B))
+            self.kinv[:n, :n] = est._kinv
+            self.state.append(self.kinv)
+        self.avg: tuple = ()
+        if est.average:
+            u = np.zeros((rows, B), dtype=est._u.dtype)
+            u[:, :n] = est._u
+            self.avg = (u, est._beta.copy(), est._count.copy())
+            self.state += list(self.avg)
+
+    def checkpoint(self) -> list[np.ndarray]:
+        return [a.copy() for a in self.state]
+
+    def rollback(self, saved: list[np.ndarray]) -> None:
+        for a, s in zip(self.state, saved):
+            a[...] = s
+
+    def _rows(self, data: Any) -> Any:
+        return PackedBits(data, self.X.n_bits) if self.kind == "conjunction" else data
+
+    def _kernel(self, query: Any, universe: Any) -> np.ndarray:
+        """K(query, universe): float64, or int32 exponents for the exact routine. A value
+        beyond float64 is left to the routine, which stops on the activation it spoils."""
+        if self.kind != "conjunction":
+            with np.errstate(over="ignore", invalid="ignore"):
+                return np.ascontiguousarray(self.kern(query, universe), dtype=np.float64)
+        E = exponent_rows(query, universe)
+        if self.exact:
+            return E
+        if E.size and E.max() > 1023:
+            raise OverflowError("the conjunction kernel 2^popcount(a AND b) exceeds float64 "
+                                "(1024 common bits or more); the Forgetron and the Projectron "
+                                "compute in float64 (the other strategies are exact)")
+        return np.ldexp(1.0, E)
+
+    def _block_size(self, n_visit: int) -> int:
+        B, item = self.est.budget, 4 if self.exact else 8
+        m = max(1, min(n_visit, max(32, min(B, _BLOCK))))
+        extra = self.strategy == "forgetron"
+        while m > 1 and (m + extra * m) * (B + m) * item > self.est.max_gram_bytes:
+            m //= 2
+        return m
+
+    def _block(self, rows: np.ndarray, rand: np.ndarray | None) -> int:
+        """One routine call over the examples ``rows``; then the slots that took one of them
+        copy its row."""
+        m, n0, fi = rows.shape[0], int(self.counts[0]), self.est.fit_intercept
+        block = take_rows(self.X, rows)
+        old = np.zeros(0, dtype=np.int64)
+        if self.strategy == "forgetron":  # the slots that a removal may reach, oldest first
+            old = np.argsort(self.slots[2, :n0], kind="stable")[:min(m, n0)]
+        query = _stack(block, self._rows(self.sv[old])) if old.size else block
+        K = self._kernel(query, _stack(self._rows(self.sv[:n0]), block))
+        self.slots[0, :n0] = np.arange(n0)
+        self.slots[1, :] = -1
+        self.slots[1, old] = m + np.arange(old.shape[0])
+        args = (K, rows, self.y, self.alpha, self.b, self.slots, self.where, self.counts)
+        budget = _backend.budget()
+        if self.exact:
+            mistakes = budget.budget_epoch_exact(*args, fi, _POLICY[self.strategy], rand,
+                                                 *self.avg)
+        elif self.strategy.startswith("projectron"):
+            mistakes = budget.projectron_epoch(*args, self.kinv, float(self.est.eta),
+                                               self.strategy == "projectron++", fi, *self.avg)
+        else:
+            shrink = self.q if self.strategy == "forgetron" else None
+            mistakes = budget.budget_epoch(*args, fi, _POLICY[self.strategy], rand, shrink,
+                                           *self.avg)
+        n = int(self.counts[0])
+        new = np.flatnonzero(self.slots[0, :n] >= n0)
+        data = block.words if self.kind == "conjunction" else block
+        self.sv[new] = data[self.slots[0, new] - n0]
+        return int(mistakes)
+
+    def epoch(self, order: np.ndarray | None) -> int:
+        assert order is not None  # the skeleton's visiting order (the run has no own order)
+        est, n = self.est, order.shape[0]
+        if self.exact:  # never start an epoch the exact sums cannot hold
+            u, beta, count = self.avg if self.avg else (None, None, None)
+            check_exact_headroom(self.alpha, self.b, u, beta, count, n)
+        rand: np.ndarray | None = None
+        if self.strategy == "random":
+            rng = np.random.default_rng([est._seed, est._epochs_seen, _RANDOM_STREAM])
+            rand = np.asarray(rng.integers(0, est.budget, size=n, dtype=np.int64))
+        mistakes, step = 0, self._block_size(n)
+        for start in range(0, n, step):
+            rows = np.ascontiguousarray(order[start:start + step])
+            mistakes += self._block(rows, None if rand is None else rand[start:start + step])
+        check_finite_state(*self.state)
+        return mistakes
+
+    def predict_idx(self, X: Any) -> np.ndarray:  # pragma: no cover - no early stopping here
+        raise NotImplementedError
+
+    def finish(self, credit_epochs: int) -> None:
+        est, n = self.est, int(self.counts[0])
+        est._alpha = np.ascontiguousarray(self.alpha[:, :n])
+        est._b = self.b
+        words = np.ascontiguousarray(self.sv[:n])
+        est._sv = PackedBits(words, self.X.n_bits) if self.kind == "conjunction" else words
+        est._stamp = self.slots[2, :n].copy()
+        est._counts = self.counts
+        est.support_ = self.slots[3, :n].copy()
+        if self.strategy == "forgetron":
+            est._q = self.q
+        if self.strategy.startswith("projectron"):
+            est._kinv = np.ascontiguousarray(self.kinv[:n, :n])
+        if self.avg:
+            est._u = np.ascontiguousarray(self.avg[0][:, :n])
+            est._beta, est._count = self.avg[1], self.avg[2]
+
+
+class BudgetKernelPerceptron(EpochClassifier):
+    """The kernel perceptron on a budget, plain or averaged, binary or K-class (argmax).
+
+    Parameters
+    ----------
+    budget : int, default=100
+        The most support vectors the model stores.
+    strategy : str, default="random"
+        What a mistake does once ``budget`` vectors are stored: "random" (replace one drawn
+        uniformly), "oldest" (replace the oldest), "forgetron" (shrink every coefficient by
+        the Forgetron's schedule, then replace the oldest), "stoptron" (no update),
+        "projectron" or "projectron++" (project the update on the support set; before the
+        budget is full, only examples within ``eta`` of its span are projected).
+    eta : float, default=0.1
+        The Projectron's threshold on the distance (in the kernel's feature space) between an
+        example and the span of the support set; 0 projects only examples in the span (the
+        rule is then the kernel perceptron's until the budget is full). Other strategies
+        ignore it.
+    kernel : str, Kernel or callable, default="rbf"
+        As in `KernelPerceptron`, except "precomputed" (the kernel between stored vectors and
+        new rows must be computable). "conjunction" is exact (integer sums at any bit count)
+        with "random", "oldest" and "stoptron"; the Forgetron's and the Projectron's
+        coefficients are floats, and so are their kernel values 2^popcount (an overflow error
+        from 1024 common bits on).
+    degree, gamma, coef0 : kernel parameters, as in `KernelPerceptron`.
+    fit_intercept : bool, default=False
+        Learn b as the coefficient of a constant feature, i.e. run every rule on the kernel
+        K + 1 (`KernelPerceptron`'s b += y on a mistake is exactly that): b is the sum of the
+        stored coefficients, so a removed vector takes its share of b with it and the
+        Forgetron shrinks b too. Off by default, as in the papers: on long noisy streams a
+        small budget does better without it (docs/budget.md).
+    max_iter : int, default=100
+        Maximum number of epochs; training stops earlier after an epoch with no mistake.
+    shuffle, random_state : as in `KernelPerceptron`; the seed also draws the evictions of
+        "random" (one draw per visited example, from the seed and the epoch).
+    average : bool, default=False
+        Averaged coefficients (CIML ch. 4, Alg. 7) of the stored support vectors:
+        `KernelPerceptron`'s averaged model exactly as long as nothing was removed. A removed
+        vector takes its share of the average with it, so with "random", "oldest" and
+        "forgetron" each stored vector counts by how long it has been stored; averaging
+        suits "stoptron" and the Projectron, which never remove.
+    warm_start : bool, default=False
+        ``fit`` keeps the support vectors and continues (same strategy, same kernel).
+    verbose : int, default=0
+        One progress line per epoch on stderr.
+    max_gram_bytes : int, default=512 MiB
+        Memory for one block of kernel rows (at most 256 visited examples a block).
+
+    Attributes
+    ----------
+    support_vectors_ : float64 (n_support, n_features), or `PackedBits` (conjunction)
+    support_ : int64, index in the last training batch of each support vector (-1 for one
+        kept from an earlier call)
+    dual_coef_ : (1, n_support) for two classes, (n_classes, n_support) otherwise
+    intercept_ : (1,) or (n_classes,)
+    n_support_ : int, at most ``budget``
+    n_evicted_ : int, support vectors removed to make room (random, oldest, forgetron), or
+        mistakes not stored because the budget was full (stoptron)
+    n_projected_ : int, updates made by projection (projectron, projectron++)
+    classes_, n_features_in_, n_iter_, mistakes_, converged_ : as on `KernelPerceptron`.
+    """
+
+    _sv: Any
+
+    def __init__(self, budget: int = 100, strategy: str = "random", eta: float = 0.1,
+                 kernel: Any = "rbf", degree: Any = None, gamma: Any = None, coef0: Any = None,
+                 fit_intercept: bool = False, max_iter: int = 100, shuffle: bool = True,
+                 random_state: Any = None, average: bool = False, warm_start: bool = False,
+                 verbose: int = 0, max_gram_bytes: int = 512 * 2**20) -> None:
+        self.budget = budget
+        self.strategy = strategy
+        self.eta = eta
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.average = average
+        self.warm_start = warm_start
+        self.verbose = verbose
+        self.max_gram_bytes = max_gram_bytes
+
+    # ------------------------------------------------------------------ skeleton hooks
+    def _spec(self) -> tuple[str, Any]:
+        self._check_common_params()
+        check_flag(self.average, "average")
+        check_int(self.budget, "budget", 1)
+        check_int(self.max_gram_bytes, "max_gram_bytes", 1)
+        check_choice(self.strategy, "strategy", STRATEGIES)
+        eta = self.eta
+        if isinstance(eta, bool) or not isinstance(eta, (int, float, np.number)) or \
+                not np.isfinite(eta) or eta < 0:
+            raise ValueError(f"eta must be a finite number >= 0, got {eta!r}")
+        kind, kern = resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
+        if kind == "precomputed":
+            raise ValueError("BudgetKernelPerceptron: kernel='precomputed' is not available "
+                             "(the kernel between stored vectors and new rows is needed)")
+        return kind, kern
+
+    def _gate_X(self, X: Any, spec: tuple, fitting: bool) -> Any:
+        return check_kernel_input(X, spec[0], None if fitting else self.n_features_in_,
+                                  type(self).__name__)
+
+    def _check_continuation(self, Xc: Any, spec: tuple) -> None:
+        if spec[0] != self._kind:
+            raise ValueError(f"the model was trained with a {self._kind} kernel, not {spec[0]}")
+        if self.strategy != self._strategy:
+            raise ValueError(f"the model was trained with strategy={self._strategy!r}; it "
+                             f"cannot continue with {self.strategy!r}")
+        if bool(self.average) != hasattr(self, "_u"):
+            raise ValueError("the model was trained with average="
+                             f"{not self.average}; it cannot continue with {self.average}")
+        if self.budget < self._alpha.shape[1]:
+            raise ValueError(f"budget={self.budget} is below the {self._alpha.shape[1]} "
+                             "support vectors the model holds")
+        super()._check_continuation(Xc, spec)
+
+    def _init_state(self, Xc: Any, spec: tuple) -> None:
+        kind = spec[0]
+        rows = 1 if len(self.classes_) == 2 else len(self.classes_)
+        self._kind, self._strategy = kind, self.strategy
+        self._exact = kind == "conjunction" and self.strategy in ("random", "oldest", "stoptron")
+        dtype = np.int64 if self._exact else np.float64
+        if kind == "conjunction":
+            self._sv = PackedBits(np.zeros((0, Xc.words.shape[1]), np.uint64), Xc.n_bits)
+        else:
+            self._sv = np.zeros((0, Xc.shape[1]))
+        self._alpha = np.zeros((rows, 0), dtype=dtype)
+        self._b = np.zeros(rows, dtype=dtype)
+        self._stamp = np.zeros(0, dtype=np.int64)
+        self._counts = np.zeros(5, dtype=np.int64)
+        self._q = np.zeros(1)
+        self._kinv = np.zeros((0, 0))
+        for name in ("_u", "_beta", "_count"):  # a refit may change average
+            self.__dict__.pop(name, None)
+        if self.average:
+            self._u = np.zeros((rows, 0), dtype=dtype)
+            self._beta = np.zeros(rows, dtype=dtype)
+            self._count = np.ones(1, dtype=np.int64)
+        self.support_ = np.zeros(0, dtype=np.int64)
+        self._publish()
+
+    def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,
+               spec: tuple) -> _BudgetRun:
+        return _BudgetRun(self, Xc, y_idx, *spec)
+
+    def _publish(self) -> None:
+        if self.average:
+            c = float(self._count[0])
+            self.dual_coef_ = self._alpha - self._u / c
+            self.intercept_ = self._b - self._beta / c
+        else:
+            self.dual_coef_ = self._alpha.astype(np.float64)
+            self.intercept_ = self._b.astype(np.float64)
+        self.n_support_ = int(self._alpha.shape[1])
+        self.support_vectors_ = self._sv
+        self.n_evicted_ = int(self._counts[2])
+        self.n_projected_ = int(self._counts[3])
+
+    # ------------------------------------------------------------------ prediction
+    def _blocks(self, m: int) -> list[tuple[int, int]]:
+        step = max(1, self.max_gram_bytes // max(1, 8 * max(1, self.n_support_)))
+        return [(s, min(m, s + step)) for s in range(0, m, step)]
+
+    def _scores(self, X: Any, argmax: bool = False) -> np.ndarray:
+        self._check_fitted()
+        kind, kern = self._spec()
+        Xc = self._gate_X(X, (kind, kern), fitting=False)
+        m, rows_k = Xc.shape[0], self._alpha.shape[0]
+        out = np.zeros((m, rows_k)) if not argmax else np.zeros(m, dtype=np.int64)
+        if self.n_support_ == 0:
+            out[:] = int(np.argmax(self.intercept_)) if argmax else self.intercept_
+            return out
+        if self._exact:
+            conj = _backend.conjunction()
+            c = int(self._count[0]) if self.average else 1
+            coef = np.ascontiguousarray(c * self._alpha - (self._u if self.average else 0))
+            bias = np.ascontiguousarray(c * self._b - (self._beta if self.average else 0))
+            for s, e in self._blocks(m):
+                E = kernel_block(kern, kind, take_rows(Xc, np.arange(s, e)), self._sv)
+                fn = conj.conjunction_argmax if argmax else conj.conjunction_decision
+                fn(E, coef, bias, out[s:e])
+            return out if argmax else out / c
+        for s, e in self._blocks(m):
+            with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+                Kb = kernel_block(kern, kind, take_rows(Xc, np.arange(s, e)), self._sv)
+                if kind == "conjunction":
+                    Kb = np.ldexp(1.0, Kb)
+                out[s:e] = Kb @ self.dual_coef_.T + self.intercept_
+        check_finite_decisions(out, self)
+        return np.argmax(out, axis=1) if argmax else out
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """f(x) for each row: shape (n,) for two classes, (n, n_classes) otherwise."""
+        s = self._scores(X)
+        return s[:, 0] if s.shape[1] == 1 else s
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The label of each row (binary: ``classes_[1]`` where f(x) > 0; K-class: argmax,
+        ties to the lowest class; exact comparisons for the exact conjunction models)."""
+        self._check_fitted()
+        if self._exact and self._alpha.shape[0] > 1:
+            idx = self._scores(X, argmax=True)
+        else:
+            s = self._scores(X)
+            idx = (s[:, 0] > 0).astype(np.int64) if s.shape[1] == 1 else np.argmax(s, axis=1)
+        return self.classes_[idx]
+
+    # ------------------------------------------------------------------ persistence
+    def _state_arrays(self) -> dict:
+        arrays = self._common_state()
+        arrays.update(support_=self.support_, alpha=self._alpha, b=self._b, stamp=self._stamp,
+                      counts=self._counts)
+        arrays["sv_words" if self._kind == "conjunction" else "sv"] = \
+            self._sv.words if self._kind == "conjunction" else self._sv
+        if self._strategy == "forgetron":
+            arrays["q"] = self._q
+        if self._strategy.startswith("projectron"):
+            arrays["kinv"] = self._kinv
+        if self.average:
+            arrays.update(u=self._u, beta=self._beta, count=self._count)
+        return arrays
+
+    @classmethod
+    def _from_state(cls, params: dict, arrays: dict) -> BudgetKernelPerceptron:
+        est = cls(**params)
+        kind, _ = est._spec()
+        strategy = est.strategy
+        need = {"support_", "alpha", "b", "stamp", "counts"}
+        need |= {"sv_words"} if kind == "conjunction" else {"sv"}
+        need |= {"q"} if strategy == "forgetron" else set()
+        need |= {"kinv"} if strategy.startswith("projectron") else set()
+        need |= {"u", "beta", "count"} if est.average else set()
+        k, d = est._restore_common_state(arrays, need)
+        rows = 1 if k == 2 else k
+        est._kind, est._strategy = kind, strategy
+        est._exact = kind == "conjunction" and strategy in ("random", "oldest", "stoptron")
+        dtype = np.int64 if est._exact else np.float64
+        alpha = np.asarray(arrays["alpha"])
+        n_sv = alpha.shape[1] if alpha.ndim == 2 else -1
+        est._alpha = check_state_array(arrays, "alpha", (rows, n_sv), dtype)
+        if n_sv > est.budget:
+            raise ValueError(f"model file: {n_sv} support vectors exceed budget={est.budget}")
+        est._b = check_state_array(arrays, "b", (rows,), dtype)
+        if kind == "conjunction":
+            words = check_state_array(arrays, "sv_words", (n_sv, (d + 63) // 64), np.uint64)
+            est._sv = check_kernel_input(PackedBits(words, d), kind, d, cls.__name__) \
+                if n_sv else PackedBits(words, d)
+        else:
+            est._sv = check_state_array(arrays, "sv", (n_sv, d), np.float64)
+        est._restore_budget_state(arrays, n_sv, rows, dtype)
+        est._publish()
+        return est
+
+    def _restore_budget_state(self, arrays: dict, n_sv: int, rows: int, dtype: Any) -> None:
+        """The arrays only this model saves, checked against each other."""
+        self._counts = check_state_array(arrays, "counts", (5,), np.int64)
+        self._stamp = check_state_array(arrays, "stamp", (n_sv,), np.int64)
+        if self._counts.min() < 0 or self._counts[0] != n_sv:
+            raise ValueError("model file: counts must be >= 0, counts[0] the support size")
+        if n_sv and (self._stamp.min() < 0 or self._stamp.max() >= self._counts[1]
+                     or np.unique(self._stamp).shape[0] != n_sv):
+            raise ValueError("model file: stamp must hold distinct values in [0, counts[1])")
+        self._q = check_state_array(arrays, "q", (1,), np.float64) if "q" in arrays \
+            else np.zeros(1)
+        self._kinv = check_state_array(arrays, "kinv", (n_sv, n_sv), np.float64) \
+            if "kinv" in arrays else np.zeros((0, 0))
+        if self.average:
+            self._u = check_state_array(arrays, "u", (rows, n_sv), dtype)
+            self._beta = check_state_array(arrays, "beta", (rows,), dtype)
+            self._count = check_state_array(arrays, "count", (1,), np.int64)
+            if not 1 <= self._count[0] <= 2**62:
+                raise ValueError("model file: count must lie in [1, 2^62]")
+        if self._exact:  # the preconditions of the exact sums in C
+            check_exact_headroom(self._alpha, self._b, getattr(self, "_u", None),
+                                 getattr(self, "_beta", None), getattr(self, "_count", None), 0)
+        self.support_ = check_state_array(arrays, "support_", (n_sv,), np.int64)
+        if n_sv and self.support_.min() < -1:
+            raise ValueError("model file: support_ indices must be >= -1")

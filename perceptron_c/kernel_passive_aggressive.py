@@ -1,0 +1,506 @@
+"""`KernelPassiveAggressiveClassifier`: the passive-aggressive classifier with any kernel.
+
+Crammer, Dekel, Keshet, Shalev-Shwartz & Singer, "Online Passive-Aggressive Algorithms",
+JMLR 7 (2006) 551-585, run in the dual form their algorithms allow: one coefficient per
+training example and f(x) = sum_i alpha_i K(x_i, x) + b. On an example with hinge loss
+l = max(0, 1 - y f(x)) > 0 the coefficient of that example grows by tau y (a repeated example
+adds to its coefficient): tau = l / K(x, x) (PA, ``C=inf``), min(C, l / K(x, x)) (PA-I,
+``loss="hinge"``) or l / (K(x, x) + 1 / (2C)) (PA-II, ``loss="squared_hinge"``), the paper's
+Fig. 1 with the kernel in place of ||x||^2. With ``fit_intercept`` b is the coefficient of a
+constant feature: the kernel is K + 1 (K(x, x) + 1 in tau, b = sum_i alpha_i). For K classes,
+the paper's multiclass update: the wrong label r of the highest score competes, the loss is
+max(0, 1 - (f_y(x) - f_r(x))), row y gains tau phi(x) and row r loses it, and K(x, x) counts
+twice in tau (the update's squared norm). The epochs are ``_kpa_py`` / ``_kpa_c``.
+
+Training visits the pool (the support vectors kept from earlier calls, then the new rows)
+like `KernelPerceptron`: with the pool's Gram cached when it fits ``max_gram_bytes``, block
+by block otherwise (the same steps, summed in another order: equal up to rounding). The
+conjunction kernel 2^popcount(a AND b) is exact at any bit count: its coefficients are kept
+as float64 times 2^-popcount(x_i) and every activation is an exact sum, so margins, decisions
+and argmaxes are exact for the float64 coefficients the model holds (``_kpa_py`` says how).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _backend
+from ._base import EpochClassifier, _Stopping, available_if, draw_seed, epoch_order
+from ._params import check_class_weight, check_real, expand_class_weight
+from ._rows import (
+    KernelRows,
+    check_finite_decisions,
+    check_finite_state,
+    kernel_block,
+    pool_of,
+    take_rows,
+)
+from ._sgd_run import warn_if_not_converged
+from ._validation import (
+    PackedBits,
+    check_choice,
+    check_flag,
+    check_int,
+    check_kernel_input,
+    check_state_array,
+)
+from .kernels import resolve_kernel
+
+__all__ = ["KernelPassiveAggressiveClassifier"]
+
+_CONJ = "conjunction"
+
+
+def _popcounts(P: PackedBits) -> np.ndarray:
+    """popcount of every packed row, int32 (the conjunction kernel's K(x, x) = 2^popcount)."""
+    if P.words.shape[0] == 0:
+        return np.zeros(0, dtype=np.int32)
+    as_bytes = np.ascontiguousarray(P.words).astype("<u8", copy=False).view(np.uint8)
+    return np.unpackbits(as_bytes, axis=1).sum(axis=1, dtype=np.int64).astype(np.int32)
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    """The same kernel parameters (kernel objects compare by value, callables by identity)."""
+    try:
+        return all(x is y or bool(x == y) for x, y in zip(a, b))
+    except (TypeError, ValueError):
+        return False
+
+
+class _KPARun:
+    """One training call: the pool, padded coefficients, the kernel rows, the step weights;
+    the run draws its own visiting orders (the skeleton's) to report the epoch's loss."""
+
+    own_order = True
+
+    def __init__(self, est: KernelPassiveAggressiveClassifier, Xc: Any, y_idx: np.ndarray,
+                 sample_weight: np.ndarray | None, kind: str, kern: Any) -> None:
+        self.est, self.kind = est, kind
+        self.n_old = est._alpha.shape[1]
+        self.n_new = Xc.shape[0]
+        self.pool = pool_of(est._sv, Xc, kind)
+        pad = ((0, 0), (0, self.n_new))
+        self.alpha = np.ascontiguousarray(np.pad(est._alpha, pad))
+        self.b = est._b.copy()
+        self.avg: tuple = ()
+        if est._u is not None:
+            assert est._beta is not None and est._count is not None
+            self.avg = (np.ascontiguousarray(np.pad(est._u, pad)), est._beta.copy(),
+                        est._count.copy())
+        # labels over the whole pool; old support vectors are never visited again
+        self.y = np.ascontiguousarray(np.concatenate([np.zeros(self.n_old, np.int64),
+                                                      y_idx]), dtype=np.int64)
+        cw = expand_class_weight(est.class_weight, est.classes_, y_idx)
+        w = cw[y_idx] if sample_weight is None else cw[y_idx] * sample_weight
+        self.weight = None if np.all(w == 1.0) else np.ascontiguousarray(
+            np.concatenate([np.zeros(self.n_old), w]))
+        # a row of weight 0 is a row removed: never visited (no step, no loss, no average)
+        self.keep = None if sample_weight is None or np.all(sample_weight != 0) \
+            else sample_weight != 0
+        self.source = KernelRows(kern, kind, self.pool, self.n_new, est.max_gram_bytes)
+        self.cached = self.source.cached and kind != _CONJ
+        if self.cached:
+            G = self.source.full
+            assert G is not None  # cached: KernelRows computed the whole pool Gram
+            self.scores = np.ascontiguousarray(self.alpha @ G) if self.n_old \
+                else np.zeros(self.alpha.shape)
+        self.ediag = _popcounts(self.pool) if kind == _CONJ else np.zeros(0, np.int32)
+        self.stopping = _Stopping(est, False)
+        self.last = (0, 0.0, 0)  # the last epoch's steps, sum of losses, examples visited
+
+    def _state(self) -> list[np.ndarray]:
+        arrays = [self.alpha, self.b, *self.avg]
+        if self.cached:
+            arrays.append(self.scores)
+        return arrays
+
+    def checkpoint(self) -> list[np.ndarray]:
+        return [a.copy() for a in self._state()]
+
+    def rollback(self, saved: list[np.ndarray]) -> None:
+        for a, s in zip(self._state(), saved):
+            a[...] = s
+
+    def epoch(self, order: Any = None) -> int:
+        est = self.est
+        order = epoch_order(est._seed, est._epochs_seen, self.n_new, est.shuffle)
+        if self.keep is not None:
+            order = order[self.keep[order]]
+        visit = np.ascontiguousarray(self.n_old + order, dtype=np.int64)
+        loss = np.zeros(1)
+        steps = self._run(visit, loss)
+        check_finite_state(*self._state())
+        self.last = (steps, float(loss[0]), visit.shape[0])
+        return steps
+
+    def _run(self, visit: np.ndarray, loss: np.ndarray) -> int:
+        kpa, est = _backend.kpa(), self.est
+        C, squared, fi = est._step_params()
+        u, beta, count = self.avg if self.avg else (None, None, None)
+        if self.cached:
+            return int(kpa.kpa_epoch_cached(self.source.full, self.y, visit, self.weight,
+                                            self.alpha, self.b, self.scores, C, squared, fi,
+                                            u, beta, count, loss))
+        steps, block = 0, self.source.block
+        for start in range(0, visit.shape[0], block):
+            rows = np.ascontiguousarray(visit[start:start + block])
+            K = self.source.rows(rows)
+            if self.kind == _CONJ:
+                steps += kpa.kpa_conjunction_epoch_rows(K, rows, self.ediag, self.y,
+                                                        self.weight, self.alpha, C, squared,
+                                                        fi, u, count, loss)
+            else:
+                steps += kpa.kpa_epoch_rows(K, rows, self.y, self.weight, self.alpha, self.b,
+                                            C, squared, fi, u, beta, count, loss)
+        return int(steps)
+
+    def after_epoch(self, val: tuple | None) -> tuple[bool, str]:
+        """Stop after an epoch without a step (nothing could change after it), else by the
+        rule of ``tol`` (None: the textbook's, with early stopping on the validation score)."""
+        steps, total, visited = self.last
+        if steps == 0:
+            return True, ""
+        score = None if val is None else self.est._validation_score(self, *val)
+        return self.stopping.after_epoch(steps, total / max(visited, 1), score)
+
+    def predict_idx(self, X: Any) -> np.ndarray:
+        """Class indices of canonical rows under the current (plain) coefficients."""
+        return self.est._decide(X, self.pool, self.alpha, self.b, self.ediag, labels=True)
+
+    def finish(self, credit_epochs: int) -> None:
+        """Keep the examples that carry weight: a nonzero coefficient or averaging sum."""
+        est = self.est
+        keep = np.any(self.alpha != 0, axis=0)
+        if self.avg:
+            keep |= np.any(self.avg[0] != 0, axis=0)
+        idx = np.flatnonzero(keep)
+        est._sv = idx.astype(np.int64) if self.kind == "precomputed" \
+            else take_rows(self.pool, idx)
+        est._alpha = np.ascontiguousarray(self.alpha[:, idx])
+        est._b = self.b
+        est._ediag = np.ascontiguousarray(self.ediag[idx]) if self.kind == _CONJ \
+            else np.zeros(0, np.int32)
+        if self.avg:
+            est._u = np.ascontiguousarray(self.avg[0][:, idx])
+            est._beta, est._count = self.avg[1], self.avg[2]
+        est.support_ = np.where(idx < self.n_old, -1, idx - self.n_old).astype(np.int64)
+
+
+class KernelPassiveAggressiveClassifier(EpochClassifier):
+    """The passive-aggressive classifier in dual form, with any kernel; binary or K-class.
+
+    Parameters are keyword-only; where `PassiveAggressiveClassifier` (scikit-learn's) has the
+    same parameter, it has the same meaning.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Aggressiveness: the largest step tau (PA-I) or the weight of the squared slack
+        (PA-II). ``C=float("inf")`` is the plain PA of the paper (tau = l / K(x, x)), with
+        either ``loss``.
+    loss : {"hinge", "squared_hinge"}, default="hinge"
+        PA-I or PA-II (the hinge loss is the loss either way; "squared_hinge" names the
+        squared slack of PA-II, as in scikit-learn).
+    kernel : str, Kernel or callable, default="rbf"
+        As in `KernelPerceptron`: "linear", "poly", "rbf", "conjunction" (exact, 0/1 rows,
+        packed or not), "precomputed" ((n, n) Gram at fit, (m, n_train) at predict), a
+        `perceptron_c.kernels` object (sums, products, scalings) or a callable.
+    degree, gamma, coef0 : the parameters of the kernel names "poly" and "rbf".
+    fit_intercept : bool, default=True
+        Learn b as the coefficient of a constant feature: the kernel is K + 1 (tau uses
+        K(x, x) + 1) and b is the sum of the coefficients. scikit-learn's linear PA does not
+        count the intercept in ||x||^2; with ``fit_intercept=False`` and the linear kernel this
+        model's w = sum_i alpha_i x_i is that of `PassiveAggressiveClassifier` with
+        ``fit_intercept=False`` (up to rounding).
+    max_iter : int, default=1000
+        The most epochs ``fit`` runs (a ``ConvergenceWarning`` when they all ran with ``tol``
+        set, as scikit-learn's PA warns).
+    tol : float or None, default=1e-3
+        scikit-learn's PA rule and default: stop when the epoch's mean hinge loss (or, with
+        ``early_stopping``, the validation accuracy) has not improved by ``tol`` for
+        ``n_iter_no_change`` epochs. None: the textbook's rule, stop after an epoch in which
+        no example suffered a loss (or on the validation accuracy with ``early_stopping``).
+        Either way training stops after an epoch without a step: nothing could change after
+        it. The loss of a PA decays geometrically but seldom reaches 0 exactly (every margin
+        at least 1), even on separable data, so with ``tol=None`` ``max_iter`` usually
+        decides: that is why the default is scikit-learn's.
+    early_stopping, validation_fraction, n_iter_no_change : as in `Perceptron` (not with
+        ``kernel="precomputed"``).
+    shuffle, random_state, verbose : as in `KernelPerceptron`.
+    warm_start : bool, default=False
+        ``fit`` keeps the support vectors and coefficients and continues.
+    class_weight : dict, "balanced" or None, default=None
+        Steps on class c's examples are multiplied by class_weight[c].
+    average : bool, default=False
+        Return the average of the dual coefficients over every example visited (CIML ch. 4,
+        Alg. 7, computed lazily).
+    max_gram_bytes : int, default=512 MiB
+        As in `KernelPerceptron`: a training Gram that fits is cached, otherwise kernel rows
+        are computed block by block.
+
+    Attributes
+    ----------
+    support_vectors_, support_, n_support_ : as on `KernelPerceptron`.
+    dual_coef_ : (1, n_support) for two classes, (n_classes, n_support) otherwise (averaged
+        with ``average=True``). For the conjunction kernel the float64 nearest to each
+        coefficient (they may lie below float64's range: the model keeps them exactly).
+    intercept_ : (1,) or (n_classes,); the sum of the coefficients with ``fit_intercept``.
+    classes_, n_features_in_, n_iter_, converged_ : as on `KernelPerceptron`.
+    mistakes_ : int64, the steps taken in each epoch (the examples with a nonzero loss).
+    """
+
+    _has_early_stopping = True
+    _sv: Any
+    _u: np.ndarray | None
+    _beta: np.ndarray | None
+    _count: np.ndarray | None
+
+    def __init__(self, *, C: float = 1.0, loss: str = "hinge", kernel: Any = "rbf",
+                 degree: Any = None, gamma: Any = None, coef0: Any = None,
+                 fit_intercept: bool = True, max_iter: int = 1000, tol: float | None = 1e-3,
+                 early_stopping: bool = False, validation_fraction: float = 0.1,
+                 n_iter_no_change: int = 5, shuffle: bool = True, verbose: int = 0,
+                 random_state: Any = None, warm_start: bool = False, class_weight: Any = None,
+                 average: bool = False, max_gram_bytes: int = 512 * 2**20) -> None:
+        self.C = C
+        self.loss = loss
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.verbose = verbose
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.class_weight = class_weight
+        self.average = average
+        self.max_gram_bytes = max_gram_bytes
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
+        return tags
+
+    # ------------------------------------------------------------------ skeleton hooks
+    def _spec(self) -> tuple[str, Any]:
+        self._check_common_params()
+        check_real(self.C, "C", 0.0, np.inf, low_open=True)
+        check_choice(self.loss, "loss", ("hinge", "squared_hinge"))
+        if self.tol is not None:
+            check_real(self.tol, "tol", 0.0, np.inf)
+        check_flag(self.average, "average")
+        check_int(self.max_gram_bytes, "max_gram_bytes", 1)
+        check_class_weight(self.class_weight)
+        kind, kern = resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
+        if kind == "precomputed" and self.early_stopping:
+            raise ValueError("early_stopping is not available with kernel='precomputed' (the "
+                             "validation rows' kernel with the training rows is not given)")
+        return kind, kern
+
+    def _kernel_params(self) -> tuple:
+        return (self.kernel, self.degree, self.gamma, self.coef0)
+
+    def _step_params(self) -> tuple[float, bool, bool]:
+        """(C, PA-II?, fit_intercept) for the routines; C=inf is the plain PA."""
+        C = float(self.C)
+        return C, self.loss == "squared_hinge" and C < np.inf, bool(self.fit_intercept)
+
+    def _sklearn_stopping(self) -> bool:
+        return self.tol is not None
+
+    def _draw_seed(self) -> int:
+        return draw_seed(self.random_state)  # our shuffles, whichever stopping rule
+
+    def _gate_X(self, X: Any, spec: tuple, fitting: bool) -> Any:
+        return check_kernel_input(X, spec[0], None if fitting else self.n_features_in_,
+                                  type(self).__name__)
+
+    def _check_continuation(self, Xc: Any, spec: tuple) -> None:
+        kind = spec[0]
+        if kind == "precomputed":
+            raise ValueError("warm_start is not available with kernel='precomputed' (the "
+                             "Gram between old support vectors and new rows is unknown)")
+        if kind != self._kind or not _same(self._kernel_params(), self._trained_kernel):
+            raise ValueError(f"the model was trained with kernel {self._trained_kernel}; it "
+                             f"cannot continue with {self._kernel_params()}")
+        if bool(self.average) != (self._u is not None):
+            raise ValueError(f"the model was trained with average={not self.average}; it "
+                             f"cannot continue with average={self.average}")
+        if bool(self.fit_intercept) != self._fit_intercept:
+            raise ValueError(f"the model was trained with fit_intercept="
+                             f"{self._fit_intercept}; it cannot continue without it changed")
+        super()._check_continuation(Xc, spec)
+
+    def _init_state(self, Xc: Any, spec: tuple) -> None:
+        kind = spec[0]
+        rows = 1 if len(self.classes_) == 2 else len(self.classes_)
+        self._kind, self._fit_intercept = kind, bool(self.fit_intercept)
+        self._trained_kernel = self._kernel_params()
+        if kind == _CONJ:
+            self._sv = PackedBits(np.zeros((0, Xc.words.shape[1]), np.uint64), Xc.n_bits)
+        elif kind == "precomputed":
+            self._sv = np.zeros(0, dtype=np.int64)
+        else:
+            self._sv = np.zeros((0, Xc.shape[1]))
+        self._alpha, self._b = np.zeros((rows, 0)), np.zeros(rows)
+        self._ediag = np.zeros(0, dtype=np.int32)
+        self._u = self._beta = self._count = None
+        if self.average:
+            self._u, self._beta = np.zeros((rows, 0)), np.zeros(rows)
+            self._count = np.ones(1, dtype=np.int64)
+        self.support_ = np.zeros(0, dtype=np.int64)
+        self._publish()
+
+    def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,
+               spec: tuple) -> _KPARun:
+        return _KPARun(self, Xc, y_idx, sample_weight, *spec)
+
+    def _coefs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The coefficients and intercepts that predict (averaged: alpha - u / c)."""
+        if self._u is None:
+            return self._alpha, self._b
+        assert self._beta is not None and self._count is not None
+        c = float(self._count[0])
+        return np.ascontiguousarray(self._alpha - self._u / c), self._b - self._beta / c
+
+    def _publish(self) -> None:
+        coef, b = self._coefs()
+        if self._kind == _CONJ:  # alpha = coef * 2^-popcount(sv); b = sum(alpha), exactly
+            self.dual_coef_ = np.ldexp(coef, -self._ediag.astype(np.int64))
+            out = np.zeros((1, coef.shape[0]))
+            if self._fit_intercept and coef.shape[1]:
+                _backend.kpa().kpa_conjunction_decision(
+                    np.zeros((1, coef.shape[1]), np.int32), self._ediag, coef, False, out)
+            self.intercept_ = out[0]
+        else:
+            self.dual_coef_, self.intercept_ = coef.copy(), b.copy()
+        self.n_support_ = int(self._alpha.shape[1])
+        self.support_vectors_ = None if self._kind == "precomputed" else self._sv
+
+    def fit(self, X: Any, y: Any,
+            sample_weight: Any = None) -> KernelPassiveAggressiveClassifier:
+        """Train for up to ``max_iter`` epochs (from the current model with ``warm_start``);
+        each step is multiplied by the example's ``sample_weight`` and class weight."""
+        self._fit(X, y, sample_weight)
+        warn_if_not_converged(self)
+        return self
+
+    @available_if(lambda est: not (isinstance(est.kernel, str) and est.kernel == "precomputed"))
+    def partial_fit(self, X: Any, y: Any, classes: Any = None,
+                    sample_weight: Any = None) -> KernelPassiveAggressiveClassifier:
+        """One epoch over this batch, keeping the support vectors of earlier calls;
+        ``classes`` is required on the first call (not with ``kernel="precomputed"``)."""
+        check_class_weight(self.class_weight, partial=True)
+        self._partial_fit(X, y, classes, sample_weight)
+        return self
+
+    # ------------------------------------------------------------------ prediction
+    def _decide(self, Xc: Any, sv: Any, coef: np.ndarray, b: np.ndarray, ediag: np.ndarray,
+                labels: bool) -> np.ndarray:
+        """Scores (m, R), or class indices with ``labels``, of canonical rows Xc under the
+        coefficients ``coef`` of the rows ``sv`` (exactly decided for the conjunction)."""
+        kind, kern = resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
+        m, R = Xc.shape[0], coef.shape[0]
+        out = np.zeros((m, R))
+        idx = np.zeros(m, dtype=np.int64)
+        step = max(1, self.max_gram_bytes // max(1, 8 * max(1, sv.shape[0])))
+        for s in range(0, m, step):
+            e = min(m, s + step)
+            rows = take_rows(Xc, np.arange(s, e))
+            if kind == _CONJ:
+                E = kernel_block(kern, kind, rows, sv).astype(np.int32)
+                fn = _backend.kpa().kpa_conjunction_predict if labels \
+                    else _backend.kpa().kpa_conjunction_decision
+                fn(np.ascontiguousarray(E), ediag, coef, self._fit_intercept,
+                   idx[s:e] if labels else out[s:e])
+                continue
+            with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+                out[s:e] = kernel_block(kern, kind, rows, sv) @ coef.T + b
+        if kind == _CONJ:
+            return idx if labels else out
+        check_finite_decisions(out, self)
+        if not labels:
+            return out
+        return (out[:, 0] > 0).astype(np.int64) if R == 1 else np.argmax(out, axis=1)
+
+    def _predict_scores(self, X: Any, labels: bool) -> np.ndarray:
+        self._check_fitted()
+        spec = self._spec()
+        Xc = self._gate_X(X, spec, fitting=False)
+        coef, b = self._coefs()
+        return self._decide(Xc, self._sv, np.ascontiguousarray(coef), b, self._ediag, labels)
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """f(x) for each row: shape (n,) for two classes, (n, n_classes) otherwise (for the
+        conjunction kernel the float64 nearest to the exact value, clipped to the largest
+        finite float64 beyond float64's range)."""
+        s = self._predict_scores(X, labels=False)
+        return s[:, 0] if s.shape[1] == 1 else s
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The label of each row (two classes: ``classes_[1]`` where f(x) > 0; K classes: the
+        argmax, ties to the lowest class; decided exactly for the conjunction kernel)."""
+        idx = self._predict_scores(X, labels=True)
+        return self.classes_[idx]
+
+    # ------------------------------------------------------------------ persistence
+    def _state_arrays(self) -> dict:
+        arrays = self._common_state()
+        arrays.update(support_=self.support_, alpha=self._alpha, b=self._b)
+        if self._kind == _CONJ:
+            arrays["sv_words"] = self._sv.words
+        else:
+            arrays["sv"] = self._sv
+        if self._u is not None:
+            assert self._beta is not None and self._count is not None
+            arrays.update(u=self._u, beta=self._beta, count=self._count)
+        return arrays
+
+    @classmethod
+    def _from_state(cls, params: dict, arrays: dict) -> KernelPassiveAggressiveClassifier:
+        est = cls(**params)
+        kind, _ = est._spec()
+        need = {"support_", "alpha", "b", "sv_words" if kind == _CONJ else "sv"}
+        if est.average:
+            need |= {"u", "beta", "count"}
+        k, d = est._restore_common_state(arrays, need)
+        rows = 1 if k == 2 else k
+        alpha = np.asarray(arrays["alpha"])
+        n_sv = alpha.shape[1] if alpha.ndim == 2 else -1
+        est._alpha = check_state_array(arrays, "alpha", (rows, n_sv), np.float64)
+        est._b = check_state_array(arrays, "b", (rows,), np.float64)
+        est._kind, est._fit_intercept = kind, bool(est.fit_intercept)
+        est._trained_kernel = est._kernel_params()
+        est._ediag = np.zeros(0, dtype=np.int32)
+        if kind == _CONJ:
+            words = check_state_array(arrays, "sv_words", (n_sv, (d + 63) // 64), np.uint64)
+            est._sv = check_kernel_input(PackedBits(words, d), kind, d, cls.__name__) \
+                if n_sv else PackedBits(words, d)
+            est._ediag = _popcounts(est._sv)
+            if np.any(est._b != 0):
+                raise ValueError("model file: b must be 0 with the conjunction kernel")
+        elif kind == "precomputed":
+            est._sv = check_state_array(arrays, "sv", (n_sv,), np.int64)
+            if n_sv and (est._sv.min() < 0 or est._sv.max() >= d):
+                raise ValueError("model file: support indices out of range")
+        else:
+            est._sv = check_state_array(arrays, "sv", (n_sv, d), np.float64)
+        est._u = est._beta = est._count = None
+        if est.average:
+            est._u = check_state_array(arrays, "u", (rows, n_sv), np.float64)
+            est._beta = check_state_array(arrays, "beta", (rows,), np.float64)
+            est._count = check_state_array(arrays, "count", (1,), np.int64)
+            if not 1 <= est._count[0] <= 2**62:
+                raise ValueError("model file: count must lie in [1, 2^62]")
+        est.support_ = check_state_array(arrays, "support_", (n_sv,), np.int64)
+        if n_sv and est.support_.min() < -1:
+            raise ValueError("model file: support_ indices must be >= -1")
+        est._publish()
+        return est

@@ -1,0 +1,449 @@
+"""`KernelPerceptron`: the dual perceptron with any kernel of `perceptron_c.kernels`.
+
+Training is the primal perceptron run in the kernel's feature space, kept in dual form: one
+coefficient per training example, alpha_i = the signed count of mistakes on example i, and
+f(x) = sum_i alpha_i K(x_i, x) + b (Ohio slides, "Kernel Perceptron: Two Classes"; Columbia
+notes, section 2.3). With ``kernel="linear"`` it makes exactly the mistakes of `Perceptron`
+on the same data and seed.
+
+Two modes with the same mistakes: when the Gram of the training pool fits in
+``max_gram_bytes`` it is computed once and every example's score is cached and updated in
+O(n) per mistake; otherwise each block of visited examples gets its kernel rows against the
+support set and the block only (`_kernel_rows.stream`: O(support) kernel values per example,
+never the whole Gram again). The conjunction kernel 2^popcount(a AND b) is trained and
+evaluated on exact integer sums (exponents in int16 up to 32767 bits), so its decisions have
+the right sign at any bit count; its ``decision_function`` is clipped to the largest finite
+float64 beyond float64's range (never inf or NaN).
+
+Weights (``sample_weight`` in `fit` / `partial_fit`, ``class_weight``) scale a mistake's
+update: alpha_i moves by y_i w_i; a row of weight 0 is never visited. ``n_jobs`` threads
+compute the kernel values (training and prediction); the models do not depend on it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _backend
+from ._base import EpochClassifier, available_if
+from ._kernel_rows import KernelSource, check_weighted_headroom, row_blocks_run, stream
+from ._params import check_class_weight, expand_class_weight
+from ._rows import (
+    check_exact_headroom,
+    check_finite_decisions,
+    check_finite_state,
+    pool_of,
+    take_rows,
+)
+from ._threads import check_n_jobs
+from ._validation import PackedBits, check_flag, check_int, check_kernel_input, check_state_array
+from .kernels import resolve_kernel
+
+__all__ = ["KernelPerceptron"]
+
+
+def _averaged_args(avg: bool, joint: bool, u: Any, beta: Any, count: Any) -> tuple:
+    if not avg:
+        return ()
+    return (u, beta, count) if joint else (u[0], beta, count)
+
+
+def _row_weights(est: KernelPerceptron, y_idx: np.ndarray, sample_weight: np.ndarray | None,
+                 kind: str, n_old: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """(the weight of each pool example, or None when every one is 1; the rows to visit, or
+    None for all): class weight of the row's label times its sample weight; int64 for the
+    exact conjunction kernel, which needs whole numbers."""
+    cw = expand_class_weight(est.class_weight, est.classes_, y_idx)
+    w = cw[y_idx] if sample_weight is None else cw[y_idx] * sample_weight
+    keep = None if np.all(w != 0) else w != 0  # a row of weight 0 is a row removed
+    if np.all(w == 1.0):
+        return None, keep
+    if kind == "conjunction":
+        bad = np.flatnonzero((w != np.round(w)) | (np.abs(w) > 2.0 ** 53))
+        if bad.size:
+            raise ValueError(
+                "KernelPerceptron(kernel='conjunction') keeps exact integer coefficients: "
+                "sample_weight times class_weight must be whole numbers (at most 2^53), got "
+                f"{float(w[bad[0]])!r} for row {int(bad[0])}")
+        return np.concatenate([np.zeros(n_old, np.int64), w.astype(np.int64)]), keep
+    return np.concatenate([np.zeros(n_old), w]), keep  # old support vectors: never visited
+
+
+class _DualRun:
+    """One training call: the pool (old support vectors, then the new rows), padded
+    coefficients, the row weights and the kernel values; ``finish`` keeps the examples that
+    carry weight."""
+
+    def __init__(self, est: KernelPerceptron, Xc: Any, y_idx: np.ndarray,
+                 sample_weight: np.ndarray | None, kind: str, kern: Any) -> None:
+        self.est, self.kind = est, kind
+        self.n_old = est._alpha.shape[1]
+        self.pool = pool_of(est._sv, Xc, kind)
+        pad = ((0, 0), (0, Xc.shape[0]))
+        self.alpha = np.ascontiguousarray(np.pad(est._alpha, pad))
+        self.b = est._b.copy()
+        self.avg = est.average
+        if self.avg:
+            self.u = np.ascontiguousarray(np.pad(est._u, pad))
+            self.beta, self.count = est._beta.copy(), est._count.copy()
+        self.joint = self.alpha.shape[0] > 1
+        # labels over the whole pool; old support vectors are never visited again
+        y_pool = np.concatenate([np.zeros(self.n_old, np.int64), y_idx])
+        self.y = y_pool if self.joint else np.where(y_pool == 1, 1.0, -1.0)
+        self.weights, self.keep = _row_weights(est, y_idx, sample_weight, kind, self.n_old)
+        self.source = KernelSource(kern, kind, self.pool, est.max_gram_bytes, est.n_jobs)
+        self.cached = self.source.cached and kind != "conjunction"
+        # the columns with a nonzero coefficient (a superset is harmless: its terms are 0)
+        self.support = np.any(self.alpha != 0, axis=0)
+        if self.cached:
+            G = self.source.full
+            assert G is not None  # cached: KernelSource computed the whole pool Gram
+            self.scores = (np.ascontiguousarray(self.alpha @ G) if self.n_old
+                           else np.zeros(self.alpha.shape))
+
+    def _state(self) -> list[np.ndarray]:
+        arrays = [self.alpha, self.b]
+        if self.avg:
+            arrays += [self.u, self.beta, self.count]
+        if self.cached:
+            arrays.append(self.scores)
+        return arrays
+
+    def checkpoint(self) -> list[np.ndarray]:
+        return [a.copy() for a in self._state()]
+
+    def rollback(self, saved: list[np.ndarray]) -> None:
+        for a, s in zip(self._state(), saved):
+            a[...] = s
+
+    def epoch(self, order: np.ndarray) -> int:
+        if self.keep is not None:
+            order = np.ascontiguousarray(order[self.keep[order]])
+        order = self.n_old + order
+        if self.kind == "conjunction":  # never start an epoch the exact sums cannot hold
+            total = order.shape[0] if self.weights is None else \
+                float(np.abs(self.weights[order]).sum(dtype=np.float64))
+            check_weighted_headroom(self.alpha, self.b, getattr(self, "u", None),
+                                    getattr(self, "beta", None), getattr(self, "count", None),
+                                    order.shape[0], total)
+        mistakes = self._epoch(order)
+        check_finite_state(*self._state())
+        return mistakes
+
+    def _epoch(self, order: np.ndarray) -> int:
+        fi = self.est.fit_intercept
+        a = self.alpha if self.joint else self.alpha[0]
+        extra = _averaged_args(self.avg, self.joint, getattr(self, "u", None),
+                               getattr(self, "beta", None), getattr(self, "count", None))
+        weighted = {} if self.weights is None else {"sample_weight": self.weights}
+        if self.cached:
+            dual = _backend.dual()
+            fn = dual.multiclass_dual_epoch_cached if self.joint else dual.dual_epoch_cached
+            s = self.scores if self.joint else self.scores[0]
+            return fn(self.source.full, self.y, order, a, self.b, s, fi, *extra, **weighted)
+        if self.kind == "conjunction":
+            conj = _backend.conjunction()
+            fn = conj.multiclass_conjunction_epoch_rows if self.joint \
+                else conj.conjunction_epoch_rows
+        else:
+            dual = _backend.dual()
+            fn = dual.multiclass_dual_epoch_rows if self.joint else dual.dual_epoch_rows
+
+        def block(rows: np.ndarray, K: np.ndarray, cols: np.ndarray | None) -> int:
+            where = weighted if cols is None else dict(weighted, cols=cols)
+            return int(fn(K, rows, self.y, a, self.b, fi, *extra, **where))
+
+        return stream(self.source, order, self.support, block,
+                      lambda rows: np.any(self.alpha[:, rows] != 0, axis=0))
+
+    def predict_idx(self, X: Any) -> np.ndarray:  # pragma: no cover - no early stopping here
+        raise NotImplementedError
+
+    def finish(self, credit_epochs: int) -> None:
+        """Keep the examples that carry weight: nonzero alpha, or nonzero averaging sum."""
+        est = self.est
+        keep = np.any(self.alpha != 0, axis=0)
+        if self.avg:
+            keep |= np.any(self.u != 0, axis=0)
+        idx = np.flatnonzero(keep)
+        est._sv = idx.astype(np.int64) if self.kind == "precomputed" \
+            else take_rows(self.pool, idx)
+        est._alpha = np.ascontiguousarray(self.alpha[:, idx])
+        est._b = self.b
+        if self.avg:
+            est._u = np.ascontiguousarray(self.u[:, idx])
+            est._beta, est._count = self.beta, self.count
+        est.support_ = np.where(idx < self.n_old, -1, idx - self.n_old).astype(np.int64)
+
+
+class KernelPerceptron(EpochClassifier):
+    """The kernel (dual) perceptron, plain or averaged, binary or K-class (argmax).
+
+    Parameters
+    ----------
+    kernel : str, Kernel or callable, default="rbf"
+        "linear", "poly", "rbf", "conjunction", "precomputed" (X is then the Gram matrix:
+        (n, n) at fit, (m, n_train) at predict), a `perceptron_c.kernels` object (sums,
+        products and scalings included) or a callable ``k(X, Y) -> Gram``.
+    degree, gamma, coef0 : kernel parameters for the names "poly" ((gamma x.y + coef0)^degree,
+        defaults 3, 1.0, 1.0) and "rbf" (exp(-gamma ||x - y||^2), gamma None = 1/n_features).
+    fit_intercept : bool, default=True
+        Learn b, updated by b += y on a mistake, as in the primal perceptron.
+    max_iter : int, default=100
+        Maximum number of epochs; training stops earlier after an epoch with no mistake.
+    shuffle, random_state : as in `Perceptron` (the same seed gives the same orders).
+    average : bool, default=False
+        Survival-weighted average of the dual coefficients (CIML ch. 4, Alg. 7, lazily).
+    warm_start : bool, default=False
+        ``fit`` keeps the current support vectors and coefficients and continues.
+    verbose : int, default=0
+        One progress line per epoch on stderr.
+    max_gram_bytes : int, default=512 MiB
+        Memory for kernel matrices. A training Gram that fits is cached; otherwise the kernel
+        rows of each block of visited examples are computed against the support vectors and
+        the block only, as the epoch needs them (same result). For the conjunction kernel the
+        Gram holds exponents, int16 up to 32767 bits (2 bytes a pair), int32 beyond.
+    class_weight : dict, "balanced" or None, default=None
+        Multiply the updates of class c's examples by class_weight[c] (scikit-learn's
+        meaning; "balanced": n / (n_classes * count of c), not in ``partial_fit``).
+    n_jobs : int or None, default=None
+        Threads for the kernel values (the Gram, the kernel rows of training, and of
+        ``decision_function`` / ``predict`` / ``score``): None is 1, -1 every core. The
+        results are the same for any value.
+
+    Attributes
+    ----------
+    support_ : int64 array, index in the last training batch of each support vector (-1 for
+        support vectors kept from an earlier ``partial_fit``/warm-started ``fit``)
+    support_vectors_ : float64 array (n_support, n_features), or `PackedBits` for the
+        conjunction kernel; None for "precomputed"
+    dual_coef_ : (1, n_support) for two classes, (n_classes, n_support) otherwise: the signed
+        mistake counts, each mistake weighted by its example's weight (averaged coefficients
+        when ``average=True``)
+    intercept_ : (1,) or (n_classes,)
+    n_support_ : int
+        The number of support vectors.
+    classes_, n_features_in_, n_iter_, mistakes_, converged_
+        As on `Perceptron`.
+    """
+
+    # float64 rows, PackedBits (conjunction) or int64 column indices (precomputed)
+    _sv: Any
+
+    def __init__(self, kernel: Any = "rbf", degree: Any = None, gamma: Any = None,
+                 coef0: Any = None, fit_intercept: bool = True, max_iter: int = 100,
+                 shuffle: bool = True, random_state: Any = None, average: bool = False,
+                 warm_start: bool = False, verbose: int = 0,
+                 max_gram_bytes: int = 512 * 2**20, class_weight: Any = None,
+                 n_jobs: Any = None) -> None:
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.average = average
+        self.warm_start = warm_start
+        self.verbose = verbose
+        self.max_gram_bytes = max_gram_bytes
+        self.class_weight = class_weight
+        self.n_jobs = n_jobs
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
+        return tags
+
+    # ------------------------------------------------------------------ skeleton hooks
+    def _spec(self) -> tuple[str, Any]:
+        self._check_common_params()
+        check_flag(self.average, "average")
+        check_int(self.max_gram_bytes, "max_gram_bytes", 1)
+        check_n_jobs(self.n_jobs)
+        check_class_weight(self.class_weight)
+        return resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
+
+    def _gate_X(self, X: Any, spec: tuple, fitting: bool) -> Any:
+        return check_kernel_input(X, spec[0], None if fitting else self.n_features_in_,
+                                  type(self).__name__)
+
+    def _check_continuation(self, Xc: Any, spec: tuple) -> None:
+        kind = spec[0]
+        if kind == "precomputed":
+            raise ValueError("warm_start is not available with kernel='precomputed' (the "
+                             "Gram between old support vectors and new rows is unknown)")
+        if kind != self._kind:
+            raise ValueError(f"the model was trained with a {self._kind} kernel, not {kind}")
+        super()._check_continuation(Xc, spec)
+
+    @available_if(lambda est: not (isinstance(est.kernel, str) and est.kernel == "precomputed"))
+    def partial_fit(self, X: Any, y: Any, classes: Any = None,
+                    sample_weight: Any = None) -> KernelPerceptron:
+        """One epoch over this batch, keeping the support vectors of earlier calls.
+
+        ``classes`` (every label the model will ever see) is required on the first call. Not
+        available with ``kernel="precomputed"`` (the Gram between old support vectors and new
+        rows is unknown). ``sample_weight`` as in `fit`.
+        """
+        check_class_weight(self.class_weight, partial=True)
+        self._partial_fit(X, y, classes, sample_weight)
+        return self
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> KernelPerceptron:
+        """Train for up to ``max_iter`` epochs; stop after an epoch with no mistake.
+
+        ``sample_weight``: a mistake on example i changes its dual coefficient by y_i w_i
+        (and b by y_i w_i) instead of y_i, w_i its weight times its class's weight; a weight
+        of 0 removes the example. The conjunction kernel keeps exact integer coefficients
+        and so needs whole-number weights.
+        """
+        self._fit(X, y, sample_weight)
+        return self
+
+    def _init_state(self, Xc: Any, spec: tuple) -> None:
+        kind = spec[0]
+        rows = 1 if len(self.classes_) == 2 else len(self.classes_)
+        dtype = np.int64 if kind == "conjunction" else np.float64
+        self._kind = kind
+        if kind == "conjunction":
+            self._sv = PackedBits(np.zeros((0, Xc.words.shape[1]), np.uint64), Xc.n_bits)
+        elif kind == "precomputed":
+            self._sv = np.zeros(0, dtype=np.int64)
+        else:
+            self._sv = np.zeros((0, Xc.shape[1]))
+        self._alpha = np.zeros((rows, 0), dtype=dtype)
+        self._b = np.zeros(rows, dtype=dtype)
+        if self.average:
+            self._u = np.zeros((rows, 0), dtype=dtype)
+            self._beta = np.zeros(rows, dtype=dtype)
+            self._count = np.ones(1, dtype=np.int64)
+        self.support_ = np.zeros(0, dtype=np.int64)
+        self._publish()
+
+    def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,
+               spec: tuple) -> _DualRun:
+        return _DualRun(self, Xc, y_idx, sample_weight, *spec)
+
+    def _publish(self) -> None:
+        """dual_coef_, intercept_ and the support vector views from the state."""
+        if self.average:
+            c = float(self._count[0])
+            self.dual_coef_ = self._alpha - self._u / c
+            self.intercept_ = self._b - self._beta / c
+        else:
+            self.dual_coef_ = self._alpha.astype(np.float64)
+            self.intercept_ = self._b.astype(np.float64)
+        self.n_support_ = int(self._alpha.shape[1])
+        self.support_vectors_ = None if self._kind == "precomputed" else self._sv
+
+    # ------------------------------------------------------------------ prediction
+    def _exact_coefs(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """Integer coefficients and bias whose sums have the decision's sign, and the divisor."""
+        if self.average:
+            c = int(self._count[0])
+            return c * self._alpha - self._u, c * self._b - self._beta, c
+        return self._alpha, self._b, 1
+
+    def _scores(self, X: Any, argmax: bool = False) -> np.ndarray:
+        self._check_fitted()
+        kind, kern = self._spec()
+        Xc = self._gate_X(X, (kind, kern), fitting=False)
+        m, rows_k = Xc.shape[0], self._alpha.shape[0]
+        out = np.zeros((m, rows_k)) if not argmax else np.zeros(m, dtype=np.int64)
+        if self.n_support_ == 0:
+            out[:] = int(np.argmax(self.intercept_)) if argmax else self.intercept_
+            return out
+        if kind == "conjunction":
+            conj = _backend.conjunction()
+            coef, bias, c = self._exact_coefs()
+            coef, bias = np.ascontiguousarray(coef), np.ascontiguousarray(bias)
+            fn = conj.conjunction_argmax if argmax else conj.conjunction_decision
+
+            def exact(s: int, e: int, E: np.ndarray) -> None:
+                fn(E, coef, bias, out[s:e])
+            row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, exact)
+            return out if argmax else out / c
+        lin = _backend.linear()  # the decision as Perceptron's: 4-lane sums, no BLAS
+        coef = np.ascontiguousarray(self.dual_coef_, dtype=np.float64)
+        bias = np.ascontiguousarray(self.intercept_, dtype=np.float64)
+
+        def decide(s: int, e: int, K: np.ndarray) -> None:
+            lin.decision_dense(K, coef, bias, out[s:e])
+        columns = None if kind != "precomputed" else \
+            (lambda rows, sv: np.ascontiguousarray(rows[:, sv], dtype=np.float64))
+        row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, decide,
+                       columns)
+        check_finite_decisions(out, self)
+        return np.argmax(out, axis=1) if argmax else out
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """f(x) for each row: shape (n,) for two classes, (n, n_classes) otherwise."""
+        s = self._scores(X)
+        return s[:, 0] if s.shape[1] == 1 else s
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The label of each row (binary: ``classes_[1]`` where f(x) > 0; K-class: argmax,
+        ties to the lowest class; exact comparisons for the conjunction kernel)."""
+        self._check_fitted()
+        if self._kind == "conjunction" and self._alpha.shape[0] > 1:
+            idx = self._scores(X, argmax=True)
+        else:
+            s = self._scores(X)
+            idx = (s[:, 0] > 0).astype(np.int64) if s.shape[1] == 1 else np.argmax(s, axis=1)
+        return self.classes_[idx]
+
+    # ------------------------------------------------------------------ persistence
+    def _state_arrays(self) -> dict:
+        arrays = self._common_state()
+        arrays.update(support_=self.support_, alpha=self._alpha, b=self._b)
+        if self._kind == "conjunction":
+            arrays["sv_words"] = self._sv.words
+        else:
+            arrays["sv"] = self._sv
+        if self.average:
+            arrays.update(u=self._u, beta=self._beta, count=self._count)
+        return arrays
+
+    @classmethod
+    def _from_state(cls, params: dict, arrays: dict) -> KernelPerceptron:
+        est = cls(**params)
+        kind, _ = est._spec()
+        need = {"support_", "alpha", "b"}
+        need |= {"sv_words"} if kind == "conjunction" else {"sv"}
+        if est.average:
+            need |= {"u", "beta", "count"}
+        k, d = est._restore_common_state(arrays, need)
+        rows = 1 if k == 2 else k
+        dtype = np.int64 if kind == "conjunction" else np.float64
+        alpha = np.asarray(arrays["alpha"])
+        n_sv = alpha.shape[1] if alpha.ndim == 2 else -1
+        est._alpha = check_state_array(arrays, "alpha", (rows, n_sv), dtype)
+        est._b = check_state_array(arrays, "b", (rows,), dtype)
+        if kind == "conjunction":
+            words = check_state_array(arrays, "sv_words", (n_sv, (d + 63) // 64), np.uint64)
+            est._sv = check_kernel_input(PackedBits(words, d), kind, d, cls.__name__) \
+                if n_sv else PackedBits(words, d)
+        elif kind == "precomputed":
+            est._sv = check_state_array(arrays, "sv", (n_sv,), np.int64)
+            if n_sv and (est._sv.min() < 0 or est._sv.max() >= d):
+                raise ValueError("model file: support indices out of range")
+        else:
+            est._sv = check_state_array(arrays, "sv", (n_sv, d), np.float64)
+        if est.average:
+            est._u = check_state_array(arrays, "u", (rows, n_sv), dtype)
+            est._beta = check_state_array(arrays, "beta", (rows,), dtype)
+            est._count = check_state_array(arrays, "count", (1,), np.int64)
+            if not 1 <= est._count[0] <= 2**62:
+                raise ValueError("model file: count must lie in [1, 2^62]")
+        if kind == "conjunction":  # the preconditions of the exact sums in C
+            check_exact_headroom(est._alpha, est._b, getattr(est, "_u", None),
+                                 getattr(est, "_beta", None), getattr(est, "_count", None), 0)
+        est._kind = kind
+        est.support_ = check_state_array(arrays, "support_", (n_sv,), np.int64)
+        if n_sv and est.support_.min() < -1:
+            raise ValueError("model file: support_ indices must be >= -1")
+        est._publish()
+        return est

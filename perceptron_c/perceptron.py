@@ -1,0 +1,399 @@
+"""`Perceptron`: the primal perceptron family as a scikit-learn-style estimator.
+
+Plain (CIML ch. 4, Alg. 5), averaged (Alg. 7, lazy), normalized (CS269 lecture, section 2),
+binary, K-class argmax (Ohio slides) and one-vs-rest. All training state (weights, averaging
+sums, example counter, seed, epoch counter) is plain numpy arrays and numbers on the model,
+so it pickles, saves to ``.npz`` and resumes with ``partial_fit`` or ``warm_start``. The epoch
+loop is `EpochClassifier`'s; this module holds the state and one epoch.
+"""
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from . import _backend
+from ._base import EpochClassifier
+from ._linear_model import LinearClassifierMixin
+from ._params import check_class_weight, check_real, expand_class_weight
+from ._rows import check_finite_state
+from ._sgd_run import (
+    SGDRun,
+    SGDSpec,
+    classifier_run,
+    init_sgd_state,
+    publish_sgd,
+    restore_sgd_state,
+    set_initial,
+    warm_restart,
+    warn_if_not_converged,
+)
+from ._threads import check_n_jobs, run_parallel
+from ._validation import CSR, check_choice, check_flag, check_int, check_state_array, check_X
+
+__all__ = ["Perceptron"]
+
+_MULTICLASS = ("auto", "argmax", "ovr")
+_PENALTIES = (None, "l2", "l1", "elasticnet")
+
+
+class _LinearRun:
+    """One training call in the textbook's arithmetic: every epoch runs the linear routines
+    on the model's state arrays (the one-vs-rest perceptrons on ``n_jobs`` threads)."""
+
+    def __init__(self, est: Perceptron, X: Any, y_idx: np.ndarray,
+                 sample_weight: np.ndarray | None, class_weight: np.ndarray) -> None:
+        self.est, self.X = est, X
+        st = est._state
+        n_classes = len(est.classes_)
+        self.joint = est._joint(n_classes)
+        rows = st["w"].shape[0]
+        self.y_idx = y_idx
+        self.signs = None if self.joint else [
+            np.where(y_idx == (1 if rows == 1 else k), 1.0, -1.0) for k in range(rows)]
+        # the step of row i: eta0 * (class weight * sample weight), scikit-learn's product
+        sw = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+        if self.joint or rows == 1:
+            per_row = [class_weight[y_idx] * sw]
+        else:  # machine k weighs its positives by class_weight[k], the rest by 1
+            per_row = [np.where(y_idx == k, class_weight[k], 1.0) * sw for k in range(rows)]
+        plain = sample_weight is None and est.eta0 == 1.0 and np.all(class_weight == 1.0)
+        self.weights = None if plain else [est.eta0 * w for w in per_row]
+        # a row of weight 0 is a row removed: never visited, so it neither updates, nor
+        # counts as a mistake, nor enters the average
+        self.keep = None if sample_weight is None or np.all(sample_weight != 0) \
+            else sample_weight != 0
+
+    def _weight(self, k: int) -> np.ndarray | None:
+        return None if self.weights is None else self.weights[min(k, len(self.weights) - 1)]
+
+    def epoch(self, order: np.ndarray) -> int:
+        lin, st, X = _backend.linear(), self.est._state, self.X
+        if self.keep is not None:
+            order = np.ascontiguousarray(order[self.keep[order]])
+        sparse = isinstance(X, CSR)
+        head = (X.data, X.indices, X.indptr) if sparse else (X,)
+        flags = (self.est.fit_intercept, self.est.normalize)
+        averaged = "u" in st
+        if self.joint:  # K-class argmax: all rows at once
+            if averaged:
+                fn = lin.multiclass_averaged_epoch_csr if sparse \
+                    else lin.multiclass_averaged_epoch_dense
+                total = fn(*head, self.y_idx, order, st["w"], st["b"], st["u"], st["beta"],
+                           st["count"], *flags, sample_weight=self._weight(0))
+            else:
+                fn = lin.multiclass_epoch_csr if sparse else lin.multiclass_epoch_dense
+                total = fn(*head, self.y_idx, order, st["w"], st["b"], *flags,
+                           sample_weight=self._weight(0))
+            check_finite_state(*st.values())
+            st["t"] += order.shape[0]
+            return int(total)
+        assert self.signs is not None  # set whenever the model is not joint
+
+        def machine(k: int) -> int:  # binary (one row) or one-vs-rest
+            w, b, signs = st["w"][k], st["b"][k:k + 1], self.signs[k]  # type: ignore[index]
+            if averaged:
+                fn = lin.averaged_epoch_csr if sparse else lin.averaged_epoch_dense
+                return int(fn(*head, signs, order, w, b, st["u"][k], st["beta"][k:k + 1],
+                              st["count"][k:k + 1], *flags, sample_weight=self._weight(k)))
+            fn = lin.perceptron_epoch_csr if sparse else lin.perceptron_epoch_dense
+            return int(fn(*head, signs, order, w, b, *flags, sample_weight=self._weight(k)))
+
+        total = sum(run_parallel([partial(machine, k) for k in range(len(self.signs))],
+                                 self.est.n_jobs))
+        check_finite_state(*st.values())
+        st["t"] += order.shape[0]
+        return total
+
+    def checkpoint(self) -> dict[str, np.ndarray]:
+        return {key: value.copy() for key, value in self.est._state.items()}
+
+    def rollback(self, saved: dict[str, np.ndarray]) -> None:
+        for key, value in saved.items():
+            self.est._state[key][...] = value
+
+    def predict_idx(self, X: Any) -> np.ndarray:
+        self.est._publish()
+        return self.est._predict_idx(X)
+
+    def finish(self, credit_epochs: int) -> None:
+        pass
+
+
+class Perceptron(LinearClassifierMixin, EpochClassifier):
+    """The perceptron, plain, averaged or normalized, for two or more classes.
+
+    Every parameter of scikit-learn's ``Perceptron`` is here with its meaning, plus
+    ``average``, ``normalize`` and ``multiclass``. Two arithmetics:
+
+    - the textbook's (``tol=None`` and ``penalty=None``, the default): w += eta0 * y * x on a
+      mistake, averaged (CIML Alg. 7) or normalized updates, K-class argmax, and training
+      stops after an epoch without a mistake;
+    - scikit-learn's SGD (``tol`` or ``penalty`` set): the same updates computed as
+      scikit-learn 1.9 computes them (bit for bit on float64 data), with its penalty, its
+      ``tol`` stopping rule, one-vs-rest for K classes, ASGD averaging and its shuffle for a
+      given integer ``random_state``. ``normalize`` and ``multiclass="argmax"`` do not exist
+      there.
+
+    Parameters are keyword-only.
+
+    Parameters
+    ----------
+    penalty : {None, "l2", "l1", "elasticnet"}, default=None
+        Regularization, applied at every example as scikit-learn's SGD does (scaling of the
+        weights for L2, cumulative truncation for L1). Selects scikit-learn's arithmetic.
+    alpha : float, default=0.0001
+        Strength of the penalty.
+    l1_ratio : float in [0, 1], default=0.15
+        The L1 share of the elastic-net penalty.
+    fit_intercept : bool, default=True
+        Learn a bias b (updated by b += eta0 * y on a mistake, i.e. a constant feature 1).
+    max_iter : int, default=1000
+        Maximum number of epochs.
+    tol : float or None, default=None
+        None: stop after an epoch with no mistake (the textbook). A number: scikit-learn's
+        rule, stop when the epoch's mean loss has not improved by tol for
+        ``n_iter_no_change`` epochs in a row (its default is 1e-3).
+    shuffle : bool, default=True
+        Visit the rows in a fresh random order every epoch (drawn from ``random_state``).
+    verbose : int, default=0
+        Print one progress line per epoch to stderr.
+    eta0 : float, default=1.0
+        The step: updates are multiplied by it.
+    n_jobs : int or None, default=None
+        Threads for the one-vs-rest perceptrons and for prediction (None: 1, -1: every
+        core). Results do not depend on it.
+    random_state : None, int, numpy Generator or RandomState, default=0
+        Seed of the per-epoch permutations and of the validation split.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the data (stratified) and stop when validation
+        accuracy has not improved (by ``tol``, in scikit-learn's arithmetic) for
+        ``n_iter_no_change`` epochs.
+    validation_fraction : float, default=0.1
+    n_iter_no_change : int, default=5
+    class_weight : dict, "balanced" or None, default=None
+        Multiply the updates of class c's examples by class_weight[c] ("balanced": n /
+        (n_classes * count of c)). One-vs-rest: perceptron k weighs class k's examples.
+    warm_start : bool, default=False
+        ``fit`` continues from the current weights instead of zero.
+    average : bool, default=False
+        Return the average of all weight vectors held during training.
+    normalize : bool, default=False
+        Update by y x / ||x|| (||(x, 1)|| with an intercept) instead of y x (textbook only).
+    multiclass : {"auto", "argmax", "ovr"}, default="auto"
+        More than two classes: one joint argmax perceptron ("auto" in the textbook's
+        arithmetic), or one binary perceptron per class against the rest ("auto" in
+        scikit-learn's).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    classes_ : ndarray of the labels seen; binary problems map ``classes_[1]`` to +1
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str, only when fitted on a DataFrame-like X
+    n_iter_ : int, epochs run by the last ``fit`` (or since the first ``partial_fit``)
+    t_ : float, 1 + the examples visited (scikit-learn's count of updates)
+    mistakes_ : ndarray of int64, mistakes in each of those epochs (summed over the
+        one-vs-rest perceptrons)
+    converged_ : bool, True when the last epoch made no mistake
+    """
+
+    _has_early_stopping = True
+    # w, b, t and, when averaging, u, beta, count (textbook) or aw, ab (scikit-learn's)
+    _state: dict[str, np.ndarray]
+
+    def __init__(self, *, penalty: str | None = None, alpha: float = 0.0001,
+                 l1_ratio: float = 0.15, fit_intercept: bool = True, max_iter: int = 1000,
+                 tol: float | None = None, shuffle: bool = True, verbose: int = 0,
+                 eta0: float = 1.0, n_jobs: int | None = None, random_state: Any = 0,
+                 early_stopping: bool = False, validation_fraction: float = 0.1,
+                 n_iter_no_change: int = 5, class_weight: Any = None,
+                 warm_start: bool = False, average: bool = False, normalize: bool = False,
+                 multiclass: str = "auto") -> None:
+        self.penalty = penalty
+        self.alpha = alpha
+        self.l1_ratio = l1_ratio
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.shuffle = shuffle
+        self.verbose = verbose
+        self.eta0 = eta0
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.class_weight = class_weight
+        self.warm_start = warm_start
+        self.average = average
+        self.normalize = normalize
+        self.multiclass = multiclass
+
+    # ------------------------------------------------------------------ skeleton hooks
+    def _sgd_mode(self) -> bool:
+        """scikit-learn's arithmetic (``tol`` or ``penalty`` set) rather than the textbook's."""
+        return self.tol is not None or self.penalty is not None
+
+    def _sklearn_stopping(self) -> bool:
+        return self._sgd_mode()
+
+    def _spec(self) -> SGDSpec | None:
+        self._check_common_params()
+        check_flag(self.average, "average")
+        check_flag(self.normalize, "normalize")
+        check_choice(self.multiclass, "multiclass", _MULTICLASS)
+        if self.penalty is not None:
+            check_choice(self.penalty, "penalty", _PENALTIES[1:])
+        check_n_jobs(self.n_jobs)
+        check_class_weight(self.class_weight)
+        eta0 = check_real(self.eta0, "eta0", 0.0, np.inf, low_open=True)
+        alpha = check_real(self.alpha, "alpha", 0.0, np.inf)
+        l1_ratio = check_real(self.l1_ratio, "l1_ratio", 0.0, 1.0)
+        if self.tol is not None:
+            check_real(self.tol, "tol", 0.0, np.inf)
+        if not self._sgd_mode():
+            return None
+        if self.normalize:
+            raise ValueError("normalize=True is the textbook's update: it needs tol=None and "
+                             "penalty=None")
+        if self.multiclass == "argmax":
+            raise ValueError("multiclass='argmax' is the textbook's K-class perceptron: it "
+                             "needs tol=None and penalty=None (scikit-learn's arithmetic "
+                             "trains one-vs-rest)")
+        sgd = _backend.sgd()
+        penalty = {None: sgd.PENALTY_NONE, "l2": sgd.PENALTY_L2, "l1": sgd.PENALTY_L1,
+                   "elasticnet": sgd.PENALTY_ELASTICNET}[self.penalty]
+        return SGDSpec(loss=sgd.LOSS_HINGE, learning_rate=sgd.RATE_CONSTANT, penalty=penalty,
+                       alpha=alpha, l1_ratio=l1_ratio, eta0=eta0, epsilon_or_threshold=0.0,
+                       average_start=1 if self.average else 0)
+
+    def _gate_X(self, X: Any, spec: Any, fitting: bool) -> Any:
+        return check_X(X)
+
+    def _joint(self, n_classes: int) -> bool:
+        return n_classes > 2 and self.multiclass in ("argmax", "auto") and not self._sgd_mode()
+
+    def _init_state(self, Xc: Any, spec: SGDSpec | None) -> None:
+        k, d = len(self.classes_), Xc.shape[1]
+        rows = 1 if k == 2 else k
+        if spec is not None:
+            self._state = init_sgd_state(rows, d, bool(self.average))
+        else:
+            st = {"w": np.zeros((rows, d)), "b": np.zeros(rows), "t": np.ones(1)}
+            if self.average:
+                st["u"] = np.zeros((rows, d))
+                st["beta"] = np.zeros(rows)
+                st["count"] = np.ones(1 if self._joint(k) else rows, dtype=np.int64)
+            self._state = st
+        self._publish()
+
+    def _check_continuation(self, Xc: Any, spec: SGDSpec | None) -> None:
+        super()._check_continuation(Xc, spec)
+        if ("aw" in self._state) != (spec is not None and bool(self.average)) or \
+                ("u" in self._state) != (spec is None and bool(self.average)):
+            raise ValueError("the model was trained with other tol / penalty / average "
+                             "parameters: its state cannot continue with these (fit again "
+                             "without warm_start)")
+
+    def _warm_restart(self) -> None:
+        if self._sgd_mode():
+            warm_restart(self._state, self.coef_, self.intercept_)
+
+    def _set_initial(self, coef_init: Any, intercept_init: Any) -> None:
+        set_initial(self._state, coef_init, intercept_init)
+        self._publish()
+
+    def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,
+               spec: SGDSpec | None) -> _LinearRun | SGDRun:
+        cw = expand_class_weight(self.class_weight, self.classes_, y_idx)
+        if spec is not None:
+            return classifier_run(self, Xc, y_idx, sample_weight, spec, cw)
+        return _LinearRun(self, Xc, y_idx, sample_weight, cw)
+
+    def _publish(self) -> None:
+        """coef_ / intercept_ from the training state (the average when averaging)."""
+        st = self._state
+        self.t_ = float(st["t"][0])
+        if "aw" in st or "u" not in st:
+            self.coef_, self.intercept_ = publish_sgd(st, 1 if self.average else 0)
+            return
+        # one counter per weight row (binary, one-vs-rest) or one shared (argmax)
+        c = np.broadcast_to(st["count"].astype(np.float64), st["b"].shape)
+        self.coef_ = st["w"] - st["u"] / c[:, None]
+        self.intercept_ = st["b"] - st["beta"] / c
+
+    # ------------------------------------------------------------------ training
+    def fit(self, X: Any, y: Any, coef_init: Any = None, intercept_init: Any = None,
+            sample_weight: Any = None) -> Perceptron:
+        """Train for up to ``max_iter`` epochs from zero weights (or ``coef_init`` /
+        ``intercept_init``; or the current ones with ``warm_start``), each example's update
+        scaled by ``eta0`` times its class weight times ``sample_weight``."""
+        init = None if coef_init is None and intercept_init is None else (coef_init,
+                                                                          intercept_init)
+        self._fit(X, y, sample_weight, init)
+        warn_if_not_converged(self)
+        return self
+
+    def partial_fit(self, X: Any, y: Any, classes: Any = None,
+                    sample_weight: Any = None) -> Perceptron:
+        """One epoch over this batch, continuing the model's state. ``classes`` (every label
+        the model will ever see) is required on the first call."""
+        check_class_weight(self.class_weight, partial=True)
+        self._partial_fit(X, y, classes, sample_weight)
+        return self
+
+    def top_features(self, k: int = 10) -> dict:
+        """The k most positive and k most negative weights, with feature names.
+
+        Two classes: ``{"positive": [(name, weight), ...], "negative": [...]}`` (positive
+        weights speak for ``classes_[1]``). More classes: a dict of those per class label.
+        """
+        self._check_fitted()
+        check_int(k, "k", 1)
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            names = np.array([f"x{j}" for j in range(self.n_features_in_)], dtype=object)
+
+        def one(row: np.ndarray) -> dict:
+            order = np.argsort(row, kind="stable")
+            pos = [(str(names[j]), float(row[j])) for j in order[::-1][:k] if row[j] > 0]
+            neg = [(str(names[j]), float(row[j])) for j in order[:k] if row[j] < 0]
+            return {"positive": pos, "negative": neg}
+
+        coef = self._dense_coef()
+        if coef.shape[0] == 1:
+            return one(coef[0])
+        return {label.item() if hasattr(label, "item") else label: one(row)
+                for label, row in zip(self.classes_, coef)}
+
+    # ------------------------------------------------------------------ persistence
+    def _state_arrays(self) -> dict:
+        arrays = self._common_state()
+        arrays.update({f"state_{key}": value for key, value in self._state.items()})
+        return arrays
+
+    @classmethod
+    def _from_state(cls, params: dict, arrays: dict) -> Perceptron:
+        est = cls(**params)
+        spec = est._spec()
+        textbook_avg = spec is None and bool(est.average)
+        need = {"state_w", "state_b", "state_t"}
+        if est.average:
+            need |= {"state_u", "state_beta", "state_count"} if textbook_avg \
+                else {"state_aw", "state_ab"}
+        k, d = est._restore_common_state(arrays, need)
+        rows = 1 if k == 2 else k
+        st = restore_sgd_state(arrays, rows, d, spec is not None and bool(est.average))
+        if textbook_avg:
+            shapes = {"u": (rows, d), "beta": (rows,), "count": (1 if est._joint(k) else rows,)}
+            for key, shape in shapes.items():
+                st[key] = check_state_array(arrays, f"state_{key}", shape,
+                                            np.int64 if key == "count" else np.float64)
+            if np.any(st["count"] < 1) or np.any(st["count"] > 2**62):
+                raise ValueError("model file: state_count must lie in [1, 2^62]")
+        est._state = st
+        est._publish()
+        return est
