@@ -15,29 +15,35 @@ the tests share one implementation. `perceptron_c.plots` draws the figures from 
 4. `boundaries_2d`: decision boundaries in the plane: a linear perceptron with its weight
    vector (CIML Fig. 4.6-4.9), and XOR under linear, degree-2 polynomial and RBF kernels.
 """
+from __future__ import annotations
+
 import time
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
-from .kernel import KernelPerceptron
-from .linear import Perceptron
+from .datasets import load_digits_split, make_separable, make_xor
+from .kernel_perceptron import KernelPerceptron
+from .perceptron import Perceptron
 from .theory import margin, mistake_bound
+from .voted_perceptron import VotedPerceptron
 
-__all__ = ["load_digits_split", "separable_data", "xor_data", "learning_curves", "ordering",
+__all__ = ["learning_curves", "ordering",
            "mistakes_vs_margin", "boundaries_2d", "format_learning_curves", "format_ordering",
            "format_mistakes_vs_margin", "format_boundaries_2d", "QUICK", "FULL"]
 
 VARIANTS = ("last", "averaged", "voted")
 
 # Keyword arguments of each experiment: the published run, and a seconds-long one (tests, CLI).
-FULL = {
+FULL: dict[str, dict[str, Any]] = {
     "learning_curves": dict(degrees=(1, 2, 3, 4, 5), epochs=tuple(range(1, 11)), n_train=1200),
     "ordering": dict(n_train=1000, n_test=2000, d=20, gap=0.1, epochs=50, repeats=20),
     "mistakes_vs_margin": dict(gaps=(0.4, 0.2, 0.1, 0.05, 0.025, 0.0125), n=1000, d=10,
                                seeds=5),
     "boundaries_2d": dict(n=80, grid=200),
 }
-QUICK = {
+QUICK: dict[str, dict[str, Any]] = {
     "learning_curves": dict(degrees=(1, 2), epochs=(1, 2, 3), n_train=300, n_test=300),
     "ordering": dict(n_train=300, n_test=300, d=10, gap=0.1, epochs=10, repeats=2),
     "mistakes_vs_margin": dict(gaps=(0.4, 0.1, 0.025), n=200, d=5, seeds=2),
@@ -45,68 +51,21 @@ QUICK = {
 }
 
 
-def _voted_class():
-    import perceptron_c
-
-    cls = getattr(perceptron_c, "VotedPerceptron", None)
-    if cls is None:
-        raise ImportError("perceptron_c.VotedPerceptron is not available in this version")
-    return cls
-
-
-# --------------------------------------------------------------------------- data
-
-def load_digits_split(n_train=1200, n_test=None):
-    """scikit-learn's bundled 8x8 digits (1797 images, no download), pixels scaled to [0, 1];
-    the first ``n_train`` images train, the next ``n_test`` (default: all the rest) test."""
-    try:
-        from sklearn.datasets import load_digits
-    except ImportError as exc:
-        raise ImportError("the digits experiment needs scikit-learn's bundled digits data: "
-                          "pip install scikit-learn (or 'perceptron-c[sklearn]')") from exc
-    X, y = load_digits(return_X_y=True)
-    X = X / 16.0
-    if not 1 <= n_train < X.shape[0]:
-        raise ValueError(f"n_train must be in [1, {X.shape[0] - 1}], got {n_train}")
-    stop = X.shape[0] if n_test is None else min(X.shape[0], n_train + n_test)
-    return X[:n_train], y[:n_train], X[n_train:stop], y[n_train:stop]
-
-
-def separable_data(rng, n, d, gap, bias=0.0):
-    """n standard-normal points in R^d labelled sign(u.x + bias) for a random unit u, keeping
-    only points with |u.x + bias| >= gap: (u, bias) separates them with margin >= gap."""
-    u = rng.standard_normal(d)
-    u /= np.linalg.norm(u)
-    kept, total = [], 0
-    while total < n:
-        block = rng.standard_normal((2 * n, d))
-        block = block[np.abs(block @ u + bias) >= gap]
-        kept.append(block)
-        total += block.shape[0]
-    X = np.concatenate(kept)[:n]
-    return X, np.where(X @ u + bias > 0, 1, -1), u, bias
-
-
-def xor_data(rng, n, noise=0.3):
-    """Four Gaussian clusters at (+-1, +-1); label +1 where x1 * x2 > 0 in the cluster
-    centre (the XOR of the two signs, CIML Fig. 4.12)."""
-    centres = np.array([[1, 1], [-1, -1], [1, -1], [-1, 1]], dtype=float)
-    which = rng.integers(0, 4, n)
-    return centres[which] + noise * rng.standard_normal((n, 2)), np.where(which < 2, 1, -1)
-
-
 # --------------------------------------------------------------------------- 1. learning curves
 
-def _learning_model(variant, degree, epochs, seed):
-    common = dict(kernel="poly", degree=degree, max_iter=epochs, shuffle=True,
-                  random_state=seed)
+def _learning_model(variant: str, degree: int, epochs: int,
+                    seed: int) -> KernelPerceptron | VotedPerceptron:
+    common: dict[str, Any] = dict(kernel="poly", degree=degree, max_iter=epochs,
+                                  shuffle=True, random_state=seed)
     if variant == "voted":
-        return _voted_class()(**common)
+        return VotedPerceptron(**common)
     return KernelPerceptron(average=(variant == "averaged"), **common)
 
 
-def learning_curves(degrees=(1, 2, 3, 4, 5), epochs=tuple(range(1, 11)), n_train=1200,
-                    n_test=None, seed=0, variants=VARIANTS):
+def learning_curves(degrees: Sequence[int] = (1, 2, 3, 4, 5),
+                    epochs: Iterable[int] = tuple(range(1, 11)), n_train: int = 1200,
+                    n_test: int | None = None, seed: int = 0,
+                    variants: Sequence[str] = VARIANTS) -> dict[str, Any]:
     """Test error of the last, averaged and voted kernel perceptron on the digits.
 
     For each polynomial degree d (kernel (x.y + 1)^d on pixels in [0, 1]) and each epoch
@@ -127,6 +86,7 @@ def learning_curves(degrees=(1, 2, 3, 4, 5), epochs=tuple(range(1, 11)), n_train
         raise ValueError(f"epochs must be increasing integers >= 1, got {epochs}")
     Xtr, ytr, Xte, yte = load_digits_split(n_train, n_test)
     shape = (len(degrees), len(epochs))
+    out: dict[str, Any]  # numbers, lists and arrays by name
     out = {"dataset": "digits", "n_train": int(Xtr.shape[0]), "n_test": int(Xte.shape[0]),
            "n_features": int(Xtr.shape[1]), "n_classes": int(np.unique(ytr).size),
            "degrees": list(degrees), "epochs": list(epochs), "variants": list(variants),
@@ -160,21 +120,24 @@ def learning_curves(degrees=(1, 2, 3, 4, 5), epochs=tuple(range(1, 11)), n_train
 ORDERINGS = ("fixed", "permuted once", "shuffled")
 
 
-def ordering(n_train=1000, n_test=2000, d=20, gap=0.1, bias=0.0, epochs=50, repeats=20,
-             seed=0):
+def ordering(n_train: int = 1000, n_test: int = 2000, d: int = 20, gap: float = 0.1,
+             bias: float = 0.0, epochs: int = 50, repeats: int = 20,
+             seed: int = 0) -> dict[str, Any]:
     """The perceptron on training data sorted by label (every -1 before every +1).
 
     Three ways to visit it: "fixed" (the sorted order, ``shuffle=False``), "permuted once"
     (rows permuted once, then that order every epoch, ``shuffle=False``) and "shuffled" (a
     fresh permutation every epoch, ``shuffle=True``). The model after each epoch comes from
     ``partial_fit``, one epoch per call (it draws the same per-epoch permutations as ``fit``).
-    Data: `separable_data` with margin >= ``gap``; every repeat draws new data and orders.
+    Data: `perceptron_c.datasets.make_separable` with margin >= ``gap``; every repeat draws
+    new data and orders.
 
     Returns a dict: ``train_error[o]``, ``test_error[o]``, ``mistakes[o]``: (repeats, epochs)
     arrays; ``converged_at[o]``: (repeats,) first epoch with no mistake (0: not within
     ``epochs``); ``bound``: the (R/gamma)^2 of each repeat's generating separator.
     """
     rng = np.random.default_rng(seed)
+    out: dict[str, Any]  # numbers, lists and arrays by name
     out = {"n_train": n_train, "n_test": n_test, "d": d, "gap": gap, "epochs": epochs,
            "repeats": repeats, "seed": seed, "orderings": list(ORDERINGS),
            "train_error": {}, "test_error": {}, "mistakes": {}, "converged_at": {},
@@ -185,7 +148,7 @@ def ordering(n_train=1000, n_test=2000, d=20, gap=0.1, bias=0.0, epochs=50, repe
         out["mistakes"][o] = np.zeros((repeats, epochs), dtype=np.int64)
         out["converged_at"][o] = np.zeros(repeats, dtype=np.int64)
     for r in range(repeats):
-        X, y, u, b0 = separable_data(rng, n_train + n_test, d, gap, bias)
+        X, y, u, b0 = make_separable(rng, n_train + n_test, d, gap, bias)
         Xtr, ytr, Xte, yte = X[:n_train], y[:n_train], X[n_train:], y[n_train:]
         by_label = np.argsort(ytr, kind="stable")
         Xtr, ytr = Xtr[by_label], ytr[by_label]
@@ -208,27 +171,30 @@ def ordering(n_train=1000, n_test=2000, d=20, gap=0.1, bias=0.0, epochs=50, repe
 
 # --------------------------------------------------------------------------- 3. mistake bound
 
-def mistakes_vs_margin(gaps=(0.4, 0.2, 0.1, 0.05, 0.025, 0.0125), n=1000, d=10, bias=0.3,
-                       seeds=5, seed=0, max_iter=100_000):
+def mistakes_vs_margin(gaps: Sequence[float] = (0.4, 0.2, 0.1, 0.05, 0.025, 0.0125),
+                       n: int = 1000, d: int = 10, bias: float = 0.3, seeds: int = 5,
+                       seed: int = 0, max_iter: int = 100_000) -> dict[str, Any]:
     """Total perceptron mistakes until convergence vs the bound (R/gamma)^2 as gamma shrinks.
 
-    For each ``gap`` and each of ``seeds`` data sets (`separable_data`: margin >= gap around a
-    known unit u and bias b0), ``Perceptron(fit_intercept=True)`` is trained until an epoch
-    without mistakes; the bound is ``mistake_bound(X, y, u, b0)`` (bias absorbed as a constant
-    feature 1, so R = max ||(x, 1)|| and gamma the margin of (u, b0) in that space).
+    For each ``gap`` and each of ``seeds`` data sets (`perceptron_c.datasets.make_separable`:
+    margin >= gap around a known unit u and bias b0), ``Perceptron(fit_intercept=True)`` is
+    trained until an epoch without mistakes; the bound is ``mistake_bound(X, y, u, b0)`` (bias
+    absorbed as a constant feature 1, so R = max ||(x, 1)|| and gamma the margin of (u, b0) in
+    that space).
 
     Returns a dict of (len(gaps), seeds) arrays: ``mistakes``, ``bound``, ``gamma`` (the
     margin the bound uses), ``R``, ``epochs``, ``converged``.
     """
     rng = np.random.default_rng(seed)
     shape = (len(gaps), seeds)
+    out: dict[str, Any]  # numbers, lists and arrays by name
     out = {"gaps": list(gaps), "n": n, "d": d, "bias": bias, "seeds": seeds, "seed": seed,
            "mistakes": np.zeros(shape, dtype=np.int64), "bound": np.zeros(shape),
            "gamma": np.zeros(shape), "R": np.zeros(shape),
            "epochs": np.zeros(shape, dtype=np.int64), "converged": np.zeros(shape, bool)}
     for i, gap in enumerate(gaps):
         for s in range(seeds):
-            X, y, u, b0 = separable_data(rng, n, d, gap, bias)
+            X, y, u, b0 = make_separable(rng, n, d, gap, bias)
             model = Perceptron(max_iter=max_iter, random_state=int(rng.integers(2**31)))
             model.fit(X, y)
             R = float(np.sqrt(np.max(np.sum(X * X, axis=1)) + 1.0))
@@ -244,26 +210,28 @@ def mistakes_vs_margin(gaps=(0.4, 0.2, 0.1, 0.05, 0.025, 0.0125), n=1000, d=10, 
 
 # --------------------------------------------------------------------------- 4. 2-D pictures
 
-def _grid(X, grid, pad=0.5):
+def _grid(X: np.ndarray, grid: int, pad: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
     lo, hi = X.min(axis=0) - pad, X.max(axis=0) + pad
     xx, yy = np.meshgrid(np.linspace(lo[0], hi[0], grid), np.linspace(lo[1], hi[1], grid))
     return xx, yy
 
 
-def boundaries_2d(n=80, grid=200, seed=0, noise=0.3, epochs=50):
+def boundaries_2d(n: int = 80, grid: int = 200, seed: int = 0, noise: float = 0.3,
+                  epochs: int = 50) -> dict[str, Any]:
     """Decision functions on a grid for four 2-D models.
 
     Panel "linear perceptron": `Perceptron` on separable 2-D data (margin >= 0.3), with its
     weight vector w and bias b (boundary w.x + b = 0). Panels "XOR: linear kernel", "XOR:
     poly kernel, degree 2", "XOR: RBF kernel": `KernelPerceptron` (plain, up to ``epochs``
-    epochs) on `xor_data`, with its support vectors.
+    epochs) on `perceptron_c.datasets.make_xor`, with its support vectors.
 
     Returns ``{"panels": [dict(title, X, y, xx, yy, zz, support_vectors, coef, intercept,
     train_accuracy, mistakes, converged, n_iter), ...]}``; zz is the decision function.
     """
     rng = np.random.default_rng(seed)
     panels = []
-    X, y, _, _ = separable_data(rng, n, 2, 0.3, 0.5)
+    X, y, _, _ = make_separable(rng, n, 2, 0.3, 0.5)
+    model: Perceptron | KernelPerceptron  # the linear panel's, then each kernel panel's
     model = Perceptron(max_iter=epochs, random_state=seed).fit(X, y)
     xx, yy = _grid(X, grid)
     zz = model.decision_function(np.c_[xx.ravel(), yy.ravel()]).reshape(xx.shape)
@@ -273,7 +241,7 @@ def boundaries_2d(n=80, grid=200, seed=0, noise=0.3, epochs=50):
                        margin=margin(X, y, model.coef_[0], model.intercept_[0]),
                        train_accuracy=model.score(X, y), mistakes=int(model.mistakes_.sum()),
                        converged=model.converged_, n_iter=model.n_iter_))
-    X, y = xor_data(rng, n, noise)
+    X, y = make_xor(rng, n, noise)
     xx, yy = _grid(X, grid)
     for title, params in (("XOR: linear kernel", dict(kernel="linear")),
                           ("XOR: poly kernel, degree 2", dict(kernel="poly", degree=2)),
@@ -291,7 +259,7 @@ def boundaries_2d(n=80, grid=200, seed=0, noise=0.3, epochs=50):
 
 # --------------------------------------------------------------------------- tables
 
-def _table(header, rows):
+def _table(header: list[str], rows: list[list[Any]]) -> str:
     cells = [[str(c) for c in row] for row in [header] + rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in
@@ -300,7 +268,7 @@ def _table(header, rows):
     return "\n".join(lines)
 
 
-def format_learning_curves(res):
+def format_learning_curves(res: dict[str, Any]) -> str:
     """Test error (%) per degree and variant (rows) after each epoch count (columns)."""
     header = ["degree", "variant"] + [f"T={t}" for t in res["epochs"]]
     rows = []
@@ -320,7 +288,7 @@ def format_learning_curves(res):
     return _table(header, rows) + "\n" + note
 
 
-def format_ordering(res):
+def format_ordering(res: dict[str, Any]) -> str:
     """Mean train/test error (%) after selected epochs and epochs to converge, per ordering."""
     T = res["epochs"]
     picks = sorted({t for t in (1, 2, 3, 5, 10, 20, T) if t <= T})
@@ -345,7 +313,7 @@ def format_ordering(res):
     return _table(header, rows) + "\n" + note
 
 
-def format_mistakes_vs_margin(res):
+def format_mistakes_vs_margin(res: dict[str, Any]) -> str:
     """Per margin: gamma, R, the bound and the mistakes (mean, max) over the seeds."""
     header = ["gap", "gamma", "R", "1/gamma^2", "(R/gamma)^2", "mistakes mean", "mistakes max",
               "max mistakes/bound", "epochs mean"]
@@ -362,7 +330,7 @@ def format_mistakes_vs_margin(res):
     return _table(header, rows) + "\n" + note
 
 
-def format_boundaries_2d(res):
+def format_boundaries_2d(res: dict[str, Any]) -> str:
     header = ["panel", "train acc", "mistakes", "epochs", "converged", "support vectors"]
     rows = [[p["title"], f"{p['train_accuracy']:.4f}", p["mistakes"], p["n_iter"],
              p["converged"], "-" if p["support_vectors"] is None else len(p["support_vectors"])]

@@ -4,7 +4,10 @@ matplotlib is optional (``pip install "perceptron-c[plot]"``) and imported only 
 figure is drawn. Figures are drawn with matplotlib's object-oriented API on the Agg canvas,
 so nothing here touches pyplot's global state or the user's interactive backend.
 """
+from __future__ import annotations
+
 import os
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +25,7 @@ _COLORS = {"last": "#d62728", "averaged": "#1f77b4", "voted": "#2ca02c",
            "fixed": "#d62728", "permuted once": "#ff7f0e", "shuffled": "#1f77b4"}
 
 
-def require_matplotlib():
+def require_matplotlib() -> tuple[Any, Any]:
     """Import matplotlib's Figure and Agg canvas; a clear ImportError without matplotlib."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -33,7 +36,7 @@ def require_matplotlib():
     return Figure, FigureCanvasAgg
 
 
-def _figure(width, height):
+def _figure(width: float, height: float) -> Any:
     """A matplotlib Figure on an Agg canvas."""
     Figure, FigureCanvasAgg = require_matplotlib()
     fig = Figure(figsize=(width, height))
@@ -41,7 +44,7 @@ def _figure(width, height):
     return fig
 
 
-def _save(fig, path):
+def _save(fig: Any, path: str | os.PathLike[str]) -> str:
     path = os.fspath(path)
     parent = os.path.dirname(path)
     if parent:
@@ -50,7 +53,7 @@ def _save(fig, path):
     return path
 
 
-def plot_learning_curves(res, path):
+def plot_learning_curves(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
     """Test error vs epochs, one panel per polynomial degree, one line per variant."""
     degrees, epochs = res["degrees"], res["epochs"]
     cols = min(len(degrees), 5)
@@ -77,7 +80,7 @@ def plot_learning_curves(res, path):
     return _save(fig, path)
 
 
-def plot_ordering(res, path):
+def plot_ordering(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
     """Mean training and test error per epoch for the three visiting orders."""
     fig = _figure(9, 3.6)
     axes = fig.subplots(1, 2, sharey=True)
@@ -101,7 +104,7 @@ def plot_ordering(res, path):
     return _save(fig, path)
 
 
-def plot_mistakes_vs_margin(res, path):
+def plot_mistakes_vs_margin(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
     """Log-log: total mistakes (each data set, and the mean) and (R/gamma)^2 vs 1/gamma^2."""
     fig = _figure(5.6, 4.2)
     ax = fig.subplots()
@@ -124,7 +127,7 @@ def plot_mistakes_vs_margin(res, path):
     return _save(fig, path)
 
 
-def plot_boundaries_2d(res, path):
+def plot_boundaries_2d(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
     """Four panels: sign of the decision function, the points, w (linear) or the support
     vectors (kernels) circled."""
     from matplotlib.colors import ListedColormap
@@ -172,7 +175,8 @@ PLOTTERS = {
 }
 
 
-def save_figures(results, out_dir):
+def save_figures(results: dict[str, dict[str, Any]],
+                 out_dir: str | os.PathLike[str]) -> list[str]:
     """Draw every result of ``{experiment name: result dict}`` into ``out_dir``; returns the
     paths written, in the order of ``results``."""
     return [PLOTTERS[name](res, os.path.join(os.fspath(out_dir), FILENAMES[name]))

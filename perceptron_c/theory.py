@@ -35,17 +35,25 @@ intercept : None, a real number, or an array-like of shape (1,)
 
 Bad input raises ``ValueError`` or ``TypeError`` naming the argument.
 """
+from __future__ import annotations
+
 import math
 import numbers
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import _validation
 
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    _Rows: TypeAlias = "np.ndarray | _validation.CSR"  # canonical rows from the gate
+
 __all__ = ["margin", "mistake_bound"]
 
 
-def margin(X, y, coef, intercept=None):
+def margin(X: Any, y: Any, coef: Any, intercept: Any = None) -> float:
     """Geometric margin of the hyperplane (coef, intercept) on (X, y), -inf if it does not separate.
 
     CIML ch. 4, eq. 4.8 gives the functional margin ``min_i y_i (w . x_i + b)`` when (w, b)
@@ -73,7 +81,7 @@ def margin(X, y, coef, intercept=None):
     return float(functional / _norm(w))
 
 
-def mistake_bound(X, y, coef, intercept=None):
+def mistake_bound(X: Any, y: Any, coef: Any, intercept: Any = None) -> float:
     """Block/Novikoff bound (R / gamma)^2 on the perceptron's total number of mistakes.
 
     CS269 lecture, Theorem 1: if ``y_i (u . x_i) >= gamma`` for a unit vector u and
@@ -120,7 +128,8 @@ def mistake_bound(X, y, coef, intercept=None):
 # Input checking
 # ---------------------------------------------------------------------------------------------
 
-def _check_inputs(X, y, coef, intercept):
+def _check_inputs(X: Any, y: Any, coef: Any,
+                  intercept: Any) -> tuple[_Rows, np.ndarray, np.ndarray, float]:
     rows = _validation.check_X(X, name="X")
     if isinstance(rows, _validation.CSR):
         rows = rows._replace(data=rows.data.astype(np.float64, copy=False))
@@ -133,7 +142,7 @@ def _check_inputs(X, y, coef, intercept):
     return rows, signs, w, b
 
 
-def _signs(labels):
+def _signs(labels: np.ndarray) -> np.ndarray:
     """+1/-1 per sample: classes_[1] -> +1 in np.unique order, as the estimator encodes."""
     try:
         classes, index = _validation.encode_labels(labels, name="y")
@@ -148,7 +157,7 @@ def _signs(labels):
     return np.where(index == 1, 1.0, -1.0)
 
 
-def _as_real_float64(arr, name):
+def _as_real_float64(arr: np.ndarray, name: str) -> np.ndarray:
     if arr.dtype.kind == "c":
         raise TypeError(f"{name} must be real, got complex dtype {arr.dtype}")
     if arr.dtype.kind not in "biuf":
@@ -159,7 +168,7 @@ def _as_real_float64(arr, name):
     return arr.astype(np.float64, copy=False)
 
 
-def _check_coef(coef, n_features):
+def _check_coef(coef: Any, n_features: int) -> np.ndarray:
     if coef is None:
         raise TypeError("coef must be an array-like of shape (n_features,), got None")
     w = _as_real_float64(np.asarray(coef), "coef")
@@ -176,7 +185,7 @@ def _check_coef(coef, n_features):
     return w
 
 
-def _check_intercept(intercept):
+def _check_intercept(intercept: Any) -> float:
     if intercept is None:
         return 0.0
     if isinstance(intercept, (str, bytes)):
@@ -200,12 +209,12 @@ def _check_intercept(intercept):
 # Arithmetic (float64 throughout)
 # ---------------------------------------------------------------------------------------------
 
-def _power_of_two_near(value):
+def _power_of_two_near(value: float) -> float:
     """2^e with value / 2^e in [0.5, 1): dividing by it is exact, unlike dividing by value."""
     return math.ldexp(1.0, math.frexp(value)[1])
 
 
-def _rescale(w, b):
+def _rescale(w: np.ndarray, b: float) -> tuple[np.ndarray, float]:
     """(w, b) scaled so its largest |entry| is in [0.5, 1): same hyperplane, safe norms."""
     largest = max(float(np.abs(w).max()), abs(b))
     if largest == 0.0:
@@ -214,12 +223,12 @@ def _rescale(w, b):
     return w / scale, b / scale
 
 
-def _norm(v):
+def _norm(v: np.ndarray) -> float:
     """Euclidean norm of a vector whose largest |entry| is in [0.5, 1) (see `_rescale`)."""
     return math.sqrt(float(np.dot(v, v)))
 
 
-def _signed_activations(rows, signs, w, b):
+def _signed_activations(rows: _Rows, signs: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
     """y_i (w . x_i + b) for every row."""
     if isinstance(rows, _validation.CSR):
         n_samples = rows.shape[0]
@@ -231,7 +240,7 @@ def _signed_activations(rows, signs, w, b):
     return signs * (dots + b)
 
 
-def _max_sq_row_norm(rows):
+def _max_sq_row_norm(rows: _Rows) -> tuple[float, float]:
     """(max_i ||x_i / s||^2, s), s a power of two near max |entry|, so squares cannot overflow."""
     values = rows.data if isinstance(rows, _validation.CSR) else rows
     largest = float(np.abs(values).max()) if values.size else 0.0
