@@ -8,7 +8,7 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import BACKENDS, _module
+from conftest import BACKENDS, _module, twin
 
 DBL_MAX = np.finfo(np.float64).max
 FLAGS = list(itertools.product([False, True], [False, True]))  # (fit_intercept, averaged)
@@ -16,14 +16,14 @@ FLAGS = list(itertools.product([False, True], [False, True]))  # (fit_intercept,
 
 @pytest.fixture(params=BACKENDS)
 def dual_backend(request):
-    """The `_dual` routine module of one twin."""
-    return _module(request.param, "_dual")
+    """The float `_dual` and exact `_conjunction` routines of one twin."""
+    return twin(request.param, "_dual", "_conjunction")
 
 
 @pytest.fixture
 def dual_twins():
     """(C twin, Python twin) for cross tests."""
-    return _module("c", "_dual"), _module("python", "_dual")
+    return twin("c", "_dual", "_conjunction"), twin("python", "_dual", "_conjunction")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -281,6 +281,89 @@ def test_c_equals_python_conjunction_epochs(dual_twins, rng, fi, averaged, k, d)
     assert np.array_equal(am_c, am_p)
 
 
+@pytest.mark.parametrize("fi,averaged", FLAGS)
+@pytest.mark.parametrize("k", [0, 3])
+@pytest.mark.parametrize("exact", [False, True])
+def test_support_columns_and_weights_on_both_twins(dual_twins, rng, fi, averaged, k, exact):
+    """Rows against the support set and the visited rows only (cols) = rows against the whole
+    pool, bit for bit (float RBF-like values too: the lanes follow the pool indices); int16
+    exponents = int32; weighted steps; C = Python throughout."""
+    n = 45
+    if exact:
+        X01 = bits01(rng, n, 300, density=0.5)
+        G = conj_exponents(X01, X01)
+        w = rng.integers(-1, 4, n).astype(np.int64)
+    else:
+        G = rbf_gram(rng, n)
+        w = rng.uniform(0.0, 2.0, n)
+    y = rng.integers(0, k, n).astype(np.int64) if k else signs(rng, n)
+    shape, nb = ((k, n), k) if k else (n, 1)
+    dtype = np.int64 if exact else np.float64
+    finals = []
+    for mod, use_cols, weights, narrow in [(m, c, ww, nn) for m in dual_twins
+                                           for c in (False, True) for ww in (None, w)
+                                           for nn in ((False, True) if exact else (False,))]:
+        st = state(shape, nb, averaged, dtype)
+        mistakes = []
+        for epoch in range(3):
+            order = np.random.default_rng(epoch).permutation(n).astype(np.int64)
+            for start in range(0, n, 8):
+                rows = order[start:start + 8]
+                kw = {"sample_weight": weights}
+                K = G[rows]
+                if use_cols:
+                    nz = (st["alpha"] != 0) if not k else (st["alpha"] != 0).any(0)
+                    kw["cols"] = np.flatnonzero(nz | np.isin(np.arange(n), rows)).astype(
+                        np.int64)
+                    K = K[:, kw["cols"]]
+                K = np.ascontiguousarray(K, dtype=np.int16 if narrow else K.dtype)
+                args = (K, rows, y, st["alpha"], st["b"], fi, *avg_args(st))
+                if exact:
+                    fn = mod.multiclass_conjunction_epoch_rows if k else \
+                        mod.conjunction_epoch_rows
+                else:
+                    fn = mod.multiclass_dual_epoch_rows if k else mod.dual_epoch_rows
+                mistakes.append(fn(*args, **kw))
+        finals.append((weights is None, mistakes, st))
+    for unweighted in (True, False):
+        group = [(m, st) for u, m, st in finals if u == unweighted]
+        for m, st in group[1:]:
+            assert m == group[0][0]
+            assert_states_equal(st, group[0][1])
+
+
+def test_cached_weighted_equals_rows_weighted(dual_backend, rng):
+    # integer Gram and weights of 1/2, 1, 2: every float sum exact, so the cached scores and
+    # the rows agree
+    n = 30
+    X = rng.integers(-2, 3, size=(n, 4)).astype(float)
+    G, y = X @ X.T, signs(rng, n)
+    w = rng.choice([0.5, 1.0, 2.0], n)
+    order = np.random.default_rng(1).permutation(n).astype(np.int64)
+    a1, b1, s1 = np.zeros(n), np.zeros(1), np.zeros(n)
+    a2, b2 = np.zeros(n), np.zeros(1)
+    for _ in range(3):
+        m1 = dual_backend.dual_epoch_cached(G, y, order, a1, b1, s1, True, sample_weight=w)
+        m2 = dual_backend.dual_epoch_rows(np.ascontiguousarray(G[order]), order, y, a2, b2,
+                                          True, sample_weight=w)
+        assert m1 == m2
+    assert np.array_equal(a1, a2) and np.array_equal(b1, b2)
+    assert set(np.abs(a1[a1 != 0] / w[a1 != 0]).tolist()) <= {1.0, 2.0, 3.0}
+
+
+def test_weighted_conjunction_headroom(dual_backend):
+    E = np.zeros((1, 2), dtype=np.int16)
+    y = np.array([1.0, 1.0])
+    alpha, b = np.zeros(2, np.int64), np.zeros(1, np.int64)
+    with pytest.raises(OverflowError):  # 2 x 2^60 of room needed for one visited row
+        dual_backend.conjunction_epoch_rows(E, idx([0]), y, alpha, b, True,
+                                            sample_weight=np.array([2**60, 1], np.int64))
+    assert dual_backend.conjunction_epoch_rows(E, idx([0]), y, alpha, b, True,
+                                               sample_weight=np.array([2**59, 1],
+                                                                      np.int64)) == 1
+    assert alpha.tolist() == [2**59, 0] and b.tolist() == [2**59]
+
+
 # ----------------------------------------------------------------------------- exact signs
 def sign_by_epoch(mod, coefs, exps, bias):
     """Sign of sum coefs 2^exps + bias read from one epoch step: a positive example is a
@@ -335,7 +418,7 @@ DEEP = [
     ([1, -1], [4096, 0], 0),                         # 2^4096 - 1: positive, clipped value
     ([-1, 1, 1], [4096, 4095, 4095], 1),             # 1
     ([1] * 8 + [-1], [4093] * 8 + [4096], 0),        # 0
-    ([1] * 8 + [-1], [4093] * 8 + [4096], -(2 ** 62)),
+    ([1] * 8 + [-1], [4093] * 8 + [4096], -(2 ** 60)),
     ([3, -1, -1, -1], [2047, 2048, 2047, 0], 1),     # 0
     ([0], [3000], 0),
     ([0, 0], [3000, 7], -7),
@@ -349,6 +432,21 @@ def test_exact_sign_deep_cancellation(dual_backend, coefs, exps, bias):
     assert sign_by_argmax(dual_backend, coefs, exps, bias) == sign(want)
     v = decision(dual_backend, coefs, exps, bias)
     assert np.isfinite(v) and sign(v) == sign(want) and v == to_float(want)
+
+
+@pytest.mark.parametrize("coefs,bias", [([1, 1], 2**61 - 2), ([2**61], 0), ([1], -(2**63)),
+                                        ([-(2**63), 1], 0)])
+def test_exact_sums_refuse_coefficients_beyond_their_headroom(dual_backend, coefs, bias):
+    """The C bucket sums hold |coefficients| + |bias| below 2^62; both twins refuse, with the
+    same OverflowError, anything from 2^61 on (room for the difference of two classes)."""
+    E = np.zeros((1, len(coefs)), dtype=np.int32)
+    coef = np.array([coefs], dtype=np.int64)
+    b = np.array([bias], dtype=np.int64)
+    with pytest.raises(OverflowError, match="exact sums would reach 2"):
+        dual_backend.conjunction_decision(E, coef, b, np.zeros((1, 1)))
+    with pytest.raises(OverflowError, match="exact sums would reach 2"):
+        dual_backend.conjunction_epoch_rows(E, np.zeros(1, np.int64), np.ones(len(coefs)),
+                                            coef[0].copy(), b.copy(), True)
 
 
 def cancelling_case(rng, top):
@@ -481,6 +579,32 @@ def bad_calls(mod):
         lambda: mod.conjunction_argmax(E, Ai, np.zeros(1, dtype=i64), np.zeros(3, dtype=i64)),
         # negative exponents (with nonzero coefficients: the Python twin shifts by them)
         lambda: mod.conjunction_decision(-E, Ai + 1, Bi, np.zeros((3, 2))),
+        # exponents of another type
+        lambda: mod.conjunction_decision(E.astype(i64), Ai, Bi, np.zeros((3, 2))),
+        lambda: mod.conjunction_epoch_rows(E.astype(np.int8), o, y, ai, bi, True),
+        # cols: the shape, the order, the visited rows and the nonzero coefficients
+        lambda: mod.dual_epoch_rows(np.ascontiguousarray(G[:, :2]), o, y, a, b, True,
+                                    cols=idx([0, 1, 2])),
+        lambda: mod.dual_epoch_rows(G, o, y, a, b, True, cols=idx([0, 2, 1])),
+        lambda: mod.dual_epoch_rows(G[:1, :2], idx([1]), y, a, b, True, cols=idx([0, 2])),
+        lambda: mod.dual_epoch_rows(G[:1, :1], idx([1]), y, np.array([0.0, 1.0, 2.0]), b,
+                                    True, cols=idx([1])),
+        lambda: mod.multiclass_dual_epoch_rows(G[:1, :1], idx([1]), ym, A + 1, B, True,
+                                               cols=idx([1])),
+        lambda: mod.conjunction_epoch_rows(E[:1, :2], idx([1]), y, ai + 1, bi, True,
+                                           cols=idx([1, 2])),
+        lambda: mod.conjunction_epoch_rows(E[:1, :2], idx([1]), y, ai, bi, True,
+                                           cols=idx([1, 3])),
+        # weights: one finite float per pool example (int64 for the exact routines)
+        lambda: mod.dual_epoch_cached(G, y, o, a, b, s, True, sample_weight=np.ones(2)),
+        lambda: mod.dual_epoch_rows(G, o, y, a, b, True,
+                                    sample_weight=np.array([1.0, np.nan, 1.0])),
+        lambda: mod.multiclass_dual_epoch_cached(G, ym, o, A, B, S, True,
+                                                 sample_weight=np.ones(4)),
+        lambda: mod.conjunction_epoch_rows(E, o, y, ai, bi, True,
+                                           sample_weight=np.ones(3)),
+        lambda: mod.conjunction_epoch_rows(E, o, y, ai, bi, True,
+                                           sample_weight=np.ones(2, dtype=i64)),
     ]
 
 
@@ -511,7 +635,9 @@ def test_backend_switch_swaps_dual():
     from perceptron_c import _backend
 
     with _backend.using("python"):
-        assert _backend.dual.__name__ == "perceptron_c._dual_py"
+        assert _backend.dual().__name__ == "perceptron_c._dual_py"
+        assert _backend.conjunction().__name__ == "perceptron_c._conjunction_py"
     _module("c", "_dual")
     with _backend.using("c"):
-        assert _backend.dual.__name__ == "perceptron_c._dual_c"
+        assert _backend.dual().__name__ == "perceptron_c._dual_c"
+        assert _backend.conjunction().__name__ == "perceptron_c._conjunction_c"

@@ -9,6 +9,7 @@ import pytest
 
 import perceptron_c
 from perceptron_c import experiments as E
+from perceptron_c.datasets import load_digits_split, make_separable
 
 HAVE_VOTED = hasattr(perceptron_c, "VotedPerceptron")
 VARIANTS = E.VARIANTS if HAVE_VOTED else ("last", "averaged")
@@ -34,7 +35,7 @@ def quick():
 
 def test_separable_data_has_the_margin():
     rng = np.random.default_rng(3)
-    X, y, u, b0 = E.separable_data(rng, 300, 4, 0.25, bias=0.5)
+    X, y, u, b0 = make_separable(rng, 300, 4, 0.25, bias=0.5)
     assert X.shape == (300, 4) and set(np.unique(y)) == {-1, 1}
     assert np.isclose(np.linalg.norm(u), 1.0)
     assert perceptron_c.margin(X, y, u, b0) >= 0.25
@@ -62,7 +63,7 @@ def test_learning_curves_model_for_T_is_the_T_epoch_prefix():
     """fit(max_iter=T) equals T epochs of partial_fit: the permutations depend on (seed,
     epoch) only, which is what makes the T-sweep a learning curve."""
     rng = np.random.default_rng(0)
-    X, y, _, _ = E.separable_data(rng, 200, 5, 0.02)
+    X, y, _, _ = make_separable(rng, 200, 5, 0.02, 0.0)
     a = perceptron_c.KernelPerceptron(kernel="poly", degree=2, max_iter=3, random_state=4)
     a.fit(X, y)
     b = perceptron_c.KernelPerceptron(kernel="poly", degree=2, random_state=4)
@@ -77,7 +78,7 @@ def test_learning_curves_model_for_T_is_the_T_epoch_prefix():
 def test_digits_needs_sklearn(monkeypatch):
     monkeypatch.setitem(sys.modules, "sklearn.datasets", None)
     with pytest.raises(ImportError, match="scikit-learn"):
-        E.load_digits_split()
+        load_digits_split()
 
 
 def test_ordering(quick):
@@ -105,7 +106,7 @@ def test_ordering(quick):
 
 def test_ordering_partial_fit_epochs_match_fit():
     rng = np.random.default_rng(1)
-    X, y, _, _ = E.separable_data(rng, 150, 4, 0.05)
+    X, y, _, _ = make_separable(rng, 150, 4, 0.05, 0.0)
     fitted = perceptron_c.Perceptron(max_iter=4, random_state=2).fit(X, y)
     stepped = perceptron_c.Perceptron(random_state=2)
     for _ in range(fitted.n_iter_):

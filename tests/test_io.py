@@ -7,7 +7,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from perceptron_c import Perceptron, io
+from perceptron_c import Perceptron, datasets, io
 
 
 def dense(X):
@@ -20,27 +20,27 @@ def sparse_mode(request, monkeypatch):
     if request.param == "scipy":
         pytest.importorskip("scipy")
     else:
-        monkeypatch.setattr(io, "_scipy_sparse", lambda: None)
+        monkeypatch.setattr(datasets, "_scipy_sparse", lambda: None)
     return request.param
 
 
 # --------------------------------------------------------------------------- svmlight
 
-SVMLIGHT_TEXT = """\
-# a comment line, then a blank line
-
-+1 qid:3 1:0.5 3:2 # trailing comment
--1 2:-1.25
-   
-1 4:1e-3 1:7
--1
-"""
+SVMLIGHT_TEXT = (
+    "# a comment line, then a blank line\n"
+    "\n"
+    "+1 qid:3 1:0.5 3:2 # trailing comment\n"
+    "-1 2:-1.25\n"
+    "   \n"  # a line of spaces only
+    "1 4:1e-3 1:7\n"
+    "-1\n"
+)
 
 
 def test_svmlight_parses_comments_qid_blank_lines(tmp_path, sparse_mode):
     path = tmp_path / "train.svm"
     path.write_text(SVMLIGHT_TEXT)
-    X, y = io.load_data(path)
+    X, y = datasets.load_data(path)
     if sparse_mode == "scipy":
         assert X.format == "csr"
     else:
@@ -55,17 +55,17 @@ def test_svmlight_parses_comments_qid_blank_lines(tmp_path, sparse_mode):
 def test_svmlight_n_features_pads_and_checks(tmp_path):
     path = tmp_path / "d.libsvm"
     path.write_text("1 2:1\n0 1:3\n")
-    X, _ = io.load_data(path, n_features=5)
+    X, _ = datasets.load_data(path, n_features=5)
     assert X.shape == (2, 5)
     np.testing.assert_array_equal(dense(X)[:, :2], [[0, 1], [3, 0]])
     with pytest.raises(ValueError, match=r"d\.libsvm:1: feature index 2 exceeds n_features=1"):
-        io.load_data(path, n_features=1)
+        datasets.load_data(path, n_features=1)
 
 
 def test_svmlight_float_labels_stay_float(tmp_path):
     path = tmp_path / "r.txt"
     path.write_text("0.5 1:1\n2 1:2\n")
-    _, y = io.load_data(path)
+    _, y = datasets.load_data(path)
     assert y.dtype == np.float64
     np.testing.assert_array_equal(y, [0.5, 2.0])
 
@@ -82,26 +82,26 @@ def test_svmlight_malformed_line_names_file_and_line(tmp_path, bad_line, message
     path = tmp_path / "bad.svmlight"
     path.write_text("# header comment\n1 1:1\n\n" + bad_line + "\n-1 2:1\n")
     with pytest.raises(ValueError, match=r"bad\.svmlight:4: ") as info:
-        io.load_data(path)
+        datasets.load_data(path)
     assert message in str(info.value)
 
 
 def test_svmlight_unlabeled_rows_when_labels_optional(tmp_path):
     path = tmp_path / "u.svm"
     path.write_text("1:1 3:2\n2:5\n")
-    X, y = io.load_data(path, require_labels=False)
+    X, y = datasets.load_data(path, require_labels=False)
     assert y is None
     np.testing.assert_array_equal(dense(X), [[1, 0, 2], [0, 5, 0]])
     path.write_text("1 1:1\n2:5\n")
     with pytest.raises(ValueError, match="some lines have a label"):
-        io.load_data(path, require_labels=False)
+        datasets.load_data(path, require_labels=False)
 
 
 def test_svmlight_empty_file_is_an_error(tmp_path):
     path = tmp_path / "empty.svm"
     path.write_text("# nothing here\n\n")
     with pytest.raises(ValueError, match="no samples"):
-        io.load_data(path)
+        datasets.load_data(path)
 
 
 # --------------------------------------------------------------------------- csv
@@ -109,7 +109,7 @@ def test_svmlight_empty_file_is_an_error(tmp_path):
 def test_csv_without_header_numeric_labels(tmp_path):
     path = tmp_path / "d.csv"
     path.write_text("1,2,0\n3.5,-4,1\n\n0,0,1\n")
-    X, y = io.load_data(path)
+    X, y = datasets.load_data(path)
     np.testing.assert_array_equal(X, [[1, 2], [3.5, -4], [0, 0]])
     assert X.dtype == np.float64
     assert y.dtype == np.int64
@@ -119,7 +119,7 @@ def test_csv_without_header_numeric_labels(tmp_path):
 def test_csv_with_header_and_string_labels(tmp_path):
     path = tmp_path / "d.csv"
     path.write_text("width,height,animal\n1,2,cat\n3,4, dog\n")
-    X, y = io.load_data(path)
+    X, y = datasets.load_data(path)
     np.testing.assert_array_equal(X, [[1, 2], [3, 4]])
     assert y.dtype.kind == "U"
     assert y.tolist() == ["cat", "dog"]
@@ -128,7 +128,7 @@ def test_csv_with_header_and_string_labels(tmp_path):
 def test_csv_with_a_byte_order_mark_keeps_its_first_row(tmp_path):
     path = tmp_path / "excel.csv"
     path.write_bytes("1,2,a\r\n3,4,b\r\n".encode("utf-8-sig"))
-    X, y = io.load_data(path)
+    X, y = datasets.load_data(path)
     np.testing.assert_array_equal(X, [[1, 2], [3, 4]])
     assert y.tolist() == ["a", "b"]
 
@@ -136,7 +136,7 @@ def test_csv_with_a_byte_order_mark_keeps_its_first_row(tmp_path):
 def test_csv_float_labels(tmp_path):
     path = tmp_path / "d.csv"
     path.write_text("a,b\n1,0.25\n2,1\n")
-    _, y = io.load_data(path)
+    _, y = datasets.load_data(path)
     assert y.dtype == np.float64
     np.testing.assert_array_equal(y, [0.25, 1.0])
 
@@ -145,24 +145,24 @@ def test_csv_errors_name_the_line(tmp_path):
     path = tmp_path / "d.csv"
     path.write_text("x,y,label\n1,2,a\n3,b\n")
     with pytest.raises(ValueError, match=r"d\.csv:3: 2 columns, expected 3"):
-        io.load_data(path)
+        datasets.load_data(path)
     path.write_text("1,2,a\n3,oops,b\n")
-    with pytest.raises(ValueError, match=r"d\.csv:2: column 2 value 'oops' is not a number"):
-        io.load_data(path)
+    with pytest.raises(ValueError, match=r"d\.csv:2: column 2 value 'oops' is not a finite number"):
+        datasets.load_data(path)
     path.write_text("x,label\n")
     with pytest.raises(ValueError, match="no data rows"):
-        io.load_data(path)
+        datasets.load_data(path)
 
 
 def test_csv_width_and_optional_labels(tmp_path):
     path = tmp_path / "d.csv"
     path.write_text("1,2,3\n4,5,6\n")
-    X, y = io.load_data(path, n_features=3, require_labels=False)
+    X, y = datasets.load_data(path, n_features=3, require_labels=False)
     assert y is None and X.shape == (2, 3)
-    X, y = io.load_data(path, n_features=2, require_labels=False)
+    X, y = datasets.load_data(path, n_features=2, require_labels=False)
     assert X.shape == (2, 2) and y.tolist() == [3, 6]
     with pytest.raises(ValueError, match="2 feature columns, expected 3"):
-        io.load_data(path, n_features=3)
+        datasets.load_data(path, n_features=3)
 
 
 # --------------------------------------------------------------------------- npz data
@@ -172,11 +172,11 @@ def test_npz_dense(tmp_path):
     X = np.arange(6.0).reshape(3, 2)
     y = np.array(["a", "b", "a"])
     np.savez(path, X=X, y=y)
-    X2, y2 = io.load_data(path)
+    X2, y2 = datasets.load_data(path)
     np.testing.assert_array_equal(X2, X)
     np.testing.assert_array_equal(y2, y)
     with pytest.raises(ValueError, match="X has 2 features, expected 4"):
-        io.load_data(path, n_features=4)
+        datasets.load_data(path, n_features=4)
 
 
 def test_npz_sparse(tmp_path, sparse_mode):
@@ -184,7 +184,7 @@ def test_npz_sparse(tmp_path, sparse_mode):
     np.savez(path, data=np.array([1.0, 2.0, 3.0]), indices=np.array([0, 2, 1]),
              indptr=np.array([0, 2, 2, 3]), shape=np.array([3, 4]), format=np.array(b"csr"),
              y=np.array([1, 0, 1]))
-    X, y = io.load_data(path)
+    X, y = datasets.load_data(path)
     np.testing.assert_array_equal(dense(X), [[1, 0, 2, 0], [0, 0, 0, 0], [0, 3, 0, 0]])
     np.testing.assert_array_equal(y, [1, 0, 1])
     assert (X.format == "csr") if sparse_mode == "scipy" else isinstance(X, np.ndarray)
@@ -196,7 +196,7 @@ def test_npz_sparse_written_by_scipy(tmp_path):
     M = sp.random(5, 7, density=0.4, format="csr", random_state=0)
     arrays = dict(np.load(_scipy_save(sp, M, tmp_path)))
     np.savez(path, y=np.arange(5), **arrays)
-    X, _ = io.load_data(path)
+    X, _ = datasets.load_data(path)
     np.testing.assert_array_equal(X.toarray(), M.toarray())
 
 
@@ -221,19 +221,19 @@ def test_npz_data_errors(tmp_path, arrays, message):
     path = tmp_path / "bad.npz"
     np.savez(path, **arrays)
     with pytest.raises(ValueError, match=message):
-        io.load_data(path)
+        datasets.load_data(path)
 
 
 def test_unknown_extension(tmp_path):
     path = tmp_path / "d.parquet"
     path.write_text("")
     with pytest.raises(ValueError, match="unknown data format '.parquet'"):
-        io.load_data(path)
+        datasets.load_data(path)
 
 
 def test_missing_data_file_is_an_oserror(tmp_path):
     with pytest.raises(FileNotFoundError):
-        io.load_data(tmp_path / "absent.csv")
+        datasets.load_data(tmp_path / "absent.csv")
 
 
 # --------------------------------------------------------------------------- dump round trip
@@ -245,8 +245,8 @@ def test_dump_load_round_trip_dense(tmp_path):
     X[4, 0] = 1e300
     y = rng.integers(-1, 2, size=30)
     path = tmp_path / "d.svm"
-    io.dump_svmlight(X, y, path)
-    X2, y2 = io.load_data(path, n_features=6)
+    datasets.dump_svmlight(X, y, path)
+    X2, y2 = datasets.load_data(path, n_features=6)
     np.testing.assert_array_equal(dense(X2), X)  # exact: shortest repr round-trips float64
     np.testing.assert_array_equal(y2, y)
 
@@ -256,8 +256,8 @@ def test_dump_load_round_trip_sparse(tmp_path):
     X = sp.random(40, 300, density=0.05, format="csr", random_state=1)
     y = np.linspace(-1, 1, 40)
     path = tmp_path / "d.svmlight"
-    io.dump_svmlight(X, y, path)
-    X2, y2 = io.load_data(path, n_features=300)
+    datasets.dump_svmlight(X, y, path)
+    X2, y2 = datasets.load_data(path, n_features=300)
     assert X2.format == "csr"
     np.testing.assert_array_equal(X2.toarray(), X.toarray())
     np.testing.assert_array_equal(y2, y)
@@ -265,15 +265,15 @@ def test_dump_load_round_trip_sparse(tmp_path):
 
 def test_dump_writes_integer_labels_exactly(tmp_path):
     path = tmp_path / "big.svm"
-    io.dump_svmlight(np.eye(3), np.array([2**62 + 1, -5, 0]), path)
+    datasets.dump_svmlight(np.eye(3), np.array([2**62 + 1, -5, 0]), path)
     assert path.read_text().splitlines()[0] == f"{2**62 + 1} 1:1"
-    _, y = io.load_data(path)
+    _, y = datasets.load_data(path)
     assert y.dtype == np.int64 and y.tolist() == [2**62 + 1, -5, 0]
 
 
 def test_dump_rejects_string_labels(tmp_path):
     with pytest.raises(ValueError, match="must be numbers"):
-        io.dump_svmlight(np.ones((2, 2)), np.array(["a", "b"]), tmp_path / "x.svm")
+        datasets.dump_svmlight(np.ones((2, 2)), np.array(["a", "b"]), tmp_path / "x.svm")
 
 
 # --------------------------------------------------------------------------- model files

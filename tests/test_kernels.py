@@ -3,9 +3,10 @@ import itertools
 
 import numpy as np
 import pytest
-
 from conftest import BACKENDS, NO_EXTENSIONS, _module
-from perceptron_c import _backend, kernels as K
+
+from perceptron_c import _backend
+from perceptron_c import kernels as K
 from perceptron_c.kernels import PackedBits, gram, pack_bits, unpack_bits
 
 HAVE_BITWISE_COUNT = hasattr(np, "bitwise_count")
@@ -13,13 +14,13 @@ HAVE_BITWISE_COUNT = hasattr(np, "bitwise_count")
 
 @pytest.fixture(params=BACKENDS)
 def kernels_backend(request):
-    """The `_kernels` routine module of one twin."""
-    return _module(request.param, "_kernels")
+    """The `_gram` routine module of one twin."""
+    return _module(request.param, "_gram")
 
 
 @pytest.fixture
 def kernels_twins():
-    return _module("c", "_kernels"), _module("python", "_kernels")
+    return _module("c", "_gram"), _module("python", "_gram")
 
 
 def random_words(rng, n, n_bits, density=0.5):
@@ -68,7 +69,7 @@ def test_popcount_gram_matches_numpy(kernels_backend, rng, n_bits):
 def test_every_popcount_path_agrees(rng, n_words):
     """Each compiled path the CPU supports (builtin, popcnt, avx2, avx512) gives one answer,
     over word counts that hit every tail (vector width, 31-step byte flush, 256-word tile)."""
-    C = _module("c", "_kernels")
+    C = _module("c", "_gram")
     A = rng.integers(0, 2**63, size=(13, n_words), dtype=np.uint64) * np.uint64(2) + \
         rng.integers(0, 2, size=(13, n_words), dtype=np.uint64)
     B = A[3:12][::-1].copy()
@@ -91,12 +92,12 @@ def test_every_popcount_path_agrees(rng, n_words):
 
 @pytest.mark.skipif(NO_EXTENSIONS, reason="the C twin is not built")
 def test_popcount_impl_names():
-    C = _module("c", "_kernels")
+    C = _module("c", "_gram")
     assert C.popcount_impl() in C.available_popcount_impls()
     assert C.available_popcount_impls()[0] == "builtin"
     with pytest.raises(ValueError, match="popcount implementation"):
         C.set_popcount_impl("sse9")
-    P = _module("python", "_kernels")
+    P = _module("python", "_gram")
     assert P.popcount_impl() == "python" and P.available_popcount_impls() == ("python",)
 
 
@@ -345,11 +346,12 @@ def test_bad_packed_bits(model_backend):
 
 
 def test_backend_using_swaps_kernels():
-    before = _backend.kernels
+    before = _backend.gram()
     with _backend.using("python"):
-        assert _backend.kernels.__name__ == "perceptron_c._kernels_py"
-        assert _backend.linear.__name__ == "perceptron_c._linear_py"
-    assert _backend.kernels is before
+        assert _backend.gram().__name__ == "perceptron_c._gram_py"
+        assert _backend.linear().__name__ == "perceptron_c._linear_py"
+    assert _backend.gram() is before
     if not NO_EXTENSIONS:
         with _backend.using("c"):
-            assert _backend.kernels.__name__ == "perceptron_c._kernels_c"
+            assert _backend.gram().__name__ == "perceptron_c._gram_c"
+

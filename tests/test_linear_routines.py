@@ -377,6 +377,7 @@ def test_float32_and_float64_agree_on_integer_data(backend, rng):
 
 # ----------------------------------------------------------------------------- property test
 hypothesis = pytest.importorskip("hypothesis")
+from conftest import examples  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from hypothesis.extra.numpy import arrays  # noqa: E402
@@ -397,7 +398,7 @@ def problems(draw):
 
 
 def test_twins_agree_on_arbitrary_floats(linear_twins):
-    @settings(max_examples=150, deadline=None)
+    @settings(max_examples=examples(150), deadline=None)
     @given(problems())
     def check(problem):
         agree(linear_twins, *problem)
@@ -415,3 +416,33 @@ def agree(linear_twins, X, y, order, flags):
     assert results[0][0] == results[1][0]
     for key in results[0][1]:
         assert np.array_equal(results[0][1][key], results[1][1][key])
+
+
+@pytest.mark.parametrize("averaged", [False, True])
+def test_sample_weight_scales_each_update(backend, rng, averaged):
+    """A weight multiplies its row's step: all weights 4 (a power of two, exact) give the
+    unweighted model times 4 (its mistakes are the same: the decisions are scale-free);
+    weight 0 makes a mistake that changes nothing."""
+    X = rng.integers(-3, 4, size=(40, 5)).astype(np.float64)
+    y = np.where(rng.random(40) < 0.5, -1.0, 1.0)
+    order = rng.permutation(40).astype(np.int64)
+    base, scaled = binary_state(5, averaged), binary_state(5, averaged)
+    m1 = run_binary(backend, X, y, order, base, True, False)
+    fn = backend.averaged_epoch_dense if averaged else backend.perceptron_epoch_dense
+    extra = [scaled["u"], scaled["beta"], scaled["count"]] if averaged else []
+    m2 = fn(X, y, order, scaled["w"], scaled["b"], *extra, True, False,
+            sample_weight=np.full(40, 4.0))
+    assert m1 == m2
+    assert np.array_equal(scaled["w"], 4 * base["w"]) and np.array_equal(scaled["b"], 4 * base["b"])
+    w, b = np.zeros(5), np.zeros(1)
+    m3 = backend.perceptron_epoch_dense(X, y, order, w, b, True, False,
+                                        sample_weight=np.zeros(40))
+    assert m3 == 40 and not w.any() and not b.any()  # every row a mistake, no update
+
+
+def test_sample_weight_is_checked(backend):
+    X, y, w, b = np.eye(3), np.ones(3), np.zeros(3), np.zeros(1)
+    order = np.arange(3, dtype=np.int64)
+    for bad in (np.ones(2), np.array([1.0, np.nan, 1.0])):
+        with pytest.raises(ValueError, match="sample_weight must hold one finite weight"):
+            backend.perceptron_epoch_dense(X, y, order, w, b, True, False, sample_weight=bad)

@@ -1,10 +1,9 @@
 """The checked low-level API: same results as the routines, clear errors, never a crash."""
 import numpy as np
 import pytest
+from test_linear_routines import to_csr
 
 from perceptron_c import _backend, lowlevel
-
-from test_linear_routines import to_csr
 
 
 def test_same_result_as_the_routine(rng):
@@ -13,7 +12,7 @@ def test_same_result_as_the_routine(rng):
     order = rng.permutation(50)
     w1, b1, w2, b2 = np.zeros(7), np.zeros(1), np.zeros(7), np.zeros(1)
     m1 = lowlevel.perceptron_epoch_csr(*to_csr(X), y, order, w1, b1)
-    m2 = _backend.linear.perceptron_epoch_csr(*to_csr(X), y, order.astype(np.int64), w2, b2,
+    m2 = _backend.linear().perceptron_epoch_csr(*to_csr(X), y, order.astype(np.int64), w2, b2,
                                               True, False)
     assert m1 == m2 and np.array_equal(w1, w2) and np.array_equal(b1, b2)
     W, bb = np.zeros((3, 7)), np.zeros(3)
@@ -24,6 +23,12 @@ def test_same_result_as_the_routine(rng):
     out = lowlevel.decision_dense(X, W, bb)
     assert np.allclose(out, X @ W.T + bb)
     assert np.array_equal(lowlevel.decision_csr(*to_csr(X), W, bb), out)
+    # into a caller's array, which is written in place and returned
+    for fn, head in ((lowlevel.decision_dense, (X,)), (lowlevel.decision_csr, to_csr(X))):
+        given = np.full((50, 3), np.nan)
+        assert fn(*head, W, bb, given) is given and np.array_equal(given, out)
+        with pytest.raises(ValueError, match="out must have shape"):
+            fn(*head, W, bb, np.zeros((49, 3)))
 
 
 def _call(name, **over):

@@ -1,0 +1,120 @@
+"""The dispatcher and the package's import: which twin runs, and what importing costs.
+
+Each check that depends on how the package was installed runs in a fresh interpreter, on a
+copy of the package's Python files laid out as the install would be (compiled modules, a
+pure build's PURE_BUILD marker, or neither, as in a checkout that was never built).
+"""
+import os
+import pathlib
+import pkgutil
+import shutil
+import subprocess
+import sys
+import threading
+
+import pytest
+
+import perceptron_c
+from perceptron_c import _backend
+
+PACKAGE = pathlib.Path(perceptron_c.__file__).resolve().parent
+
+
+def _run(code, env_extra=None, path=None):
+    env = {k: v for k, v in os.environ.items() if k != "PERCEPTRON_C_NO_EXTENSIONS"}
+    env.update(env_extra or {})
+    if path is not None:
+        env["PYTHONPATH"] = str(path)
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=120, cwd=path or None)
+
+
+def _copy_package(tmp_path, with_compiled, pure_marker):
+    target = tmp_path / "perceptron_c"
+    target.mkdir()
+    for f in PACKAGE.iterdir():
+        compiled = f.name.endswith((".so", ".pyd"))
+        if f.is_file() and (f.suffix in (".py", ".pyi", ".pxd", ".h") or
+                            (compiled and with_compiled)):
+            shutil.copy(f, target / f.name)
+    if pure_marker:
+        (target / "PURE_BUILD").write_text("pure\n")
+    return tmp_path
+
+
+def test_never_built_checkout_is_a_clear_import_error(tmp_path):
+    root = _copy_package(tmp_path, with_compiled=False, pure_marker=False)
+    result = _run("import perceptron_c", path=root)
+    assert result.returncode != 0
+    assert "the C core is not built" in result.stderr
+    assert "PERCEPTRON_C_NO_EXTENSIONS=1" in result.stderr
+
+
+def test_pure_build_warns_once_and_runs_the_twins(tmp_path):
+    root = _copy_package(tmp_path, with_compiled=False, pure_marker=True)
+    code = ("import warnings\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    import perceptron_c, importlib; importlib.reload(perceptron_c)\n"
+            "print(perceptron_c.BACKEND, sorted({x.category.__name__ for x in w}), len(w))")
+    result = _run(code, path=root)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["python", "['PureBuildWarning']", "1"]
+
+
+def test_variable_selects_the_twins_silently(tmp_path):
+    root = _copy_package(tmp_path, with_compiled=False, pure_marker=True)
+    code = ("import warnings; warnings.simplefilter('error')\n"
+            "import perceptron_c; print(perceptron_c.BACKEND)")
+    result = _run(code, {"PERCEPTRON_C_NO_EXTENSIONS": "1"}, path=root)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "python"
+
+
+def test_import_pulls_in_neither_sklearn_nor_scipy():
+    code = ("import sys, perceptron_c\n"
+            "print(sorted(m for m in ('sklearn', 'scipy', 'matplotlib', 'pandas') "
+            "if m in sys.modules))")
+    result = _run(code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("name", sorted(m.name for m in pkgutil.iter_modules([str(PACKAGE)])))
+def test_every_module_imports_alone_in_a_fresh_interpreter(name):
+    """Catches circular imports: each module first, before anything else of the package."""
+    if name.endswith("_c") and perceptron_c.BACKEND != "c":
+        pytest.skip("no compiled twins in this install")
+    result = _run(f"import perceptron_c.{name}")
+    assert result.returncode == 0, result.stderr
+
+
+def test_using_is_per_thread():
+    """A thread that switches to the Python twins never moves another thread off C."""
+    seen, ready, release = {}, threading.Event(), threading.Event()
+
+    def switcher():
+        with _backend.using("python"):
+            ready.set()
+            release.wait(5)
+            seen["switcher"] = _backend.gram().__name__
+
+    thread = threading.Thread(target=switcher)
+    thread.start()
+    ready.wait(5)
+    seen["main"] = _backend.gram().__name__
+    release.set()
+    thread.join()
+    assert seen["switcher"] == "perceptron_c._gram_py"
+    assert seen["main"] == f"perceptron_c._gram_{'c' if _backend.BACKEND == 'c' else 'py'}"
+    assert _backend.active() == _backend.BACKEND
+
+
+def test_using_rejects_unknown_and_unavailable_twins():
+    with pytest.raises(ValueError, match="'c' or 'python'"):
+        with _backend.using("fortran"):
+            pass
+    if _backend.BACKEND == "python":
+        with pytest.raises(RuntimeError, match="not available"):
+            with _backend.using("c"):
+                pass

@@ -1,0 +1,122 @@
+"""A Cython extension of another library, built against the installed package, cimports every
+shipped .pxd and calls the C routines directly; its results must equal the Python twins'.
+
+Needs Cython, setuptools and a C compiler (the test extra installs the first two); skipped
+where the C core is not in use or Cython is missing.
+"""
+import importlib
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import HAVE_C, _module
+
+import perceptron_c
+
+pytestmark = pytest.mark.skipif(not HAVE_C, reason="the C core is not in use")
+
+# Cython finds the .pxd files from the directory above the package (include_path); the C
+# compiler finds _popcount.h in the package directory (include_dirs).
+SETUP = """
+import os
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+import perceptron_c
+
+here = perceptron_c.get_include()
+ext = Extension("pc_consumer", ["consumer.pyx"], include_dirs=[here])
+setup(name="pc_consumer",
+      ext_modules=cythonize([ext], include_path=[os.path.dirname(here)], quiet=True),
+      script_args=["build_ext", "--inplace"])
+"""
+
+
+@pytest.fixture(scope="module")
+def consumer(tmp_path_factory):
+    pytest.importorskip("Cython")
+    pytest.importorskip("setuptools")
+    build = tmp_path_factory.mktemp("consumer")
+    shutil.copy(pathlib.Path(__file__).parent / "consumer" / "consumer.pyx", build)
+    (build / "setup.py").write_text(SETUP)
+    result = subprocess.run([sys.executable, "setup.py"], cwd=build, capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    sys.path.insert(0, str(build))
+    try:
+        yield importlib.import_module("pc_consumer")
+    finally:
+        sys.path.remove(str(build))
+
+
+def test_the_pxd_files_ship_with_the_package():
+    here = pathlib.Path(perceptron_c.get_include())
+    for name in ("_linear_c", "_dual_c", "_conjunction_c", "_voted_c", "_bigint", "_checks",
+                 "_popcount", "_kpa_c", "_fixedpoint"):
+        assert (here / f"{name}.pxd").is_file(), name
+    assert (here / "_popcount.h").is_file()
+
+
+def test_linear_epoch_and_decision(consumer, rng):
+    P = _module("python", "_linear")
+    X = rng.integers(-3, 4, size=(60, 7)).astype(np.float64)
+    y = np.where(rng.random(60) < 0.5, -1.0, 1.0)
+    order = rng.permutation(60).astype(np.int64)
+    for normalize in (False, True):
+        w1, b1, w2, b2 = np.zeros(7), np.zeros(1), np.zeros(7), np.zeros(1)
+        m1 = consumer.linear_epoch(X, y, order, w1, b1, True, normalize)
+        m2 = P.perceptron_epoch_dense(X, y, order, w2, b2, True, normalize)
+        assert m1 == m2 and np.array_equal(w1, w2) and np.array_equal(b1, b2)
+    W, b = rng.normal(size=(3, 7)), rng.normal(size=3)
+    out1, out2 = np.empty((60, 3)), np.empty((60, 3))
+    consumer.linear_decision(X, W, b, out1)
+    P.decision_dense(X, W, b, out2)
+    assert np.array_equal(out1, out2)
+
+
+def test_dual_and_conjunction_epochs(consumer, rng):
+    D, C = _module("python", "_dual"), _module("python", "_conjunction")
+    X = rng.integers(-2, 3, size=(40, 4)).astype(np.float64)
+    G = X @ X.T
+    y = np.where(rng.random(40) < 0.5, -1.0, 1.0)
+    order = rng.permutation(40).astype(np.int64)
+    args = [(np.zeros(40), np.zeros(1), np.zeros(40)) for _ in range(2)]
+    m1 = consumer.dual_cached(G, y, order, *args[0], True)
+    m2 = D.dual_epoch_cached(G, y, order, *args[1], True)
+    assert m1 == m2 and all(np.array_equal(a, b) for a, b in zip(*args))
+    E = rng.integers(0, 200, size=(40, 40)).astype(np.int32)
+    a1, b1, a2, b2 = (np.zeros(40, np.int64), np.zeros(1, np.int64),
+                      np.zeros(40, np.int64), np.zeros(1, np.int64))
+    m1 = consumer.conjunction_rows(E, order, y, a1, b1, True)
+    m2 = C.conjunction_epoch_rows(E, order, y, a2, b2, True)
+    assert m1 == m2 and np.array_equal(a1, a2) and np.array_equal(b1, b2)
+
+
+def test_exact_sums(consumer):
+    buckets = np.zeros(70, dtype=np.int64)
+    buckets[0], buckets[60], buckets[61] = 1, 1, -1     # 1 + 2^60 - 2^61 < 0
+    assert consumer.sign_of(buckets, 60, 61) == -1 and not buckets.any()
+    assert consumer.limbs_signed_sum([1500, 0], [1500], 30) == 1
+    assert consumer.limbs_signed_sum([3], [3, 0], 2) == -1
+
+
+def test_vote_and_popcount_gram(consumer, rng):
+    V, G = _module("python", "_voted"), _module("python", "_gram")
+    Kx = rng.integers(-5, 6, size=(9, 6)).astype(np.float64)
+    index = rng.integers(0, 6, size=5).astype(np.int64)
+    sign = np.where(rng.random(5) < 0.5, -1.0, 1.0)
+    survival = rng.integers(0, 4, size=6).astype(np.float64)
+    out1, out2 = np.empty(9), np.empty(9)
+    consumer.vote(Kx, index, sign, survival, 1.0, out1)
+    V.vote(Kx, index, sign, survival, 1.0, out2)
+    assert np.array_equal(out1, out2)
+    A = rng.integers(0, 2**63, size=(13, 17), dtype=np.uint64)
+    B = rng.integers(0, 2**63, size=(11, 17), dtype=np.uint64)
+    o1, o2 = np.empty((13, 11), np.int64), np.empty((13, 11), np.int64)
+    consumer.popcount_gram(A, B, o1)
+    G.gram_conjunction_log2(A, B, o2)
+    assert np.array_equal(o1, o2)

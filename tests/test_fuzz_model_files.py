@@ -1,0 +1,168 @@
+"""A model-file fuzzer: mutations of real saved models of every kind, each either refused
+with FileFormatError or loaded into a model that behaves exactly alike on both twins.
+
+Mutations: a member dropped, reshaped, retyped, or set to an extreme value (0, -1, 2^31,
+2^53, 2^62, the int64 limits, +-inf, NaN, +-1e308, the smallest subnormal), members added
+or duplicated, the archive truncated, a byte flipped, a member deflated. Never another
+exception type, never a crash, never an unpickle (the loader reads no object array). The
+number of mutants grows with the profile (conftest.examples)."""
+import io as stdio
+import zipfile
+
+import numpy as np
+import pytest
+from conftest import HAVE_C, examples
+
+import perceptron_c
+from perceptron_c import FileFormatError, KernelPerceptron, Perceptron, VotedPerceptron, _backend
+
+EXTREMES = [0, -1, 1, 2**31, 2**53, 2**62, 2**63 - 1, -(2**63), np.inf, -np.inf, np.nan,
+            1e308, -1e308, 5e-324]
+DTYPES = [np.float64, np.float32, np.int64, np.int32, np.uint64, np.uint8, np.bool_, "U3",
+          "S3"]
+
+
+def _models():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(40, 5))
+    y3, y2 = rng.integers(0, 3, 40), rng.integers(0, 2, 40)
+    bits = (rng.random((40, 70)) < 0.3).astype(int)
+    out = {
+        "perceptron": (Perceptron(random_state=0), X, y2),
+        "averaged-argmax": (Perceptron(average=True, random_state=0), X, y3),
+        "ovr-normalized": (Perceptron(multiclass="ovr", normalize=True, random_state=0), X,
+                           y3),
+        "kernel-rbf": (KernelPerceptron(random_state=0, max_iter=5), X, y2),
+        "kernel-conj-avg": (KernelPerceptron(kernel="conjunction", average=True,
+                                             max_iter=5), bits, y3),
+        "kernel-precomputed": (KernelPerceptron(kernel="precomputed", max_iter=5), X @ X.T,
+                               y2),
+        "voted": (VotedPerceptron(max_iter=3, random_state=0), X, y3),
+        "voted-conj": (VotedPerceptron(kernel="conjunction", max_iter=3), bits, y2),
+        "voted-rbf": (VotedPerceptron(kernel="rbf", max_iter=3), X, y2),
+    }
+    return {name: (model.fit(Xm, ym), Xm) for name, (model, Xm, ym) in out.items()}
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("models")
+    result = {}
+    for name, (model, X) in _models().items():
+        path = model.save(folder / name)
+        with open(path, "rb") as handle:
+            result[name] = (handle.read(), X)
+    return result
+
+
+def _members(raw):
+    with zipfile.ZipFile(stdio.BytesIO(raw)) as archive:
+        return [(info.filename, archive.read(info)) for info in archive.infolist()]
+
+
+def _archive(members, compress=None):
+    buffer = stdio.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for i, (name, data) in enumerate(members):
+            kind = compress(i) if compress else zipfile.ZIP_STORED
+            archive.writestr(zipfile.ZipInfo(name), data, compress_type=kind)
+    return buffer.getvalue()
+
+
+def _npy(array):
+    buffer = stdio.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _array(data):
+    return np.load(stdio.BytesIO(data), allow_pickle=False)
+
+
+def _mutant(raw, rng):
+    """(description, bytes) of one random mutation of the model file raw."""
+    members = _members(raw)
+    i = int(rng.integers(len(members)))
+    name, data = members[i]
+    kind = int(rng.integers(9))
+    if kind == 0:
+        return f"drop {name}", _archive(members[:i] + members[i + 1:])
+    if kind == 6:
+        cut = int(rng.integers(len(raw)))
+        return f"truncate at {cut}", raw[:cut]
+    if kind == 7:
+        flipped = bytearray(raw)
+        at = int(rng.integers(len(raw)))
+        flipped[at] ^= 1 << int(rng.integers(8))
+        return f"flip a bit of byte {at}", bytes(flipped)
+    if kind == 8:
+        extra = members + [(f"state/x{int(rng.integers(3))}.npy", _npy(np.zeros(3)))]
+        return "add a member", _archive(extra, lambda j: zipfile.ZIP_DEFLATED)
+    array = _array(data)
+    if kind == 1:
+        new = array.reshape(-1)[: max(0, array.size - 1)] if rng.random() < 0.5 else \
+            array.reshape((1,) + array.shape)
+        what = f"reshape {name} {array.shape} -> {new.shape}"
+    elif kind == 2:
+        dtype = DTYPES[int(rng.integers(len(DTYPES)))]
+        try:
+            with np.errstate(all="ignore"):
+                new = array.astype(dtype)
+        except (ValueError, TypeError, OverflowError):
+            return f"retype {name} (impossible)", raw
+        what = f"retype {name} {array.dtype} -> {new.dtype}"
+    else:
+        value = EXTREMES[int(rng.integers(len(EXTREMES)))]
+        new = array.copy()
+        if new.size == 0 or new.dtype.kind in "US":
+            return f"extreme {name} (nothing to set)", raw
+        with np.errstate(all="ignore"):
+            try:
+                if kind in (3, 4):
+                    new.flat[int(rng.integers(new.size))] = value
+                else:
+                    new[...] = value
+            except (ValueError, OverflowError, TypeError):
+                return f"extreme {name} (not representable)", raw
+        what = f"set {'one' if kind in (3, 4) else 'every'} entry of {name} to {value!r}"
+    members[i] = (name, _npy(new))
+    return what, _archive(members)
+
+
+def _behaviour(model, X):
+    """What the loaded model does on X: its predictions and decisions, or the error."""
+    try:
+        return ("ok", model.predict(X).tolist(), model.decision_function(X).tolist())
+    except ValueError as exc:
+        return ("error", type(exc).__name__, str(exc))
+
+
+def test_every_mutant_is_refused_or_behaves_alike_on_both_twins(saved, tmp_path):
+    rng = np.random.default_rng(20261123)
+    names = sorted(saved)
+    counts = {"refused": 0, "loaded": 0}
+    n = examples(450)
+    for k in range(n):
+        name = names[k % len(names)]
+        raw, X = saved[name]
+        what, data = _mutant(raw, rng)
+        path = tmp_path / f"m{k}.npz"
+        path.write_bytes(data)
+        try:
+            model = perceptron_c.load(path)
+        except FileFormatError:
+            counts["refused"] += 1
+            continue
+        except BaseException as exc:
+            pytest.fail(f"{name}: {what}: load raised {type(exc).__name__}: {exc}")
+        counts["loaded"] += 1
+        try:
+            c_side = _behaviour(model, X)
+            with _backend.using("python"):
+                py_side = _behaviour(model, X)
+        except BaseException as exc:
+            pytest.fail(f"{name}: {what}: the loaded model raised {type(exc).__name__}: "
+                        f"{exc}")
+        if HAVE_C:
+            assert c_side == py_side, f"{name}: {what}: the twins differ"
+    assert counts["refused"] > n // 4 and counts["loaded"] > n // 10, counts
