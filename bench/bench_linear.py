@@ -46,7 +46,8 @@ except ImportError:
 
 try:
     import perceptron_c
-    from perceptron_c import _linear_c as C, _linear_py as P
+    from perceptron_c import _linear_c as C
+    from perceptron_c import _linear_py as P
 except ImportError as exc:  # not installed, or a pure install: nothing to compare
     sys.exit(f"bench_linear: cannot import perceptron_c with its compiled module ({exc}); "
              "install the package with its extension (without PERCEPTRON_C_NO_EXTENSIONS).")
@@ -244,6 +245,31 @@ def matvec_epoch(X, w):
     return epoch
 
 
+def decision_cases(X, y, d, rng):
+    """decision_function of a fitted binary model on X: ours at 1 thread and every core,
+    scikit-learn's (X @ coef.T through its BLAS, one thread here)."""
+    w, b = rng.standard_normal(d), rng.standard_normal(1)
+    cases = {}
+    for label, jobs in (("1 thread", None), ("all threads", -1)):
+        est = perceptron_c.Perceptron(max_iter=1, n_jobs=jobs).fit(X[:100], y[:100])
+        est.coef_, est.intercept_ = w[None, :].copy(), b.copy()
+        cases[f"Perceptron.decision_function, {label}"] = _call(est.decision_function, X)
+    if sklearn is not None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = Perceptron(max_iter=1).fit(X[:100], y[:100])
+        ref.coef_, ref.intercept_ = w[None, :].copy(), b.copy()
+        cases["sklearn Perceptron.decision_function"] = _call(ref.decision_function, X)
+    return cases
+
+
+def _call(fn, X):
+    def epoch():
+        fn(X)
+        return None
+    return epoch
+
+
 def build_cases(args, sizes, rng):
     n, d = sizes["dense_rows"], sizes["dense_features"]
     cn, cd, nnz = sizes["csr_rows"], sizes["csr_features"], sizes["csr_nnz_per_row"]
@@ -272,6 +298,8 @@ def build_cases(args, sizes, rng):
                                            next(seeds))
                 add(Case(name, "ours", epoch, rows))
     add(Case("dense X @ w (floor)", "floor", matvec_epoch(X, rng.standard_normal(d)), n))
+    for name, fn in decision_cases(X, y, d, rng).items():
+        add(Case(name, "predict", fn, n, note="the whole call: gate, w.x + b, checks"))
     add(Case("rng.shuffle(order) alone", "aux", shuffle_only(n, next(seeds)), n,
              note="the permutation draw, part of every shuffled epoch"))
     if Xs is not None:
@@ -395,6 +423,11 @@ def goals(by):
             check(f"{layout} averaged / plain ({order})".ljust(38) + " <= 1.3",
                   f"{layout} averaged {order}", f"{layout} plain {order}",
                   AVERAGED_VS_PLAIN, "ratio")
+    check("decision_function 1 thread / X @ w".ljust(38) + " <= 1.2",
+          "Perceptron.decision_function, 1 thread", "dense X @ w (floor)", 1.2, "ratio")
+    check("decision_function 1 / all threads".ljust(38) + " >= 1.8  (speedup)",
+          "Perceptron.decision_function, all threads", "Perceptron.decision_function, 1 thread",
+          1.8, "speedup")
     for layout in ("dense", "csr"):  # the reference point, not a goal
         check(f"sklearn {layout} shuffled / unshuffled".ljust(38) + " (info, ~5x expected)",
               f"sklearn {layout} plain shuffled", f"sklearn {layout} plain unshuffled",

@@ -1,0 +1,95 @@
+"""Ctrl-C latency of long C calls: how long after SIGINT each call raises KeyboardInterrupt.
+
+Each case runs in a fresh interpreter that starts a call of tens of seconds, sends itself
+SIGINT after 0.3 s and reports the time from the signal to the exception. The goal (issue
+"trust"): under 0.5 s for every call. Run from outside the checkout against an installed
+package:
+
+    cd /tmp && python /path/to/repo/bench/bench_interrupt.py [--json out.json] [--repeat 3]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+PRELUDE = textwrap.dedent("""
+    import os, signal, threading, time
+    import numpy as np
+    from perceptron_c import _backend
+    rng = np.random.default_rng(0)
+    sent = []
+    def interrupt():
+        sent.append(time.perf_counter())
+        os.kill(os.getpid(), signal.SIGINT)
+""")
+CASES = {
+    "linear epoch, dense 4000 x 1000, 3e7 visits": """
+        X = rng.normal(size=(4000, 1000)); y = np.where(rng.random(4000) < .5, -1., 1.)
+        order = rng.integers(0, 4000, size=30_000_000); w, b = np.zeros(1000), np.zeros(1)
+        call = lambda: _backend.linear().perceptron_epoch_dense(X, y, order, w, b, True, False)
+    """,
+    "dual epoch, cached Gram 3000 x 3000, 2e7 visits": """
+        A = rng.normal(size=(3000, 20)); G = A @ A.T
+        y = np.where(rng.random(3000) < .5, -1., 1.); order = rng.integers(0, 3000, 20_000_000)
+        alpha, b, s = np.zeros(3000), np.zeros(1), np.zeros(3000)
+        call = lambda: _backend.dual().dual_epoch_cached(G, y, order, alpha, b, s, True)
+    """,
+    "vote, 20000 rows x 5000 mistakes": """
+        K = rng.normal(size=(20000, 2000)); idx = rng.integers(0, 2000, 5000)
+        sg = np.where(rng.random(5000) < .5, -1., 1.); c = np.ones(5001); out = np.empty(20000)
+        call = lambda: [_backend.voted().vote(K, idx, sg, c, 1.0, out) for _ in range(100)]
+    """,
+    "conjunction Gram 28000 x 28000 at 4096 bits": """
+        W = rng.integers(0, 2**63, size=(28000, 64), dtype=np.uint64)
+        out = np.empty((28000, 28000), dtype=np.int32)
+        call = lambda: _backend.gram().gram_conjunction_log2(W, W, out)
+    """,
+}
+EPILOGUE = textwrap.dedent("""
+    threading.Timer(0.3, interrupt).start()
+    try:
+        call()
+        print("finished", -1)
+    except KeyboardInterrupt:
+        print("interrupted", time.perf_counter() - sent[0])
+""")
+
+
+def run_case(body):
+    code = PRELUDE + textwrap.dedent(body) + EPILOGUE
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=600)
+    if result.returncode != 0:
+        return None, result.stderr.strip().splitlines()[-1]
+    status, seconds = result.stdout.split()
+    return (float(seconds) if status == "interrupted" else None), status
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", default=None, help="write the results here")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    import perceptron_c
+
+    print(f"perceptron_c {perceptron_c.__version__} backend={perceptron_c.BACKEND}")
+    print(f"{'call':52} {'latency (max of runs)':>22} {'goal < 0.5 s':>13}")
+    results = {}
+    for name, body in CASES.items():
+        runs = [run_case(body) for _ in range(args.repeat)]
+        latencies = [lat for lat, _ in runs if lat is not None]
+        worst = max(latencies) if len(latencies) == len(runs) else None
+        cell = f"{worst:.3f} s" if worst is not None else runs[0][1]
+        verdict = "PASS" if worst is not None and worst < 0.5 else "MISS"
+        print(f"{name:52} {cell:>22} {verdict:>13}")
+        results[name] = {"latencies": latencies, "worst": worst, "pass": verdict == "PASS"}
+    if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(results, handle, indent=2)
+
+
+if __name__ == "__main__":
+    main()
