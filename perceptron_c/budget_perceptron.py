@@ -31,14 +31,15 @@ import numpy as np
 
 from . import _backend
 from ._base import EpochClassifier
+from ._kernel_rows import row_blocks_run
 from ._rows import (
     check_exact_headroom,
     check_finite_decisions,
     check_finite_state,
     exponent_rows,
-    kernel_block,
     take_rows,
 )
+from ._threads import check_n_jobs
 from ._validation import (
     PackedBits,
     check_choice,
@@ -248,6 +249,11 @@ class BudgetKernelPerceptron(EpochClassifier):
         One progress line per epoch on stderr.
     max_gram_bytes : int, default=512 MiB
         Memory for one block of kernel rows (at most 256 visited examples a block).
+    n_jobs : int or None, default=None
+        Threads for ``decision_function`` / ``predict`` / ``score`` (scikit-learn's meaning:
+        None is 1, -1 every core): the rows to predict go through in blocks, as many at once
+        as ``max_gram_bytes`` holds. Training is one sequential stream. The result is the
+        same for any ``n_jobs``.
 
     Attributes
     ----------
@@ -269,7 +275,8 @@ class BudgetKernelPerceptron(EpochClassifier):
                  kernel: Any = "rbf", degree: Any = None, gamma: Any = None, coef0: Any = None,
                  fit_intercept: bool = False, max_iter: int = 100, shuffle: bool = True,
                  random_state: Any = None, average: bool = False, warm_start: bool = False,
-                 verbose: int = 0, max_gram_bytes: int = 512 * 2**20) -> None:
+                 verbose: int = 0, max_gram_bytes: int = 512 * 2**20,
+                 n_jobs: Any = None) -> None:
         self.budget = budget
         self.strategy = strategy
         self.eta = eta
@@ -285,6 +292,7 @@ class BudgetKernelPerceptron(EpochClassifier):
         self.warm_start = warm_start
         self.verbose = verbose
         self.max_gram_bytes = max_gram_bytes
+        self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ skeleton hooks
     def _spec(self) -> tuple[str, Any]:
@@ -292,6 +300,7 @@ class BudgetKernelPerceptron(EpochClassifier):
         check_flag(self.average, "average")
         check_int(self.budget, "budget", 1)
         check_int(self.max_gram_bytes, "max_gram_bytes", 1)
+        check_n_jobs(self.n_jobs)
         check_choice(self.strategy, "strategy", STRATEGIES)
         eta = self.eta
         if isinstance(eta, bool) or not isinstance(eta, (int, float, np.number)) or \
@@ -364,11 +373,9 @@ class BudgetKernelPerceptron(EpochClassifier):
         self.n_projected_ = int(self._counts[3])
 
     # ------------------------------------------------------------------ prediction
-    def _blocks(self, m: int) -> list[tuple[int, int]]:
-        step = max(1, self.max_gram_bytes // max(1, 8 * max(1, self.n_support_)))
-        return [(s, min(m, s + step)) for s in range(0, m, step)]
-
     def _scores(self, X: Any, argmax: bool = False) -> np.ndarray:
+        """Scores (m, R), or with ``argmax`` the class indices of a K-class exact model; the
+        rows in blocks on n_jobs threads (`_kernel_rows.row_blocks_run`)."""
         self._check_fitted()
         kind, kern = self._spec()
         Xc = self._gate_X(X, (kind, kern), fitting=False)
@@ -382,17 +389,22 @@ class BudgetKernelPerceptron(EpochClassifier):
             c = int(self._count[0]) if self.average else 1
             coef = np.ascontiguousarray(c * self._alpha - (self._u if self.average else 0))
             bias = np.ascontiguousarray(c * self._b - (self._beta if self.average else 0))
-            for s, e in self._blocks(m):
-                E = kernel_block(kern, kind, take_rows(Xc, np.arange(s, e)), self._sv)
-                fn = conj.conjunction_argmax if argmax else conj.conjunction_decision
+            fn = conj.conjunction_argmax if argmax else conj.conjunction_decision
+
+            def exact(s: int, e: int, E: np.ndarray) -> None:
                 fn(E, coef, bias, out[s:e])
+            row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, exact)
             return out if argmax else out / c
-        for s, e in self._blocks(m):
-            with np.errstate(over="ignore", invalid="ignore"):  # checked just below
-                Kb = kernel_block(kern, kind, take_rows(Xc, np.arange(s, e)), self._sv)
-                if kind == "conjunction":
-                    Kb = np.ldexp(1.0, Kb)
-                out[s:e] = Kb @ self.dual_coef_.T + self.intercept_
+        lin = _backend.linear()  # the decision as KernelPerceptron's: 4-lane sums, no BLAS
+        coef = np.ascontiguousarray(self.dual_coef_, dtype=np.float64)
+        bias = np.ascontiguousarray(self.intercept_, dtype=np.float64)
+
+        def decide(s: int, e: int, K: np.ndarray) -> None:
+            if kind == "conjunction":  # exponents, float coefficients: 2^e may overflow
+                with np.errstate(over="ignore"):  # checked just below
+                    K = np.ldexp(1.0, K)
+            lin.decision_dense(K, coef, bias, out[s:e])
+        row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, decide)
         check_finite_decisions(out, self)
         return np.argmax(out, axis=1) if argmax else out
 

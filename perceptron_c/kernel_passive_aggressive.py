@@ -27,16 +27,17 @@ import numpy as np
 
 from . import _backend
 from ._base import EpochClassifier, _Stopping, available_if, draw_seed, epoch_order
+from ._kernel_rows import row_blocks_run
 from ._params import check_class_weight, check_real, expand_class_weight
 from ._rows import (
     KernelRows,
     check_finite_decisions,
     check_finite_state,
-    kernel_block,
     pool_of,
     take_rows,
 )
 from ._sgd_run import warn_if_not_converged
+from ._threads import check_n_jobs
 from ._validation import (
     PackedBits,
     check_choice,
@@ -238,6 +239,10 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
     max_gram_bytes : int, default=512 MiB
         As in `KernelPerceptron`: a training Gram that fits is cached, otherwise kernel rows
         are computed block by block.
+    n_jobs : int or None, default=None
+        Threads for ``decision_function`` / ``predict`` / ``score`` and the validation
+        score of early stopping (scikit-learn's meaning: None is 1, -1 every core); the
+        epochs themselves are sequential. The result is the same for any ``n_jobs``.
 
     Attributes
     ----------
@@ -262,7 +267,8 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
                  early_stopping: bool = False, validation_fraction: float = 0.1,
                  n_iter_no_change: int = 5, shuffle: bool = True, verbose: int = 0,
                  random_state: Any = None, warm_start: bool = False, class_weight: Any = None,
-                 average: bool = False, max_gram_bytes: int = 512 * 2**20) -> None:
+                 average: bool = False, max_gram_bytes: int = 512 * 2**20,
+                 n_jobs: Any = None) -> None:
         self.C = C
         self.loss = loss
         self.kernel = kernel
@@ -282,6 +288,7 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
         self.class_weight = class_weight
         self.average = average
         self.max_gram_bytes = max_gram_bytes
+        self.n_jobs = n_jobs
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -297,6 +304,7 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
             check_real(self.tol, "tol", 0.0, np.inf)
         check_flag(self.average, "average")
         check_int(self.max_gram_bytes, "max_gram_bytes", 1)
+        check_n_jobs(self.n_jobs)
         check_class_weight(self.class_weight)
         kind, kern = resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
         if kind == "precomputed" and self.early_stopping:
@@ -410,19 +418,25 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
         m, R = Xc.shape[0], coef.shape[0]
         out = np.zeros((m, R))
         idx = np.zeros(m, dtype=np.int64)
-        step = max(1, self.max_gram_bytes // max(1, 8 * max(1, sv.shape[0])))
-        for s in range(0, m, step):
-            e = min(m, s + step)
-            rows = take_rows(Xc, np.arange(s, e))
-            if kind == _CONJ:
-                E = kernel_block(kern, kind, rows, sv).astype(np.int32)
-                fn = _backend.kpa().kpa_conjunction_predict if labels \
-                    else _backend.kpa().kpa_conjunction_decision
-                fn(np.ascontiguousarray(E), ediag, coef, self._fit_intercept,
+        if kind == _CONJ:
+            kpa = _backend.kpa()
+            fn = kpa.kpa_conjunction_predict if labels else kpa.kpa_conjunction_decision
+
+            def exact(s: int, e: int, E: np.ndarray) -> None:
+                fn(np.ascontiguousarray(E, dtype=np.int32), ediag, coef, self._fit_intercept,
                    idx[s:e] if labels else out[s:e])
-                continue
-            with np.errstate(over="ignore", invalid="ignore"):  # checked just below
-                out[s:e] = kernel_block(kern, kind, rows, sv) @ coef.T + b
+            row_blocks_run(kern, kind, Xc, sv, self.max_gram_bytes, self.n_jobs, exact)
+        else:
+            lin = _backend.linear()  # as KernelPerceptron's decision: 4-lane sums, no BLAS
+            coef = np.ascontiguousarray(coef, dtype=np.float64)
+            bias = np.ascontiguousarray(b, dtype=np.float64)
+
+            def decide(s: int, e: int, K: np.ndarray) -> None:
+                lin.decision_dense(K, coef, bias, out[s:e])
+            columns = None if kind != "precomputed" else \
+                (lambda rows, cols: np.ascontiguousarray(rows[:, cols], dtype=np.float64))
+            row_blocks_run(kern, kind, Xc, sv, self.max_gram_bytes, self.n_jobs, decide,
+                           columns)
         if kind == _CONJ:
             return idx if labels else out
         check_finite_decisions(out, self)

@@ -14,7 +14,15 @@ import numpy as np
 import pytest
 from conftest import NO_EXTENSIONS
 
-from perceptron_c import KernelPerceptron, Perceptron, VotedPerceptron, _backend
+from perceptron_c import (
+    BudgetKernelPerceptron,
+    KernelPassiveAggressiveClassifier,
+    KernelPerceptron,
+    PassiveAggressiveClassifier,
+    Perceptron,
+    VotedPerceptron,
+    _backend,
+)
 from perceptron_c._base import epoch_order
 from perceptron_c.kernels import RBF, Linear, Polynomial, gram, pack_bits
 
@@ -192,7 +200,21 @@ def _state(model):
                                     random_state=1),
     lambda nj, mgb: VotedPerceptron(n_jobs=nj, max_gram_bytes=mgb, max_iter=3,
                                     random_state=1),
-], ids=["kp-rbf", "kp-sum", "voted-rbf", "voted-primal"])
+    lambda nj, mgb: BudgetKernelPerceptron(budget=40, strategy="forgetron", kernel="rbf",
+                                           n_jobs=nj, max_gram_bytes=mgb, max_iter=3,
+                                           random_state=1),
+    lambda nj, mgb: BudgetKernelPerceptron(budget=40, strategy="projectron++", kernel="poly",
+                                           average=True, n_jobs=nj, max_gram_bytes=mgb,
+                                           max_iter=3, random_state=1),
+    lambda nj, mgb: KernelPassiveAggressiveClassifier(kernel="rbf", gamma=0.3, tol=None, n_jobs=nj,
+                                                      max_gram_bytes=mgb, max_iter=3,
+                                                      random_state=1),
+    lambda nj, mgb: KernelPassiveAggressiveClassifier(kernel="poly", degree=2, tol=None, n_jobs=nj,
+                                                      early_stopping=True, average=True,
+                                                      max_gram_bytes=mgb, max_iter=4,
+                                                      random_state=1),
+], ids=["kp-rbf", "kp-sum", "voted-rbf", "voted-primal", "budget-forgetron",
+        "budget-projectron", "kpa-rbf", "kpa-early-stopping"])
 @pytest.mark.parametrize("k", [2, 3])
 @pytest.mark.parametrize("mgb", [BIG, 40_000])
 def test_n_jobs_never_changes_a_float_model(rng, make, k, mgb):
@@ -208,17 +230,46 @@ def test_n_jobs_never_changes_a_float_model(rng, make, k, mgb):
         assert np.array_equal(m.predict(Xt), ref.predict(Xt))
 
 
-@pytest.mark.parametrize("cls", [KernelPerceptron, VotedPerceptron])
+@pytest.mark.parametrize("make", [
+    lambda **kw: KernelPerceptron(**kw), lambda **kw: VotedPerceptron(**kw),
+    lambda **kw: BudgetKernelPerceptron(budget=60, **kw),
+    lambda **kw: BudgetKernelPerceptron(budget=60, strategy="forgetron", **kw),
+    lambda **kw: KernelPassiveAggressiveClassifier(tol=None, **kw),
+], ids=["kp", "voted", "budget-random", "budget-forgetron", "kpa"])
 @pytest.mark.parametrize("k", [2, 3])
-def test_n_jobs_never_changes_a_conjunction_model(rng, cls, k):
+def test_n_jobs_never_changes_a_conjunction_model(rng, make, k):
     B, y = bits_problem(rng, 500, 300, k)
-    ref = cls(kernel="conjunction", max_iter=3, random_state=0, max_gram_bytes=50_000).fit(B, y)
+    kw = dict(kernel="conjunction", max_iter=3, random_state=0, max_gram_bytes=50_000)
+    ref = make(**kw).fit(B, y)
     for nj in (2, -1):
-        m = cls(kernel="conjunction", max_iter=3, random_state=0, max_gram_bytes=50_000,
-                n_jobs=nj).fit(B, y)
+        m = make(n_jobs=nj, **kw).fit(B, y)
         for a, b in zip(_state(ref), _state(m)):
             assert np.array_equal(a, b)
         assert np.array_equal(m.decision_function(B), ref.decision_function(B))
+        assert np.array_equal(m.predict(B), ref.predict(B))
+
+
+@pytest.mark.parametrize("make", [
+    lambda nj: Perceptron(n_jobs=nj, random_state=0, max_iter=3),
+    lambda nj: Perceptron(n_jobs=nj, multiclass="ovr", average=True, random_state=0,
+                          max_iter=3),
+    lambda nj: PassiveAggressiveClassifier(n_jobs=nj, tol=None, random_state=0, max_iter=3),
+], ids=["perceptron", "perceptron-ovr-averaged", "pa"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_n_jobs_never_changes_a_linear_decision(rng, make, sparse):
+    X = rng.normal(size=(20_000, 12))  # enough rows for several blocks (one per thread)
+    y = np.argmax(X[:, :3] + 0.5 * rng.normal(size=(20_000, 3)), axis=1)
+    if sparse:
+        scipy_sparse = pytest.importorskip("scipy.sparse")
+        X[np.abs(X) < 0.8] = 0.0
+        X = scipy_sparse.csr_matrix(X)
+    ref = make(None).fit(X, y)
+    d, p = ref.decision_function(X), ref.predict(X)
+    for nj in (2, 3, -1):
+        m = make(nj).fit(X, y)
+        assert np.array_equal(m.coef_, ref.coef_)
+        assert np.array_equal(m.decision_function(X), d)
+        assert np.array_equal(m.predict(X), p)
 
 
 @pytest.mark.parametrize("kernel,params", [("linear", {}), ("poly", dict(degree=3, gamma=0.2)),
@@ -242,7 +293,9 @@ def test_bad_n_jobs_is_named(rng, n_jobs):
     X = rng.normal(size=(5, 2))
     with pytest.raises(ValueError, match="n_jobs"):
         gram(X, kernel="rbf", n_jobs=n_jobs)
-    for est in (KernelPerceptron(n_jobs=n_jobs), VotedPerceptron(n_jobs=n_jobs)):
+    for est in (KernelPerceptron(n_jobs=n_jobs), VotedPerceptron(n_jobs=n_jobs),
+                BudgetKernelPerceptron(n_jobs=n_jobs),
+                KernelPassiveAggressiveClassifier(n_jobs=n_jobs)):
         with pytest.raises(ValueError, match="n_jobs"):
             est.fit(X, [0, 1, 0, 1, 1])
 
