@@ -60,3 +60,17 @@ cdef inline object non_finite(Py_ssize_t t, int64_t i):
     """The error of every epoch routine that meets an activation outside float64's range."""
     raise FloatingPointError(f"non-finite activation at position {t} of the visiting order "
                              f"(row {i}): the weights or the data overflow float64")
+
+
+cdef inline object check_csr(const int64_t[::1] indptr, Py_ssize_t nnz, Py_ssize_t n_idx):
+    cdef Py_ssize_t t
+    cdef bint ok = indptr.shape[0] >= 1 and n_idx == nnz
+    if ok:
+        ok = indptr[0] == 0 and indptr[indptr.shape[0] - 1] == nnz
+    if ok:
+        with nogil:
+            for t in range(indptr.shape[0] - 1):
+                if indptr[t] > indptr[t + 1]:
+                    ok = False
+                    break
+    need(ok, "indptr must be monotone from 0 to len(data), len(indices) == len(data)")

@@ -11,8 +11,8 @@ from libc.math cimport fabs, frexp, isfinite, ldexp, sqrt
 from libc.stdint cimport int32_t, int64_t
 from cython cimport floating
 
-from perceptron_c._checks cimport (all_in_range, check_steps, need, non_finite,
-                                   rows_per_chunk)
+from perceptron_c._checks cimport (all_in_range, check_csr, check_steps, need,
+                                   non_finite, rows_per_chunk)
 
 __all__ = [
     "perceptron_epoch_dense",
@@ -324,20 +324,6 @@ cdef _check_order(const int64_t[::1] order, Py_ssize_t n_rows):
     need(all_in_range(order, n_rows), f"order must hold row indices in [0, {n_rows})")
 
 
-cdef _check_csr(const int64_t[::1] indptr, Py_ssize_t nnz, Py_ssize_t n_idx):
-    cdef Py_ssize_t t
-    cdef bint ok = indptr.shape[0] >= 1 and n_idx == nnz
-    if ok:
-        ok = indptr[0] == 0 and indptr[indptr.shape[0] - 1] == nnz
-    if ok:
-        with nogil:
-            for t in range(indptr.shape[0] - 1):
-                if indptr[t] > indptr[t + 1]:
-                    ok = False
-                    break
-    need(ok, "indptr must be monotone from 0 to len(data), len(indices) == len(data)")
-
-
 cdef _check_binary(Py_ssize_t n_rows, Py_ssize_t d, Py_ssize_t ny, Py_ssize_t nw, Py_ssize_t nb):
     need(ny == n_rows, "y must have one label per row")
     need(nw == d, "w must have one weight per feature")
@@ -447,7 +433,7 @@ def perceptron_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
                          bint fit_intercept, bint normalize, int64_t[::1] steps=None,
                          const double[::1] sample_weight=None):
     check_steps(steps, order.shape[0])
-    _check_csr(indptr, data.shape[0], indices.shape[0])
+    check_csr(indptr, data.shape[0], indices.shape[0])
     _check_binary(indptr.shape[0] - 1, w.shape[0], y.shape[0], w.shape[0], b.shape[0])
     _check_order(order, indptr.shape[0] - 1)
     _check_weights(sample_weight, indptr.shape[0] - 1)
@@ -478,7 +464,7 @@ def averaged_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
                        double[::1] u, double[::1] beta, int64_t[::1] count,
                        bint fit_intercept, bint normalize,
                        const double[::1] sample_weight=None):
-    _check_csr(indptr, data.shape[0], indices.shape[0])
+    check_csr(indptr, data.shape[0], indices.shape[0])
     _check_binary(indptr.shape[0] - 1, w.shape[0], y.shape[0], w.shape[0], b.shape[0])
     _check_binary(indptr.shape[0] - 1, w.shape[0], y.shape[0], u.shape[0], beta.shape[0])
     need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
@@ -507,7 +493,7 @@ def multiclass_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
                          const int64_t[::1] order, double[:, ::1] W, double[::1] b,
                          bint fit_intercept, bint normalize,
                          const double[::1] sample_weight=None):
-    _check_csr(indptr, data.shape[0], indices.shape[0])
+    check_csr(indptr, data.shape[0], indices.shape[0])
     _check_multi(indptr.shape[0] - 1, W.shape[1], y.shape[0], W.shape[0], W.shape[1], b.shape[0])
     _check_labels(y, W.shape[0])
     _check_order(order, indptr.shape[0] - 1)
@@ -540,7 +526,7 @@ def multiclass_averaged_epoch_csr(const floating[::1] data, const int32_t[::1] i
                                   double[:, ::1] U, double[::1] beta, int64_t[::1] count,
                                   bint fit_intercept, bint normalize,
                                   const double[::1] sample_weight=None):
-    _check_csr(indptr, data.shape[0], indices.shape[0])
+    check_csr(indptr, data.shape[0], indices.shape[0])
     _check_multi(indptr.shape[0] - 1, W.shape[1], y.shape[0], W.shape[0], W.shape[1], b.shape[0])
     _check_multi(indptr.shape[0] - 1, W.shape[1], y.shape[0], U.shape[0], U.shape[1],
                  beta.shape[0])
@@ -570,7 +556,7 @@ def decision_dense(const floating[:, ::1] X, const double[:, ::1] W, const doubl
 def decision_csr(const floating[::1] data, const int32_t[::1] indices,
                  const int64_t[::1] indptr, const double[:, ::1] W, const double[::1] b,
                  double[:, ::1] out):
-    _check_csr(indptr, data.shape[0], indices.shape[0])
+    check_csr(indptr, data.shape[0], indices.shape[0])
     need(b.shape[0] == W.shape[0], "b must have one entry per row of W")
     need(out.shape[0] == indptr.shape[0] - 1 and out.shape[1] == W.shape[0],
          "out must have shape (n_rows, n_classes)")

@@ -13,7 +13,7 @@ from libc.math cimport INFINITY, fabs, fma, isfinite, sqrt
 from libc.stdint cimport int32_t, int64_t, uint32_t
 from cython cimport floating
 
-from perceptron_c._checks cimport all_in_range, need, rows_per_chunk
+from perceptron_c._checks cimport all_in_range, check_csr, need, rows_per_chunk
 
 __all__ = ["sgd_start", "sgd_epoch_dense", "sgd_epoch_csr", "sgd_finish", "sklearn_shuffle"]
 
@@ -386,20 +386,6 @@ cdef _check_common(Py_ssize_t n_rows, Py_ssize_t d, Py_ssize_t ny, Py_ssize_t ns
     need(all_in_range(order, n_rows), f"order must hold row indices in [0, {n_rows})")
 
 
-cdef _check_csr(const int64_t[::1] indptr, Py_ssize_t nnz, Py_ssize_t n_idx):
-    cdef Py_ssize_t t
-    cdef bint ok = indptr.shape[0] >= 1 and n_idx == nnz
-    if ok:
-        ok = indptr[0] == 0 and indptr[indptr.shape[0] - 1] == nnz
-    if ok:
-        with nogil:
-            for t in range(indptr.shape[0] - 1):
-                if indptr[t] > indptr[t + 1]:
-                    ok = False
-                    break
-    need(ok, "indptr must be monotone from 0 to len(data), len(indices) == len(data)")
-
-
 cdef Py_ssize_t _chunks(const floating* data, const int32_t* idx, const int64_t* indptr,
                         Py_ssize_t d, Py_ssize_t row_len, const double* y,
                         const double* sample_weight, const int64_t[::1] order, double* w,
@@ -457,7 +443,7 @@ def sgd_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
                   bint compute_objective):
     cdef sgd_options opt = sgd_options(loss, learning_rate, penalty, fit_intercept,
                                        compute_objective)
-    _check_csr(indptr, data.shape[0], indices.shape[0])
+    check_csr(indptr, data.shape[0], indices.shape[0])
     _check_common(indptr.shape[0] - 1, w.shape[0], y.shape[0], sample_weight.shape[0], order,
                   w.shape[0], aw.shape[0], q.shape[0], state, params, loss, learning_rate,
                   penalty)
