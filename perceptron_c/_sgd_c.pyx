@@ -112,7 +112,7 @@ cdef inline void _reset_wscale(WeightVector* v) noexcept nogil:
     cdef double r
     if v.aw != NULL:
         for j in range(v.d):
-            v.aw[j] = fma(v.average_a, v.w[j], v.aw[j])  # BLAS daxpy, fused on OpenBLAS
+            v.aw[j] = fma(v.average_a, v.w[j], v.aw[j])  # daxpy, as OpenBLAS SkylakeX
         r = 1.0 / v.average_b
         for j in range(v.d):
             v.aw[j] *= r

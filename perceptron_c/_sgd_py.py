@@ -48,10 +48,11 @@ length N_PARAMS (ALPHA ... AVERAGE_START). Per example, in scikit-learn's order:
  9. t += 1.
 
 The reset of the weight scale (step 5 and `sgd_finish`): aw[j] = fma(AVERAGE_A, w[j], aw[j])
-rounded once (scikit-learn calls BLAS daxpy there, and OpenBLAS's x86-64 kernels fuse the
-multiply-add: measured with scipy-openblas 0.3.30, every length), then aw[j] *= 1 / AVERAGE_B,
-AVERAGE_A = 0, AVERAGE_B = 1; w[j] *= wscale, wscale = 1. Every other operation is one IEEE
-double operation in the order written, never fused (the C twin builds with -ffp-contract=off).
+rounded once (scikit-learn calls BLAS daxpy there; measured with scipy-openblas 0.3.30,
+OpenBLAS's SkylakeX kernel fuses every element, its Haswell/Zen kernel whole blocks of 16
+only), then aw[j] *= 1 / AVERAGE_B, AVERAGE_A = 0, AVERAGE_B = 1; w[j] *= wscale,
+wscale = 1. Every other operation is one IEEE double operation in the order written, never
+fused (the C twin builds with -ffp-contract=off).
 
 Where this is bit for bit scikit-learn: dense float64 rows (every feature is visited, as
 scikit-learn's dense dataset does) and CSR float64 rows, any order; checked against
@@ -71,7 +72,8 @@ Perceptron, SGDClassifier, SGDRegressor and the PassiveAggressive estimators in
   split (its training rows as ``order``, compute_objective off, the validation score taken,
   as scikit-learn does, on the *unscaled* w and the intercept) the fit is exact again;
 - on CPUs whose scikit-learn build contracts a * b + c into FMA (aarch64, where GCC contracts
-  by default) or whose OpenBLAS axpy does not fuse, the last bits may differ.
+  by default) or whose OpenBLAS axpy does not fuse every element (AVX2-only x86-64: the
+  elements past the last whole block of 16), the last bits of averaged fits may differ.
 
 Both twins check shapes, the option numbers and the visiting order, that ``state`` comes from
 `sgd_start` (WSCALE > 0, AVERAGE_B > 0, SQ_NORM not negative) and that PA-II's C is positive
@@ -213,7 +215,7 @@ class _Weights:
         if self.aw is not None:
             aw, a = self.aw, self.average_a
             for j in range(len(aw)):
-                aw[j] = _fma(a, w[j], aw[j])  # BLAS daxpy (fused on OpenBLAS x86-64)
+                aw[j] = _fma(a, w[j], aw[j])  # BLAS daxpy (as OpenBLAS SkylakeX)
             r = 1.0 / self.average_b
             for j in range(len(aw)):
                 aw[j] *= r

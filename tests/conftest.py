@@ -9,6 +9,7 @@ import importlib
 import os
 import types
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -83,3 +84,45 @@ def pytest_report_header(config):
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+# scikit-learn's averaged SGD folds its averaging sums in with BLAS daxpy (reset of the weight
+# scale), and whether that multiply-add is rounded once depends on the CPU's OpenBLAS kernel:
+# SkylakeX fuses every element, Haswell/Zen only whole blocks of 16 (the tail is a plain
+# multiply then add; measured with scipy-openblas 0.3.30). Our twins fuse every element. Data
+# widened with zero columns to a multiple of 16 changes nothing in either arithmetic and makes
+# both kernels fuse every element, so the comparison is exact on any x86-64 CPU.
+BLAS_BLOCK = 16
+
+
+def pad_to_blas_block(X):
+    """X (dense or scipy CSR) with zero columns appended up to a multiple of BLAS_BLOCK."""
+    extra = -X.shape[1] % BLAS_BLOCK
+    if hasattr(X, "tocsr"):
+        import scipy.sparse as sp
+
+        return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], X.shape[1] + extra))
+    return np.hstack([X, np.zeros((X.shape[0], extra), dtype=X.dtype)])
+
+
+def blas_daxpy_fuses(n=BLAS_BLOCK * 3):
+    """True when scipy's BLAS daxpy rounds a * x + y once for every element of length n
+    (the values are chosen so that rounding twice would differ in every element)."""
+    from scipy.linalg import blas
+
+    a = 1.0 + 2.0 ** -30
+    x = 1.0 + 2.0 ** -29 * np.arange(1, n + 1)
+    y = -np.ones(n)
+    fused = np.array([float(Fraction(a) * Fraction(xi) + Fraction(yi))  # rounded once
+                      for xi, yi in zip(x.tolist(), y.tolist())])
+    return np.array_equal(blas.daxpy(x, y.copy(), a=a), fused) and not np.array_equal(
+        fused, y + a * x)
+
+
+@pytest.fixture(scope="session")
+def blas_fuses():
+    """Whether scikit-learn's averaged SGD can be matched bit for bit on this machine (on
+    data padded by `pad_to_blas_block`); True with every x86-64 OpenBLAS kernel seen so far.
+    Tests compare averaged fits exactly only where it is, and say so when they skip."""
+    pytest.importorskip("scipy")
+    return blas_daxpy_fuses()
