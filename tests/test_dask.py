@@ -25,7 +25,14 @@ sp = pytest.importorskip("scipy.sparse")
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     import perceptron_c
-from perceptron_c import KernelPerceptron, Perceptron, VotedPerceptron, lowlevel  # noqa: E402
+from perceptron_c import (  # noqa: E402
+    KernelPerceptron,
+    PassiveAggressiveClassifier,
+    Perceptron,
+    VotedPerceptron,
+    _mixing,
+    lowlevel,
+)
 from perceptron_c import dask as pdask  # noqa: E402
 from perceptron_c.datasets import make_blobs, make_dnf, make_separable  # noqa: E402
 from perceptron_c.kernels import RBF, Polynomial  # noqa: E402
@@ -91,7 +98,7 @@ def _reference_ipm(X, y, bounds, seed, epochs, mixing):
         states, mistakes = [], []
         for s, (lo, hi) in enumerate(bounds):
             ws, bs = w.copy(), b.copy()
-            order = perceptron_c._base.epoch_order(pdask._shard_seed(seed, s), epoch, hi - lo,
+            order = perceptron_c._base.epoch_order(_mixing.shard_seed(seed, s), epoch, hi - lo,
                                                    True)
             mistakes.append(lowlevel.perceptron_epoch_dense(X[lo:hi], signs[lo:hi], order,
                                                             ws, bs))
@@ -130,7 +137,7 @@ def test_averaged_mix_is_the_mix_of_the_shard_averages(multiclass):
     for s in range(3):  # each shard alone: a serial epoch from zero with the shard's seed
         one = Perceptron(**params)
         one.classes_ = est.classes_
-        one._init_common(5, pdask._shard_seed(est._seed, s))
+        one._init_common(5, _mixing.shard_seed(est._seed, s))
         one._init_state(X, None)
         run = one._start(X[200 * s:200 * (s + 1)], np.searchsorted(est.classes_,
                                                                     y[200 * s:200 * (s + 1)]),
@@ -326,13 +333,19 @@ def _slow_block(block):
     return block
 
 
+KILLED = {"perceptron": (Perceptron, {"average": True}),
+          "pa-sklearn-arithmetic": (PassiveAggressiveClassifier, {"average": True, "tol": None})}
+
+
 @pytest.mark.processes
-def test_process_cluster_survives_a_killed_worker():
+@pytest.mark.parametrize("name", sorted(KILLED))
+def test_process_cluster_survives_a_killed_worker(name):
     cloudpickle = pytest.importorskip("cloudpickle")
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers lack this file
+    cls, kw = KILLED[name]
     X, y = _noisy(800, 6, 3, seed=11)
     yd = da.from_array(y, chunks=200)
-    reference = pdask.fit(Perceptron(random_state=4, max_iter=20, average=True),
+    reference = pdask.fit(cls(random_state=4, max_iter=20, **kw),
                           da.from_array(X, chunks=(200, 6)), yd, client=SYNC)
     Xd = da.from_array(X, chunks=(200, 6)).map_blocks(_slow_block, dtype=X.dtype)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
@@ -344,8 +357,7 @@ def test_process_cluster_survives_a_killed_worker():
         killer.start()
         try:
             tic = time.perf_counter()
-            est = pdask.fit(Perceptron(random_state=4, max_iter=20, average=True), Xd, yd,
-                            client=client)
+            est = pdask.fit(cls(random_state=4, max_iter=20, **kw), Xd, yd, client=client)
             assert time.perf_counter() - tic > 0.8  # the kill came before the fit ended
         finally:
             killer.join()
