@@ -17,14 +17,19 @@ Cases, each measured in one run:
 - ``digits``: scikit-learn's bundled digits (1797 images, no download), the 1200 training
   images repeated with pixel jitter into a lazily generated set, 10 classes (joint argmax);
   test accuracy on the 597 held-out images, dask (2 workers) against serial.
+- scikit-learn's arithmetic, the same data: ``pa in-memory`` (the in-memory set, 1 and 2
+  workers, ``PassiveAggressiveClassifier(average=True)``), ``pa synthetic`` and ``l2
+  synthetic`` (a persisted set of 8 blocks, 2 workers, PA and ``Perceptron(penalty="l2",
+  average=True)``; test accuracy against the serial fit), ``pa digits`` (one-vs-rest).
 
 Each configuration of the two scaling cases is fitted ``--rounds`` times, 1 and 2 workers
 alternating, and keeps its fastest round; before each fit the script measures how much more
 work 2 processes do than 1 on the machine at that moment (2.0 means two free cores), and
 prints it, so a round slowed by other programs shows as such.
 
-Every fit is ``Perceptron(average=True, max_iter=--epochs, random_state=0)`` with uniform
-mixing; the noisy sets never converge, so each fit runs exactly ``--epochs`` epochs. Epoch
+Every fit of the first three cases is ``Perceptron(average=True, max_iter=--epochs,
+random_state=0)``, of the others as named with ``tol=None``, all with uniform mixing; the
+noisy sets never converge, so each fit runs exactly ``--epochs`` epochs. Epoch
 time is the fit's time over the epochs (the workers are started and warmed up before). The
 JSON goes to ``bench/results/dask.json``; see bench/README.md. The script always exits 0.
 """
@@ -48,7 +53,7 @@ except ImportError as exc:
              "'perceptron-c[dask]'")
 
 import perceptron_c
-from perceptron_c import Perceptron
+from perceptron_c import PassiveAggressiveClassifier, Perceptron
 from perceptron_c import dask as pdask
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -153,9 +158,22 @@ def _warm():
     return 0
 
 
-def fit_on_cluster(workers, X, y, epochs, classes, memory_limit, persist=False):
-    """Fit on a fresh LocalCluster; ``persist``: X and y are made and kept on the workers
-    first, so the timed epochs read them from memory."""
+def averaged_perceptron(epochs):
+    return Perceptron(average=True, max_iter=epochs, random_state=0)
+
+
+MODELS = {  # scikit-learn's arithmetic: what mixing does with its weight scale and averages
+    "pa": lambda epochs: PassiveAggressiveClassifier(average=True, C=0.01, tol=None,
+                                                     max_iter=epochs, random_state=0),
+    "l2": lambda epochs: Perceptron(penalty="l2", alpha=1e-5, average=True, tol=None,
+                                    max_iter=epochs, random_state=0),
+}
+
+
+def fit_on_cluster(workers, X, y, epochs, classes, memory_limit, persist=False,
+                   make=averaged_perceptron):
+    """Fit ``make(epochs)`` on a fresh LocalCluster; ``persist``: X and y are made and kept
+    on the workers first, so the timed epochs read them from memory."""
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                       memory_limit=memory_limit, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
@@ -164,8 +182,8 @@ def fit_on_cluster(workers, X, y, epochs, classes, memory_limit, persist=False):
         if persist:
             X, y = client.persist([X, y])
             wait([X, y])
-            one = _timed_fit(client, X, y, 1, classes, persist)[1]
-        model, seconds = _timed_fit(client, X, y, epochs, classes, persist)
+            one = _timed_fit(client, X, y, 1, classes, persist, make)[1]
+        model, seconds = _timed_fit(client, X, y, epochs, classes, persist, make)
         peaks = sorted(client.run(_peak_rss_mib).values())
     assert model.n_iter_ == epochs, "a noisy set converged: raise the noise"
     # in memory an epoch is short: a 1-epoch fit measures the fit's own start (placing and
@@ -175,10 +193,9 @@ def fit_on_cluster(workers, X, y, epochs, classes, memory_limit, persist=False):
                    "epoch_s": epoch, "worker_peak_rss_mib": peaks}
 
 
-def _timed_fit(client, X, y, epochs, classes, persist):
+def _timed_fit(client, X, y, epochs, classes, persist, make):
     tic = time.perf_counter()
-    model = pdask.fit(Perceptron(average=True, max_iter=epochs, random_state=0), X, y,
-                      client=client, classes=classes, persist=persist)
+    model = pdask.fit(make(epochs), X, y, client=client, classes=classes, persist=persist)
     return model, time.perf_counter() - tic
 
 
@@ -203,9 +220,9 @@ def parallel_capacity():
     return 2.0 * one / two
 
 
-def fit_serial(X, y, epochs):
+def fit_serial(X, y, epochs, make=averaged_perceptron):
     tic = time.perf_counter()
-    model = Perceptron(average=True, max_iter=epochs, random_state=0).fit(X, y)
+    model = make(epochs).fit(X, y)
     return model, (time.perf_counter() - tic) / epochs
 
 
@@ -215,7 +232,7 @@ def accuracy(model, X, y):
 
 # -------------------------------------------------------------------------------- cases
 
-def case_scaling(name, n_blocks, rows, args, persist):
+def case_scaling(name, n_blocks, rows, args, persist, make=averaged_perceptron):
     """Fits on 1 and on 2 workers, alternating, ``--rounds`` times; each configuration keeps
     its fastest round (other programs on a shared machine only ever slow a round down)."""
     X, y = lazy_synthetic(args.seed, n_blocks, rows)
@@ -225,7 +242,7 @@ def case_scaling(name, n_blocks, rows, args, persist):
         for workers in (1, 2):
             capacity = parallel_capacity()
             model, run = fit_on_cluster(workers, X, y, epochs, [-1, 1], args.memory_limit,
-                                        persist)
+                                        persist, make)
             run.update(round=r, capacity_before=capacity)
             rounds.append(run)
             print(f"  {name}, round {r + 1}: {workers} worker(s): {run['epoch_s']:.2f} "
@@ -236,8 +253,8 @@ def case_scaling(name, n_blocks, rows, args, persist):
     return X, [best[1], best[2]], rounds
 
 
-def case_synthetic(args, n_blocks, rows, persist, name):
-    X, runs, rounds = case_scaling(name, n_blocks, rows, args, persist)
+def case_synthetic(args, n_blocks, rows, persist, name, make=averaged_perceptron):
+    X, runs, rounds = case_scaling(name, n_blocks, rows, args, persist, make)
     out = {"case": name, "rows": n_blocks * rows, "features": FEATURES,
            "gib": X.nbytes / 2**30, "blocks": n_blocks, "persisted": persist,
            "runs": [run for _, run in runs], "rounds": rounds,
@@ -254,28 +271,44 @@ def case_synthetic(args, n_blocks, rows, persist, name):
     return out
 
 
-def case_digits(args):
+def case_digits(args, name="digits", make=averaged_perceptron):
     from perceptron_c.datasets import load_digits_split
 
     Xtr, ytr, Xte, yte = load_digits_split(1200)
     n_blocks, rows = (4, 5_000) if args.quick else (8, 50_000)
 
     X, y = lazy_digits(args.seed, n_blocks, rows, Xtr, ytr)
-    model, run = fit_on_cluster(2, X, y, args.epochs, np.arange(10), args.memory_limit)
+    model, run = fit_on_cluster(2, X, y, args.epochs, np.arange(10), args.memory_limit,
+                                make=make)
     Xs, ys = in_memory(lambda i, r: (digits_rows(args.seed, i, r, Xtr),
                                      digits_labels(args.seed, i, r, ytr)),
                        n_blocks, rows, Xtr.shape[1])
-    serial, serial_epoch = fit_serial(Xs, ys, args.epochs)
-    return {"case": "digits", "rows": n_blocks * rows, "features": Xtr.shape[1],
+    serial, serial_epoch = fit_serial(Xs, ys, args.epochs, make)
+    return {"case": name, "rows": n_blocks * rows, "features": Xtr.shape[1],
             "blocks": n_blocks, "runs": [run], "serial_epoch_s": serial_epoch,
             "serial_accuracy": accuracy(serial, Xte, yte),
             "dask_accuracy": accuracy(model, Xte, yte)}
 
 
+def case_accuracy(args, name, make):
+    """2 workers on a persisted synthetic set of 8 blocks: test accuracy against serial."""
+    n_blocks, rows = (4, 5_000) if args.quick else (8, 50_000)
+    X, y = lazy_synthetic(args.seed, n_blocks, rows)
+    model, run = fit_on_cluster(2, X, y, args.epochs, [-1, 1], args.memory_limit, True, make)
+    Xs, ys = in_memory(lambda i, r: synthetic_block(args.seed, i, r), n_blocks, rows,
+                       FEATURES)
+    serial, serial_epoch = fit_serial(Xs, ys, args.epochs, make)
+    Xt, yt = synthetic_block(args.seed, 10**6, args.test_rows)
+    return {"case": name, "rows": n_blocks * rows, "features": FEATURES, "blocks": n_blocks,
+            "runs": [run], "serial_epoch_s": serial_epoch,
+            "serial_accuracy": accuracy(serial, Xt, yt), "dask_accuracy": accuracy(model, Xt, yt)}
+
+
 # ------------------------------------------------------------------------------- report
 
 def table(env, cases):
-    lines = ["perceptron_c dask benchmark (iterative parameter mixing, uniform, averaged)",
+    lines = ["perceptron_c dask benchmark (iterative parameter mixing, uniform, averaged; "
+             "'pa': PassiveAggressiveClassifier, 'l2': Perceptron(penalty='l2'))",
              f"CPU: {env['cpu']} ({env['logical_cpus']} logical); Python {env['python']}, "
              f"numpy {env['numpy']}, dask {env['dask']}; BACKEND={env['backend']}",
              f"{env['epochs']} epochs per fit ({env['epochs_in_memory']} in memory); "
@@ -342,7 +375,12 @@ def main(argv=None):
     cases = [case_synthetic(args, big, BLOCK_ROWS, False, "synthetic"),
              case_synthetic(args, small, BLOCK_ROWS // (8 if args.quick else 1), True,
                             "in-memory"),
-             case_digits(args)]
+             case_digits(args),
+             case_synthetic(args, small, BLOCK_ROWS // (8 if args.quick else 1), True,
+                            "pa in-memory", MODELS["pa"]),
+             case_accuracy(args, "pa synthetic", MODELS["pa"]),
+             case_accuracy(args, "l2 synthetic", MODELS["l2"]),
+             case_digits(args, "pa digits", MODELS["pa"])]
     env = {"cpu": _cpu(), "logical_cpus": os.cpu_count(), "python": platform.python_version(),
            "numpy": np.__version__, "dask": dask.__version__,
            "backend": perceptron_c.BACKEND, "epochs": args.epochs,
