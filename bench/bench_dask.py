@@ -163,7 +163,7 @@ def averaged_perceptron(epochs):
 
 
 MODELS = {  # scikit-learn's arithmetic: what mixing does with its weight scale and averages
-    "pa": lambda epochs: PassiveAggressiveClassifier(average=True, C=0.01, tol=None,
+    "pa": lambda epochs: PassiveAggressiveClassifier(average=True, tol=None,
                                                      max_iter=epochs, random_state=0),
     "l2": lambda epochs: Perceptron(penalty="l2", alpha=1e-5, average=True, tol=None,
                                     max_iter=epochs, random_state=0),
