@@ -179,6 +179,24 @@ cdef inline void _row(const floating* data, const int32_t* idx, const int64_t* i
         m[0] = indptr[i + 1] - indptr[i]
 
 
+cdef inline void _prefetch_ahead(const floating* data, const int32_t* idx, const int64_t* indptr,
+                                 Py_ssize_t d, const int64_t* order, Py_ssize_t t, Py_ssize_t n,
+                                 const void* y, const double* sample_weight) noexcept nogil:
+    # A shuffled epoch reads everything of a row at a random place: the row (AHEAD rows on),
+    # its label and weight, and for CSR its indptr entry (twice as far on: the row's place
+    # is itself a random read). The label's miss would otherwise stall the mistake test.
+    cdef int64_t i
+    if indptr != NULL and t + 2 * AHEAD < n:
+        PC_PREFETCH(&indptr[order[t + 2 * AHEAD]])
+    if t + AHEAD >= n:
+        return
+    i = order[t + AHEAD]
+    PC_PREFETCH(<const char*>y + 8 * i)
+    if sample_weight != NULL:
+        PC_PREFETCH(&sample_weight[i])
+    _prefetch_row(data, idx, indptr, d, i)
+
+
 cdef inline void _prefetch_row(const floating* data, const int32_t* idx, const int64_t* indptr,
                                Py_ssize_t d, int64_t i) noexcept nogil:
     cdef const floating* x
@@ -216,8 +234,7 @@ cdef Py_ssize_t binary_epoch(const floating* data, const int32_t* idx, const int
     cdef bint averaged = u != NULL
     cdef int64_t c = count[0] if averaged else 0
     for t in range(n):
-        if t + AHEAD < n:
-            _prefetch_row(data, idx, indptr, d, order[t + AHEAD])
+        _prefetch_ahead(data, idx, indptr, d, order, t, n, y, sample_weight)
         i = order[t]
         _row(data, idx, indptr, d, i, &x, &cols, &m)
         yi = y[i]
@@ -263,8 +280,7 @@ cdef Py_ssize_t multiclass_epoch(const floating* data, const int32_t* idx, const
     cdef bint averaged = U != NULL, finite
     cdef int64_t c = count[0] if averaged else 0
     for t in range(n):
-        if t + AHEAD < n:
-            _prefetch_row(data, idx, indptr, d, order[t + AHEAD])
+        _prefetch_ahead(data, idx, indptr, d, order, t, n, y, sample_weight)
         i = order[t]
         _row(data, idx, indptr, d, i, &x, &cols, &m)
         yi = y[i]
