@@ -48,6 +48,7 @@ try:
     import perceptron_c
     from perceptron_c import _linear_c as C
     from perceptron_c import _linear_py as P
+    from perceptron_c import _order_c as ORDER
 except ImportError as exc:  # not installed, or a pure install: nothing to compare
     sys.exit(f"bench_linear: cannot import perceptron_c with its compiled module ({exc}); "
              "install the package with its extension (without PERCEPTRON_C_NO_EXTENSIONS).")
@@ -180,13 +181,13 @@ def ours(module, layout, averaged, shuffled, arrays, y, d, seed):
     u, beta, count = np.zeros(d), np.zeros(1), np.ones(1, dtype=np.int64)
     state = (w, b, u, beta, count)
     order = np.arange(n, dtype=np.int64)
-    rng = np.random.default_rng(seed)
+    epochs = iter(range(2**62))
     fn = getattr(module, f"{'averaged' if averaged else 'perceptron'}_epoch_{layout}")
     head = tuple(arrays) + (y, order, w, b) + ((u, beta, count) if averaged else ())
 
     def epoch():
-        if shuffled:
-            rng.shuffle(order)  # a fresh permutation per epoch, drawn in place (timed)
+        if shuffled:  # a fresh permutation per epoch, drawn in place as a model draws it (timed)
+            ORDER.draw_permutation(order, seed, next(epochs))
         return fn(*head, True, False)
 
     return epoch, state
@@ -228,12 +229,16 @@ def sklearn_epoch(X, y, shuffled, averaged, seed):
     return epoch
 
 
-def shuffle_only(n, seed):
+def shuffle_only(n, seed, numpy_generator=False):
+    """The permutation draw alone: the models' (draw_permutation), or numpy's shuffle."""
     order = np.arange(n, dtype=np.int64)
-    rng = np.random.default_rng(seed)
+    rng, epochs = np.random.default_rng(seed), iter(range(2**62))
 
     def epoch():
-        rng.shuffle(order)
+        if numpy_generator:
+            rng.shuffle(order)
+        else:
+            ORDER.draw_permutation(order, seed, next(epochs))
         return None
     return epoch
 
@@ -300,8 +305,10 @@ def build_cases(args, sizes, rng):
     add(Case("dense X @ w (floor)", "floor", matvec_epoch(X, rng.standard_normal(d)), n))
     for name, fn in decision_cases(X, y, d, rng).items():
         add(Case(name, "predict", fn, n, note="the whole call: gate, w.x + b, checks"))
-    add(Case("rng.shuffle(order) alone", "aux", shuffle_only(n, next(seeds)), n,
+    add(Case("draw_permutation alone", "aux", shuffle_only(n, next(seeds)), n,
              note="the permutation draw, part of every shuffled epoch"))
+    add(Case("numpy rng.shuffle(order) alone", "aux", shuffle_only(n, next(seeds), True), n,
+             note="numpy's shuffle of the same array, for reference"))
     if Xs is not None:
         add(Case("csr X @ w (floor)", "floor", matvec_epoch(Xs, rng.standard_normal(cd)), cn))
     if sklearn is not None:

@@ -34,12 +34,13 @@ from . import (
     _gram_py,
     _kpa_py,
     _linear_py,
+    _order_py,
     _sgd_py,
     _voted_py,
 )
 
 __all__ = ["BACKEND", "NO_EXTENSIONS", "PureBuildWarning", "linear", "gram", "dual",
-           "conjunction", "voted", "sgd", "budget", "kpa", "active", "using"]
+           "conjunction", "voted", "sgd", "budget", "kpa", "order", "active", "using"]
 
 NO_EXTENSIONS = bool(os.environ.get("PERCEPTRON_C_NO_EXTENSIONS"))
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -82,6 +83,7 @@ if TYPE_CHECKING or BACKEND == "c":
             _gram_c,
             _kpa_c,
             _linear_c,
+            _order_c,
             _sgd_c,
             _voted_c,
         )
@@ -143,6 +145,11 @@ def budget() -> ModuleType:
 def kpa() -> ModuleType:
     """The kernel passive-aggressive epochs: `_kpa_c` or its spec `_kpa_py`."""
     return _kpa_c if _c() else _kpa_py
+
+
+def order() -> ModuleType:
+    """The visiting orders: `_order_c` or its spec `_order_py`."""
+    return _order_c if _c() else _order_py
 
 
 @contextlib.contextmanager

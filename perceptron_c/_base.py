@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from . import _backend
 from ._rows import take_rows
 from ._validation import (
     check_classes,
@@ -141,10 +142,13 @@ def draw_seed(random_state: Any) -> int:
 
 def epoch_order(seed: int, epoch: int, n: int, shuffle: bool) -> np.ndarray:
     """Visiting order of one epoch: reproducible from (seed, epoch) alone, so a saved model
-    resumes with exactly the permutations it would have drawn without stopping."""
-    if not shuffle:
-        return np.arange(n, dtype=np.int64)
-    return np.random.default_rng([seed, epoch]).permutation(n).astype(np.int64)
+    resumes with exactly the permutations it would have drawn without stopping. Drawn by the
+    `draw_permutation` routine (both twins draw the same one, the C one in a fraction of the
+    time of a shuffled epoch)."""
+    order = np.arange(n, dtype=np.int64)
+    if shuffle:
+        _backend.order().draw_permutation(order, seed, epoch)
+    return order
 
 
 def report_epoch(name: str, epoch: int, mistakes: int, n: int, seconds: float,

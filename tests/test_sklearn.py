@@ -84,6 +84,7 @@ def test_check_estimator(estimator):
                        for kind in ("dense", "sparse")}
     shared = SHARED_FAILURES.get(repr(estimator), {})
     allowed = (order_dependent if _takes_sample_weight(estimator) else set()) | set(shared)
+    allowed |= {ORDER_DEPENDENT[repr(estimator)]} if repr(estimator) in ORDER_DEPENDENT else set()
     assert set(failed) <= allowed, failed
     assert sum(r["status"] == "passed" for r in results) > 30
 
@@ -100,6 +101,49 @@ SHARED_FAILURES = {
     repr(PassiveAggressiveClassifier(loss="squared_hinge", C=0.5)): {
         "check_class_weight_classifiers": dict(loss="squared_hinge", C=0.5)},
 }
+
+
+# Accuracy checks that these configurations pass for some visiting orders and fail for others:
+# check_estimator pins random_state=0, so it sees one order. Measured over 20 orders (the
+# seed salted), with this package's permutations and, before them, numpy's: the kernel
+# perceptron with a sum kernel under extreme class weights 16/20 (numpy's 14/20); a budget
+# of 10 vectors kept by age 12/20 (7/20); the averaged linear kernel PA under extreme class
+# weights 8/20 (12/20). The test below shows each check both passing and failing.
+ORDER_DEPENDENT = {
+    repr(KernelPerceptron(kernel=Linear() + RBF(0.5))): "check_class_weight_classifiers",
+    repr(BudgetKernelPerceptron(budget=10, strategy="oldest", kernel="linear",
+                                fit_intercept=True)): "check_classifiers_train",
+    repr(KernelPassiveAggressiveClassifier(kernel="linear", average=True,
+                                           max_gram_bytes=1000)): "check_class_weight_classifiers",
+}
+
+
+@pytest.mark.filterwarnings("ignore:Estimator .* does not inherit from:UserWarning")
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("ours", sorted(ORDER_DEPENDENT))
+def test_order_dependent_checks_pass_for_some_orders_only(ours, monkeypatch):
+    import sklearn.utils.estimator_checks as checks
+
+    import perceptron_c._base as base
+    import perceptron_c.kernel_passive_aggressive as kpa
+
+    estimator = next(e for e in ESTIMATORS if repr(e) == ours)
+    check = getattr(checks, ORDER_DEPENDENT[ours])
+    real = base.epoch_order
+    outcomes = set()
+    for salt in range(16):
+        def salted(seed, epoch, n, shuffle, salt=salt):
+            return real(seed ^ salt, epoch, n, shuffle)
+        monkeypatch.setattr(base, "epoch_order", salted)
+        monkeypatch.setattr(kpa, "epoch_order", salted)
+        try:
+            check(type(estimator).__name__, clone(estimator))
+            outcomes.add("passed")
+        except AssertionError:
+            outcomes.add("failed")
+        if len(outcomes) == 2:
+            break
+    assert outcomes == {"passed", "failed"}
 
 
 @pytest.mark.filterwarnings("ignore::FutureWarning")  # scikit-learn deprecated its PA in 1.8
