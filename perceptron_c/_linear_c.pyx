@@ -581,4 +581,3 @@ def decision_csr(const floating[::1] data, const int32_t[::1] indices,
     with nogil:
         decision(&data[0], &indices[0], &indptr[0], W.shape[1], out.shape[0], W.shape[0],
                  &W[0, 0], &b[0], &out[0, 0])
-

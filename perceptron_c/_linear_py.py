@@ -437,4 +437,3 @@ def decision_csr(data: _F, indices: _I32, indptr: _I64, W: _D, b: _D, out: _D) -
     _need(out.shape == (indptr.shape[0] - 1, W.shape[0]),
           "out must have shape (n_rows, n_classes)")
     _decision(_csr_rows(data, indices, indptr), indptr.shape[0] - 1, W, b, out)
-
