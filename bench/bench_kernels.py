@@ -12,6 +12,8 @@ as PASS/MISS with ratios; and 2 threads against 1. Timings are the best of --rep
 each round timing every variant once, so a noisy moment hits them all alike.
 Poly and RBF: 2000 x 2000 rows of 1024 features against scikit-learn's pairwise kernels
 (when installed), ours at one thread and at every core (n_jobs=-1).
+Then a big set, 20000 x 20000 at 1024 bits (--large-rows), whose output is gigabytes: every out
+type, one thread and every core, next to writing the output alone (goal: 6e8 pairs/s).
 Goal: the conjunction Gram at 1024 bits >= 20x numpy. Tests never assert on time; this does not
 either, it reports. Single-threaded BLAS, like the rest of bench/.
 """
@@ -265,6 +267,48 @@ def conjunction(results, rng, n, impls, default_impl, repeat):
         print("2 threads / 1: not measured (one CPU)")
 
 
+GOAL_LARGE = 6e8  # pairs/s, 20000 x 20000 at 1024 bits (issue 10)
+
+
+def large(results, rng, n, repeat):
+    """The Gram of a big set at 1024 bits (10% ones), whose output no cache holds: every out
+    type, A x B and A x A, on one thread and on every core, next to the time of writing the
+    output alone (out.fill: the limit when writing is the cost)."""
+    A = np.empty((n, 16), dtype=np.uint64)
+    for start in range(0, n, 4096):
+        rows = min(n, start + 4096) - start
+        C.pack_rows((rng.random((rows, 1024)) < 0.1).astype(np.uint8), A[start:start + rows])
+    B = A.copy()
+    cores = os.cpu_count() or 1
+    print(f"\nconjunction Gram, {n} x {n} at 1024 bits (10% ones), pairs/s (higher is better);"
+          f" 'write only': out.fill, the output's own limit")
+    print(f"{'out':>6} {'GB out':>7} {'write only':>11} " + " ".join(
+        f"{case + ', ' + str(t):>13}" for case in ("A x B", "A x A") for t in (1, cores)))
+    rows = []
+    for dtype in ("int16", "int32", "int64"):
+        out = np.empty((n, n), dtype=dtype)
+        fns = {"fill": lambda out=out: out.fill(0)}
+        for case in ("A x B", "A x A"):
+            for t in (1, cores):
+                fns[(case, t)] = (lambda case=case, t=t, out=out: C.gram_conjunction_log2(
+                    A, A if case == "A x A" else B, out, n_jobs=t))
+        best = best_times(fns, repeat)
+        row = {"out": dtype, "rows": n, "gb_out": out.nbytes / 1e9,
+               "write_only": n * n / best["fill"]}
+        row.update({f"{case}, {t} threads": n * n / best[(case, t)]
+                    for case in ("A x B", "A x A") for t in (1, cores)})
+        print(f"{dtype:>6} {row['gb_out']:>7.2f} {row['write_only']:>11.3g} " + " ".join(
+            f"{row[f'{case}, {t} threads']:>13.3g}" for case in ("A x B", "A x A")
+            for t in (1, cores)))
+        rows.append(row)
+        del out, fns  # the next out type's array in its place
+    top = max(v for r in rows for k, v in r.items() if k.endswith("threads"))
+    results["large"] = {"rows": rows, "goal": GOAL_LARGE, "best": top,
+                        "met": bool(top >= GOAL_LARGE)}
+    print(f"goal: >= {GOAL_LARGE:.1e} pairs/s (best of out types, cases and threads): got "
+          f"{top:.3g} ({'PASS' if top >= GOAL_LARGE else 'MISS'})")
+
+
 def write(results, path):
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
@@ -277,6 +321,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="500 rows instead of 2000")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--json", default=DEFAULT_JSON)
+    ap.add_argument("--large-rows", type=int, default=20000,
+                    help="rows of the big conjunction Gram (out int64: 8 x rows^2 bytes)")
     ap.add_argument("--conjunction-only", action="store_true",
                     help="only the popcount Gram (no float Gram, no kernel perceptron)")
     args = ap.parse_args()
@@ -293,6 +339,7 @@ def main():
                "conjunction": [], "float": []}
 
     conjunction(results, rng, n, impls, default_impl, args.repeat)
+    large(results, rng, 3000 if args.quick else args.large_rows, max(1, args.repeat // 2))
     if args.conjunction_only:
         write(results, args.json)
         return
