@@ -158,11 +158,21 @@ def mix_sum(parts: list[dict | None]) -> dict | None:
     return acc
 
 
-def _accumulate(acc: dict | None, terms: dict[str, np.ndarray]) -> dict:
-    if acc is None:
-        return terms
-    for key, term in terms.items():
-        acc[key] += term
+def _weighted_sum(mu: tuple[float, ...], outs: list[dict[str, Any]], first: int,
+                  terms: Any) -> dict | None:
+    """The sum over a group of shards (the first is shard ``first``) of ``terms(state,
+    mu_s)``, a dict of arrays each; shards of weight 0 left out (None: all were)."""
+    acc: dict[str, np.ndarray] | None = None
+    for j, out in enumerate(outs):
+        m = mu[first + j]
+        if m == 0.0:
+            continue
+        part = terms(out["state"], m)
+        if acc is None:
+            acc = part
+        else:
+            for key, term in part.items():
+                acc[key] += term
     return acc
 
 
@@ -225,14 +235,9 @@ class Textbook:
     @staticmethod
     def part(plan: _TextbookPlan, outs: list[dict[str, Any]], first: int) -> dict | None:
         """sum over a group of shards of mu_s x_s (the averaging sums times c' / c_s)."""
-        acc: dict[str, np.ndarray] | None = None
-        for j, out in enumerate(outs):
-            mu = plan.mu[first + j]
-            if mu == 0.0:
-                continue
-            state = out["state"]
+        def terms(state: dict[str, np.ndarray], mu: float) -> dict[str, np.ndarray]:
             ratio = None if plan.clock is None else plan.clock / state["count"]
-            terms = {}
+            out = {}
             for key, value in state.items():
                 if key == "count":
                     continue
@@ -240,9 +245,9 @@ class Textbook:
                     raise TypeError(f"state array {key!r} is {value.dtype}, not float64: the "
                                     "estimator's state cannot be mixed")
                 factor = mu * ratio if key in _AVERAGE_SUMS and ratio is not None else mu
-                terms[key] = _scaled(value, factor)
-            acc = _accumulate(acc, terms)
-        return acc
+                out[key] = _scaled(value, factor)
+            return out
+        return _weighted_sum(plan.mu, outs, first, terms)
 
     @staticmethod
     def finish(total: dict[str, np.ndarray], plan: _TextbookPlan,
@@ -394,23 +399,19 @@ class SGD:
     def part(plan: _SGDPlan, outs: list[dict[str, Any]], first: int) -> dict | None:
         sgd = _backend.sgd()
         linear = [sgd.INTERCEPT, sgd.AVERAGE_INTERCEPT, sgd.U]
-        acc: dict[str, np.ndarray] | None = None
-        for j, out in enumerate(outs):
-            mu = plan.mu[first + j]
-            if mu == 0.0:
-                continue
-            st = out["state"]
+
+        def terms(st: dict[str, np.ndarray], mu: float) -> dict[str, np.ndarray]:
             arrays = {key: st[key] for key in _PER_EPOCH if key in st}
-            if any(plan.fold):
+            if any(plan.fold):  # true weights (on copies) for the machines that need them
                 arrays = {key: value.copy() for key, value in arrays.items()}
                 machine = st["machine"].copy()
                 for k in np.flatnonzero(plan.fold):
                     aw = arrays["aw"][k] if "aw" in arrays else np.zeros(0)
                     sgd.sgd_finish(arrays["w"][k], aw, machine[k])
-            terms = {key: value * mu for key, value in arrays.items()}
-            terms["linear"] = st["machine"][:, linear] * mu
-            acc = _accumulate(acc, terms)
-        return acc
+            out = {key: value * mu for key, value in arrays.items()}
+            out["linear"] = st["machine"][:, linear] * mu
+            return out
+        return _weighted_sum(plan.mu, outs, first, terms)
 
     @staticmethod
     def finish(total: dict[str, np.ndarray], plan: _SGDPlan,
