@@ -23,7 +23,7 @@ from functools import partial
 import numpy as np
 
 from cpython.exc cimport PyErr_CheckSignals
-from libc.math cimport isnan, ldexp
+from libc.math cimport ldexp
 from libc.stdint cimport int16_t, int32_t, int64_t, uint64_t
 
 from perceptron_c._popcount cimport (PC_IMPL_AVX2, PC_IMPL_AVX512, PC_IMPL_BUILTIN,
@@ -41,10 +41,56 @@ __all__ = [
     "gram_poly",
     "gram_rbf",
     "row_sqnorms",
+    "exp_nonpositive",
     "popcount_impl",
     "available_popcount_impls",
     "set_popcount_impl",
 ]
+
+
+cdef extern from "_rbf.h":
+    int pc_rbf_best_path() noexcept nogil
+    void pc_exp_nonpositive(double* x, Py_ssize_t n, int path) noexcept nogil
+    Py_ssize_t pc_rbf_row(double* row, Py_ssize_t n, double xi, const double* yy, double tiny,
+                          double ng, Py_ssize_t skip, int64_t* pos, Py_ssize_t count,
+                          Py_ssize_t cap, int64_t base, int path) noexcept nogil
+
+# The paths of the RBF's elementwise part (the same bits on each): 0 portable, 1 SSE2, 2 AVX2;
+# the widest this CPU has unless a test picks another (_set_rbf_path).
+_RBF_PATHS = {0: "portable", 1: "sse2", 2: "avx2"}
+cdef int _rbf_best = pc_rbf_best_path()
+cdef int _rbf_path = _rbf_best
+
+
+def _exp_rows(x):
+    if not (isinstance(x, np.ndarray) and x.dtype == np.float64 and x.flags.c_contiguous):
+        raise ValueError("x must be a C-contiguous float64 array")
+    cdef double[::1] flat = x.reshape(-1)
+    return flat
+
+
+def exp_nonpositive(x):
+    """_gram_py.exp_nonpositive, without the GIL (on the RBF path in use)."""
+    cdef double[::1] flat = _exp_rows(x)
+    if flat.shape[0]:
+        with nogil:
+            pc_exp_nonpositive(&flat[0], flat.shape[0], _rbf_path)
+
+
+def _rbf_paths():
+    """The names of the RBF paths this CPU has (the tests run every one)."""
+    return tuple(_RBF_PATHS[p] for p in range(_rbf_best + 1))
+
+
+def _set_rbf_path(name):
+    """Use the RBF path ``name`` (for the tests); returns the name of the one in use before."""
+    global _rbf_path
+    codes = {v: k for k, v in _RBF_PATHS.items()}
+    if name not in codes or codes[name] > _rbf_best:
+        raise ValueError(f"RBF path {name!r} is not supported by this CPU; it has "
+                         f"{_rbf_paths()}")
+    before, _rbf_path = _RBF_PATHS[_rbf_path], codes[name]
+    return before
 
 
 _NAMES = {PC_IMPL_BUILTIN: "builtin", PC_IMPL_POPCNT: "popcnt", PC_IMPL_AVX2: "avx2",
@@ -265,74 +311,19 @@ def gram_poly(X, Y, degree, gamma, coef0, out, *, n_jobs=None):
     _elementwise(block, out.shape[0], out.shape[1], n_threads)
 
 
-cdef extern from *:
-    """
-    #include <float.h>
-    #include <math.h>
-    #if defined(__SSE2__) || defined(_M_X64)
-    #include <emmintrin.h>
-    #define PC_RBF_SSE2 1
-    #endif
-    /* One row of the RBF pass (see _rbf_pass): the twin's operations, in its order, on each
-     * entry; two entries at a time with SSE2 (every x86-64 CPU has it; compilers do not
-     * vectorize the scalar loop, whose comparisons may trap). */
-    static Py_ssize_t pc_rbf_row(double *row, Py_ssize_t n, double xi, const double *yy,
-                                 double tiny, double ng) {
-        Py_ssize_t j = 0, bad = 0;
-    #ifdef PC_RBF_SSE2
-        const __m128d vxi = _mm_set1_pd(xi), m2 = _mm_set1_pd(-2.0), zero = _mm_setzero_pd();
-        const __m128d vt = _mm_set1_pd(tiny), vng = _mm_set1_pd(ng), big = _mm_set1_pd(DBL_MAX);
-        const __m128d nan = _mm_set1_pd(NAN), sign = _mm_set1_pd(-0.0);
-        for (; j + 2 <= n; j += 2) {
-            __m128d nrm = _mm_add_pd(vxi, _mm_loadu_pd(yy + j));
-            __m128d v = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(row + j), m2), nrm);
-            v = _mm_max_pd(zero, v); /* v < 0 ? 0 : v, NaN and -0.0 kept (maxpd's 2nd operand) */
-            __m128d s = _mm_or_pd(_mm_cmpnle_pd(_mm_andnot_pd(sign, v), big),
-                                  _mm_cmple_pd(v, _mm_mul_pd(vt, nrm)));
-            bad += (_mm_movemask_pd(s) & 1) + (_mm_movemask_pd(s) >> 1);
-            _mm_storeu_pd(row + j, _mm_or_pd(_mm_and_pd(s, nan),
-                                             _mm_andnot_pd(s, _mm_mul_pd(v, vng))));
-        }
-    #endif
-        for (; j < n; j++) {
-            double nrm = xi + yy[j];
-            double v = row[j] * -2.0 + nrm;
-            v = v < 0.0 ? 0.0 : v;
-            int suspect = !(fabs(v) <= DBL_MAX) || v <= tiny * nrm;
-            bad += suspect;
-            row[j] = suspect ? NAN : v * ng;
-        }
-        return bad;
-    }
-    """
-    Py_ssize_t pc_rbf_row(double* row, Py_ssize_t n, double xi, const double* yy, double tiny,
-                          double ng) noexcept nogil
-
-
 cdef Py_ssize_t _rbf_pass(double* out, Py_ssize_t m, Py_ssize_t n, const double* xx,
                           const double* yy, double gamma, Py_ssize_t diag, Py_ssize_t base,
                           int64_t* pos, Py_ssize_t count, Py_ssize_t cap) noexcept nogil:
-    """Rows of out, holding x . y on entry: -gamma max(||x||^2 + ||y||^2 - 2 x . y, 0), as
-    the twin computes it entry by entry, and NaN where the twin recomputes the distance (not
-    finite, or at most 2^-30 of the norms: a row against itself, for one); diag >= 0: entry
-    (i, diag + i) is the diagonal of a Gram of a set with itself, distance 0. Returns count
-    plus the number of NaN entries; their flat indices plus base go to pos[count:cap]."""
-    cdef Py_ssize_t i, j, bad
+    """Rows of out, holding x . y on entry, finished as the twin computes them entry by entry
+    (``_rbf.h``: the distance, its check, exp(-gamma d)), one pass a row while it is in the
+    cache; diag >= 0: entry (i, diag + i) is the diagonal of a Gram of a set with itself.
+    The entries the twin recomputes from the differences are NaN, their flat indices plus
+    base appended to pos[count:cap]; returns count plus their number."""
+    cdef Py_ssize_t i
     cdef double tiny = ldexp(1.0, -30), ng = -gamma
-    cdef double* row
     for i in range(m):
-        row = out + i * n
-        bad = pc_rbf_row(row, n, xx[i], yy, tiny, ng)
-        if diag >= 0:
-            if isnan(row[diag + i]):
-                bad -= 1
-            row[diag + i] = 0.0 * ng
-        if bad:
-            for j in range(n):
-                if isnan(row[j]):
-                    if count < cap:
-                        pos[count] = base + i * n + j
-                    count += 1
+        count = pc_rbf_row(out + i * n, n, xx[i], yy, tiny, ng, diag + i if diag >= 0 else -1,
+                           pos, count, cap, base + i * n, _rbf_path)
     return count
 
 
@@ -352,8 +343,8 @@ def gram_rbf(X, Y, double gamma, out, *, n_jobs=None, norms=None):
     cdef const double[::1] yv = yy
 
     def block(Py_ssize_t a, Py_ssize_t z):
-        # a few rows at a time, so that exp reads them from the cache the pass left them in;
-        # the distances to recompute (NaN until then) last, exp(-d) computed on its own
+        # a few rows at a time, each finished while in the cache; then the recomputed
+        # distances, exp(-gamma d) on their own (elementwise: the twin's values)
         cdef Py_ssize_t r0, r1, n = o.shape[1], step = max(1, _CACHE_ENTRIES // n)
         cdef Py_ssize_t count = 0, cap = 64 + z - a, diag = -1
         cdef int64_t[::1] pos = np.empty(cap, dtype=np.int64)
@@ -364,10 +355,11 @@ def gram_rbf(X, Y, double gamma, out, *, n_jobs=None, norms=None):
             with nogil:
                 count = _rbf_pass(&o[r0, 0], r1 - r0, n, &xv[r0], &yv[0], gamma, diag,
                                   (r0 - a) * n, &pos[0], count, cap)
-            np.exp(out[r0:r1], out=out[r0:r1])
         if count:
             part = out[a:z]
             flat = np.asarray(pos[:count]) if count <= cap else np.flatnonzero(np.isnan(part))
             rows, cols = np.divmod(flat, n)
-            part[rows, cols] = np.exp(-_direct_sq_distances(X, Y, rows + a, cols, gamma))
+            values = -_direct_sq_distances(X, Y, rows + a, cols, gamma)
+            exp_nonpositive(values)
+            part[rows, cols] = values
     _elementwise(block, out.shape[0], out.shape[1], n_threads)

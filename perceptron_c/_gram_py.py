@@ -14,8 +14,10 @@ computes the exponent, which is exact in int64 (2^k itself overflows float64 fro
 The float kernels (linear, polynomial, RBF; Ohio slides: (gamma x.y + coef0)^degree and
 exp(-gamma ||x - y||^2)) are numpy matrix products, which a Cython loop would not beat; the C
 twin calls the same products and numpy functions and does the rest of the RBF (norms,
-clipping, the check for cancellation) in one fused pass, the same operations in the same
-order per entry, so both twins compute identical values.
+clipping, the check for cancellation, the exponential) in one fused pass, the same
+operations in the same order per entry, so both twins compute identical values. The RBF's
+exponential is `exp_nonpositive`, a fixed sequence of IEEE operations (not libm's or numpy's
+exp, whose last bits differ between platforms and SIMD paths).
 """
 import math
 import os
@@ -29,6 +31,7 @@ __all__ = [
     "gram_poly",
     "gram_rbf",
     "row_sqnorms",
+    "exp_nonpositive",
     "popcount_impl",
     "available_popcount_impls",
     "set_popcount_impl",
@@ -251,4 +254,41 @@ def gram_rbf(X: np.ndarray, Y: np.ndarray, gamma: float, out: np.ndarray, *,
     rows, cols = np.nonzero(suspect)
     if rows.size:
         out[rows, cols] = -_direct_sq_distances(X, Y, rows, cols, gamma)
-    np.exp(out, out=out)
+    exp_nonpositive(out)
+
+
+# exp_nonpositive's constants: 1.5 * 2^52 (adding and subtracting it rounds to an integer),
+# 1 / ln 2, fdlibm's split of ln 2 (the high part has 32 bits, so k times it is exact), and
+# the Taylor coefficients 1/13! down to 1/0!.
+_EXP_MAGIC = 6755399441055744.0
+_INV_LN2 = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+_EXP_COEF = tuple(1.0 / math.factorial(n) for n in range(13, -1, -1))
+
+
+def exp_nonpositive(x: np.ndarray) -> None:
+    """x = exp(x) in place, for float64 x <= 0 (C-contiguous; -inf gives 0), by these IEEE
+    operations, each rounded once, in this order (``_exp.h`` does the same in C):
+
+    v = max(x, -800) (NaN taken as -800); k = (v / ln 2 + 1.5 * 2^52) - 1.5 * 2^52, the
+    nearest integer to v / ln 2 (ties to even), with v / ln 2 computed as v * (1 / ln 2);
+    r = (v - k ln2_hi) - k ln2_lo, |r| <= 0.35; p = exp(r) by Horner's rule on the Taylor
+    coefficients 1/13! .. 1/0! (p = p r + c: a product, then a sum); exp(x) = ldexp(p, k),
+    exact but where the result is subnormal (one rounding there). Within 2 ulps of exp(x).
+    """
+    if x.dtype != np.float64 or not x.flags.c_contiguous:
+        raise ValueError("x must be a C-contiguous float64 array")
+    if x.size == 0:
+        return
+    v = np.where(x >= -800.0, x, -800.0)
+    k = v * _INV_LN2
+    k += _EXP_MAGIC
+    k -= _EXP_MAGIC
+    r = v - k * _LN2_HI
+    r -= k * _LN2_LO
+    p = np.full_like(r, _EXP_COEF[0])
+    for c in _EXP_COEF[1:]:
+        p *= r
+        p += c
+    np.ldexp(p, k.astype(np.int32), out=x)

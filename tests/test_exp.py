@@ -1,0 +1,126 @@
+"""The RBF kernel's elementwise part (``_rbf.h``): on every compiled path (portable, SSE2, AVX2,
+whichever this CPU has) `exp_nonpositive` gives the Python twin's bits on every kind of
+argument, within 2 ulps of the correctly rounded exp, and the RBF Gram agrees between the
+twins, also where its distances are recomputed from the differences (duplicate and huge
+rows, and more of them than the C twin keeps positions for)."""
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from conftest import BACKENDS, _module
+
+
+def _arguments(rng):
+    return np.concatenate([
+        -rng.random(20000) * 800.0,                  # every scale of result, to 0
+        -rng.random(5000) * 1e-6,                    # near 1
+        -rng.exponential(1.0, 5000),
+        -(700.0 + rng.random(5000) * 50.0),          # subnormal results and underflow
+        -np.ldexp(rng.random(1000), -rng.integers(0, 1074, 1000)),  # tiny arguments
+        np.array([0.0, -0.0, -np.inf, -1e308, -800.0, -745.13321910194122, -708.3964185322641,
+                  -707.7, -0.34657359027997264, -math.log(2) * 1021]),
+    ])
+
+
+def _exact_exp_ulps(values, x):
+    """ulps between each value and math.exp(x) (itself within 1 ulp of exp(x) in glibc)."""
+    ref = np.array([math.exp(v) for v in x])
+    return np.where(ref == 0, np.where(values == 0, 0.0, np.inf),
+                    np.abs(values - ref) / np.spacing(np.where(ref == 0, 1.0, ref)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_close_to_exp_and_exact_where_it_must_be(backend, rng):
+    m = _module(backend, "_gram")
+    x = _arguments(rng)
+    y = x.copy()
+    m.exp_nonpositive(y)
+    assert np.max(_exact_exp_ulps(y, x)) <= 2.0
+    assert y[-10] == 1.0 and y[-9] == 1.0 and y[-8] == 0.0 and y[-7] == 0.0
+    assert np.all(np.diff(y[np.argsort(x)]) >= 0)  # monotone on these arguments
+    empty = np.empty(0)
+    m.exp_nonpositive(empty)
+    for bad in (np.zeros(3, np.float32), np.zeros((4, 4))[:, 1]):
+        with pytest.raises(ValueError, match="C-contiguous float64"):
+            m.exp_nonpositive(bad)
+
+
+@pytest.fixture
+def every_rbf_path():
+    """The C twin's _gram module and the name of each RBF path this CPU has, in turn."""
+    C = _module("c", "_gram")
+    assert C._rbf_paths()[0] == "portable"
+    before = C._set_rbf_path(C._rbf_paths()[-1])
+    try:
+        yield C, C._rbf_paths()
+    finally:
+        C._set_rbf_path(before)
+
+
+def test_every_path_gives_the_twins_bits(rng, every_rbf_path):
+    C, paths = every_rbf_path
+    P = _module("python", "_gram")
+    x = np.concatenate([_arguments(rng), [np.nan, -np.nan, 1e-300, 0.5]])  # and off-domain
+    expect = x.copy()
+    P.exp_nonpositive(expect)
+    for path in paths:
+        C._set_rbf_path(path)
+        for n in (len(x), 1, 2, 3, 5, 7):  # tails of every length of the vector paths
+            for start in (0, 1, 3):
+                got = x[start:start + n].copy()
+                C.exp_nonpositive(got)
+                assert np.array_equal(got, expect[start:start + n], equal_nan=True), path
+    with pytest.raises(ValueError, match="not supported"):
+        C._set_rbf_path("avx1024")
+
+
+def test_the_polynomial_error_bound():
+    # |r| <= ln 2 / 2 + 2^-40: the first Taylor term left out is below 2^-57, 0.03 ulp of
+    # exp(r) >= 0.7
+    r = Fraction(math.log(2)) / 2 + Fraction(1, 2**40)
+    assert r ** 14 / math.factorial(14) < Fraction(1, 2**57)
+
+
+def test_rbf_gram_twins_agree_on_every_path(rng, every_rbf_path):
+    C, paths = every_rbf_path
+    P = _module("python", "_gram")
+    for path in paths:
+        C._set_rbf_path(path)
+        for m, n, d in ((1, 1, 1), (3, 5, 2), (37, 29, 11), (64, 203, 40)):
+            X, Y = rng.normal(size=(m, d)) * rng.exponential(3.0), rng.normal(size=(n, d))
+            for A, B in ((X, Y), (X, X)):
+                oc, op = np.empty((A.shape[0], B.shape[0])), np.empty((A.shape[0], B.shape[0]))
+                gamma = float(rng.exponential(0.5))
+                C.gram_rbf(A, B, gamma, oc)
+                P.gram_rbf(A, B, gamma, op)
+                assert np.array_equal(oc, op), (path, m, n, d)
+
+
+def test_rbf_gram_twins_agree_where_distances_are_recomputed(rng, every_rbf_path):
+    C, paths = every_rbf_path
+    P = _module("python", "_gram")
+    X = rng.normal(size=(300, 7))
+    X[50:60] = X[0]                        # duplicates: distance 0 recomputed, not cancelled
+    X[100:110] = X[1] + 1e-9               # near duplicates
+    X[200] *= 1e160                        # huge: the expansion overflows
+    Y = np.vstack([X[:40], rng.normal(size=(20, 7))])
+    for path, (A, B), n_jobs in itertools.product(paths, ((X, X), (X, Y)), (None, 2)):
+        C._set_rbf_path(path)
+        oc, op = np.empty((A.shape[0], B.shape[0])), np.empty((A.shape[0], B.shape[0]))
+        C.gram_rbf(A, B, 0.7, oc, n_jobs=n_jobs)
+        P.gram_rbf(A, B, 0.7, op)
+        assert np.array_equal(oc, op), path
+        assert np.all(np.isfinite(oc)) and np.all((oc >= 0) & (oc <= 1))
+        assert oc[50, 0] == 1.0 and oc[0, 50 if B is X else 0] == 1.0  # duplicates
+    # every distance overflows the expansion: more entries to recompute than the C twin keeps
+    # positions for, so whole rows wait for them (the slow path)
+    H = rng.normal(size=(120, 3)) * 1e160
+    H[5] = H[7]
+    oc, op = np.empty((120, 120)), np.empty((120, 120))
+    P.gram_rbf(H, H, 1e-321, op)
+    for path in paths:
+        C._set_rbf_path(path)
+        C.gram_rbf(H, H, 1e-321, oc)
+        assert np.array_equal(oc, op) and oc[5, 7] == 1.0 and 0.0 < oc.min() < 1.0
