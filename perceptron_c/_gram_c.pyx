@@ -11,7 +11,8 @@ right of the diagonal only, each stored twice (see ``pc_sym_pays``). The float k
 numpy matrix products of the Python twin (BLAS is already the fast path there), computed once
 in the calling thread; what follows them is elementwise and runs on ``n_jobs`` threads in
 blocks of rows: numpy's own functions for the polynomial, and for the RBF one fused pass
-without the GIL (the twin's operations in its order, entry by entry) before numpy's exp.
+without the GIL (``_rbf.h``: the twin's operations in its order, entry by entry, its own
+exponential included), vectorized on the widest path this CPU has.
 """
 import contextvars
 import itertools
