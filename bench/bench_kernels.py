@@ -351,8 +351,8 @@ def main():
               if sklearn else None),
              ("rbf", dict(kernel="rbf", gamma=1 / 1024),
               (lambda: rbf_kernel(Xf, gamma=1 / 1024)) if sklearn else None)]
-    print("  (BLAS on one thread for both; 'all': perceptron_c's n_jobs=-1, the products in "
-          "the calling thread, the rest on every core)")
+    print("  (BLAS on one thread for both; 'all': perceptron_c's n_jobs=-1, products and "
+          "the rest on every core)")
     print(f"{'kernel':>8} {'ours, 1':>9} {'ours, all':>10} {'1/all':>6} {'sklearn':>9} "
           f"{'sk/ours1':>9} {'sk/all':>7}")
     for name, params, sk in cases:

@@ -8,18 +8,16 @@ CPU check; the portable builtin path is always there; ``PERCEPTRON_C_POPCOUNT`` 
 about 20 ms, between which the calling thread takes the GIL back to check for Ctrl-C, and which
 ``n_jobs`` threads share. When A is B, the paths that gain by it compute the entries on and
 right of the diagonal only, each stored twice (see ``pc_sym_pays``). The float kernels are the
-numpy matrix products of the Python twin (BLAS is already the fast path there), computed once
-in the calling thread; what follows them is elementwise and runs on ``n_jobs`` threads in
+numpy matrix products of the Python twin (BLAS is already the fast path there), by blocks of
+rows that ``n_jobs`` threads share; what follows them is elementwise and runs on them too, in
 blocks of rows: numpy's own functions for the polynomial, and for the RBF one fused pass
 without the GIL (``_rbf.h``: the twin's operations in its order, entry by entry, its own
 exponential included), vectorized on the widest path this CPU has.
 """
-import contextvars
 import itertools
 import os
 import warnings
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
-from functools import partial
 
 import numpy as np
 
@@ -33,7 +31,8 @@ from perceptron_c._popcount cimport (PC_IMPL_AVX2, PC_IMPL_AVX512, PC_IMPL_BUILT
                                      pc_packed_words, pc_sym_pays)
 
 from perceptron_c._gram_py import (_check_float, _check_words, _direct_sq_distances, _norms,
-                                   _products, effective_jobs, gram_linear, row_sqnorms)
+                                   _products, effective_jobs, gram_linear, row_sqnorms,
+                                   run_blocks)
 
 __all__ = [
     "pack_rows",
@@ -279,29 +278,20 @@ _CACHE_ENTRIES = 1 << 16
 
 
 def _elementwise(fn, Py_ssize_t n_rows, Py_ssize_t n_cols, n_threads):
-    """fn(start, stop) over blocks of rows of out, on up to n_threads threads, each in a copy
-    of the caller's context (numpy's error state, the backend switch)."""
+    """fn(start, stop) over blocks of rows of out, on up to n_threads threads (`run_blocks`)."""
     cdef Py_ssize_t step = max(1, _FLOAT_BLOCK // max(1, n_cols))
     if n_threads <= 1 or n_rows * n_cols < 2 * _FLOAT_BLOCK:
         fn(0, n_rows)
         return
     step = max(step, (n_rows + 4 * n_threads - 1) // (4 * n_threads))  # up to 4 blocks each
-    tasks = [partial(contextvars.copy_context().run, fn, a, min(n_rows, a + step))
-             for a in range(0, n_rows, step)]
-    with ThreadPoolExecutor(min(n_threads, len(tasks)),
-                            thread_name_prefix="perceptron_c-gram") as pool:
-        futures = [pool.submit(task) for task in tasks]
-        errors = [f.exception() for f in futures]  # every block done before anything raises
-    for error in errors:
-        if error is not None:
-            raise error
+    run_blocks(fn, [(a, min(n_rows, a + step)) for a in range(0, n_rows, step)], n_threads)
 
 
 def gram_poly(X, Y, degree, gamma, coef0, out, *, n_jobs=None):
     """out[i, j] = (gamma x_i . y_j + coef0) ** degree."""
     _check_float(X, Y, out)
     n_threads = effective_jobs(n_jobs)
-    _products(X, Y, out)
+    _products(X, Y, out, n_threads)
     deg = int(degree)
 
     def block(a, z):
@@ -330,12 +320,12 @@ cdef Py_ssize_t _rbf_pass(double* out, Py_ssize_t m, Py_ssize_t n, const double*
 
 def gram_rbf(X, Y, double gamma, out, *, n_jobs=None, norms=None):
     """out[i, j] = exp(-gamma ||x_i - y_j||^2), exactly as the twin computes it (read its
-    docstring); the products in the calling thread, the rest on n_jobs threads."""
+    docstring); the products and the rest on n_jobs threads."""
     _check_float(X, Y, out)
     n_threads = effective_jobs(n_jobs)
     sym = Y is X
     with np.errstate(over="ignore", invalid="ignore"):
-        _products(X, Y, out)
+        _products(X, Y, out, n_threads)
         xx, yy = _norms(X, Y, norms)
     if out.shape[0] == 0 or out.shape[1] == 0:
         return

@@ -19,8 +19,12 @@ operations in the same order per entry, so both twins compute identical values. 
 exponential is `exp_nonpositive`, a fixed sequence of IEEE operations (not libm's or numpy's
 exp, whose last bits differ between platforms and SIMD paths).
 """
+import contextlib
+import contextvars
 import math
 import os
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 
@@ -153,12 +157,90 @@ def _check_float(X, Y, out):
                          f"{out.dtype} {out.shape}")
 
 
-def _products(X, Y, out):
-    """out = X @ Y.T; when Y is X, mirrored from the upper triangle so it is exactly
-    symmetric (BLAS may round the two triangles differently)."""
-    np.matmul(X, Y.T, out=out)
-    if Y is X:
-        _mirror(out)
+# Rows of out per block of the matrix products. Fixed (never chosen from n_jobs), so a product
+# is the same BLAS calls on any number of threads; at 256 rows the blocks of a Gram of a set
+# with itself (its diagonal square by BLAS's symmetric product, then the rest of its rows) are
+# as fast as one symmetric product of the whole set, one thread each.
+PRODUCT_ROWS = 256
+# Multiply-adds below which a product stays on one thread (a few milliseconds: starting the
+# threads would cost more than they save), as do products of fewer than 3 blocks (too few to
+# share evenly).
+PRODUCT_THREADED_WORK = 1 << 24
+
+
+def _products(X, Y, out, n_threads=1):
+    """out = X @ Y.T, a block of PRODUCT_ROWS rows at a time. When Y is X, a block is its
+    square on the diagonal, then its entries right of it, both copied to the lower triangle:
+    the Gram is exactly symmetric (BLAS may round the two triangles differently) for half the
+    work. On n_threads > 1 the blocks share the threads while BLAS is held to one thread
+    (`one_blas_thread`); without threadpoolctl they run one after another, BLAS threading each
+    as it is configured. The blocks, and so the values, are the same either way."""
+    m = out.shape[0]
+    sym = Y is X
+
+    def block(a, z):
+        if not sym:
+            np.matmul(X[a:z], Y.T, out=out[a:z])
+            return
+        square = out[a:z, a:z]
+        np.matmul(X[a:z], X[a:z].T, out=square)
+        lower = np.tril_indices(z - a, -1)
+        square[lower] = square.T[lower]
+        if z < m:
+            np.matmul(X[a:z], X[z:].T, out=out[a:z, z:])
+            out[z:, a:z] = out[a:z, z:].T
+    blocks = [(a, min(m, a + PRODUCT_ROWS)) for a in range(0, m, PRODUCT_ROWS)]
+    work = m * out.shape[1] * X.shape[1] // (2 if sym else 1)
+    if n_threads <= 1 or len(blocks) < 3 or work < PRODUCT_THREADED_WORK:
+        for a, z in blocks:
+            block(a, z)
+        return
+    with one_blas_thread() as limited:
+        run_blocks(block, blocks, n_threads if limited else 1)
+
+
+def run_blocks(fn, blocks, n_threads):
+    """fn(a, z) for every (a, z) of blocks, on up to n_threads threads, each call in a copy of
+    the caller's context (numpy's error state, the backend switch); every call has ended
+    before the first error raised by one is raised here."""
+    if n_threads <= 1 or len(blocks) <= 1:
+        for a, z in blocks:
+            fn(a, z)
+        return
+    tasks = [partial(contextvars.copy_context().run, fn, a, z) for a, z in blocks]
+    with ThreadPoolExecutor(min(n_threads, len(tasks)),
+                            thread_name_prefix="perceptron_c-gram") as pool:
+        futures = [pool.submit(task) for task in tasks]
+        errors = [f.exception() for f in futures]  # every block done before anything raises
+    for error in errors:
+        if error is not None:
+            raise error
+
+
+_controller = None
+
+
+def one_blas_thread():
+    """A context manager holding BLAS to one thread (threadpoolctl, optional) for its
+    duration; it yields True, or False and does nothing without threadpoolctl (then work
+    that calls BLAS must not run on several threads)."""
+    global _controller
+    if _controller is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:
+            _controller = False
+        else:
+            _controller = ThreadpoolController()
+    if not _controller:
+        return contextlib.nullcontext(False)
+    return _limited(_controller)
+
+
+@contextlib.contextmanager
+def _limited(controller):
+    with controller.limit(limits=1, user_api="blas"):
+        yield True
 
 
 def _mirror(out, block=128):
@@ -173,18 +255,16 @@ def _mirror(out, block=128):
 
 
 def gram_linear(X, Y, out, *, n_jobs=None):
-    """out[i, j] = x_i . y_j. (n_jobs, here and in the other float kernels, is checked as in
-    the C twin and then ignored: BLAS computes the products as it is configured.)"""
+    """out[i, j] = x_i . y_j, the products on n_jobs threads (`_products`). (The elementwise
+    part of the other float kernels runs on one thread in this twin, on n_jobs in the C one.)"""
     _check_float(X, Y, out)
-    effective_jobs(n_jobs)
-    _products(X, Y, out)
+    _products(X, Y, out, effective_jobs(n_jobs))
 
 
 def gram_poly(X, Y, degree, gamma, coef0, out, *, n_jobs=None):
     """out[i, j] = (gamma x_i . y_j + coef0) ** degree."""
     _check_float(X, Y, out)
-    effective_jobs(n_jobs)
-    _products(X, Y, out)
+    _products(X, Y, out, effective_jobs(n_jobs))
     out *= gamma
     out += coef0
     np.power(out, int(degree), out=out)
@@ -235,9 +315,9 @@ def gram_rbf(X: np.ndarray, Y: np.ndarray, gamma: float, out: np.ndarray, *,
     ``norms``: (||x_i||^2, ||y_j||^2) as `row_sqnorms` computes them, when the caller has
     them already (a kernel perceptron computes its pool's once)."""
     _check_float(X, Y, out)
-    effective_jobs(n_jobs)
+    n_threads = effective_jobs(n_jobs)
     with np.errstate(over="ignore", invalid="ignore"):
-        _products(X, Y, out)
+        _products(X, Y, out, n_threads)
         xx, yy = _norms(X, Y, norms)
         sums = xx[:, None] + yy[None, :]
         out *= -2.0

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any, TypeVar
@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from . import _backend
+from ._gram_py import one_blas_thread
 from ._rows import take_rows
 from ._threads import effective_n_jobs, run_parallel
 from ._validation import CSR, PackedBits
@@ -68,34 +69,6 @@ def exponent_dtype(n_bits: int) -> type:
 
 
 # ------------------------------------------------------------------------------- threads
-
-_controller: Any = None
-
-
-def _blas_controller() -> Any:
-    """threadpoolctl's controller (made once), or False without threadpoolctl."""
-    global _controller
-    if _controller is None:
-        try:
-            from threadpoolctl import ThreadpoolController
-        except ImportError:
-            _controller = False
-        else:
-            _controller = ThreadpoolController()
-    return _controller
-
-
-@contextlib.contextmanager
-def one_blas_thread() -> Iterator[bool]:
-    """BLAS on one thread for the duration (True), or nothing done (False: no threadpoolctl;
-    then tasks that call BLAS must not run on several threads)."""
-    controller = _blas_controller()
-    if not controller:
-        yield False
-        return
-    with controller.limit(limits=1, user_api="blas"):
-        yield True
-
 
 def run_tasks(tasks: Sequence[Callable[[], T]], n_jobs: Any) -> list[T]:
     """`_threads.run_parallel`, each task in a copy of the caller's context (numpy's error

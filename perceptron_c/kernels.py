@@ -17,8 +17,10 @@ given packed (``pack_bits`` -> ``PackedBits``): the result is the same either wa
 
 ``n_jobs`` has scikit-learn's meaning (None: 1 thread, -1: every core, -2: all but one) and
 never changes the result: the popcount Gram shares its rows among threads; a float kernel's
-matrix product is numpy's (BLAS, threaded as BLAS is configured) in the calling thread, and
-what follows it (the polynomial's power, the RBF's distances and exp) runs on n_jobs threads.
+matrix product is numpy's (BLAS), cut in blocks of rows of the same size for any n_jobs, which
+n_jobs threads share while BLAS is held to one thread (threadpoolctl, when installed; without
+it the blocks run in the calling thread, BLAS threading each as it is configured); what
+follows it (the polynomial's power, the RBF's distances and exp) runs on n_jobs threads.
 A callable kernel is called as it is (n_jobs is not passed on).
 
 2 ** k overflows float64 from k = 1024 on: the conjunction Gram then raises OverflowError,

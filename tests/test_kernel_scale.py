@@ -8,6 +8,7 @@ with Python integers, the float kernels' with the 4-lane sum of the routines' co
 small-integer data every kernel value is exact, so the float models must agree bit for bit
 in every mode). Nothing here times anything.
 """
+import threading
 import tracemalloc
 
 import numpy as np
@@ -286,6 +287,63 @@ def test_gram_n_jobs_gives_the_same_matrix(model_backend, rng, kernel, params, s
     if kernel == "conjunction":
         log2 = gram(X, Y, kernel=kernel, log2=True)
         assert np.array_equal(gram(X, Y, kernel=kernel, log2=True, n_jobs=2), log2)
+
+
+def _product_calls(monkeypatch):
+    """Record (thread name, BLAS threads) at each numpy matrix product."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    calls, real = [], np.matmul
+
+    def matmul(*args, **kwargs):
+        blas = [i["num_threads"] for i in threadpoolctl.threadpool_info()
+                if i["user_api"] == "blas"]
+        calls.append((threading.current_thread().name, blas))
+        return real(*args, **kwargs)
+    monkeypatch.setattr(np, "matmul", matmul)
+    return calls
+
+
+@pytest.mark.parametrize("kernel,params", [("linear", {}), ("poly", dict(degree=2, gamma=0.3)),
+                                           ("rbf", dict(gamma=0.2))])
+@pytest.mark.parametrize("same", [False, True])
+def test_float_gram_products_share_the_threads(model_backend, rng, monkeypatch, kernel, params,
+                                               same):
+    # the matrix products of a float Gram are cut in blocks of rows that n_jobs threads share,
+    # BLAS on one thread meanwhile; before, they ran whole in the calling thread
+    X = rng.normal(size=(1100, 200))  # 5 blocks of PRODUCT_ROWS (256) rows, enough work
+    Y = None if same else rng.normal(size=(300, 200))
+    ref = gram(X, Y, kernel=kernel, **params)
+    calls = _product_calls(monkeypatch)
+    out = gram(X, Y, kernel=kernel, n_jobs=2, **params)
+    assert np.array_equal(out, ref)
+    workers = {name for name, _ in calls if name.startswith("perceptron_c")}
+    assert workers, calls
+    assert all(blas and max(blas) == 1 for name, blas in calls if name in workers), calls
+    if same:
+        assert np.array_equal(out, out.T)
+
+
+@pytest.mark.parametrize("same", [False, True])
+def test_products_without_threadpoolctl_run_serially_and_alike(rng, monkeypatch, same):
+    # without threadpoolctl BLAS cannot be held to one thread: the blocks then run one after
+    # another in the calling thread (no oversubscription), with the same values
+    from perceptron_c import _gram_py
+
+    X = rng.normal(size=(800, 200))
+    Y = X if same else rng.normal(size=(520, 200))
+    ref = np.empty((800, Y.shape[0]))
+    _gram_py._products(X, Y, ref, 1)
+    np.testing.assert_allclose(ref, X @ Y.T, rtol=1e-12, atol=1e-12)
+    calls = _product_calls(monkeypatch)
+    out = np.empty_like(ref)
+    _gram_py._products(X, Y, out, 2)
+    assert np.array_equal(out, ref)
+    assert all(name.startswith("perceptron_c") for name, _ in calls), calls  # on the pool
+    calls.clear()
+    monkeypatch.setattr(_gram_py, "_controller", False)
+    _gram_py._products(X, Y, out, 2)
+    assert np.array_equal(out, ref)
+    assert {name for name, _ in calls} == {threading.current_thread().name}
 
 
 @pytest.mark.parametrize("n_jobs", [0, 1.5, "2", True])
