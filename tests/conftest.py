@@ -7,6 +7,9 @@ itself fail, so nothing can skip silently past a broken C core.
 """
 import importlib
 import os
+import subprocess
+import sys
+import tempfile
 import types
 import warnings
 from fractions import Fraction
@@ -27,6 +30,17 @@ BACKENDS = ["c", "python"]
 PROFILE = os.environ.get("PERCEPTRON_C_HYPOTHESIS_PROFILE", "dev")
 if PROFILE not in ("dev", "ci"):
     raise ValueError(f"PERCEPTRON_C_HYPOTHESIS_PROFILE must be dev or ci, got {PROFILE!r}")
+
+
+def run_python(args, cwd=None, **kwargs):
+    """subprocess.run([sys.executable, *args], **kwargs), from an empty directory unless cwd
+    is given: `python -c` and `python -m` put their working directory first on sys.path, and
+    from the checkout (where README.md runs the suite) its sources, without the compiled core,
+    would shadow the installed package."""
+    if cwd is not None:
+        return subprocess.run([sys.executable, *args], cwd=cwd, **kwargs)
+    with tempfile.TemporaryDirectory(prefix="perceptron_c-run-") as empty:
+        return subprocess.run([sys.executable, *args], cwd=empty, **kwargs)
 
 
 def examples(n):

@@ -8,11 +8,10 @@ import os
 import pathlib
 import pkgutil
 import shutil
-import subprocess
-import sys
 import threading
 
 import pytest
+from conftest import run_python
 
 import perceptron_c
 from perceptron_c import _backend
@@ -25,8 +24,8 @@ def _run(code, env_extra=None, path=None):
     env.update(env_extra or {})
     if path is not None:
         env["PYTHONPATH"] = str(path)
-    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, timeout=120, cwd=path or None)
+    return run_python(["-c", code], env=env, capture_output=True, text=True, timeout=120,
+                      cwd=path)
 
 
 def _copy_package(tmp_path, with_compiled, pure_marker):

@@ -1,11 +1,11 @@
 """The perceptron-c command line, run in-process through main(argv)."""
 import os
 import pathlib
-import subprocess
 import sys
 
 import numpy as np
 import pytest
+from conftest import run_python
 
 import perceptron_c
 from perceptron_c import cli, datasets, io
@@ -219,8 +219,8 @@ def test_demo_without_the_c_core_shows_na(monkeypatch):
 def test_python_m_help_in_a_subprocess():
     package_parent = str(pathlib.Path(perceptron_c.__file__).resolve().parent.parent)
     env = dict(os.environ, PYTHONPATH=package_parent)
-    result = subprocess.run([sys.executable, "-m", "perceptron_c", "--help"], env=env,
-                            capture_output=True, text=True, timeout=120)
+    result = run_python(["-m", "perceptron_c", "--help"], env=env, capture_output=True,
+                        text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "usage: perceptron-c" in result.stdout
     for command in ("demo", "train", "predict"):

@@ -4,13 +4,12 @@ milliseconds), and a model interrupted in an epoch keeps the epochs before it, e
 The latency itself is measured in bench/bench_interrupt.py; here the workload would run for
 tens of seconds without interruption, so finishing within a few seconds proves the call was
 cut short, whatever the machine's load."""
-import subprocess
 import sys
 import textwrap
 
 import numpy as np
 import pytest
-from conftest import HAVE_C
+from conftest import HAVE_C, run_python
 
 from perceptron_c import KernelPerceptron, Perceptron, _backend
 
@@ -39,8 +38,7 @@ LONG_CALL = textwrap.dedent("""
 @pytest.mark.skipif(not HAVE_C, reason="the Python twins look for signals between bytecodes")
 @pytest.mark.skipif(sys.platform == "win32", reason="os.kill(SIGINT) is not Ctrl-C there")
 def test_a_long_c_epoch_is_interrupted_mid_way():
-    result = subprocess.run([sys.executable, "-c", LONG_CALL], capture_output=True, text=True,
-                            timeout=120)
+    result = run_python(["-c", LONG_CALL], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     status, *latency = result.stdout.split()
     assert status == "interrupted"

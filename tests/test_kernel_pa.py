@@ -3,14 +3,13 @@ Fraction implementations written here), the linear PA, both twins bit for bit, t
 conjunction kernel at thousands of bits, weights, files, partial_fit, bad input, Ctrl-C."""
 import math
 import pickle
-import subprocess
 import sys
 import textwrap
 from fractions import Fraction
 
 import numpy as np
 import pytest
-from conftest import HAVE_C, _module
+from conftest import HAVE_C, _module, run_python
 
 import perceptron_c
 from perceptron_c import KernelPassiveAggressiveClassifier as KPA
@@ -613,8 +612,7 @@ LONG_CALL = textwrap.dedent("""
 @pytest.mark.skipif(not HAVE_C, reason="the Python twins look for signals between bytecodes")
 @pytest.mark.skipif(sys.platform == "win32", reason="os.kill(SIGINT) is not Ctrl-C there")
 def test_a_long_c_epoch_is_interrupted_mid_way():
-    result = subprocess.run([sys.executable, "-c", LONG_CALL], capture_output=True, text=True,
-                            timeout=120)
+    result = run_python(["-c", LONG_CALL], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     status, *latency = result.stdout.split()
     assert status == "interrupted"
