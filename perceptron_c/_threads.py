@@ -65,6 +65,19 @@ def _mark_worker() -> None:
     _in_worker.active = True
 
 
+def _forget_pool_after_fork() -> None:
+    """A forked child has none of the parent's threads: a pool inherited from the parent
+    would take tasks that no thread runs, and the first call with n_jobs > 1 would wait
+    forever. The child starts its own pool on first use."""
+    global _pool, _pool_lock
+    _pool = None
+    _pool_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_forget_pool_after_fork)
+
+
 def run_parallel(tasks: Sequence[Callable[[], T]], n_jobs: Any) -> list[T]:
     """Call every task, on up to ``n_jobs`` threads; results in task order. The first error
     raised by a task is raised here once every task has finished (nothing left running).

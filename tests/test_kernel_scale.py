@@ -8,12 +8,13 @@ with Python integers, the float kernels' with the 4-lane sum of the routines' co
 small-integer data every kernel value is exact, so the float models must agree bit for bit
 in every mode). Nothing here times anything.
 """
+import os
 import threading
 import tracemalloc
 
 import numpy as np
 import pytest
-from conftest import NO_EXTENSIONS
+from conftest import NO_EXTENSIONS, run_python
 
 from perceptron_c import (
     BudgetKernelPerceptron,
@@ -344,6 +345,42 @@ def test_products_without_threadpoolctl_run_serially_and_alike(rng, monkeypatch,
     _gram_py._products(X, Y, out, 2)
     assert np.array_equal(out, ref)
     assert {name for name, _ in calls} == {threading.current_thread().name}
+
+
+FORKED_CHILD = """
+import os, sys, time
+import numpy as np
+from perceptron_c import KernelPerceptron, Perceptron
+rng = np.random.default_rng(0)
+X = rng.normal(size=(20000, 8))
+y = (X[:, 0] > 0).astype(int)
+km = KernelPerceptron(kernel="rbf", gamma=0.5, max_iter=1, random_state=0, n_jobs=2)
+km.fit(X[:500], y[:500])
+lm = Perceptron(max_iter=2, random_state=0, n_jobs=2).fit(X, y)
+want = (km.decision_function(X), lm.decision_function(X))  # the threads' pool is made
+pid = os.fork()
+if pid == 0:
+    same = (np.array_equal(km.decision_function(X), want[0])
+            and np.array_equal(lm.decision_function(X), want[1]))
+    os._exit(0 if same else 3)
+for _ in range(600):  # 60 s
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done:
+        print("child exit", os.waitstatus_to_exitcode(status))
+        sys.exit(0)
+    time.sleep(0.1)
+os.kill(pid, 9)
+print("child hung")
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+def test_a_forked_child_predicts_on_threads():
+    # the threads' pool is made once per process; a child forked after the parent used it
+    # inherited the pool but none of its threads, and its first n_jobs=2 call hung forever
+    result = run_python(["-c", FORKED_CHILD], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["child", "exit", "0"], result.stdout
 
 
 @pytest.mark.parametrize("n_jobs", [0, 1.5, "2", True])
