@@ -349,7 +349,7 @@ _EXP_COEF = tuple(1.0 / math.factorial(n) for n in range(13, -1, -1))
 
 def exp_nonpositive(x: np.ndarray) -> None:
     """x = exp(x) in place, for float64 x <= 0 (C-contiguous; -inf gives 0), by these IEEE
-    operations, each rounded once, in this order (``_exp.h`` does the same in C):
+    operations, each rounded once, in this order (``_rbf.h`` does the same in C):
 
     v = max(x, -800) (NaN taken as -800); k = (v / ln 2 + 1.5 * 2^52) - 1.5 * 2^52, the
     nearest integer to v / ln 2 (ties to even), with v / ln 2 computed as v * (1 / ln 2);
