@@ -20,13 +20,12 @@ exponential is `exp_nonpositive`, a fixed sequence of IEEE operations (not libm'
 exp, whose last bits differ between platforms and SIMD paths).
 """
 import contextlib
-import contextvars
 import math
 import os
-from concurrent.futures import ThreadPoolExecutor
-from functools import partial
 
 import numpy as np
+
+from ._threads import run_shared
 
 __all__ = [
     "pack_rows",
@@ -200,21 +199,11 @@ def _products(X, Y, out, n_threads=1):
 
 
 def run_blocks(fn, blocks, n_threads):
-    """fn(a, z) for every (a, z) of blocks, on up to n_threads threads, each call in a copy of
-    the caller's context (numpy's error state, the backend switch); every call has ended
-    before the first error raised by one is raised here."""
-    if n_threads <= 1 or len(blocks) <= 1:
-        for a, z in blocks:
-            fn(a, z)
-        return
-    tasks = [partial(contextvars.copy_context().run, fn, a, z) for a, z in blocks]
-    with ThreadPoolExecutor(min(n_threads, len(tasks)),
-                            thread_name_prefix="perceptron_c-gram") as pool:
-        futures = [pool.submit(task) for task in tasks]
-        errors = [f.exception() for f in futures]  # every block done before anything raises
-    for error in errors:
-        if error is not None:
-            raise error
+    """fn(a, z) for every (a, z) of blocks, on up to n_threads threads (`run_shared`: the
+    shared pool, each thread taking the next block as it finishes one, in copies of the
+    caller's context); every call has ended before the first error raised by one is raised
+    here."""
+    run_shared(lambda b: fn(*blocks[b]), len(blocks), n_threads)
 
 
 _controller = None

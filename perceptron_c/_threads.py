@@ -8,13 +8,15 @@ musllinux ship differently, and the Python twins run the same schedule.)
 """
 from __future__ import annotations
 
+import contextvars
+import itertools
 import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
-__all__ = ["check_n_jobs", "effective_n_jobs", "run_parallel", "row_blocks"]
+__all__ = ["check_n_jobs", "effective_n_jobs", "run_parallel", "run_shared", "row_blocks"]
 
 T = TypeVar("T")
 
@@ -106,6 +108,57 @@ def run_parallel(tasks: Sequence[Callable[[], T]], n_jobs: Any) -> list[T]:
         raise errors[0]
     parts = [mine] + [f.result() for f in futures]
     return [parts[i % threads][i // threads] for i in range(len(tasks))]
+
+
+def run_shared(fn: Callable[[int], None], n_blocks: int, n_jobs: Any) -> None:
+    """fn(0), ..., fn(n_blocks - 1), each exactly once, on the calling thread and up to
+    ``n_jobs - 1`` threads of the shared pool, which take the next block from one counter
+    as each finishes one (uneven blocks or a late thread leave no thread idle while blocks
+    remain). The helpers run in copies of the caller's context. The calling thread could do
+    every block alone: once none is left, helpers that have not started are cancelled, so a
+    pool busy elsewhere never holds the call up, and a call from inside a pool task cannot
+    wait on itself. On an error (Ctrl-C included) no new block starts; every started helper
+    has ended before this returns or raises, and the first error is raised."""
+    threads = min(effective_n_jobs(n_jobs), n_blocks)
+    if threads <= 1 or getattr(_in_worker, "active", False):
+        for b in range(n_blocks):
+            fn(b)
+        return
+    counter = itertools.count()  # next() on it is atomic under the GIL
+    stop = threading.Event()
+
+    def take() -> None:
+        try:
+            while not stop.is_set():
+                b = next(counter)
+                if b >= n_blocks:
+                    return
+                fn(b)
+        except BaseException:
+            stop.set()  # no thread starts another block
+            raise
+
+    pool = _shared_pool()
+    futures = [pool.submit(contextvars.copy_context().run, take) for _ in range(threads - 1)]
+    errors: list[BaseException] = []
+    try:
+        take()
+    except BaseException as exc:
+        errors.append(exc)
+    finally:
+        stop.set()  # (it was done, or it failed: nothing new starts either way)
+        # a cancelled future counts as done only once a pool thread has dequeued it: wait
+        # for the helpers that had started, and only for them
+        started = [f for f in futures if not f.cancel()]
+        while True:  # every started helper ends first, even on a second Ctrl-C here
+            try:
+                wait(started)
+                break
+            except KeyboardInterrupt as exc:
+                errors.insert(0, exc)
+    errors += [e for e in (f.exception() for f in started) if e is not None]
+    if errors:
+        raise errors[0]
 
 
 def _run_all(tasks: Sequence[Callable[[], T]]) -> list[T]:

@@ -10,6 +10,7 @@ in every mode). Nothing here times anything.
 """
 import os
 import threading
+import time
 import tracemalloc
 
 import numpy as np
@@ -291,7 +292,9 @@ def test_gram_n_jobs_gives_the_same_matrix(model_backend, rng, kernel, params, s
 
 
 def _product_calls(monkeypatch):
-    """Record (thread name, BLAS threads) at each numpy matrix product."""
+    """Record (thread name, BLAS threads) at each numpy matrix product, each made 20 ms
+    longer: the calling thread, which takes blocks too, then cannot do them all before a
+    pool thread wakes up."""
     threadpoolctl = pytest.importorskip("threadpoolctl")
     calls, real = [], np.matmul
 
@@ -299,6 +302,7 @@ def _product_calls(monkeypatch):
         blas = [i["num_threads"] for i in threadpoolctl.threadpool_info()
                 if i["user_api"] == "blas"]
         calls.append((threading.current_thread().name, blas))
+        time.sleep(0.02)
         return real(*args, **kwargs)
     monkeypatch.setattr(np, "matmul", matmul)
     return calls
@@ -319,7 +323,7 @@ def test_float_gram_products_share_the_threads(model_backend, rng, monkeypatch, 
     assert np.array_equal(out, ref)
     workers = {name for name, _ in calls if name.startswith("perceptron_c")}
     assert workers, calls
-    assert all(blas and max(blas) == 1 for name, blas in calls if name in workers), calls
+    assert all(blas and max(blas) == 1 for _, blas in calls), calls  # the caller's too
     if same:
         assert np.array_equal(out, out.T)
 
@@ -339,7 +343,8 @@ def test_products_without_threadpoolctl_run_serially_and_alike(rng, monkeypatch,
     out = np.empty_like(ref)
     _gram_py._products(X, Y, out, 2)
     assert np.array_equal(out, ref)
-    assert all(name.startswith("perceptron_c") for name, _ in calls), calls  # on the pool
+    assert any(name.startswith("perceptron_c") for name, _ in calls), calls  # on the pool
+    assert all(blas and max(blas) == 1 for _, blas in calls), calls
     calls.clear()
     monkeypatch.setattr(_gram_py, "_controller", False)
     _gram_py._products(X, Y, out, 2)

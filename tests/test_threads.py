@@ -1,0 +1,109 @@
+"""`_threads.run_shared`: the blocks of one call on the calling thread and the shared pool.
+
+It is the schedule of the popcount Gram's row blocks and of the float Gram's products and
+elementwise passes (both twins): every block exactly once for any n_jobs, the pool's threads
+taking part, errors raised only once nothing runs any more, and no wait on a busy pool.
+"""
+import contextvars
+import threading
+import time
+
+import pytest
+
+from perceptron_c import _threads
+from perceptron_c._threads import run_parallel, run_shared
+
+
+@pytest.mark.parametrize("n_blocks", [0, 1, 2, 5, 100])
+@pytest.mark.parametrize("n_jobs", [None, 1, 2, 3, -1])
+def test_every_block_runs_exactly_once(n_blocks, n_jobs):
+    seen = []
+    run_shared(seen.append, n_blocks, n_jobs)
+    assert sorted(seen) == list(range(n_blocks))
+
+
+def test_the_pool_takes_blocks_beside_the_calling_thread():
+    names = []
+
+    def block(b):
+        names.append(threading.current_thread().name)
+        time.sleep(0.01)  # long enough for a pool thread to wake up and take some
+
+    run_shared(block, 12, 2)
+    assert threading.current_thread().name in names
+    assert any(name.startswith("perceptron_c") for name in names), names
+    assert len(names) == 12
+
+
+def test_blocks_run_in_the_callers_context():
+    var = contextvars.ContextVar("var", default="unset")
+    var.set("caller")
+    seen = set()
+
+    def block(b):
+        seen.add((threading.current_thread().name.startswith("perceptron_c"), var.get()))
+        time.sleep(0.005)
+
+    run_shared(block, 8, 2)
+    assert {value for _, value in seen} == {"caller"}
+    assert (True, "caller") in seen  # a pool thread saw it too
+
+
+@pytest.mark.parametrize("failing", ["caller", "helper"])
+def test_an_error_is_raised_once_no_block_runs(failing):
+    inside, started = [0], []
+    lock = threading.Lock()
+
+    def block(b):
+        on_pool = threading.current_thread().name.startswith("perceptron_c")
+        with lock:
+            inside[0] += 1
+            started.append(b)
+        try:
+            time.sleep(0.02)
+            if on_pool == (failing == "helper"):
+                raise ValueError(f"block {b}")
+        finally:
+            with lock:
+                inside[0] -= 1
+
+    with pytest.raises(ValueError, match="block"):
+        run_shared(block, 40, 2)
+    assert inside[0] == 0  # every block that started had ended
+    assert len(started) < 40  # and none started after the error stopped the call
+
+
+def test_a_busy_pool_never_holds_the_call_up():
+    # every pool thread blocked elsewhere: the helpers queue, the calling thread does every
+    # block alone, and the queued helpers are cancelled instead of awaited
+    pool = _threads._shared_pool()
+    release = threading.Event()
+    busy = [pool.submit(release.wait, 30) for _ in range(pool._max_workers)]
+    try:
+        seen = []
+        done = threading.Event()
+
+        def call():
+            run_shared(seen.append, 6, 2)
+            done.set()
+
+        caller = threading.Thread(target=call)
+        caller.start()
+        assert done.wait(10), "run_shared waited on a helper the busy pool never started"
+        caller.join()
+        assert sorted(seen) == list(range(6))
+    finally:
+        release.set()
+        for f in busy:
+            f.result()
+
+
+def test_a_call_from_inside_a_pool_task_runs_serially():
+    # run_parallel's tasks run on the pool: run_shared there runs on that thread alone
+    def task(k):
+        names = set()
+        run_shared(lambda b: names.add(threading.current_thread().name), 4, 2)
+        return names
+
+    results = run_parallel([lambda k=k: task(k) for k in range(4)], 2)
+    assert all(len(names) == 1 for names in results), results
