@@ -7,6 +7,9 @@ flush, word block (512) and panel size; row counts that are not multiples of the
 the Ctrl-C latency, which runs in a subprocess with generous bounds.
 """
 import os
+import pathlib
+import platform
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -298,3 +301,27 @@ def test_ctrl_c_interrupts_within_a_second(n_jobs):
     assert words[0] == "latency", result.stdout
     assert float(words[1]) < 1.0, result.stdout
     assert words[2:] == ["busy", "0"], result.stdout  # no helper works on after it
+
+
+@pytest.mark.skipif(not (sys.platform.startswith("linux") and platform.machine() in
+                         ("x86_64", "AMD64")), reason="an x86-64 Linux program")
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_the_bench_bound_program_builds_and_runs(tmp_path):
+    # bench/popcnt_bound.c (the POPCNT path against its core's ceiling) compiles against the
+    # installed _popcount.h and runs: bench/README.md's figures come from it
+    import perceptron_c
+
+    source = pathlib.Path(__file__).resolve().parents[1] / "bench" / "popcnt_bound.c"
+    if not source.exists():
+        pytest.skip("no bench/ beside the tests")
+    headers = pathlib.Path(perceptron_c.__file__).resolve().parent
+    if not (headers / "_popcount.h").exists():
+        pytest.skip("the installed package has no _popcount.h")
+    exe = tmp_path / "popcnt_bound"
+    subprocess.run(["gcc", "-O2", "-fwrapv", "-pthread", "-Wall", "-Werror", f"-I{headers}",
+                    str(source), "-o", str(exe)], check=True, capture_output=True, text=True)
+    run = subprocess.run([str(exe), "1"], capture_output=True, text=True, timeout=120)
+    if run.returncode == 1 and "no POPCNT" in run.stderr:
+        pytest.skip("this CPU has no POPCNT")
+    assert run.returncode == 0, run.stderr
+    assert "the path reaches" in run.stdout and "2 threads at once" in run.stdout, run.stdout
