@@ -124,13 +124,15 @@ def run_shared(fn: Callable[[int], None], n_blocks: int, n_jobs: Any) -> None:
         for b in range(n_blocks):
             fn(b)
         return
-    counter = itertools.count()  # next() on it is atomic under the GIL
+    counter = itertools.count()
+    lock = threading.Lock()  # (the GIL alone would do; a free-threaded build has none)
     stop = threading.Event()
 
     def take() -> None:
         try:
             while not stop.is_set():
-                b = next(counter)
+                with lock:
+                    b = next(counter)
                 if b >= n_blocks:
                     return
                 fn(b)
