@@ -97,15 +97,7 @@ def run_parallel(tasks: Sequence[Callable[[], T]], n_jobs: Any) -> list[T]:
         mine = _run_all(shares[0])  # the calling thread takes the first share
     except BaseException as exc:
         errors.append(exc)
-    while True:  # every task ends before this returns, even on a second Ctrl-C here
-        try:
-            wait(futures)
-            break
-        except KeyboardInterrupt as exc:
-            errors.insert(0, exc)
-    errors += [e for e in (f.exception() for f in futures) if e is not None]
-    if errors:
-        raise errors[0]
+    _join(futures, errors)  # every task ends before this returns
     parts = [mine] + [f.result() for f in futures]
     return [parts[i % threads][i // threads] for i in range(len(tasks))]
 
@@ -151,14 +143,19 @@ def run_shared(fn: Callable[[int], None], n_blocks: int, n_jobs: Any) -> None:
         stop.set()  # (it was done, or it failed: nothing new starts either way)
         # a cancelled future counts as done only once a pool thread has dequeued it: wait
         # for the helpers that had started, and only for them
-        started = [f for f in futures if not f.cancel()]
-        while True:  # every started helper ends first, even on a second Ctrl-C here
-            try:
-                wait(started)
-                break
-            except KeyboardInterrupt as exc:
-                errors.insert(0, exc)
-    errors += [e for e in (f.exception() for f in started) if e is not None]
+        _join([f for f in futures if not f.cancel()], errors)
+
+
+def _join(futures: Sequence[Any], errors: list[BaseException]) -> None:
+    """Wait until every future has ended, even through a second Ctrl-C meanwhile; then raise
+    the first of errors (the caller's own, a Ctrl-C here) and of the futures' errors."""
+    while True:
+        try:
+            wait(futures)
+            break
+        except KeyboardInterrupt as exc:
+            errors.insert(0, exc)
+    errors += [e for e in (f.exception() for f in futures) if e is not None]
     if errors:
         raise errors[0]
 
