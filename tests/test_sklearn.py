@@ -33,7 +33,7 @@ ESTIMATORS = [
     Perceptron(penalty="l2", average=True),
     Perceptron(penalty="elasticnet", early_stopping=True),
     KernelPerceptron(),
-    KernelPerceptron(kernel="linear", average=True, max_gram_bytes=1000),
+    KernelPerceptron(kernel="linear", average=True, max_gram_bytes=20_000),
     KernelPerceptron(kernel=Linear() + RBF(0.5)),
     KernelPerceptron(kernel="precomputed"),
     VotedPerceptron(),
