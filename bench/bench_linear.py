@@ -49,6 +49,7 @@ try:
     from perceptron_c import _linear_c as C
     from perceptron_c import _linear_py as P
     from perceptron_c import _order_c as ORDER
+    from perceptron_c._threads import effective_n_jobs
 except ImportError as exc:  # not installed, or a pure install: nothing to compare
     sys.exit(f"bench_linear: cannot import perceptron_c with its compiled module ({exc}); "
              "install the package with its extension (without PERCEPTRON_C_NO_EXTENSIONS).")
@@ -268,13 +269,6 @@ def matvec_threads_epoch(X, w, threads):
     return epoch
 
 
-def cores():
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
 def decision_cases(X, y, d, rng):
     """decision_function of a fitted binary model on X: ours at 1 thread and every core,
     scikit-learn's (X @ coef.T through its BLAS, one thread here)."""
@@ -329,8 +323,9 @@ def build_cases(args, sizes, rng):
                 add(Case(name, "ours", epoch, rows))
     w_floor = rng.standard_normal(d)
     add(Case("dense X @ w (floor)", "floor", matvec_epoch(X, w_floor), n))
-    if cores() >= 2:
-        add(Case("dense X @ w, every core", "aux", matvec_threads_epoch(X, w_floor, cores()), n,
+    cores = effective_n_jobs(-1)  # the package's count: the cores this process may use
+    if cores >= 2:
+        add(Case("dense X @ w, every core", "aux", matvec_threads_epoch(X, w_floor, cores), n,
                  note="row blocks of X @ w on every core at once: the memory's own scaling"))
     for name, fn in decision_cases(X, y, d, rng).items():
         add(Case(name, "predict", fn, n, note="the whole call: gate, w.x + b, checks"))
