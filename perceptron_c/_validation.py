@@ -476,6 +476,11 @@ def check_same_classes(classes: np.ndarray, fitted: np.ndarray) -> None:
 # ------------------------------------------------------------- low-level API and state arrays
 
 def check_order(order: Any, n: int) -> np.ndarray:
+    """Row indices for the low-level API: integers only (floats would be truncated and a
+    boolean mask read as indices 0 and 1, both silently), 1-D, each in [0, n)."""
+    order = np.asarray(order)
+    if order.dtype.kind not in "iu" and not (order.size == 0 and order.dtype.kind == "f"):
+        raise TypeError(f"order must hold integer row indices, got dtype {order.dtype}")
     order = np.ascontiguousarray(order, dtype=np.int64)
     if order.ndim != 1 or (order.size and (order.min() < 0 or order.max() >= n)):
         raise ValueError(f"order must be a 1-D array of row indices in [0, {n})")

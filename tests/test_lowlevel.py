@@ -42,6 +42,9 @@ def _call(name, **over):
 @pytest.mark.parametrize("over,exc", [
     (dict(order=np.array([0, 4])), ValueError),
     (dict(order=np.array([-1])), ValueError),
+    # floats were truncated to rows and a boolean mask read as rows 1, 0, 1, 0: both silent
+    (dict(order=np.array([0.5, 1.7])), TypeError),
+    (dict(order=np.array([True, False, True, False])), TypeError),
     (dict(w=np.zeros(3)), ValueError),
     (dict(w=np.zeros(4, dtype=np.float32)), TypeError),
     (dict(w=np.zeros(8)[::2]), ValueError),
@@ -54,6 +57,12 @@ def _call(name, **over):
 def test_bad_arguments_raise(over, exc):
     with pytest.raises(exc):
         _call("perceptron_epoch_dense", **over)
+
+
+@pytest.mark.parametrize("order", [[], [3, 0, 2], np.array([1, 1], dtype=np.uint8)])
+def test_integer_orders_accepted(order):
+    """Any integer dtype, a list of ints, and an empty list (an epoch over no rows)."""
+    assert _call("perceptron_epoch_dense", order=order) >= 0
 
 
 def test_read_only_weights_rejected():
