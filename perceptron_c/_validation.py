@@ -449,13 +449,13 @@ def check_sample_weight(sample_weight: Any, n: int) -> np.ndarray | None:
 
 
 def check_classes(classes: Any, name: str = "classes") -> np.ndarray:
+    """The sorted distinct labels of ``classes`` (repeats allowed, as scikit-learn's
+    ``partial_fit`` allows them: ``classes=y`` is the same as ``classes=np.unique(y)``)."""
     classes = np.asarray(classes)
-    if classes.ndim != 1 or classes.shape[0] < 2:
+    uniq = np.unique(classes) if classes.ndim == 1 else classes
+    if classes.ndim != 1 or uniq.shape[0] < 2:
         raise ValueError(f"{name}: expected a 1-D array of at least 2 distinct labels, got "
                          f"{classes.tolist()!r}")
-    uniq = np.unique(classes)
-    if uniq.shape[0] != classes.shape[0]:
-        raise ValueError(f"{name}: labels must be distinct")
     return uniq
 
 

@@ -147,6 +147,19 @@ def test_partial_fit_needs_classes_and_keeps_them(rng):
         m.partial_fit(X[:, :2], y)
 
 
+def test_partial_fit_classes_may_repeat(rng):
+    """classes=y is classes=np.unique(y), as in scikit-learn (repeats were refused)."""
+    X, y = noisy_blobs(rng, 50, 3, 3)
+    labels = np.array(["neg", "pos", "mid"])[y]
+    a, b = Perceptron(), Perceptron()
+    a.partial_fit(X, labels, classes=labels)
+    b.partial_fit(X, labels, classes=np.unique(labels))
+    assert np.array_equal(a.classes_, b.classes_) and np.array_equal(a.coef_, b.coef_)
+    a.partial_fit(X, labels, classes=labels[::-1])  # the same set again: accepted
+    with pytest.raises(ValueError, match="at least 2 distinct"):
+        Perceptron().partial_fit(X, labels, classes=["pos", "pos"])
+
+
 def test_averaged_differs_from_last_and_is_the_mean(rng):
     X, y = noisy_blobs(rng, 80, 3, 2)
     m = Perceptron(max_iter=3, shuffle=False, average=True).fit(X, y)
