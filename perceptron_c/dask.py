@@ -120,6 +120,9 @@ def _aligned(v: Any, chunks: Any, name: str) -> Any:
     if isinstance(v, da.Array) and chunks is not None and v.chunks[0] != chunks:
         if any(np.isnan(c) for c in chunks + v.chunks[0]):
             raise ValueError(f"{name}: its row blocks must match those of X (sizes unknown)")
+        if v.ndim == 0 or v.shape[0] != sum(chunks):
+            raise ValueError(f"X and {name} have inconsistent numbers of samples: "
+                             f"{sum(chunks)} != {v.shape[0] if v.ndim else 'a scalar'}")
         return v.rechunk({0: chunks})
     if v is None or hasattr(v, "to_delayed"):
         return v

@@ -213,6 +213,10 @@ def test_inputs_are_reshaped_or_refused():
         pdask.fit(Perceptron(class_weight="balanced"), da.from_array(X), y, client=SYNC)
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         pdask.fit(Perceptron(), da.from_array(X), y, sample_weight=np.ones(5), client=SYNC)
+    for short in (da.from_array(y[:250], chunks=125), da.from_array(y[:250], chunks=100)):
+        # a dask y of other length: was dask's "Chunks do not add up to shape" (or worse)
+        with pytest.raises(ValueError, match="inconsistent numbers of samples: 300 != 250"):
+            pdask.fit(Perceptron(), da.from_array(X, chunks=(100, 6)), short, client=SYNC)
     with pytest.raises(ValueError, match="only one class"):
         pdask.fit(Perceptron(), da.from_array(X, chunks=(100, 6)), np.zeros(300), client=SYNC)
 
