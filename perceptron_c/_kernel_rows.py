@@ -20,11 +20,23 @@ each product as it is configured, and only the kernels' elementwise parts use n_
 way the result does not depend on n_jobs. Prediction (`row_blocks_run`) cuts the rows to
 predict into blocks the same way and runs each block (kernel rows, then the decision) as one
 task.
+
+Fitted parameters (`record_fit_params` and the functions after it): a fitted kernel model
+predicts with the parameters it was trained with, not with what ``set_params`` put there
+since (scikit-learn's rule: parameters are read by ``fit``; a later ``set_params`` only
+changes the next ``fit``). Each model records, at every training call, the parameters its
+prediction and its state depend on (the kernel and its parameters, and whichever of
+``fit_intercept``, ``average``, ``strategy`` ... shape its state); a continuing training call
+(``partial_fit``, ``warm_start``) refuses a changed one, as the linear models refuse an
+``average`` that changed. A model file holds the record as the state entry ``fit_params``
+(JSON, kernels as in ``__params__``) only when it differs from the parameters, so the files
+of models whose parameters did not change since they were trained are as before.
 """
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import json
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -37,11 +49,20 @@ from ._gram_py import one_blas_thread
 from ._rows import take_rows
 from ._threads import effective_n_jobs, run_parallel
 from ._validation import CSR, PackedBits
-from .kernels import RBF, apply_kernel
+from .kernels import (
+    RBF,
+    Kernel,
+    apply_kernel,
+    kernel_from_spec,
+    kernel_to_spec,
+    resolve_kernel,
+)
 
 __all__ = ["exponent_dtype", "exponents", "kernel_rows", "KernelSource", "stream",
            "one_blas_thread", "run_tasks", "row_blocks_run", "check_weighted_headroom",
-           "EXACT_LIMIT"]
+           "EXACT_LIMIT", "KERNEL_PARAMS", "FIT_PARAMS_ENTRY", "record_fit_params",
+           "fit_params", "fitted_kernel", "check_fit_params", "fit_params_state",
+           "fit_params_from_state"]
 
 T = TypeVar("T")
 
@@ -312,3 +333,107 @@ def row_blocks_run(kern: Any, kind: str, X: Any, sv: Any, max_bytes: int, n_jobs
         jobs = _blas_jobs(kind if kernel_fn is None else "conjunction", n_jobs, limited)
         threads = min(effective_n_jobs(jobs), at_once)
         run_tasks([partial(task, s, e) for s, e in blocks], threads)
+
+
+# ------------------------------------------------------------------------ fitted parameters
+
+KERNEL_PARAMS = ("kernel", "degree", "gamma", "coef0")
+FIT_PARAMS_ENTRY = "fit_params"  # the model file's state entry of the record
+
+
+def _same(a: Any, b: Any) -> bool:
+    """The same parameter value (kernel objects compare by value, callables by identity)."""
+    try:
+        return a is b or bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _kept(value: Any) -> Any:
+    """A copy of a built-in kernel object (changing the original in place later changes no
+    fitted model); any other value as it is."""
+    if isinstance(value, Kernel):
+        try:
+            return kernel_from_spec(kernel_to_spec(value))
+        except TypeError:  # a callable inside: no description to copy it by
+            return value
+    return value
+
+
+def record_fit_params(est: Any) -> None:
+    """Record the parameters ``type(est)._fit_param_names`` as they are now (at a training
+    call)."""
+    est._fit_params = {name: _kept(getattr(est, name)) for name in est._fit_param_names}
+
+
+def fit_params(est: Any) -> dict[str, Any]:
+    """The parameters the model was trained with (for a model pickled before they were
+    recorded: its current parameters, as it then predicted)."""
+    record = getattr(est, "_fit_params", None)
+    if record is None:
+        return {name: getattr(est, name) for name in est._fit_param_names}
+    return record
+
+
+def fitted_kernel(est: Any) -> tuple[str, Any]:
+    """`resolve_kernel` of the kernel parameters the model was trained with."""
+    p = fit_params(est)
+    return resolve_kernel(p["kernel"], p["degree"], p["gamma"], p["coef0"])
+
+
+def check_fit_params(est: Any, fixed: Sequence[str]) -> None:
+    """Before a continuing training call (``partial_fit``, ``warm_start``): ValueError naming
+    the first parameter of ``fixed`` that changed since the first fit (the state was trained
+    with it and cannot continue with another). The caller records the call's parameters
+    (`record_fit_params`) once all its checks passed."""
+    record = fit_params(est)
+    for name in fixed:
+        now, then = getattr(est, name), record[name]
+        if not _same(now, then):
+            raise ValueError(
+                f"{type(est).__name__}: {name} changed since the first fit (the model was "
+                f"trained with {name}={then!r}, now {name}={now!r}): its state cannot "
+                f"continue with another {name}; set it back, or fit again without "
+                "warm_start")
+
+
+def fit_params_state(est: Any) -> dict[str, np.ndarray]:
+    """The model file's record: nothing while the parameters are those the model was
+    trained with, else ``{FIT_PARAMS_ENTRY: JSON text}`` (values as in ``__params__``)."""
+    from .io import jsonable_params
+
+    record = fit_params(est)
+    if all(_same(getattr(est, name), value) for name, value in record.items()):
+        return {}
+    try:
+        data = jsonable_params(record)
+    except TypeError as exc:  # a Python callable: set_params changed it since
+        raise TypeError(f"save_model: the model was trained with parameters that cannot be "
+                        f"stored ({exc}); a model file holds those, not the current ones") \
+            from None
+    text = json.dumps(data, sort_keys=True, allow_nan=False)
+    return {FIT_PARAMS_ENTRY: np.array(text)}
+
+
+def fit_params_from_state(est: Any, arrays: dict) -> dict[str, Any]:
+    """The record a model file holds (its ``fit_params`` entry), or, when it has none (the
+    parameters had not changed, or the file predates the record), ``est``'s parameters."""
+    names = list(est._fit_param_names)
+    if FIT_PARAMS_ENTRY not in arrays:
+        return {name: getattr(est, name) for name in names}
+    raw = np.asarray(arrays[FIT_PARAMS_ENTRY])
+    if raw.shape != () or raw.dtype.kind != "U":
+        raise ValueError("model file: fit_params must be one JSON text")
+    from .io import reject_constant, restore_params
+
+    try:
+        record = json.loads(str(raw), parse_constant=reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"model file: fit_params is not JSON ({exc})") from None
+    if not isinstance(record, dict) or sorted(record) != sorted(names):
+        raise ValueError(f"model file: fit_params must give exactly {names}")
+    record = restore_params(record)
+    for name, value in record.items():
+        if value is not None and not isinstance(value, (bool, int, float, str, Kernel)):
+            raise ValueError(f"model file: fit_params: {name} is not a parameter value")
+    return {name: record[name] for name in names}

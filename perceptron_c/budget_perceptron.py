@@ -31,7 +31,16 @@ import numpy as np
 
 from . import _backend
 from ._base import EpochClassifier
-from ._kernel_rows import row_blocks_run
+from ._kernel_rows import (
+    KERNEL_PARAMS,
+    check_fit_params,
+    fit_params,
+    fit_params_from_state,
+    fit_params_state,
+    fitted_kernel,
+    record_fit_params,
+    row_blocks_run,
+)
 from ._rows import (
     check_exact_headroom,
     check_finite_decisions,
@@ -255,6 +264,14 @@ class BudgetKernelPerceptron(EpochClassifier):
         as ``max_gram_bytes`` holds. Training is one sequential stream. The result is the
         same for any ``n_jobs``.
 
+    A fitted model predicts with the ``kernel``, ``degree``, ``gamma``, ``coef0`` and
+    ``average`` it was trained with (they are saved with it, with ``fit_intercept``,
+    ``strategy`` and ``budget``); ``set_params`` changes the next ``fit``. ``partial_fit``
+    and a warm-started ``fit`` continue the state only with the kernel parameters,
+    ``fit_intercept``, ``strategy`` and ``average`` unchanged (a ValueError names the one
+    that changed); ``budget`` may grow (not below the support vectors held), and ``eta``
+    takes effect on the call that follows.
+
     Attributes
     ----------
     support_vectors_ : float64 (n_support, n_features), or `PackedBits` (conjunction)
@@ -270,6 +287,10 @@ class BudgetKernelPerceptron(EpochClassifier):
     """
 
     _sv: Any
+    # what prediction and the state depend on: recorded at every training call
+    _fit_param_names = (*KERNEL_PARAMS, "fit_intercept", "average", "strategy", "budget")
+    _fit_params: dict[str, Any]  # their values at the last training call
+    _fixed_params = _fit_param_names[:-1]  # a continuing call may raise the budget
 
     def __init__(self, budget: int = 100, strategy: str = "random", eta: float = 0.1,
                  kernel: Any = "rbf", degree: Any = None, gamma: Any = None, coef0: Any = None,
@@ -317,23 +338,18 @@ class BudgetKernelPerceptron(EpochClassifier):
                                   type(self).__name__)
 
     def _check_continuation(self, Xc: Any, spec: tuple) -> None:
-        if spec[0] != self._kind:
-            raise ValueError(f"the model was trained with a {self._kind} kernel, not {spec[0]}")
-        if self.strategy != self._strategy:
-            raise ValueError(f"the model was trained with strategy={self._strategy!r}; it "
-                             f"cannot continue with {self.strategy!r}")
-        if bool(self.average) != hasattr(self, "_u"):
-            raise ValueError("the model was trained with average="
-                             f"{not self.average}; it cannot continue with {self.average}")
+        check_fit_params(self, self._fixed_params)
         if self.budget < self._alpha.shape[1]:
             raise ValueError(f"budget={self.budget} is below the {self._alpha.shape[1]} "
                              "support vectors the model holds")
         super()._check_continuation(Xc, spec)
+        record_fit_params(self)
 
     def _init_state(self, Xc: Any, spec: tuple) -> None:
         kind = spec[0]
         rows = 1 if len(self.classes_) == 2 else len(self.classes_)
         self._kind, self._strategy = kind, self.strategy
+        record_fit_params(self)
         self._exact = kind == "conjunction" and self.strategy in ("random", "oldest", "stoptron")
         dtype = np.int64 if self._exact else np.float64
         if kind == "conjunction":
@@ -359,8 +375,12 @@ class BudgetKernelPerceptron(EpochClassifier):
                spec: tuple) -> _BudgetRun:
         return _BudgetRun(self, Xc, y_idx, *spec)
 
+    def _averaged(self) -> bool:
+        """Whether the model was trained with ``average`` (its state holds the sums)."""
+        return bool(fit_params(self)["average"])
+
     def _publish(self) -> None:
-        if self.average:
+        if self._averaged():
             c = float(self._count[0])
             self.dual_coef_ = self._alpha - self._u / c
             self.intercept_ = self._b - self._beta / c
@@ -377,7 +397,10 @@ class BudgetKernelPerceptron(EpochClassifier):
         """Scores (m, R), or with ``argmax`` the class indices of a K-class exact model; the
         rows in blocks on n_jobs threads (`_kernel_rows.row_blocks_run`)."""
         self._check_fitted()
-        kind, kern = self._spec()
+        check_int(self.max_gram_bytes, "max_gram_bytes", 1)
+        check_n_jobs(self.n_jobs)
+        kind, kern = fitted_kernel(self)  # never the parameters set since
+        average = self._averaged()
         Xc = self._gate_X(X, (kind, kern), fitting=False)
         m, rows_k = Xc.shape[0], self._alpha.shape[0]
         out = np.zeros((m, rows_k)) if not argmax else np.zeros(m, dtype=np.int64)
@@ -386,9 +409,9 @@ class BudgetKernelPerceptron(EpochClassifier):
             return out
         if self._exact:
             conj = _backend.conjunction()
-            c = int(self._count[0]) if self.average else 1
-            coef = np.ascontiguousarray(c * self._alpha - (self._u if self.average else 0))
-            bias = np.ascontiguousarray(c * self._b - (self._beta if self.average else 0))
+            c = int(self._count[0]) if average else 1
+            coef = np.ascontiguousarray(c * self._alpha - (self._u if average else 0))
+            bias = np.ascontiguousarray(c * self._b - (self._beta if average else 0))
             fn = conj.conjunction_argmax if argmax else conj.conjunction_decision
 
             def exact(s: int, e: int, E: np.ndarray) -> None:
@@ -435,20 +458,23 @@ class BudgetKernelPerceptron(EpochClassifier):
             arrays["q"] = self._q
         if self._strategy.startswith("projectron"):
             arrays["kinv"] = self._kinv
-        if self.average:
+        if self._averaged():
             arrays.update(u=self._u, beta=self._beta, count=self._count)
+        arrays.update(fit_params_state(self))
         return arrays
 
     @classmethod
     def _from_state(cls, params: dict, arrays: dict) -> BudgetKernelPerceptron:
         est = cls(**params)
-        kind, _ = est._spec()
-        strategy = est.strategy
+        est._fit_params = fit_params_from_state(est, arrays)
+        # checked as the parameters the model was trained with
+        kind, _ = cls(**{**params, **est._fit_params})._spec()
+        strategy, budget = est._fit_params["strategy"], est._fit_params["budget"]
         need = {"support_", "alpha", "b", "stamp", "counts"}
         need |= {"sv_words"} if kind == "conjunction" else {"sv"}
         need |= {"q"} if strategy == "forgetron" else set()
         need |= {"kinv"} if strategy.startswith("projectron") else set()
-        need |= {"u", "beta", "count"} if est.average else set()
+        need |= {"u", "beta", "count"} if est._averaged() else set()
         k, d = est._restore_common_state(arrays, need)
         rows = 1 if k == 2 else k
         est._kind, est._strategy = kind, strategy
@@ -457,8 +483,8 @@ class BudgetKernelPerceptron(EpochClassifier):
         alpha = np.asarray(arrays["alpha"])
         n_sv = alpha.shape[1] if alpha.ndim == 2 else -1
         est._alpha = check_state_array(arrays, "alpha", (rows, n_sv), dtype)
-        if n_sv > est.budget:
-            raise ValueError(f"model file: {n_sv} support vectors exceed budget={est.budget}")
+        if n_sv > budget:
+            raise ValueError(f"model file: {n_sv} support vectors exceed budget={budget}")
         est._b = check_state_array(arrays, "b", (rows,), dtype)
         if kind == "conjunction":
             words = check_state_array(arrays, "sv_words", (n_sv, (d + 63) // 64), np.uint64)
@@ -483,7 +509,7 @@ class BudgetKernelPerceptron(EpochClassifier):
             else np.zeros(1)
         self._kinv = check_state_array(arrays, "kinv", (n_sv, n_sv), np.float64) \
             if "kinv" in arrays else np.zeros((0, 0))
-        if self.average:
+        if self._averaged():
             self._u = check_state_array(arrays, "u", (rows, n_sv), dtype)
             self._beta = check_state_array(arrays, "beta", (rows,), dtype)
             self._count = check_state_array(arrays, "count", (1,), np.int64)

@@ -133,8 +133,9 @@ def _spec_depth(spec: Any, depth: int = 0) -> int:
     return depth
 
 
-def _restore_params(params: dict[str, Any]) -> dict[str, Any]:
-    """Rebuild the kernel objects that _jsonable_params wrote as specs."""
+def restore_params(params: dict[str, Any]) -> dict[str, Any]:
+    """Rebuild the values `jsonable_params` wrote as tagged objects (kernels, dicts,
+    infinities)."""
     from .kernels import kernel_from_spec
 
     restored = {}
@@ -178,15 +179,21 @@ def _dict_to_pairs(key: str, value: dict) -> dict:
 
 def _jsonable_params(estimator: Any) -> dict[str, Any]:
     """get_params() made JSON-safe; a random generator object is stored as None."""
+    return jsonable_params(estimator.get_params())
+
+
+def jsonable_params(values: dict[str, Any]) -> dict[str, Any]:
+    """Parameter values made JSON-safe (read back by `restore_params`); a random generator
+    object is stored as None."""
     params: dict[str, Any] = {}
-    for key, value in estimator.get_params().items():
+    for key, value in values.items():
         if isinstance(value, (np.random.Generator, np.random.RandomState)):
             warnings.warn(
                 f"save_model: {key} is a {type(value).__name__} object, which cannot be saved; "
                 f"the file stores {key}=None (the fitted weights are saved exactly; only "
                 "further shuffling after loading differs)",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
             value = None
         elif isinstance(value, np.generic):
@@ -349,7 +356,7 @@ def _scalar(arrays: dict[str, np.ndarray], key: str, kind: str, path: str) -> An
     return value.item()
 
 
-def _reject_constant(name: str) -> None:
+def reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
@@ -372,7 +379,7 @@ def _header(arrays: dict[str, np.ndarray], path: str) -> tuple[str, dict[str, An
                               f"(known: {', '.join(sorted(MODEL_CLASSES))})")
     try:
         params = json.loads(_scalar(arrays, "__params__", "U", path),
-                            parse_constant=_reject_constant)
+                            parse_constant=reject_constant)
     except (ValueError, RecursionError) as exc:
         raise FileFormatError(f"{path}: corrupt model file (__params__ is not JSON: {exc})") \
             from None
@@ -412,7 +419,7 @@ def load_model(path: str | os.PathLike[str]) -> Any:
             raise FileFormatError(f"{path}: corrupt model file (unexpected entry {key!r})")
         state[key[len(_STATE_PREFIX):]] = value
     try:
-        model = _resolve_class(class_name)._from_state(_restore_params(params), state)
+        model = _resolve_class(class_name)._from_state(restore_params(params), state)
         again = _file_arrays(model)
     except Exception as exc:  # every failure to rebuild a model is the file's fault
         detail = str(exc) or type(exc).__name__

@@ -27,7 +27,16 @@ import numpy as np
 
 from . import _backend
 from ._base import EpochClassifier, _Stopping, available_if, draw_seed, epoch_order
-from ._kernel_rows import row_blocks_run
+from ._kernel_rows import (
+    KERNEL_PARAMS,
+    check_fit_params,
+    fit_params,
+    fit_params_from_state,
+    fit_params_state,
+    fitted_kernel,
+    record_fit_params,
+    row_blocks_run,
+)
 from ._params import check_class_weight, check_real, expand_class_weight
 from ._rows import (
     KernelRows,
@@ -59,14 +68,6 @@ def _popcounts(P: PackedBits) -> np.ndarray:
         return np.zeros(0, dtype=np.int32)
     as_bytes = np.ascontiguousarray(P.words).astype("<u8", copy=False).view(np.uint8)
     return np.unpackbits(as_bytes, axis=1).sum(axis=1, dtype=np.int64).astype(np.int32)
-
-
-def _same(a: tuple, b: tuple) -> bool:
-    """The same kernel parameters (kernel objects compare by value, callables by identity)."""
-    try:
-        return all(x is y or bool(x == y) for x, y in zip(a, b))
-    except (TypeError, ValueError):
-        return False
 
 
 class _KPARun:
@@ -244,6 +245,13 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
         score of early stopping (scikit-learn's meaning: None is 1, -1 every core); the
         epochs themselves are sequential. The result is the same for any ``n_jobs``.
 
+    A fitted model predicts with the ``kernel``, ``degree``, ``gamma``, ``coef0``,
+    ``fit_intercept`` and ``average`` it was trained with (they are saved with it);
+    ``set_params`` changes the next ``fit``. ``partial_fit`` and a warm-started ``fit``
+    continue the state only with those parameters unchanged (a ValueError names the one that
+    changed); ``C``, ``loss``, ``class_weight`` and the stopping parameters take effect on
+    the call that follows.
+
     Attributes
     ----------
     support_vectors_, support_, n_support_ : as on `KernelPerceptron`.
@@ -256,6 +264,9 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
     """
 
     _has_early_stopping = True
+    # what prediction and the state depend on: recorded at every training call
+    _fit_param_names = (*KERNEL_PARAMS, "fit_intercept", "average")
+    _fit_params: dict[str, Any]  # their values at the last training call
     _sv: Any
     _u: np.ndarray | None
     _beta: np.ndarray | None
@@ -312,9 +323,6 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
                              "validation rows' kernel with the training rows is not given)")
         return kind, kern
 
-    def _kernel_params(self) -> tuple:
-        return (self.kernel, self.degree, self.gamma, self.coef0)
-
     def _step_params(self) -> tuple[float, bool, bool]:
         """(C, PA-II?, fit_intercept) for the routines; C=inf is the plain PA."""
         C = float(self.C)
@@ -335,22 +343,15 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
         if kind == "precomputed":
             raise ValueError("warm_start is not available with kernel='precomputed' (the "
                              "Gram between old support vectors and new rows is unknown)")
-        if kind != self._kind or not _same(self._kernel_params(), self._trained_kernel):
-            raise ValueError(f"the model was trained with kernel {self._trained_kernel}; it "
-                             f"cannot continue with {self._kernel_params()}")
-        if bool(self.average) != (self._u is not None):
-            raise ValueError(f"the model was trained with average={not self.average}; it "
-                             f"cannot continue with average={self.average}")
-        if bool(self.fit_intercept) != self._fit_intercept:
-            raise ValueError(f"the model was trained with fit_intercept="
-                             f"{self._fit_intercept}; it cannot continue without it changed")
+        check_fit_params(self, self._fit_param_names)
         super()._check_continuation(Xc, spec)
+        record_fit_params(self)
 
     def _init_state(self, Xc: Any, spec: tuple) -> None:
         kind = spec[0]
         rows = 1 if len(self.classes_) == 2 else len(self.classes_)
-        self._kind, self._fit_intercept = kind, bool(self.fit_intercept)
-        self._trained_kernel = self._kernel_params()
+        self._kind = kind
+        record_fit_params(self)
         if kind == _CONJ:
             self._sv = PackedBits(np.zeros((0, Xc.words.shape[1]), np.uint64), Xc.n_bits)
         elif kind == "precomputed":
@@ -378,12 +379,16 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
         c = float(self._count[0])
         return np.ascontiguousarray(self._alpha - self._u / c), self._b - self._beta / c
 
+    def _fitted_intercept(self) -> bool:
+        """Whether the model was trained with ``fit_intercept``."""
+        return bool(fit_params(self)["fit_intercept"])
+
     def _publish(self) -> None:
         coef, b = self._coefs()
         if self._kind == _CONJ:  # alpha = coef * 2^-popcount(sv); b = sum(alpha), exactly
             self.dual_coef_ = np.ldexp(coef, -self._ediag.astype(np.int64))
             out = np.zeros((1, coef.shape[0]))
-            if self._fit_intercept and coef.shape[1]:
+            if self._fitted_intercept() and coef.shape[1]:
                 _backend.kpa().kpa_conjunction_decision(
                     np.zeros((1, coef.shape[1]), np.int32), self._ediag, coef, False, out)
             self.intercept_ = out[0]
@@ -413,8 +418,10 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
     def _decide(self, Xc: Any, sv: Any, coef: np.ndarray, b: np.ndarray, ediag: np.ndarray,
                 labels: bool) -> np.ndarray:
         """Scores (m, R), or class indices with ``labels``, of canonical rows Xc under the
-        coefficients ``coef`` of the rows ``sv`` (exactly decided for the conjunction)."""
-        kind, kern = resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
+        coefficients ``coef`` of the rows ``sv`` (exactly decided for the conjunction), with
+        the kernel the model was trained with."""
+        kind, kern = fitted_kernel(self)
+        fit_intercept = self._fitted_intercept()
         m, R = Xc.shape[0], coef.shape[0]
         out = np.zeros((m, R))
         idx = np.zeros(m, dtype=np.int64)
@@ -423,7 +430,7 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
             fn = kpa.kpa_conjunction_predict if labels else kpa.kpa_conjunction_decision
 
             def exact(s: int, e: int, E: np.ndarray) -> None:
-                fn(np.ascontiguousarray(E, dtype=np.int32), ediag, coef, self._fit_intercept,
+                fn(np.ascontiguousarray(E, dtype=np.int32), ediag, coef, fit_intercept,
                    idx[s:e] if labels else out[s:e])
             row_blocks_run(kern, kind, Xc, sv, self.max_gram_bytes, self.n_jobs, exact)
         else:
@@ -446,8 +453,9 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
 
     def _predict_scores(self, X: Any, labels: bool) -> np.ndarray:
         self._check_fitted()
-        spec = self._spec()
-        Xc = self._gate_X(X, spec, fitting=False)
+        check_int(self.max_gram_bytes, "max_gram_bytes", 1)
+        check_n_jobs(self.n_jobs)
+        Xc = self._gate_X(X, fitted_kernel(self), fitting=False)  # never the params set since
         coef, b = self._coefs()
         return self._decide(Xc, self._sv, np.ascontiguousarray(coef), b, self._ediag, labels)
 
@@ -475,14 +483,18 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
         if self._u is not None:
             assert self._beta is not None and self._count is not None
             arrays.update(u=self._u, beta=self._beta, count=self._count)
+        arrays.update(fit_params_state(self))
         return arrays
 
     @classmethod
     def _from_state(cls, params: dict, arrays: dict) -> KernelPassiveAggressiveClassifier:
         est = cls(**params)
-        kind, _ = est._spec()
+        est._fit_params = fit_params_from_state(est, arrays)
+        # checked as the parameters the model was trained with
+        kind, _ = cls(**{**params, **est._fit_params})._spec()
+        average = bool(est._fit_params["average"])
         need = {"support_", "alpha", "b", "sv_words" if kind == _CONJ else "sv"}
-        if est.average:
+        if average:
             need |= {"u", "beta", "count"}
         k, d = est._restore_common_state(arrays, need)
         rows = 1 if k == 2 else k
@@ -490,8 +502,7 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
         n_sv = alpha.shape[1] if alpha.ndim == 2 else -1
         est._alpha = check_state_array(arrays, "alpha", (rows, n_sv), np.float64)
         est._b = check_state_array(arrays, "b", (rows,), np.float64)
-        est._kind, est._fit_intercept = kind, bool(est.fit_intercept)
-        est._trained_kernel = est._kernel_params()
+        est._kind = kind
         est._ediag = np.zeros(0, dtype=np.int32)
         if kind == _CONJ:
             words = check_state_array(arrays, "sv_words", (n_sv, (d + 63) // 64), np.uint64)
@@ -507,7 +518,7 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
         else:
             est._sv = check_state_array(arrays, "sv", (n_sv, d), np.float64)
         est._u = est._beta = est._count = None
-        if est.average:
+        if average:
             est._u = check_state_array(arrays, "u", (rows, n_sv), np.float64)
             est._beta = check_state_array(arrays, "beta", (rows,), np.float64)
             est._count = check_state_array(arrays, "count", (1,), np.int64)

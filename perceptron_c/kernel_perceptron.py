@@ -27,7 +27,19 @@ import numpy as np
 
 from . import _backend
 from ._base import EpochClassifier, available_if
-from ._kernel_rows import KernelSource, check_weighted_headroom, row_blocks_run, stream
+from ._kernel_rows import (
+    KERNEL_PARAMS,
+    KernelSource,
+    check_fit_params,
+    check_weighted_headroom,
+    fit_params,
+    fit_params_from_state,
+    fit_params_state,
+    fitted_kernel,
+    record_fit_params,
+    row_blocks_run,
+    stream,
+)
 from ._params import check_class_weight, expand_class_weight
 from ._rows import (
     check_exact_headroom,
@@ -83,7 +95,7 @@ class _DualRun:
         pad = ((0, 0), (0, Xc.shape[0]))
         self.alpha = np.ascontiguousarray(np.pad(est._alpha, pad))
         self.b = est._b.copy()
-        self.avg = est.average
+        self.avg = bool(fit_params(est)["average"])
         if self.avg:
             self.u = np.ascontiguousarray(np.pad(est._u, pad))
             self.beta, self.count = est._beta.copy(), est._count.copy()
@@ -212,6 +224,12 @@ class KernelPerceptron(EpochClassifier):
         ``decision_function`` / ``predict`` / ``score``): None is 1, -1 every core. The
         results are the same for any value.
 
+    A fitted model predicts with the ``kernel``, ``degree``, ``gamma``, ``coef0`` and
+    ``average`` it was trained with (they are saved with it); ``set_params`` changes the next
+    ``fit``. ``partial_fit`` and a warm-started ``fit`` continue the state only with those
+    parameters unchanged (a ValueError names the one that changed); ``fit_intercept``,
+    ``class_weight`` and the other training parameters take effect on the call that follows.
+
     Attributes
     ----------
     support_ : int64 array, index in the last training batch of each support vector (-1 for
@@ -230,6 +248,9 @@ class KernelPerceptron(EpochClassifier):
 
     # float64 rows, PackedBits (conjunction) or int64 column indices (precomputed)
     _sv: Any
+    # what prediction and the state depend on: recorded at every training call
+    _fit_param_names = (*KERNEL_PARAMS, "average")
+    _fit_params: dict[str, Any]  # their values at the last training call
 
     def __init__(self, kernel: Any = "rbf", degree: Any = None, gamma: Any = None,
                  coef0: Any = None, fit_intercept: bool = True, max_iter: int = 100,
@@ -275,9 +296,9 @@ class KernelPerceptron(EpochClassifier):
         if kind == "precomputed":
             raise ValueError("warm_start is not available with kernel='precomputed' (the "
                              "Gram between old support vectors and new rows is unknown)")
-        if kind != self._kind:
-            raise ValueError(f"the model was trained with a {self._kind} kernel, not {kind}")
+        check_fit_params(self, self._fit_param_names)
         super()._check_continuation(Xc, spec)
+        record_fit_params(self)
 
     @available_if(lambda est: not (isinstance(est.kernel, str) and est.kernel == "precomputed"))
     def partial_fit(self, X: Any, y: Any, classes: Any = None,
@@ -308,6 +329,7 @@ class KernelPerceptron(EpochClassifier):
         rows = 1 if len(self.classes_) == 2 else len(self.classes_)
         dtype = np.int64 if kind == "conjunction" else np.float64
         self._kind = kind
+        record_fit_params(self)
         if kind == "conjunction":
             self._sv = PackedBits(np.zeros((0, Xc.words.shape[1]), np.uint64), Xc.n_bits)
         elif kind == "precomputed":
@@ -316,6 +338,8 @@ class KernelPerceptron(EpochClassifier):
             self._sv = np.zeros((0, Xc.shape[1]))
         self._alpha = np.zeros((rows, 0), dtype=dtype)
         self._b = np.zeros(rows, dtype=dtype)
+        for name in ("_u", "_beta", "_count"):  # a refit may change average
+            self.__dict__.pop(name, None)
         if self.average:
             self._u = np.zeros((rows, 0), dtype=dtype)
             self._beta = np.zeros(rows, dtype=dtype)
@@ -327,9 +351,13 @@ class KernelPerceptron(EpochClassifier):
                spec: tuple) -> _DualRun:
         return _DualRun(self, Xc, y_idx, sample_weight, *spec)
 
+    def _averaged(self) -> bool:
+        """Whether the model was trained with ``average`` (its state holds the sums)."""
+        return bool(fit_params(self)["average"])
+
     def _publish(self) -> None:
         """dual_coef_, intercept_ and the support vector views from the state."""
-        if self.average:
+        if self._averaged():
             c = float(self._count[0])
             self.dual_coef_ = self._alpha - self._u / c
             self.intercept_ = self._b - self._beta / c
@@ -342,14 +370,16 @@ class KernelPerceptron(EpochClassifier):
     # ------------------------------------------------------------------ prediction
     def _exact_coefs(self) -> tuple[np.ndarray, np.ndarray, int]:
         """Integer coefficients and bias whose sums have the decision's sign, and the divisor."""
-        if self.average:
+        if self._averaged():
             c = int(self._count[0])
             return c * self._alpha - self._u, c * self._b - self._beta, c
         return self._alpha, self._b, 1
 
     def _scores(self, X: Any, argmax: bool = False) -> np.ndarray:
         self._check_fitted()
-        kind, kern = self._spec()
+        check_int(self.max_gram_bytes, "max_gram_bytes", 1)
+        check_n_jobs(self.n_jobs)
+        kind, kern = fitted_kernel(self)  # never the parameters set since
         Xc = self._gate_X(X, (kind, kern), fitting=False)
         m, rows_k = Xc.shape[0], self._alpha.shape[0]
         out = np.zeros((m, rows_k)) if not argmax else np.zeros(m, dtype=np.int64)
@@ -403,17 +433,21 @@ class KernelPerceptron(EpochClassifier):
             arrays["sv_words"] = self._sv.words
         else:
             arrays["sv"] = self._sv
-        if self.average:
+        if self._averaged():
             arrays.update(u=self._u, beta=self._beta, count=self._count)
+        arrays.update(fit_params_state(self))
         return arrays
 
     @classmethod
     def _from_state(cls, params: dict, arrays: dict) -> KernelPerceptron:
         est = cls(**params)
-        kind, _ = est._spec()
+        est._fit_params = fit_params_from_state(est, arrays)
+        # checked as the parameters the model was trained with
+        kind, _ = cls(**{**params, **est._fit_params})._spec()
+        average = est._averaged()
         need = {"support_", "alpha", "b"}
         need |= {"sv_words"} if kind == "conjunction" else {"sv"}
-        if est.average:
+        if average:
             need |= {"u", "beta", "count"}
         k, d = est._restore_common_state(arrays, need)
         rows = 1 if k == 2 else k
@@ -432,7 +466,7 @@ class KernelPerceptron(EpochClassifier):
                 raise ValueError("model file: support indices out of range")
         else:
             est._sv = check_state_array(arrays, "sv", (n_sv, d), np.float64)
-        if est.average:
+        if average:
             est._u = check_state_array(arrays, "u", (rows, n_sv), dtype)
             est._beta = check_state_array(arrays, "beta", (rows,), dtype)
             est._count = check_state_array(arrays, "count", (1,), np.int64)

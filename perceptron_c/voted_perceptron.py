@@ -22,7 +22,17 @@ import numpy as np
 
 from . import _backend
 from ._base import EpochClassifier
-from ._kernel_rows import KernelSource, row_blocks_run, stream
+from ._kernel_rows import (
+    KERNEL_PARAMS,
+    KernelSource,
+    check_fit_params,
+    fit_params,
+    fit_params_from_state,
+    fit_params_state,
+    record_fit_params,
+    row_blocks_run,
+    stream,
+)
 from ._rows import (
     check_exact_headroom,
     check_finite_state,
@@ -213,6 +223,12 @@ class VotedPerceptron(EpochClassifier):
         ``decision_function`` / ``predict`` / ``score``: None is 1, -1 every core. The
         results are the same for any value.
 
+    A fitted model votes with the ``kernel``, ``degree``, ``gamma``, ``coef0`` and
+    ``fit_intercept`` it was trained with (they are saved with it); ``set_params`` changes
+    the next ``fit``. ``partial_fit`` and a warm-started ``fit`` continue the stored
+    mistakes only with those parameters unchanged (a ValueError names the one that changed:
+    the vote rebuilds every weight vector, bias included, with one kernel and one rule).
+
     Attributes
     ----------
     classes_, n_features_in_, n_iter_, converged_
@@ -224,6 +240,9 @@ class VotedPerceptron(EpochClassifier):
 
     # the stored examples: float64 rows, a CSR (sparse primal) or PackedBits (conjunction)
     _sv: Any
+    # what the vote and the state depend on: recorded at every training call
+    _fit_param_names = (*KERNEL_PARAMS, "fit_intercept")
+    _fit_params: dict[str, Any]  # their values at the last training call
 
     def __init__(self, kernel: Any = None, degree: Any = None, gamma: Any = None,
                  coef0: Any = None, fit_intercept: bool = True, max_iter: int = 10,
@@ -258,6 +277,13 @@ class VotedPerceptron(EpochClassifier):
                              "the kernel itself")
         return resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
 
+    def _fitted_spec(self) -> tuple[str, Any]:
+        """(kind, kernel) of the parameters the model was trained with."""
+        p = fit_params(self)
+        if p["kernel"] is None:
+            return "primal", None
+        return resolve_kernel(p["kernel"], p["degree"], p["gamma"], p["coef0"])
+
     def _gate_X(self, X: Any, spec: tuple, fitting: bool) -> Any:
         n_features = None if fitting else self.n_features_in_
         if spec[0] == "primal":
@@ -268,15 +294,16 @@ class VotedPerceptron(EpochClassifier):
         return check_kernel_input(X, spec[0], n_features, type(self).__name__)
 
     def _check_continuation(self, Xc: Any, spec: tuple) -> None:
-        if spec[0] != self._kind:
-            raise ValueError(f"the model was trained as {self._kind}, not {spec[0]}")
+        check_fit_params(self, self._fit_param_names)
         super()._check_continuation(Xc, spec)
+        record_fit_params(self)
 
     def _init_state(self, Xc: Any, spec: tuple) -> None:
         kind = spec[0]
         machines = 1 if len(self.classes_) == 2 else len(self.classes_)
         exact = kind == "conjunction"
         self._kind = kind
+        record_fit_params(self)
         if exact:
             self._sv = PackedBits(np.zeros((0, Xc.words.shape[1]), np.uint64), Xc.n_bits)
         elif isinstance(Xc, CSR):  # wide sparse data: keep the stored examples sparse too
@@ -314,12 +341,15 @@ class VotedPerceptron(EpochClassifier):
     def _votes(self, X: Any) -> np.ndarray:
         """(n, n_machines) vote margins divided by the total votes, in [-1, 1]."""
         self._check_fitted()
-        kind, kern = self._spec()
+        check_int(self.max_gram_bytes, "max_gram_bytes", 1)
+        check_n_jobs(self.n_jobs)
+        kind, kern = self._fitted_spec()  # never the parameters set since
+        fit_intercept = bool(fit_params(self)["fit_intercept"])
         Xc = self._gate_X(X, (kind, kern), fitting=False)
         m_rows, machines = Xc.shape[0], self._b.shape[0]
         out = np.zeros((m_rows, machines))
         voted = _backend.voted()
-        bias_step = 1.0 if self.fit_intercept else 0.0
+        bias_step = 1.0 if fit_intercept else 0.0
         votes = []
         for m in range(machines):
             idx, sg, surv = self._machine(m)
@@ -331,7 +361,7 @@ class VotedPerceptron(EpochClassifier):
             col = np.empty(e - s)
             for m, (idx, sg, surv) in enumerate(votes):
                 if kind == "conjunction":
-                    voted.vote_conjunction(K, idx, sg, surv, self.fit_intercept, col)
+                    voted.vote_conjunction(K, idx, sg, surv, fit_intercept, col)
                 else:
                     voted.vote(K, idx, sg, surv, bias_step, col)
                 out[s:e, m] = col
@@ -377,12 +407,15 @@ class VotedPerceptron(EpochClassifier):
             arrays["w"] = self._w
         else:
             arrays["alpha"] = self._alpha
+        arrays.update(fit_params_state(self))
         return arrays
 
     @classmethod
     def _from_state(cls, params: dict, arrays: dict) -> VotedPerceptron:
         est = cls(**params)
-        kind, _ = est._spec()
+        est._fit_params = fit_params_from_state(est, arrays)
+        # checked as the parameters the model was trained with
+        kind, _ = cls(**{**params, **est._fit_params})._spec()
         sparse = kind == "primal" and "sv_data" in arrays
         need = {"b", "m_ptr", "m_index", "m_sign", "survival", "credit",
                 "sv_words" if kind == "conjunction" else
