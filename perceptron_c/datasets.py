@@ -8,9 +8,19 @@ Data files
   ``label idx:val idx:val ...`` with 1-based indices; ``#`` starts a comment, ``qid:`` pairs
   are ignored, blank lines are skipped. X is a scipy CSR matrix when scipy is installed, else
   a dense float64 array.
-- ``.csv``: comma-separated, the last column is the label; a first row none of whose
-  feature cells is a number is a header and is skipped (``header=`` says so explicitly); a
-  cell that is not a finite number anywhere else is an error naming its line and column.
+- ``.csv``: comma-separated, the last column is the label. The first row is a header, and
+  is skipped, when none of its feature cells is a number (``width,height,label``), or when
+  its feature cells number the columns (``0,1,2`` as pandas names unnamed columns, or
+  ``1,2,3``) and its label cell is text while every other label is a number (``0,1,2,y``);
+  a first row mixing numbers and text among its feature cells is an error, and so is one
+  of other numbers whose label is text above numeric labels (a mistyped label, or a header
+  to skip with ``header=True``).
+  When the labels are text too, a first row of numbers and a text label (``0,1,cat``) is
+  read as data, since it may be one: pass ``header=True`` to skip it (``header=False``
+  reads any first row as data). A feature cell that is not a finite number is an error
+  naming its line and column; so is an empty label cell, and, where the labels are numbers,
+  a label that is not a finite number (``nan``, ``inf``, or a missing-value word such as
+  ``NA``, ``N/A``, ``null`` or ``None``). Text labels are kept as they are.
 - ``.npz``: arrays ``X`` and ``y``, or ``data``, ``indices``, ``indptr``, ``shape`` and ``y``
   for a CSR matrix (the layout ``scipy.sparse.save_npz`` writes, plus ``y``).
 
@@ -212,11 +222,38 @@ def _csv_rows(path):
     return rows, line_numbers
 
 
-def _csv_header(path, first, n_feature_columns, header):
-    """Whether the first row is a header: as told, else only when none of its feature cells
-    is a number (a row mixing numbers and text is an error, never a silently lost row)."""
+# spellings of a missing value (pandas' defaults, any case); a missing label where the others
+# are numbers must be an error, never a class of its own
+_MISSING_LABELS = frozenset({"na", "n/a", "#n/a", "#n/a n/a", "#na", "<na>", "null", "none",
+                             "-1.#ind", "-1.#qnan", "1.#ind", "1.#qnan"})
+
+
+def _label_kind(cell):
+    """What a (stripped) label cell holds: "number" (finite), "missing" (empty, NaN or a
+    missing-value word), "infinite", or "text"."""
+    try:
+        value = float(cell)
+    except ValueError:
+        return "missing" if not cell or cell.lower() in _MISSING_LABELS else "text"
+    if math.isnan(value):
+        return "missing"
+    return "number" if math.isfinite(value) else "infinite"
+
+
+def _numeric_labels(kinds):
+    """Whether a label column is numeric: no text cell and at least one finite number."""
+    return "text" not in kinds and "number" in kinds
+
+
+def _csv_header(path, rows, n_feature_columns, labeled, header):
+    """Whether the first row is a header: as told, else when none of its feature cells is a
+    number, or when they number the columns (0, 1, ... or 1, 2, ...), its label is text and
+    every other label is a number. A row mixing numbers and text among its features, or
+    other numbers above a text label among numeric ones, is an error, never a silently lost
+    row nor a class of its own."""
     if header is not None:
         return bool(header)
+    first = rows[0]
     numbers = [_is_number(field) for field in first[:n_feature_columns]]
     if not any(numbers):
         return True
@@ -224,8 +261,38 @@ def _csv_header(path, first, n_feature_columns, header):
         j = numbers.index(False)
         raise FileFormatError(f"{path}:1: column {j + 1} value {first[j]!r} is not a number "
                               "(the first row is read as a header only when none of its "
-                              "feature cells is a number; pass header=True to skip it)")
-    return False
+                              "feature cells is a number, or when they number the columns "
+                              "above a text label; pass header=True to skip it)")
+    if not labeled:
+        return False
+    others = [_label_kind(row[-1].strip()) for row in rows[1:]]
+    if _label_kind(first[-1].strip()) != "text" or not _numeric_labels(others):
+        return False
+    # a text label above numeric ones: a header when the feature cells number the columns
+    # (0, 1, ... as pandas names unnamed columns, or 1, 2, ...); otherwise it may be a data
+    # row with a mistyped label, which is neither skipped nor made a class of its own
+    names = [field.strip() for field in first[:n_feature_columns]]
+    if names in ([str(j) for j in range(n_feature_columns)],
+                 [str(j + 1) for j in range(n_feature_columns)]):
+        return True
+    raise FileFormatError(f"{path}:1: label {first[-1].strip()!r} is text while every other "
+                          "label is a number; pass header=True if the first row is a header")
+
+
+def _csv_labels(path, cells, line_numbers):
+    """The label column: an empty cell is an error, and so, when the labels are numbers,
+    is one that is not a finite number (NaN, inf, NA...); text labels are kept."""
+    kinds = [_label_kind(cell) for cell in cells]
+    numeric = "text" not in kinds  # all NaN, NA or inf counts too: not one usable label
+    for cell, kind, line_number in zip(cells, kinds, line_numbers):
+        if not cell:
+            raise FileFormatError(f"{path}:{line_number}: missing label (the last column "
+                                  "is empty)")
+        if numeric and kind != "number":
+            missing = " (a missing label)" if kind == "missing" else ""
+            raise FileFormatError(f"{path}:{line_number}: label {cell!r} is not a finite "
+                                  f"number{missing}")
+    return _labels_array(cells)
 
 
 def _load_csv(path, n_features, require_labels, header):
@@ -236,7 +303,7 @@ def _load_csv(path, n_features, require_labels, header):
     n_feature_columns = n_columns - 1 if labeled else n_columns
     if labeled and n_columns < 2:
         raise FileFormatError(f"{path}: needs at least two columns (features..., label)")
-    if _csv_header(path, rows[0], n_feature_columns, header):
+    if _csv_header(path, rows, n_feature_columns, labeled, header):
         rows, line_numbers = rows[1:], line_numbers[1:]
         if not rows:
             raise FileFormatError(f"{path}: a header row but no data rows")
@@ -259,7 +326,7 @@ def _load_csv(path, n_features, require_labels, header):
                                       f"{fields[j]!r} is not a finite number") from None
         if labeled:
             labels.append(fields[-1].strip())
-    return X, (_labels_array(labels) if labeled else None)
+    return X, (_csv_labels(path, labels, line_numbers) if labeled else None)
 
 
 def _load_data_npz(path, n_features, require_labels, header):
@@ -341,7 +408,13 @@ def load_data(path: str | os.PathLike[str], n_features: int | None = None, *,
     ``n_features`` columns is read as all features.
 
     ``header`` (CSV only): True skips the first row, False reads it as data, None (default)
-    skips it only when none of its feature cells is a number.
+    skips it when none of its feature cells is a number, or when they number the columns and
+    its label cell is text while every other label is a number (``0,1,2,y`` above numeric
+    labels; other numbers there are an error). When the labels are
+    text too, a first row of numbers with a text label is read as data: pass True to skip it.
+
+    CSV labels: an empty label cell is an error; where the labels are numbers, so is a label
+    that is not a finite number (``nan``, ``inf``, ``NA``, ``null``...), naming its line.
     """
     path = os.fspath(path)
     if n_features is not None:

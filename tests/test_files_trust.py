@@ -43,6 +43,89 @@ def test_csv_header_only_when_the_whole_first_row_is_text(tmp_path):
         load_data(path, header="yes")
 
 
+def test_csv_numeric_column_names_above_numeric_labels_are_a_header(tmp_path):
+    """pandas writes unnamed columns as 0,1,2,...: with a text label name above numeric
+    labels the first row is a header, not a sample of a class 'y'."""
+    path = tmp_path / "p.csv"
+    path.write_text("0,1,2,y\n0.5,1,2,0\n3,4,5,1\n6,7,8.25,1\n")
+    X, y = load_data(path)
+    assert X.tolist() == [[0.5, 1, 2], [3, 4, 5], [6, 7, 8.25]]
+    assert y.dtype == np.int64 and y.tolist() == [0, 1, 1]
+    assert load_data(path, header=False)[1].tolist() == ["y", "0", "1", "1"]  # as told
+    path.write_text("1,2,3,y\n0.5,1,2,0\n3,4,5,1\n")  # numbered from 1
+    assert load_data(path)[1].tolist() == [0, 1]
+
+
+def test_csv_other_numbers_above_a_text_label_among_numeric_ones_is_an_error(tmp_path):
+    """A data row whose label is mistyped (O for 0) is neither skipped as a header nor made a
+    class of its own: an error that says how to skip a real header."""
+    path = tmp_path / "t.csv"
+    path.write_text("0.5,1.25,O\n3,4,1\n6,7,0\n")
+    with pytest.raises(FileFormatError, match=r"t.csv:1: label 'O' is text while every other"):
+        load_data(path)
+    assert load_data(path, header=True)[1].tolist() == [1, 0]
+
+
+def test_csv_pandas_round_trip_keeps_every_row_and_class(tmp_path):
+    pd = pytest.importorskip("pandas")
+    X = np.random.default_rng(0).normal(size=(50, 4))
+    frame = pd.DataFrame(X)
+    frame["y"] = np.arange(50) % 2
+    frame.to_csv(tmp_path / "p.csv", index=False)
+    X2, y2 = load_data(tmp_path / "p.csv")
+    assert np.array_equal(X2, X) and y2.tolist() == frame["y"].tolist()
+
+
+def test_csv_first_row_above_text_labels_is_read_as_data(tmp_path):
+    """Above text labels, numbers with a text label may be a sample as well as a header:
+    read as data (header=True skips it); named feature columns stay a header."""
+    path = tmp_path / "d.csv"
+    path.write_text("0,1,label\n1,2,cat\n3,4,dog\n")
+    X, y = load_data(path)
+    assert X.shape == (3, 2) and y.tolist() == ["label", "cat", "dog"]
+    assert load_data(path, header=True)[1].tolist() == ["cat", "dog"]
+    path.write_text("a,b,label\n1,2,cat\n3,4,dog\n")
+    assert load_data(path)[1].tolist() == ["cat", "dog"]
+    path.write_text("0,1,y\n1,2,0\n3,4,cat\n")  # one other label is text: not a header
+    assert load_data(path)[1].tolist() == ["y", "0", "cat"]
+
+
+@pytest.mark.parametrize("cell,message", [
+    ("", "missing label"),
+    ("  ", "missing label"),
+    ("nan", "label 'nan' is not a finite number (a missing label)"),
+    ("NaN", "label 'NaN' is not a finite number (a missing label)"),
+    ("NA", "label 'NA' is not a finite number (a missing label)"),
+    ("null", "label 'null' is not a finite number (a missing label)"),
+    ("None", "label 'None' is not a finite number (a missing label)"),
+    ("inf", "label 'inf' is not a finite number"),
+    ("-Infinity", "label '-Infinity' is not a finite number"),
+])
+@pytest.mark.parametrize("head", ["", "a,b,y\n", "0,1,y\n"])
+def test_csv_missing_or_infinite_numeric_label_is_an_error(tmp_path, cell, message, head):
+    path = tmp_path / "m.csv"
+    path.write_text(f"{head}1,2,0\n3,4,1\n5,6,{cell}\n7,8,1\n")
+    line = 3 + head.count("\n")
+    with pytest.raises(FileFormatError, match=rf"m\.csv:{line}: ") as info:
+        load_data(path)
+    assert message in str(info.value)
+
+
+def test_csv_missing_label_in_the_first_row_or_among_text_labels(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text("1,2,\n3,4,0\n5,6,1\n")  # not a header: an unlabeled first sample
+    with pytest.raises(FileFormatError, match=r"m\.csv:1: missing label"):
+        load_data(path)
+    path.write_text("1,2,NaN\n3,4,0\n5,6,1\n")
+    with pytest.raises(FileFormatError, match=r"m\.csv:1: label 'NaN' is not a finite"):
+        load_data(path)
+    path.write_text("1,2,cat\n3,4,\n5,6,dog\n")
+    with pytest.raises(FileFormatError, match=r"m\.csv:2: missing label"):
+        load_data(path)
+    path.write_text("1,2,cat\n3,4,None\n5,6,nan\n")  # text labels are classes, any text
+    assert load_data(path)[1].tolist() == ["cat", "None", "nan"]
+
+
 def test_integer_labels_beyond_int64_stay_exact(tmp_path, rng):
     big = 2**70
     path = tmp_path / "big.svm"
