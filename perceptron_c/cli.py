@@ -1,11 +1,14 @@
 """The ``perceptron-c`` command line: ``demo``, ``train`` and ``predict``.
 
 ``main(argv)`` returns the exit status instead of exiting, so it can be called in-process.
-Every failure is one line on stderr (``perceptron-c: error: ...``), never a traceback:
+Every failure is one line on stderr (``perceptron-c: error: ...``), never a traceback, and
+every warning one line (``perceptron-c: warning: ...``). The exit status:
 
 - 0: success;
-- 2: a usage error, or a missing, unreadable or malformed file or argument;
-- 3: the computation failed (a value overflowed float64, or memory ran out);
+- 2: the command or its input cannot be used: a usage error, a missing, unreadable or
+  malformed file or argument, or values so large that training or prediction overflows
+  float64;
+- 3: memory ran out;
 - 130: interrupted (Ctrl-C).
 """
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import ast
 import sys
+import warnings
 from typing import Any
 
 import numpy as np
@@ -34,7 +38,7 @@ __all__ = ["main"]
 PROG = "perceptron-c"
 EXIT_OK = 0
 EXIT_ERROR = 2
-EXIT_FAILED = 3
+EXIT_FAILED = 3  # out of memory
 EXIT_INTERRUPTED = 130
 
 ESTIMATORS = {"perceptron": Perceptron, "kernel": KernelPerceptron, "voted": VotedPerceptron,
@@ -135,23 +139,37 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits on --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_ERROR
     handler = {"demo": _cmd_demo, "train": _cmd_train, "predict": _cmd_predict}[args.command]
-    try:
-        return handler(args)
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except (ArithmeticError, MemoryError, RecursionError) as exc:
-        return _fail(exc, EXIT_FAILED)
-    except (OSError, ValueError, TypeError, _CommandError) as exc:
-        return _fail(exc, EXIT_ERROR)
+    with warnings.catch_warnings():  # restores showwarning (and the filters) on return
+        warnings.showwarning = _show_warning
+        try:
+            return handler(args)
+        except KeyboardInterrupt:
+            print(f"{PROG}: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        except MemoryError as exc:
+            return _fail(exc, EXIT_FAILED)
+        # an overflow (a model's ValueError, a Gram's OverflowError) is the input's scale
+        except (ArithmeticError, RecursionError, OSError, ValueError, TypeError,
+                _CommandError) as exc:
+            return _fail(exc, EXIT_ERROR)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _fail(exc: BaseException, status: int) -> int:
-    message = " ".join(str(exc).split()) or type(exc).__name__
+    message = _one_line(str(exc)) or type(exc).__name__
     if isinstance(exc, MemoryError):
         message = f"out of memory ({message})"
     print(f"{PROG}: error: {message}", file=sys.stderr)
     return status
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str,
+                  lineno: int, file: Any = None, line: str | None = None) -> None:
+    """warnings.showwarning for the command line: one line, no source file or code."""
+    print(f"{PROG}: warning: {_one_line(str(message)) or category.__name__}", file=sys.stderr)
 
 
 # --------------------------------------------------------------------------- train / predict

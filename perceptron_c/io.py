@@ -272,9 +272,12 @@ def save_model(estimator: Any, path: str | os.PathLike[str]) -> str:
             # every key is "state/..." or "__...__", so none can land on allow_pickle
             np.savez(handle, **arrays)  # type: ignore[arg-type]
         os.replace(tmp_path, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp_path):
             os.unlink(tmp_path)
+        if isinstance(exc, OSError) and exc.errno is not None and exc.filename == tmp_path:
+            # name the file asked for, not the temporary one (e.g. a missing directory)
+            raise type(exc)(exc.errno, exc.strerror, path) from None
         raise
     return path
 

@@ -1,7 +1,9 @@
 """The perceptron-c command line, run in-process through main(argv)."""
 import os
 import pathlib
+import re
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -253,8 +255,9 @@ def test_demo_plots_without_matplotlib_exits_2(tmp_path, capsys, monkeypatch):
 
 def test_overflow_memory_and_huge_indices_are_one_line_errors(tmp_path, capsys, monkeypatch):
     """The failures that used to print a traceback: a legitimate polynomial model on a value
-    of 1e120 (OverflowError), an svmlight index of 10^30, a 21-byte svmlight file declaring
-    a huge width without scipy (MemoryError), and Ctrl-C."""
+    of 1e120 (OverflowError: the input's scale, exit 2 like a Perceptron's overflow), an
+    svmlight index of 10^30, a 21-byte svmlight file declaring a huge width without scipy
+    (MemoryError), memory running out, and Ctrl-C."""
     train = tmp_path / "train.svm"
     train.write_text("1 1:0.5 2:1\n-1 1:-0.5 2:-1\n1 1:1 2:0.2\n-1 1:-1 2:0.1\n")
     model = tmp_path / "poly.npz"
@@ -263,7 +266,7 @@ def test_overflow_memory_and_huge_indices_are_one_line_errors(tmp_path, capsys, 
     capsys.readouterr()
     huge = tmp_path / "huge.svm"
     huge.write_text("1 1:1e120 2:1\n")
-    assert cli.main(["predict", str(model), str(huge)]) == cli.EXIT_FAILED
+    assert cli.main(["predict", str(model), str(huge)]) == cli.EXIT_ERROR
     _assert_one_line_error(capsys, "overflow")
     index = tmp_path / "index.svm"
     index.write_text("1 1000000000000000000000000000000:1\n")
@@ -274,6 +277,13 @@ def test_overflow_memory_and_huge_indices_are_one_line_errors(tmp_path, capsys, 
     wide.write_text("1 2000000000:1\n")  # 21 bytes
     assert cli.main(["train", str(wide), "-o", str(tmp_path / "w.npz")]) == cli.EXIT_ERROR
     _assert_one_line_error(capsys, "install scipy")
+
+    def out_of_memory(args):
+        raise MemoryError
+
+    monkeypatch.setattr(cli, "_cmd_train", out_of_memory)
+    assert cli.main(["train", str(train), "-o", str(model)]) == cli.EXIT_FAILED == 3
+    _assert_one_line_error(capsys, "out of memory")
 
     def interrupted(args):
         raise KeyboardInterrupt
@@ -312,3 +322,77 @@ def test_train_refuses_flags_that_do_not_apply(tmp_path, csv_files, capsys):
     _assert_one_line_error(capsys, "--average does not apply to --estimator voted")
     assert cli.main(["train", str(train), "-o", str(tmp_path / "m"), "--param", "nope=1"]) == 2
     _assert_one_line_error(capsys, "--param 'nope=1'")
+
+
+def test_every_overflow_exits_2_on_one_line(tmp_path, capsys):
+    """Training or predicting past float64 is the input's scale, whichever estimator: exit
+    2 (the Perceptron raises ValueError, the float Gram of a kernel OverflowError)."""
+    train = tmp_path / "train.csv"
+    train.write_text("1e300,1e300,1\n-1e300,1e300,0\n1e300,-1e300,0\n-1e300,-1e300,1\n")
+    for estimator, extra in (("perceptron", []), ("kernel", ["--kernel", "poly"])):
+        model = tmp_path / f"{estimator}.npz"
+        assert cli.main(["train", str(train), "-o", str(model), "--estimator", estimator,
+                         "--epochs", "5", *extra]) == cli.EXIT_ERROR == 2
+        _assert_one_line_error(capsys, "overflow")
+        assert not model.exists()
+    small = tmp_path / "small.csv"
+    small.write_text("1,1,1\n-1,-1,0\n")  # equal positive weights on both features
+    for estimator, extra in (("perceptron", []), ("kernel", ["--kernel", "poly"])):
+        model = tmp_path / f"{estimator}.npz"
+        assert cli.main(["train", str(small), "-o", str(model), "--estimator", estimator,
+                         *extra]) == 0
+        capsys.readouterr()
+        huge = tmp_path / "huge.csv"
+        huge.write_text("1e308,1e308\n")
+        assert cli.main(["predict", str(model), str(huge)]) == cli.EXIT_ERROR
+        _assert_one_line_error(capsys, "overflow")
+
+
+def _exit_statuses(text):
+    """{status: meaning} of a list of '- N: meaning' items (meanings may wrap)."""
+    items = re.findall(r"^- (\d+): (.*?)(?=^- \d+:|^\S|^$|\Z)", text, re.M | re.S)
+    return {int(code): " ".join(meaning.split()) for code, meaning in items}
+
+
+def test_the_guide_and_the_cli_docstring_state_the_same_exit_statuses():
+    documented = _exit_statuses(cli.__doc__)
+    assert set(documented) == {cli.EXIT_OK, cli.EXIT_ERROR, cli.EXIT_FAILED,
+                               cli.EXIT_INTERRUPTED}
+    assert "overflow" in documented[cli.EXIT_ERROR]
+    guide = pathlib.Path(__file__).resolve().parent.parent / "docs" / "guide.md"
+    assert _exit_statuses(guide.read_text(encoding="utf-8")) == documented
+
+
+def test_a_failed_save_names_the_output_path(tmp_path, csv_files, capsys):
+    train = csv_files[0]
+    target = tmp_path / "absent" / "m.npz"
+    assert cli.main(["train", str(train), "-o", str(target)]) == cli.EXIT_ERROR
+    _assert_one_line_error(capsys, f"'{target}'")
+    (tmp_path / "taken.npz").mkdir()
+    assert cli.main(["train", str(train), "-o", str(tmp_path / "taken.npz")]) == cli.EXIT_ERROR
+    out, err = capsys.readouterr()
+    assert f"'{tmp_path / 'taken.npz'}'" in err and ".tmp" not in err
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.filterwarnings("always::UserWarning")
+def test_a_warning_is_one_line_and_leaves_the_warning_state_alone(tmp_path, csv_files,
+                                                                  capsys):
+    train = csv_files[0]
+    showwarning, filters = warnings.showwarning, list(warnings.filters)
+    assert cli.main(["train", str(train), "-o", str(tmp_path / "m"), "--estimator", "pa",
+                     "--epochs", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("trained PassiveAggressiveClassifier")
+    assert err.startswith("perceptron-c: warning: PassiveAggressiveClassifier: max_iter=1")
+    assert err.count("\n") == 1 and "cli.py" not in err and "model.fit" not in err
+    assert warnings.showwarning is showwarning and warnings.filters == filters
+    with pytest.warns(perceptron_c.ConvergenceWarning, match="max_iter=1"):
+        perceptron_c.PassiveAggressiveClassifier(max_iter=1).fit(*datasets.load_data(train))
+
+
+def test_a_pandas_style_header_is_not_a_sample(tmp_path, capsys):
+    data = tmp_path / "p.csv"
+    data.write_text("0,1,y\n" + "".join(f"{i % 3},{i % 5},{i % 2}\n" for i in range(20)))
+    assert cli.main(["train", str(data), "-o", str(tmp_path / "m")]) == 0
+    assert "on 20 samples x 2 features, 2 classes" in capsys.readouterr().out

@@ -354,6 +354,22 @@ def test_npz_suffix_is_appended_and_optional_on_load(tmp_path):
     np.testing.assert_array_equal(perceptron_c.load(written).coef_, model.coef_)
 
 
+def test_a_failed_save_names_the_path_asked_for_and_leaves_no_temporary_file(tmp_path):
+    X, y = _data("binary", np.random.default_rng(0))
+    model = Perceptron(max_iter=2, random_state=0).fit(X, y)
+    missing = tmp_path / "absent" / "m.npz"
+    with pytest.raises(FileNotFoundError) as info:
+        io.save_model(model, missing)
+    assert info.value.filename == str(missing) and ".tmp" not in str(info.value)
+    (tmp_path / "taken.npz").mkdir()  # open succeeds, the rename onto a directory fails
+    with pytest.raises(OSError) as info:
+        io.save_model(model, tmp_path / "taken")
+    assert info.value.filename == str(tmp_path / "taken.npz")
+    assert ".tmp" not in str(info.value)
+    assert [p.name for p in tmp_path.iterdir()] == ["taken.npz"]
+    assert not list((tmp_path / "taken.npz").iterdir())
+
+
 @pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
 def test_saved_model_has_ordinary_permissions(tmp_path):
     X, y = _data("binary", np.random.default_rng(0))
