@@ -214,6 +214,14 @@ class _BudgetRun:
 class BudgetKernelPerceptron(EpochClassifier):
     """The kernel perceptron on a budget, plain or averaged, binary or K-class (argmax).
 
+    A fitted model predicts with the ``kernel``, ``degree``, ``gamma``, ``coef0`` and
+    ``average`` it was trained with (they are saved with it, with ``fit_intercept``,
+    ``strategy`` and ``budget``); ``set_params`` changes the next ``fit``. ``partial_fit``
+    and a warm-started ``fit`` continue the state only with the kernel parameters,
+    ``fit_intercept``, ``strategy`` and ``average`` unchanged (a ValueError names the one
+    that changed); ``budget`` may grow (not below the support vectors held), and ``eta``
+    takes effect on the call that follows.
+
     Parameters
     ----------
     budget : int, default=100
@@ -263,14 +271,6 @@ class BudgetKernelPerceptron(EpochClassifier):
         None is 1, -1 every core): the rows to predict go through in blocks, as many at once
         as ``max_gram_bytes`` holds. Training is one sequential stream. The result is the
         same for any ``n_jobs``.
-
-    A fitted model predicts with the ``kernel``, ``degree``, ``gamma``, ``coef0`` and
-    ``average`` it was trained with (they are saved with it, with ``fit_intercept``,
-    ``strategy`` and ``budget``); ``set_params`` changes the next ``fit``. ``partial_fit``
-    and a warm-started ``fit`` continue the state only with the kernel parameters,
-    ``fit_intercept``, ``strategy`` and ``average`` unchanged (a ValueError names the one
-    that changed); ``budget`` may grow (not below the support vectors held), and ``eta``
-    takes effect on the call that follows.
 
     Attributes
     ----------

@@ -195,6 +195,13 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
     Parameters are keyword-only; where `PassiveAggressiveClassifier` (scikit-learn's) has the
     same parameter, it has the same meaning.
 
+    A fitted model predicts with the ``kernel``, ``degree``, ``gamma``, ``coef0``,
+    ``fit_intercept`` and ``average`` it was trained with (they are saved with it);
+    ``set_params`` changes the next ``fit``. ``partial_fit`` and a warm-started ``fit``
+    continue the state only with those parameters unchanged (a ValueError names the one that
+    changed); ``C``, ``loss``, ``class_weight`` and the stopping parameters take effect on
+    the call that follows.
+
     Parameters
     ----------
     C : float, default=1.0
@@ -244,13 +251,6 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
         Threads for ``decision_function`` / ``predict`` / ``score`` and the validation
         score of early stopping (scikit-learn's meaning: None is 1, -1 every core); the
         epochs themselves are sequential. The result is the same for any ``n_jobs``.
-
-    A fitted model predicts with the ``kernel``, ``degree``, ``gamma``, ``coef0``,
-    ``fit_intercept`` and ``average`` it was trained with (they are saved with it);
-    ``set_params`` changes the next ``fit``. ``partial_fit`` and a warm-started ``fit``
-    continue the state only with those parameters unchanged (a ValueError names the one that
-    changed); ``C``, ``loss``, ``class_weight`` and the stopping parameters take effect on
-    the call that follows.
 
     Attributes
     ----------

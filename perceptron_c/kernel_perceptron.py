@@ -192,6 +192,12 @@ class _DualRun:
 class KernelPerceptron(EpochClassifier):
     """The kernel (dual) perceptron, plain or averaged, binary or K-class (argmax).
 
+    A fitted model predicts with the ``kernel``, ``degree``, ``gamma``, ``coef0`` and
+    ``average`` it was trained with (they are saved with it); ``set_params`` changes the next
+    ``fit``. ``partial_fit`` and a warm-started ``fit`` continue the state only with those
+    parameters unchanged (a ValueError names the one that changed); ``fit_intercept``,
+    ``class_weight`` and the other training parameters take effect on the call that follows.
+
     Parameters
     ----------
     kernel : str, Kernel or callable, default="rbf"
@@ -223,12 +229,6 @@ class KernelPerceptron(EpochClassifier):
         Threads for the kernel values (the Gram, the kernel rows of training, and of
         ``decision_function`` / ``predict`` / ``score``): None is 1, -1 every core. The
         results are the same for any value.
-
-    A fitted model predicts with the ``kernel``, ``degree``, ``gamma``, ``coef0`` and
-    ``average`` it was trained with (they are saved with it); ``set_params`` changes the next
-    ``fit``. ``partial_fit`` and a warm-started ``fit`` continue the state only with those
-    parameters unchanged (a ValueError names the one that changed); ``fit_intercept``,
-    ``class_weight`` and the other training parameters take effect on the call that follows.
 
     Attributes
     ----------

@@ -205,6 +205,12 @@ class _VotedRun:
 class VotedPerceptron(EpochClassifier):
     """The voted perceptron, primal (``kernel=None``) or with a kernel.
 
+    A fitted model votes with the ``kernel``, ``degree``, ``gamma``, ``coef0`` and
+    ``fit_intercept`` it was trained with (they are saved with it); ``set_params`` changes
+    the next ``fit``. ``partial_fit`` and a warm-started ``fit`` continue the stored
+    mistakes only with those parameters unchanged (a ValueError names the one that changed:
+    the vote rebuilds every weight vector, bias included, with one kernel and one rule).
+
     Parameters
     ----------
     kernel : None, str, Kernel or callable, default=None
@@ -222,12 +228,6 @@ class VotedPerceptron(EpochClassifier):
         Threads for the kernel values of training and for the votes of
         ``decision_function`` / ``predict`` / ``score``: None is 1, -1 every core. The
         results are the same for any value.
-
-    A fitted model votes with the ``kernel``, ``degree``, ``gamma``, ``coef0`` and
-    ``fit_intercept`` it was trained with (they are saved with it); ``set_params`` changes
-    the next ``fit``. ``partial_fit`` and a warm-started ``fit`` continue the stored
-    mistakes only with those parameters unchanged (a ValueError names the one that changed:
-    the vote rebuilds every weight vector, bias included, with one kernel and one rule).
 
     Attributes
     ----------
