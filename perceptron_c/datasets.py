@@ -263,10 +263,9 @@ def _csv_header(path, rows, n_feature_columns, labeled, header):
                               "(the first row is read as a header only when none of its "
                               "feature cells is a number, or when they number the columns "
                               "above a text label; pass header=True to skip it)")
-    if not labeled:
-        return False
-    others = [_label_kind(row[-1].strip()) for row in rows[1:]]
-    if _label_kind(first[-1].strip()) != "text" or not _numeric_labels(others):
+    if not labeled or _label_kind(first[-1].strip()) != "text":
+        return False  # the usual case: no pass over the other labels
+    if not _numeric_labels([_label_kind(row[-1].strip()) for row in rows[1:]]):
         return False
     # a text label above numeric ones: a header when the feature cells number the columns
     # (0, 1, ... as pandas names unnamed columns, or 1, 2, ...); otherwise it may be a data
