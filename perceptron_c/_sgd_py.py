@@ -146,13 +146,18 @@ _RESET_WSCALE = 1e-9   # below it the weight scale is folded into w
 
 
 def _fma(a: float, b: float, c: float) -> float:
-    """a * b + c rounded once (IEEE 754 fusedMultiplyAdd), like C99 fma()."""
-    if _math_fma is not None:
-        return _math_fma(a, b, c)
+    """a * b + c rounded once (IEEE 754 fusedMultiplyAdd), like C99 fma() for every input:
+    nan for an invalid operation and +-inf for an overflow, where Python 3.13's math.fma
+    raises ValueError and OverflowError."""
     if not (math.isfinite(a) and math.isfinite(b)):
         return a * b + c  # the product is exactly inf or nan already
     if not math.isfinite(c):
         return c
+    if _math_fma is not None:
+        try:
+            return _math_fma(a, b, c)
+        except OverflowError:  # C's fma gives inf of the exact result's sign: below
+            pass
     exact = Fraction(a) * Fraction(b) + Fraction(c)
     if exact == 0:  # a zero product keeps IEEE's signed-zero sum; a cancellation is +0
         return a * b + c if a == 0.0 or b == 0.0 else 0.0
