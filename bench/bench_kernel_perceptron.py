@@ -22,10 +22,10 @@ Four tables (JSON: ``bench/results/kernel_perceptron.json``):
    @ coef``) where there is one; goal from issue 10: every core / 1 thread >= 1.8x (on 2
    cores).
 
-BLAS keeps its own configuration (scikit-learn's numbers use it); perceptron_c's kernel rows
-hold BLAS to one thread while they run (threadpoolctl), and the "1 thread" column of table 4
-holds it to one thread throughout (kernels.gram's matrix product is BLAS's). Tests never
-assert on time; this reports, it does not gate. Timings: best of --repeat.
+BLAS keeps its own configuration (scikit-learn's numbers use it); perceptron_c's kernel
+values call no BLAS (their products are the package's 4-lane dots), so its "1 thread" column
+is one thread. Tests never assert on time; this reports, it does not gate. Timings: best of
+--repeat.
 """
 import argparse
 import datetime
@@ -41,7 +41,6 @@ import numpy as np
 import perceptron_c
 from perceptron_c import KernelPerceptron, VotedPerceptron, _backend
 from perceptron_c._base import epoch_order
-from perceptron_c._kernel_rows import one_blas_thread
 from perceptron_c._rows import KernelRows
 from perceptron_c._threads import effective_n_jobs
 from perceptron_c.datasets import make_dnf
@@ -256,8 +255,7 @@ def prediction(args, results):
           f"{'sk/all':>7}")
     rows = []
     for name, ours, theirs in cases:
-        with one_blas_thread():  # one thread is one thread (kernels.gram's product too)
-            t1, r1 = best(lambda: ours(None), args.repeat)
+        t1, r1 = best(lambda: ours(None), args.repeat)  # no BLAS: one thread is one
         ta, ra = best(lambda: ours(-1), args.repeat)
         assert np.array_equal(r1, ra), name
         ts = float("nan")

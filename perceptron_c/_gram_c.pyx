@@ -7,12 +7,13 @@ CPU check; the portable builtin path is always there; ``PERCEPTRON_C_POPCOUNT`` 
 ``set_popcount_impl`` pick another). B is packed once; the rows of A go through in blocks of
 about 20 ms, between which the calling thread takes the GIL back to check for Ctrl-C, and which
 ``n_jobs`` threads share. When A is B, the paths that gain by it compute the entries on and
-right of the diagonal only, each stored twice (see ``pc_sym_pays``). The float kernels are the
-numpy matrix products of the Python twin (BLAS is already the fast path there), by blocks of
-rows that ``n_jobs`` threads share; what follows them is elementwise and runs on them too, in
-blocks of rows: numpy's own functions for the polynomial, and for the RBF one fused pass
-without the GIL (``_rbf.h``: the twin's operations in its order, entry by entry, its own
-exponential included), vectorized on the widest path this CPU has.
+right of the diagonal only, each stored twice (see ``pc_sym_pays``). The float kernels' products
+are ``_dot.h``'s 4-lane dots (the twin's `_dot4_products`, vectorized on the widest path this
+CPU has), without the GIL, by blocks of rows that ``n_jobs`` threads share; what follows them
+is elementwise and runs on them too, in blocks of rows: the twin's numpy operations for the
+polynomial, and for the RBF one fused pass without the GIL (``_rbf.h``: the twin's
+operations in its order, entry by entry, its own exponential included), vectorized on the
+widest path this CPU has.
 """
 import os
 import warnings
@@ -28,8 +29,7 @@ from perceptron_c._popcount cimport (PC_IMPL_AVX2, PC_IMPL_AVX512, PC_IMPL_BUILT
                                      pc_packed_words, pc_sym_pays)
 
 from perceptron_c._gram_py import (_check_float, _check_words, _direct_sq_distances, _norms,
-                                   _products, effective_jobs, gram_linear, row_sqnorms,
-                                   run_blocks)
+                                   effective_jobs, int_power, product_blocks, run_blocks)
 from perceptron_c._threads import run_shared
 
 __all__ = [
@@ -45,6 +45,13 @@ __all__ = [
     "set_popcount_impl",
 ]
 
+
+cdef extern from "_dot.h":
+    int pc_dot_best_path() noexcept nogil
+    int pc_dot_path_available(int path) noexcept nogil
+    void pc_gram_dot(const double* X, Py_ssize_t m, const double* Y, Py_ssize_t n,
+                     Py_ssize_t d, double* out, Py_ssize_t ldo, int path) noexcept nogil
+    void pc_row_sqnorms(const double* X, Py_ssize_t m, Py_ssize_t d, double* out) noexcept nogil
 
 cdef extern from "_rbf.h":
     int pc_rbf_best_path() noexcept nogil
@@ -234,7 +241,79 @@ def _impl_from_environment():
 _impl_from_environment()
 
 
-# ---------------------------------------------------------------- float Gram matrices (BLAS)
+# ---------------------------------------------------------------- float Gram matrices
+
+# The paths of the products (the same bits on each): 0 portable, 1 SSE2 (x86-64) or NEON
+# (aarch64), 2 AVX2; the widest this CPU has unless a test picks another (_set_dot_path).
+_DOT_PATHS = {0: "portable", 1: "simd", 2: "avx2"}
+cdef int _dot_path = pc_dot_best_path()
+
+
+def _dot_paths():
+    """The names of the product paths this CPU has (the tests run every one)."""
+    return tuple(name for p, name in _DOT_PATHS.items() if pc_dot_path_available(p))
+
+
+def _set_dot_path(name):
+    """Use the product path ``name`` (for the tests); returns the name of the one in use."""
+    global _dot_path
+    codes = {v: k for k, v in _DOT_PATHS.items()}
+    if name not in _dot_paths():
+        raise ValueError(f"product path {name!r} is not supported by this CPU; it has "
+                         f"{_dot_paths()}")
+    before, _dot_path = _DOT_PATHS[_dot_path], codes[name]
+    return before
+
+
+def _products(X, Y, out, n_threads=1):
+    """_gram_py._products: out = X . Y^T, each entry the 4-lane dot (``_dot.h``), without the
+    GIL, by the twin's blocks of rows on up to n_threads threads."""
+    cdef const double[:, ::1] xv = X
+    cdef const double[:, ::1] yv = Y
+    cdef double[:, ::1] o = out
+    cdef Py_ssize_t m = o.shape[0], n = o.shape[1], d = xv.shape[1]
+    cdef bint sym = Y is X
+    cdef int path = _dot_path
+    if m == 0 or n == 0:
+        return
+    if d == 0:
+        out.fill(0.0)  # an empty dot is (0 + 0) + (0 + 0)
+        return
+
+    def block(Py_ssize_t a, Py_ssize_t z):
+        if sym:
+            with nogil:
+                pc_gram_dot(&xv[a, 0], z - a, &xv[a, 0], m - a, d, &o[a, a], n, path)
+            out[z:, a:z] = out[a:z, z:].T  # dot4 is symmetric
+        else:
+            with nogil:
+                pc_gram_dot(&xv[a, 0], z - a, &yv[0, 0], n, d, &o[a, 0], n, path)
+    blocks = product_blocks(m, n, d)
+    if n_threads <= 1 or len(blocks) < 2:
+        for a, z in blocks:
+            block(a, z)
+        return
+    run_blocks(block, blocks, n_threads)
+
+
+def row_sqnorms(X):
+    """_gram_py.row_sqnorms: dot4(x_i, x_i) of every row."""
+    cdef const double[:, ::1] xv = X
+    out = np.empty(xv.shape[0])
+    cdef double[::1] ov = out
+    if xv.shape[0] and xv.shape[1]:
+        with nogil:
+            pc_row_sqnorms(&xv[0, 0], xv.shape[0], xv.shape[1], &ov[0])
+    else:
+        out.fill(0.0)
+    return out
+
+
+def gram_linear(X, Y, out, *, n_jobs=None):
+    """out[i, j] = x_i . y_j (the 4-lane dot), on n_jobs threads."""
+    _check_float(X, Y, out)
+    _products(X, Y, out, effective_jobs(n_jobs))
+
 
 # Entries of out per elementwise block on a thread: a few hundred microseconds of work; and
 # per pass within a block, so that one pass leaves them in the cache for the next.
@@ -263,7 +342,7 @@ def gram_poly(X, Y, degree, gamma, coef0, out, *, n_jobs=None):
         o = out[a:z]
         o *= gamma
         o += coef0
-        np.power(o, deg, out=o)
+        int_power(o, deg)
     _elementwise(block, out.shape[0], out.shape[1], n_threads)
 
 

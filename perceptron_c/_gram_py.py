@@ -12,14 +12,15 @@ Columbia notes, Claim 2.1: the all-monotone-conjunctions kernel is
 K(a, b) = 2^|Ones(a, b)| with |Ones(a, b)| = popcount(a AND b); ``gram_conjunction_log2``
 computes the exponent, which is exact in int64 (2^k itself overflows float64 from k = 1024).
 The float kernels (linear, polynomial, RBF; Ohio slides: (gamma x.y + coef0)^degree and
-exp(-gamma ||x - y||^2)) are numpy matrix products, which a Cython loop would not beat; the C
-twin calls the same products and numpy functions and does the rest of the RBF (norms,
-clipping, the check for cancellation, the exponential) in one fused pass, the same
-operations in the same order per entry, so both twins compute identical values. The RBF's
-exponential is `exp_nonpositive`, a fixed sequence of IEEE operations (not libm's or numpy's
-exp, whose last bits differ between platforms and SIMD paths).
+exp(-gamma ||x - y||^2)) start from the products x.y, each the 4-lane dot of the package's
+arithmetic contract (`_dot4_products`; no BLAS, whose sums change with its kernel and its
+thread count), the polynomial's power by squaring (`int_power`, not pow) and the RBF's
+exponential by `exp_nonpositive`, a fixed sequence of IEEE operations (not libm's or
+numpy's exp, whose last bits differ between platforms and SIMD paths). So every value is the
+same on every machine, for any n_jobs. The C twin computes the products in ``_dot.h`` and
+the rest of the RBF (norms, clipping, the check for cancellation, the exponential) in one
+fused pass, the same operations in the same order per entry.
 """
-import contextlib
 import math
 import os
 
@@ -145,7 +146,7 @@ def set_popcount_impl(name: str) -> str:
     return "python"
 
 
-# ---------------------------------------------------------------- float Gram matrices (BLAS)
+# ---------------------------------------------------------------- float Gram matrices
 
 def _check_float(X, Y, out):
     if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1]:
@@ -156,46 +157,58 @@ def _check_float(X, Y, out):
                          f"{out.dtype} {out.shape}")
 
 
-# Rows of out per block of the matrix products. Fixed (never chosen from n_jobs), so a product
-# is the same BLAS calls on any number of threads; at 256 rows the blocks of a Gram of a set
-# with itself (its diagonal square by BLAS's symmetric product, then the rest of its rows) are
-# as fast as one symmetric product of the whole set, one thread each.
-PRODUCT_ROWS = 256
-# Multiply-adds below which a product stays on one thread (a few milliseconds: starting the
-# threads would cost more than they save), as do products of fewer than 3 blocks (too few to
-# share evenly).
-PRODUCT_THREADED_WORK = 1 << 24
+def _dot4_products(A: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:
+    """out[i, j] = dot4(A[i], B[j]) for every pair: the 4-lane dot of the package's
+    arithmetic contract (``_linear_py``): product k of a pair, rounded, is added to lane
+    k % 4, each lane in the order of k, and the dot is (s0 + s1) + (s2 + s3). Vectorized over
+    the pairs only, so each entry is exactly that sequence of IEEE operations (no BLAS, whose
+    sums depend on its kernel and thread count). The C twin is ``_dot.h``."""
+    m, n = out.shape
+    step = max(1, (1 << 16) // max(1, n))  # bounded temporaries: 4 lanes of a few rows
+    for a in range(0, m, step):
+        z = min(m, a + step)
+        lanes = np.zeros((4, z - a, n))
+        prod = np.empty((z - a, n))
+        with np.errstate(over="ignore", invalid="ignore"):  # inf and NaN, as in C
+            for k in range(A.shape[1]):
+                np.multiply(A[a:z, k, None], B[None, :, k], out=prod)
+                lanes[k % 4] += prod
+            np.add(lanes[0], lanes[1], out=out[a:z])
+            out[a:z] += lanes[2] + lanes[3]
+
+
+# Multiply-adds per block of rows of a product: a few milliseconds in C, so that Ctrl-C is
+# seen between blocks and n_jobs threads share them. Every entry is its own dot4, so neither
+# the blocks nor the threads change a value.
+PRODUCT_WORK = 1 << 23
+
+
+def product_blocks(m: int, n: int, d: int) -> list[tuple[int, int]]:
+    """[a, z) blocks of the rows of an m x n product of rows of d features."""
+    rows = max(1, PRODUCT_WORK // max(1, n * max(1, d)))
+    return [(a, min(m, a + rows)) for a in range(0, m, rows)]
 
 
 def _products(X, Y, out, n_threads=1):
-    """out = X @ Y.T, a block of PRODUCT_ROWS rows at a time. When Y is X, a block is its
-    square on the diagonal, then its entries right of it, both copied to the lower triangle:
-    the Gram is exactly symmetric (BLAS may round the two triangles differently) for half the
-    work. On n_threads > 1 the blocks share the threads while BLAS is held to one thread
-    (`one_blas_thread`); without threadpoolctl they run one after another, BLAS threading each
-    as it is configured. The blocks, and so the values, are the same either way."""
+    """out = X . Y^T entry by entry (`_dot4_products`), by blocks of rows (`product_blocks`)
+    on up to n_threads threads. When Y is X, a block [a, z) computes its rows from column a
+    on and copies the part right of its square to the rows below: dot4 is symmetric (each
+    product is the same both ways), so this is the whole Gram for about half the work."""
     m = out.shape[0]
     sym = Y is X
 
     def block(a, z):
         if not sym:
-            np.matmul(X[a:z], Y.T, out=out[a:z])
+            _dot4_products(X[a:z], Y, out[a:z])
             return
-        square = out[a:z, a:z]
-        np.matmul(X[a:z], X[a:z].T, out=square)
-        lower = np.tril_indices(z - a, -1)
-        square[lower] = square.T[lower]
-        if z < m:
-            np.matmul(X[a:z], X[z:].T, out=out[a:z, z:])
-            out[z:, a:z] = out[a:z, z:].T
-    blocks = [(a, min(m, a + PRODUCT_ROWS)) for a in range(0, m, PRODUCT_ROWS)]
-    work = m * out.shape[1] * X.shape[1] // (2 if sym else 1)
-    if n_threads <= 1 or len(blocks) < 3 or work < PRODUCT_THREADED_WORK:
+        _dot4_products(X[a:z], X[a:], out[a:z, a:])
+        out[z:, a:z] = out[a:z, z:].T
+    blocks = product_blocks(m, out.shape[1], X.shape[1])
+    if n_threads <= 1 or len(blocks) < 2:
         for a, z in blocks:
             block(a, z)
         return
-    with one_blas_thread() as limited:
-        run_blocks(block, blocks, n_threads if limited else 1)
+    run_blocks(block, blocks, n_threads)
 
 
 def run_blocks(fn, blocks, n_threads):
@@ -206,41 +219,22 @@ def run_blocks(fn, blocks, n_threads):
     run_shared(lambda b: fn(*blocks[b]), len(blocks), n_threads)
 
 
-_controller = None
-
-
-def one_blas_thread():
-    """A context manager holding BLAS to one thread (threadpoolctl, optional) for its
-    duration; it yields True, or False and does nothing without threadpoolctl (then work
-    that calls BLAS must not run on several threads)."""
-    global _controller
-    if _controller is None:
-        try:
-            from threadpoolctl import ThreadpoolController
-        except ImportError:
-            _controller = False
-        else:
-            _controller = ThreadpoolController()
-    if not _controller:
-        return contextlib.nullcontext(False)
-    return _limited(_controller)
-
-
-@contextlib.contextmanager
-def _limited(controller):
-    with controller.limit(limits=1, user_api="blas"):
-        yield True
-
-
-def _mirror(out, block=128):
-    """Copy the upper triangle onto the lower one, a block column at a time (5x faster
-    than one fancy-indexed copy of the whole triangle)."""
-    n = out.shape[0]
-    for i in range(0, n, block):
-        out[i + block:, i:i + block] = out[i:i + block, i + block:].T
-        diag = out[i:i + block, i:i + block]
-        lower = np.tril_indices(diag.shape[0], -1)
-        diag[lower] = diag.T[lower]
+def int_power(out: np.ndarray, degree: int) -> None:
+    """out **= degree in place, for an integer degree >= 1, by squaring: the factors x^(2^i)
+    of degree's set bits multiplied from the lowest bit up, each product rounded (not
+    libm's or numpy's pow, whose last bits differ between platforms and SIMD paths)."""
+    base, result, first = out.copy(), out, True
+    degree = int(degree)
+    while degree:
+        if degree & 1:
+            if first:
+                result[...] = base
+                first = False
+            else:
+                result *= base
+        degree >>= 1
+        if degree:
+            base *= base
 
 
 def gram_linear(X, Y, out, *, n_jobs=None):
@@ -256,7 +250,7 @@ def gram_poly(X, Y, degree, gamma, coef0, out, *, n_jobs=None):
     _products(X, Y, out, effective_jobs(n_jobs))
     out *= gamma
     out += coef0
-    np.power(out, int(degree), out=out)
+    int_power(out, degree)
 
 
 def _direct_sq_distances(X: np.ndarray, Y: np.ndarray, rows: np.ndarray,
@@ -271,7 +265,7 @@ def _direct_sq_distances(X: np.ndarray, Y: np.ndarray, rows: np.ndarray,
         half = X[r] * 0.5 - Y[c] * 0.5
         top = np.max(np.abs(half), axis=1)
         scale = np.where(top > 0.0, top, 1.0)
-        norm = np.sqrt(np.einsum("ij,ij->i", half / scale[:, None], half / scale[:, None]))
+        norm = np.sqrt(row_sqnorms(half / scale[:, None]))
         with np.errstate(over="ignore"):
             t = (math.sqrt(gamma) * 2.0) * (top * norm)
             out[start:start + 4096] = t * t
@@ -279,8 +273,12 @@ def _direct_sq_distances(X: np.ndarray, Y: np.ndarray, rows: np.ndarray,
 
 
 def row_sqnorms(X: np.ndarray) -> np.ndarray:
-    """||x_i||^2 of every row, as the RBF kernel computes them (each row on its own)."""
-    return np.einsum("ij,ij->i", X, X)
+    """||x_i||^2 = dot4(x_i, x_i) of every row, as the RBF kernel computes them."""
+    lanes = np.zeros((4, X.shape[0]))
+    with np.errstate(over="ignore"):  # inf, as in C (the callers check what they need)
+        for k in range(X.shape[1]):
+            lanes[k % 4] += X[:, k] * X[:, k]
+        return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
 
 
 def _norms(X: np.ndarray, Y: np.ndarray, norms: tuple | None) -> tuple[np.ndarray, np.ndarray]:
@@ -314,8 +312,7 @@ def gram_rbf(X: np.ndarray, Y: np.ndarray, gamma: float, out: np.ndarray, *,
         np.maximum(out, 0.0, out=out)
         # the expansion's rounding error is a few ulps of the norms
         suspect = ~np.isfinite(out) | (out <= 2.0 ** -30 * sums)
-    if Y is X:  # the two triangles sum the norms in different orders
-        _mirror(out)
+    if Y is X:  # (the products, the norms' sums and so out are exactly symmetric)
         np.fill_diagonal(out, 0.0)
         suspect |= suspect.T  # recomputed on both sides, so the Gram stays symmetric
         np.fill_diagonal(suspect, False)

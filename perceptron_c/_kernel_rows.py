@@ -12,14 +12,13 @@ the whole Gram again.
 
 Threads (``n_jobs``, scikit-learn's meaning): the popcount kernels share the rows of a block
 among threads themselves; a float kernel's block is cut into tasks of a fixed number of rows
-(whatever n_jobs is) that run on n_jobs threads. Those tasks call numpy's matrix product
-(BLAS): so that BLAS's own threads neither oversubscribe the cores nor change the products
-with their number, BLAS runs on one thread during them when threadpoolctl is installed (it is
-optional); without it, the tasks run one after the other in the calling thread, BLAS threading
-each product as it is configured, and only the kernels' elementwise parts use n_jobs. Either
-way the result does not depend on n_jobs. Prediction (`row_blocks_run`) cuts the rows to
-predict into blocks the same way and runs each block (kernel rows, then the decision) as one
-task.
+(whatever n_jobs is) that run on n_jobs threads. The built-in kernels compute every value on
+its own, by the same IEEE operations on any thread (their products are the package's 4-lane
+dots, not BLAS), so the result does not depend on n_jobs. A kernel with user code in it (a
+callable, or a Kernel subclass of one's own) is called as it is, one task after another in
+the calling thread: it need not be thread-safe, and whatever it does with BLAS's threads is
+its own. Prediction (`row_blocks_run`) cuts the rows to predict into blocks the same way and
+runs each block (kernel rows, then the decision) as one task.
 
 Fitted parameters (`record_fit_params` and the functions after it): a fitted kernel model
 predicts with the parameters it was trained with, not with what ``set_params`` put there
@@ -45,7 +44,6 @@ from typing import Any, TypeVar
 import numpy as np
 
 from . import _backend
-from ._gram_py import one_blas_thread
 from ._rows import take_rows
 from ._threads import effective_n_jobs, run_parallel
 from ._validation import CSR, PackedBits
@@ -53,13 +51,14 @@ from .kernels import (
     RBF,
     Kernel,
     apply_kernel,
+    is_builtin,
     kernel_from_spec,
     kernel_to_spec,
     resolve_kernel,
 )
 
-__all__ = ["exponent_dtype", "exponents", "kernel_rows", "KernelSource", "stream",
-           "one_blas_thread", "run_tasks", "row_blocks_run", "check_weighted_headroom",
+__all__ = ["exponent_dtype", "exponents", "cached_scores", "kernel_rows", "KernelSource",
+           "stream", "run_tasks", "row_blocks_run", "check_weighted_headroom",
            "EXACT_LIMIT", "KERNEL_PARAMS", "FIT_PARAMS_ENTRY", "record_fit_params",
            "fit_params", "fitted_kernel", "check_fit_params", "fit_params_state",
            "fit_params_from_state"]
@@ -100,10 +99,10 @@ def run_tasks(tasks: Sequence[Callable[[], T]], n_jobs: Any) -> list[T]:
                         n_jobs)
 
 
-def _blas_jobs(kind: str, n_jobs: Any, limited: bool) -> Any:
-    """Threads for tasks of this kind of kernel: any for the popcount and precomputed kinds,
-    and for float kernels only while BLAS is held to one thread."""
-    return n_jobs if kind in ("conjunction", "precomputed") or limited else None
+def _task_jobs(kern: Any, kind: str, n_jobs: Any) -> Any:
+    """Threads for tasks of this kernel: n_jobs, but one (None) for a kernel with user code
+    in it, which is called as it is, from the calling thread."""
+    return n_jobs if kind != "float" or is_builtin(kern) else None
 
 
 # ------------------------------------------------------------------------- kernel values
@@ -121,14 +120,15 @@ def sqnorms(kern: Any, X: np.ndarray) -> np.ndarray | None:
     return _backend.gram().row_sqnorms(X) if isinstance(kern, RBF) else None
 
 
-def _float_rows(kern: Any, A: np.ndarray, B: np.ndarray, n_jobs: Any, limited: bool,
+def _float_rows(kern: Any, A: np.ndarray, B: np.ndarray, n_jobs: Any,
                 norms: tuple | None = None) -> np.ndarray:
     """K(A, B) float64, by tasks of a fixed number of rows of A; norms: (A's, B's) squared
     norms for the RBF kernel (computed when None)."""
     m, n = A.shape[0], B.shape[0]
     K = np.empty((m, n))
     step = max(1, TASK_ENTRIES // max(1, n))
-    inner = 1 if limited else n_jobs  # the tasks' own threads (elementwise parts)
+    jobs = _task_jobs(kern, "float", n_jobs)
+    inner = n_jobs if jobs is None else 1  # the tasks' own threads
     if norms is None and isinstance(kern, RBF):
         norms = (sqnorms(kern, A), sqnorms(kern, B))
 
@@ -136,11 +136,23 @@ def _float_rows(kern: Any, A: np.ndarray, B: np.ndarray, n_jobs: Any, limited: b
         part = None if norms is None else (norms[0][a:z], norms[1])
         kern._rows_into(A[a:z], B, K[a:z], inner, part)
     run_tasks([partial(task, a, min(m, a + step)) for a in range(0, m, step)],
-              _blas_jobs("float", n_jobs, limited))
+              jobs)
     return K
 
 
-def kernel_rows(kern: Any, kind: str, A: Any, B: Any, n_jobs: Any, limited: bool,
+def cached_scores(alpha: np.ndarray, G: np.ndarray) -> np.ndarray:
+    """alpha @ G, the activations a continuing fit starts from on a cached Gram: column j
+    sums alpha[c, i] * G[i, j] over the pool's rows i with 4-lane sums (row i to lane i % 4,
+    the rows in order; zero coefficients add nothing), not BLAS's, whose sums change with
+    the machine and its thread count."""
+    lanes = np.zeros((4, *alpha.shape))
+    with np.errstate(over="ignore", invalid="ignore"):  # the epochs check their activations
+        for i in np.flatnonzero(np.any(alpha != 0, axis=0)).tolist():
+            lanes[i % 4] += alpha[:, i, None] * G[i][None, :]
+        return np.ascontiguousarray((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
+
+
+def kernel_rows(kern: Any, kind: str, A: Any, B: Any, n_jobs: Any,
                 norms: tuple | None = None) -> np.ndarray:
     """K(A, B): float64, or the exponents for the conjunction kernel. "precomputed": A holds
     the kernel rows, B the indices of the columns wanted."""
@@ -148,7 +160,7 @@ def kernel_rows(kern: Any, kind: str, A: Any, B: Any, n_jobs: Any, limited: bool
         return exponents(A, B, n_jobs)
     if kind == "precomputed":
         return np.ascontiguousarray(A[:, B], dtype=np.float64)
-    return _float_rows(kern, A, B, n_jobs, limited, norms)
+    return _float_rows(kern, A, B, n_jobs, norms)
 
 
 # ------------------------------------------------------------------------------ training
@@ -171,15 +183,13 @@ class KernelSource:
         block_copy = min(n, CACHED_BLOCK_ROWS) if exact else 0
         self.full: np.ndarray | None = None
         if (n + block_copy) * n * self.item <= max_bytes:
-            with one_blas_thread() as limited:
-                if exact:
-                    self.full = exponents(pool, pool, n_jobs)
-                elif kind == "precomputed":
-                    self.full = np.ascontiguousarray(pool, dtype=np.float64)
-                else:  # k(pool) rather than k(pool, pool): the symmetric product is half the work
-                    self.full = np.ascontiguousarray(apply_kernel(kern, pool, None, n_jobs),
-                                                     dtype=np.float64)
-                del limited
+            if exact:
+                self.full = exponents(pool, pool, n_jobs)
+            elif kind == "precomputed":
+                self.full = np.ascontiguousarray(pool, dtype=np.float64)
+            else:  # k(pool) rather than k(pool, pool): the symmetric product is half the work
+                self.full = np.ascontiguousarray(apply_kernel(kern, pool, None, n_jobs),
+                                                 dtype=np.float64)
         self.norms = None if self.full is not None or kind != "float" else sqnorms(kern, pool)
 
     @property
@@ -201,8 +211,7 @@ class KernelSource:
         m = min(m, max(MIN_BLOCK_ROWS, s // 2))
         return max(1, min(remaining, m))
 
-    def rows(self, rows: np.ndarray, cols: np.ndarray | None, limited: bool,
-             n_jobs: Any) -> np.ndarray:
+    def rows(self, rows: np.ndarray, cols: np.ndarray | None, n_jobs: Any) -> np.ndarray:
         """K(pool[rows], pool[cols]) (cols None: every column), C-contiguous."""
         if self.full is not None:
             block = self.full[rows]
@@ -212,7 +221,7 @@ class KernelSource:
             return np.ascontiguousarray(self.pool[np.ix_(rows, cols)], dtype=np.float64)
         norms = None if self.norms is None else (self.norms[rows], self.norms[cols])
         return kernel_rows(self.kern, self.kind, take_rows(self.pool, rows),
-                           take_rows(self.pool, cols), n_jobs, limited, norms)
+                           take_rows(self.pool, cols), n_jobs, norms)
 
 
 def stream(source: KernelSource, order: np.ndarray, support: np.ndarray,
@@ -248,13 +257,14 @@ def stream(source: KernelSource, order: np.ndarray, support: np.ndarray,
             mark[rows] = False
         plan.append((rows, cols))
 
-    with one_blas_thread() as limited, contextlib.ExitStack() as stack:
-        ahead = threads >= 2 and source.full is None and (limited or source.kind != "float")
+    with contextlib.ExitStack() as stack:
+        ahead = threads >= 2 and source.full is None and \
+            _task_jobs(source.kern, source.kind, 2) is not None
         pool = stack.enter_context(ThreadPoolExecutor(1)) if ahead else None
         helpers = threads  # the routine's thread waits for them most of the time
 
         def compute(rows: np.ndarray, cols: np.ndarray | None) -> np.ndarray:
-            return source.rows(rows, cols, limited, helpers if ahead else threads)
+            return source.rows(rows, cols, helpers if ahead else threads)
 
         next_block(support.copy(), order[:0])
         rows, cols = plan.pop()
@@ -317,22 +327,21 @@ def row_blocks_run(kern: Any, kind: str, X: Any, sv: Any, max_bytes: int, n_jobs
     blocks = [(s, min(m, s + step)) for s in range(0, m, step)]
     at_once = max(1, max_bytes // (step * n_sv * item))
 
-    with one_blas_thread() as limited:
-        def task(s: int, e: int) -> None:
-            rows = X[s:e] if not isinstance(X, (CSR, PackedBits)) else \
-                take_rows(X, np.arange(s, e))
-            if kernel_fn is not None:
-                K = kernel_fn(rows, sv)
-            elif kind == "conjunction":
-                K = exponents(rows, sv, 1)
-            else:
-                norms = None if sv_norms is None else (sqnorms(kern, rows), sv_norms)
-                K = _float_rows(kern, rows, sv, 1 if limited else n_jobs, limited, norms)
-            block_fn(s, e, K)
+    def task(s: int, e: int) -> None:
+        rows = X[s:e] if not isinstance(X, (CSR, PackedBits)) else \
+            take_rows(X, np.arange(s, e))
+        if kernel_fn is not None:
+            K = kernel_fn(rows, sv)
+        elif kind == "conjunction":
+            K = exponents(rows, sv, 1)
+        else:
+            norms = None if sv_norms is None else (sqnorms(kern, rows), sv_norms)
+            K = _float_rows(kern, rows, sv, 1 if jobs is not None else n_jobs, norms)
+        block_fn(s, e, K)
 
-        jobs = _blas_jobs(kind if kernel_fn is None else "conjunction", n_jobs, limited)
-        threads = min(effective_n_jobs(jobs), at_once)
-        run_tasks([partial(task, s, e) for s, e in blocks], threads)
+    jobs = n_jobs if kernel_fn is not None else _task_jobs(kern, kind, n_jobs)
+    threads = min(effective_n_jobs(jobs), at_once)
+    run_tasks([partial(task, s, e) for s, e in blocks], threads)
 
 
 # ------------------------------------------------------------------------ fitted parameters

@@ -420,9 +420,11 @@ class SGD:
         machine = plan.machine.copy()
         machine[:, [sgd.INTERCEPT, sgd.AVERAGE_INTERCEPT, sgd.U]] = total["linear"]
         for k in np.flatnonzero(np.isnan(machine[:, sgd.SQ_NORM])):
-            true = total["w"][k] * machine[k, sgd.WSCALE]
-            machine[k, sgd.SQ_NORM] = float(np.dot(true, true))
-            machine[k, sgd.L1_NORM] = float(np.abs(true).sum())
+            sq = l1 = 0.0  # sequential sums, as sgd_start's (no BLAS: the same on any machine)
+            for v in (total["w"][k] * machine[k, sgd.WSCALE]).tolist():
+                sq += v * v
+                l1 += abs(v)
+            machine[k, sgd.SQ_NORM], machine[k, sgd.L1_NORM] = sq, l1
         mixed = {key: value for key, value in state.items() if key not in total}
         mixed.update({key: total[key] for key in _PER_EPOCH if key in total})
         mixed.update(machine=machine, t=plan.t)

@@ -29,6 +29,7 @@ from . import _backend
 from ._base import EpochClassifier, _Stopping, available_if, draw_seed, epoch_order
 from ._kernel_rows import (
     KERNEL_PARAMS,
+    cached_scores,
     check_fit_params,
     fit_params,
     fit_params_from_state,
@@ -105,7 +106,7 @@ class _KPARun:
         if self.cached:
             G = self.source.full
             assert G is not None  # cached: KernelRows computed the whole pool Gram
-            self.scores = np.ascontiguousarray(self.alpha @ G) if self.n_old \
+            self.scores = cached_scores(self.alpha, G) if self.n_old \
                 else np.zeros(self.alpha.shape)
         self.ediag = _popcounts(self.pool) if kind == _CONJ else np.zeros(0, np.int32)
         self.stopping = _Stopping(est, False)

@@ -30,6 +30,7 @@ from ._base import EpochClassifier, available_if
 from ._kernel_rows import (
     KERNEL_PARAMS,
     KernelSource,
+    cached_scores,
     check_fit_params,
     check_weighted_headroom,
     fit_params,
@@ -111,7 +112,7 @@ class _DualRun:
         if self.cached:
             G = self.source.full
             assert G is not None  # cached: KernelSource computed the whole pool Gram
-            self.scores = (np.ascontiguousarray(self.alpha @ G) if self.n_old
+            self.scores = (cached_scores(self.alpha, G) if self.n_old
                            else np.zeros(self.alpha.shape))
 
     def _state(self) -> list[np.ndarray]:

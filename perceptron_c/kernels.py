@@ -16,11 +16,11 @@ an object or any callable ``k(X, Y) -> Gram``. 0/1 data for the conjunction kern
 given packed (``pack_bits`` -> ``PackedBits``): the result is the same either way.
 
 ``n_jobs`` has scikit-learn's meaning (None: 1 thread, -1: every core, -2: all but one) and
-never changes the result: the popcount Gram shares its rows among threads; a float kernel's
-matrix product is numpy's (BLAS), cut in blocks of rows of the same size for any n_jobs, which
-n_jobs threads share while BLAS is held to one thread (threadpoolctl, when installed; without
-it the blocks run in the calling thread, BLAS threading each as it is configured); what
-follows it (the polynomial's power, the RBF's distances and exp) runs on n_jobs threads.
+never changes the result, nor does the machine: the popcount Gram shares its rows among
+threads; a float kernel's products x . y are the package's 4-lane dots (the same sums as
+every linear routine's, computed in C, not by BLAS, whose sums change with its kernel and
+its thread count), by blocks of rows that n_jobs threads share, and what follows them (the
+polynomial's power by squaring, the RBF's distances and its own exp) runs on n_jobs threads.
 A callable kernel is called as it is (n_jobs is not passed on).
 
 2 ** k overflows float64 from k = 1024 on: the conjunction Gram then raises OverflowError,
@@ -48,6 +48,7 @@ __all__ = [
     "Kernel", "Linear", "Polynomial", "RBF", "Conjunction", "Sum", "Product", "Scaled",
     "CallableKernel", "PackedBits", "pack_bits", "unpack_bits", "get_kernel", "gram",
     "KERNEL_NAMES", "kernel_to_spec", "kernel_from_spec", "resolve_kernel", "apply_kernel",
+    "is_builtin",
 ]
 
 # float64's largest power of two is 2^1023.
@@ -332,6 +333,16 @@ class CallableKernel(Kernel):
 
     def __repr__(self) -> str:
         return f"CallableKernel({self.func!r})"
+
+
+def is_builtin(k: Any) -> bool:
+    """True when every part of k is one of this module's kernels (not a subclass, not a
+    callable): its values are the package's own arithmetic, the same on any thread."""
+    if type(k) in (Sum, Product):
+        return is_builtin(k.k1) and is_builtin(k.k2)
+    if type(k) is Scaled:
+        return is_builtin(k.k)
+    return type(k) in (Linear, Polynomial, RBF, Conjunction)
 
 
 KERNEL_NAMES = ("linear", "poly", "rbf", "conjunction")

@@ -25,6 +25,7 @@ from ._base import EpochClassifier
 from ._kernel_rows import (
     KERNEL_PARAMS,
     KernelSource,
+    cached_scores,
     check_fit_params,
     fit_params,
     fit_params_from_state,
@@ -89,7 +90,7 @@ class _VotedRun:
         if self.cached:
             G = self.source.full
             assert G is not None  # cached: KernelSource computed the whole pool Gram
-            self.scores = (np.ascontiguousarray(self.alpha @ G) if self.n_old
+            self.scores = (cached_scores(self.alpha, G) if self.n_old
                            else np.zeros(self.alpha.shape))
 
     def _machine_epoch(self, m: int, order: np.ndarray) -> int:

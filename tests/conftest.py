@@ -43,6 +43,20 @@ def run_python(args, cwd=None, **kwargs):
         return subprocess.run([sys.executable, *args], cwd=empty, **kwargs)
 
 
+def dot4(a, b):
+    """The package's 4-lane dot (``_linear_py``'s contract), one Python float at a time:
+    the reference for every float product of the library (no BLAS)."""
+    s = [0.0, 0.0, 0.0, 0.0]
+    for k, (u, v) in enumerate(zip(a.tolist(), b.tolist())):
+        s[k % 4] += u * v
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+def dot4_gram(X, Y):
+    """out[i, j] = dot4(X[i], Y[j]), slowly."""
+    return np.array([[dot4(x, y) for y in Y] for x in X]).reshape(len(X), len(Y))
+
+
 def examples(n):
     """How many examples a property test with n examples in the dev profile runs."""
     return n * (10 if PROFILE == "ci" else 1)

@@ -291,65 +291,85 @@ def test_gram_n_jobs_gives_the_same_matrix(model_backend, rng, kernel, params, s
         assert np.array_equal(gram(X, Y, kernel=kernel, log2=True, n_jobs=2), log2)
 
 
-def _product_calls(monkeypatch):
-    """Record (thread name, BLAS threads) at each numpy matrix product, each made 20 ms
-    longer: the calling thread, which takes blocks too, then cannot do them all before a
-    pool thread wakes up."""
-    threadpoolctl = pytest.importorskip("threadpoolctl")
-    calls, real = [], np.matmul
-
-    def matmul(*args, **kwargs):
-        blas = [i["num_threads"] for i in threadpoolctl.threadpool_info()
-                if i["user_api"] == "blas"]
-        calls.append((threading.current_thread().name, blas))
-        time.sleep(0.02)
-        return real(*args, **kwargs)
-    monkeypatch.setattr(np, "matmul", matmul)
-    return calls
-
-
 @pytest.mark.parametrize("kernel,params", [("linear", {}), ("poly", dict(degree=2, gamma=0.3)),
                                            ("rbf", dict(gamma=0.2))])
 @pytest.mark.parametrize("same", [False, True])
 def test_float_gram_products_share_the_threads(model_backend, rng, monkeypatch, kernel, params,
                                                same):
-    # the matrix products of a float Gram are cut in blocks of rows that n_jobs threads share,
-    # BLAS on one thread meanwhile; before, they ran whole in the calling thread
-    X = rng.normal(size=(1100, 200))  # 5 blocks of PRODUCT_ROWS (256) rows, enough work
+    # the products of a float Gram are cut in blocks of rows that n_jobs threads share, and
+    # every entry is its own 4-lane dot: the same bits on any thread, in any block
+    from perceptron_c import _backend
+
+    X = rng.normal(size=(1100, 200))  # several blocks of product_blocks' rows
     Y = None if same else rng.normal(size=(300, 200))
     ref = gram(X, Y, kernel=kernel, **params)
-    calls = _product_calls(monkeypatch)
+    module = _backend.gram()
+    threads, real = [], module.run_blocks
+
+    def run_blocks(fn, blocks, n_threads):
+        def spy(a, z):  # 20 ms more a block: the caller cannot take every block alone
+            threads.append(threading.current_thread().name)
+            time.sleep(0.02)
+            fn(a, z)
+        real(spy, blocks, n_threads)
+    monkeypatch.setattr(module, "run_blocks", run_blocks)
     out = gram(X, Y, kernel=kernel, n_jobs=2, **params)
     assert np.array_equal(out, ref)
-    workers = {name for name, _ in calls if name.startswith("perceptron_c")}
-    assert workers, calls
-    assert all(blas and max(blas) == 1 for _, blas in calls), calls  # the caller's too
+    assert any(name.startswith("perceptron_c") for name in threads), threads
     if same:
         assert np.array_equal(out, out.T)
 
 
-@pytest.mark.parametrize("same", [False, True])
-def test_products_without_threadpoolctl_run_serially_and_alike(rng, monkeypatch, same):
-    # without threadpoolctl BLAS cannot be held to one thread: the blocks then run one after
-    # another in the calling thread (no oversubscription), with the same values
-    from perceptron_c import _gram_py
+BLAS_CHILD = """
+import hashlib, sys
+import numpy as np
+from perceptron_c import KernelPerceptron, _gram_py, margin
+from perceptron_c.datasets import make_separable
+from perceptron_c.kernels import gram
+rng = np.random.default_rng(7)
+X, Y = rng.normal(size=(301, 203)), rng.normal(size=(260, 203))  # enough for BLAS's threads
+values = []
+for kernel, params in (("linear", {}), ("poly", dict(degree=3, gamma=0.1)),
+                       ("rbf", dict(gamma=0.05))):
+    for nj in (None, 2):
+        values += [gram(X, Y, kernel=kernel, n_jobs=nj, **params),
+                   gram(X, kernel=kernel, n_jobs=nj, **params)]
+Xs, ys, u, b = make_separable(np.random.default_rng(3), n=400, d=30, gap=0.05)
+km = KernelPerceptron(kernel="rbf", gamma=0.05, max_iter=3, random_state=0).fit(Xs, ys)
+values += [Xs, ys, km.decision_function(Xs), np.array([margin(Xs, ys, u, b)])]
+print(hashlib.sha256(b"".join(np.ascontiguousarray(v).tobytes() for v in values)).hexdigest())
+"""
 
-    X = rng.normal(size=(800, 200))
-    Y = X if same else rng.normal(size=(520, 200))
-    ref = np.empty((800, Y.shape[0]))
-    _gram_py._products(X, Y, ref, 1)
-    np.testing.assert_allclose(ref, X @ Y.T, rtol=1e-12, atol=1e-12)
-    calls = _product_calls(monkeypatch)
-    out = np.empty_like(ref)
-    _gram_py._products(X, Y, out, 2)
-    assert np.array_equal(out, ref)
-    assert any(name.startswith("perceptron_c") for name, _ in calls), calls  # on the pool
-    assert all(blas and max(blas) == 1 for _, blas in calls), calls
-    calls.clear()
-    monkeypatch.setattr(_gram_py, "_controller", False)
-    _gram_py._products(X, Y, out, 2)
-    assert np.array_equal(out, ref)
-    assert {name for name, _ in calls} == {threading.current_thread().name}
+
+def _blas_settings():
+    """Environments that change how BLAS sums (its thread count; OpenBLAS's kernel, among the
+    ones this CPU can run): a product computed by BLAS would differ between some of them."""
+    threads = [{"OPENBLAS_NUM_THREADS": t, "OMP_NUM_THREADS": t, "MKL_NUM_THREADS": t,
+                "VECLIB_MAXIMUM_THREADS": t} for t in ("1", "2", "3")]
+    cores = []
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            flags = set(next((ln for ln in f if ln.startswith("flags")), "").split())
+    except OSError:
+        flags = set()
+    if "sse2" in flags:  # x86-64: OpenBLAS's kernels for older CPUs run on newer ones
+        cores = ["Prescott", "Nehalem"] + ["Sandybridge"] * ("avx" in flags) \
+            + ["Haswell"] * ("avx2" in flags) + ["SkylakeX"] * ("avx512f" in flags)
+    return threads + [dict(threads[1], OPENBLAS_CORETYPE=c) for c in cores]
+
+
+@pytest.mark.processes
+def test_float_kernels_do_not_depend_on_blas():
+    # Grams, a kernel model's decisions, a generated data set and a margin: the same bits
+    # whatever BLAS's thread count and kernel (the float products once went through BLAS,
+    # whose sums differ between 1 and 2 threads, and between its kernels, even on one CPU)
+    digests = {}
+    for env in _blas_settings():
+        run = run_python(["-I", "-c", BLAS_CHILD], env={**os.environ, **env},
+                         capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stderr
+        digests[tuple(sorted(env.items()))] = run.stdout.strip()
+    assert len(set(digests.values())) == 1, digests
 
 
 FORKED_CHILD = """
@@ -524,3 +544,20 @@ def test_exponents_in_int16_up_to_32767_bits_int32_beyond(model_backend, rng):
                                  max_gram_bytes=mgb).fit(B, y)
             ref = reference_fit(E.tolist(), y, 2, m._seed, 3, exact=True)
             assert_model_is(m, ref, True)
+
+
+def test_decisions_from_many_threads_are_the_serial_ones():
+    # 8 threads predicting with one fitted model at once: the same bits as one call alone
+    # (when the products were BLAS's, 6 of 16 calls differed in the last bits: each thread's
+    # limit on BLAS's threads undid another's)
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 200))
+    y = (X[:, 0] + X[:, 1] ** 2 > 1).astype(int)
+    model = KernelPerceptron(kernel="rbf", gamma=0.005, max_iter=2,
+                             random_state=0).fit(X[:800], y[:800])
+    want = model.decision_function(X)
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda _: model.decision_function(X), range(16)))
+    assert sum(not np.array_equal(g, want) for g in got) == 0

@@ -3,7 +3,7 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import BACKENDS, NO_EXTENSIONS, _module
+from conftest import BACKENDS, NO_EXTENSIONS, _module, dot4_gram
 
 from perceptron_c import _backend
 from perceptron_c import kernels as K
@@ -229,8 +229,10 @@ def test_gram_is_symmetric_psd(model_backend, rng, name):
 def test_names_and_defaults(model_backend, rng):
     X = rng.normal(size=(6, 4))
     Y = rng.normal(size=(3, 4))
-    assert np.array_equal(gram(X, Y), X @ Y.T)
-    assert np.array_equal(gram(X, Y, kernel="poly"), (X @ Y.T + 1) ** 3)
+    dots = dot4_gram(X, Y)  # the 4-lane dots, not BLAS's sums
+    assert np.array_equal(gram(X, Y), dots)
+    np.testing.assert_allclose(gram(X, Y), X @ Y.T, rtol=1e-13, atol=1e-14)
+    assert np.array_equal(gram(X, Y, kernel="poly"), (dots + 1) * ((dots + 1) * (dots + 1)))
     d2 = ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1)
     np.testing.assert_allclose(gram(X, Y, kernel="rbf"), np.exp(-d2 / 4), rtol=1e-12)
     np.testing.assert_allclose(gram(X, Y, kernel="rbf", gamma=2.0), np.exp(-2 * d2),

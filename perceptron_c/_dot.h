@@ -1,0 +1,288 @@
+/* Float Gram products without BLAS: out[i, j] = dot4(x_i, y_j), the package's 4-lane dot
+ * (_linear_py's contract): element k of a pair of rows goes to lane k % 4, each lane sums its
+ * products in the order of k, and the dot is (s0 + s1) + (s2 + s3); each product is rounded,
+ * then added, never fused (-ffp-contract=off). _gram_py._dot4_products is the specification.
+ *
+ * Why not BLAS: the same product rounds differently on 1 and on 2 BLAS threads and on each of
+ * OpenBLAS's kernels (Haswell, SkylakeX, Nehalem...), so a Gram from BLAS depends on the
+ * machine and on its thread settings. Here every entry is one fixed sequence of IEEE
+ * operations, whatever the path, the blocking or the thread that computes it.
+ *
+ * A vector register holds the four lanes of one pair (AVX2) or two of them (SSE2, NEON): the
+ * lanes never mix, so every path computes the same operations on the same values, the
+ * same bits. Register tiles of R rows of X by C rows of Y (AVX2 3 x 4, SSE2 2 x 2, NEON
+ * 2 x 4) load each x and y vector once for R or C pairs; the rows of Y go through in panels
+ * of about PC_DOT_PANEL_BYTES, which stay in L2 while the rows of X stream past them.
+ * Paths: 0 portable (plain C), 1 SSE2 (every x86-64) or NEON (every aarch64), 2 AVX2 (chosen
+ * at run time after a CPU check). */
+#ifndef PERCEPTRON_C_DOT_H
+#define PERCEPTRON_C_DOT_H
+#include <stddef.h>
+
+#define PC_DOT_PANEL_BYTES (128 * 1024)
+
+/* Inlined into each path's own code: an AVX2 function calling plain SSE code with the upper
+ * halves of its registers in use pays a state transition per call (measured: 30x slower). */
+#if defined(_MSC_VER) && !defined(__clang__)
+#define PC_DOT_INLINE static __forceinline
+#else
+#define PC_DOT_INLINE static inline __attribute__((always_inline))
+#endif
+
+/* The contract, scalar: the reference for every tail and for the portable path. */
+PC_DOT_INLINE double pc_dot4(const double *a, const double *b, ptrdiff_t d) {
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    ptrdiff_t k = 0;
+    for (; k + 4 <= d; k += 4) {
+        s0 += a[k] * b[k];
+        s1 += a[k + 1] * b[k + 1];
+        s2 += a[k + 2] * b[k + 2];
+        s3 += a[k + 3] * b[k + 3];
+    }
+    if (k < d) s0 += a[k] * b[k];
+    if (k + 1 < d) s1 += a[k + 1] * b[k + 1];
+    if (k + 2 < d) s2 += a[k + 2] * b[k + 2];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* A pair's lane sums s[4] over k < d4 (a multiple of 4), finished: the tail, then the sum. */
+PC_DOT_INLINE double pc_dot4_finish(double *s, const double *a, const double *b, ptrdiff_t d4,
+                                    ptrdiff_t d) {
+    if (d4 < d) s[0] += a[d4] * b[d4];
+    if (d4 + 1 < d) s[1] += a[d4 + 1] * b[d4 + 1];
+    if (d4 + 2 < d) s[2] += a[d4 + 2] * b[d4 + 2];
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+/* The columns of a panel of Y: about PC_DOT_PANEL_BYTES of rows, a multiple of c (>= c). */
+PC_DOT_INLINE ptrdiff_t pc_dot_panel(ptrdiff_t d, ptrdiff_t c) {
+    ptrdiff_t cols = PC_DOT_PANEL_BYTES / (8 * (d > 0 ? d : 1));
+    cols -= cols % c;
+    return cols < c ? c : cols;
+}
+
+/* The loop around a path's tiles: TILE(r, c) names its r x c tile function, r in {RT, 1},
+ * c in {CT, 1}; a tile computes out[0..r, 0..c] (row stride ldo) of rows X, Y (stride d). */
+#define PC_DOT_DRIVER(NAME, ATTR, RT, CT, TILE)                                               \
+    ATTR static void pc_gram_dot_##NAME(const double *X, ptrdiff_t m, const double *Y,        \
+                                        ptrdiff_t n, ptrdiff_t d, double *out,              \
+                                        ptrdiff_t ldo) {                                    \
+        ptrdiff_t jb = pc_dot_panel(d, CT), j0, j1, i, j;                                    \
+        for (j0 = 0; j0 < n; j0 = j1) {                                                       \
+            j1 = j0 + jb < n ? j0 + jb : n;                                                   \
+            for (i = 0; i + RT <= m; i += RT) {                                               \
+                for (j = j0; j + CT <= j1; j += CT)                                           \
+                    TILE(RT, CT)(X + i * d, Y + j * d, d, out + i * ldo + j, ldo);            \
+                for (; j < j1; j++) TILE(RT, 1)(X + i * d, Y + j * d, d, out + i * ldo + j, ldo); \
+            }                                                                                 \
+            for (; i < m; i++) {                                                              \
+                for (j = j0; j + CT <= j1; j += CT)                                           \
+                    TILE(1, CT)(X + i * d, Y + j * d, d, out + i * ldo + j, ldo);             \
+                for (; j < j1; j++) out[i * ldo + j] = pc_dot4(X + i * d, Y + j * d, d);      \
+            }                                                                                 \
+        }                                                                                     \
+    }
+
+/* ---- portable: plain C, lanes as arrays (a compiler may vectorize them; the order stays) */
+#define PC_DOT_TILE_C(R, C)                                                                   \
+    static void pc_dot_tile_c_##R##x##C(const double *X, const double *Y, ptrdiff_t d,        \
+                                        double *out, ptrdiff_t ldo) {                         \
+        double s[R][C][4] = {{{0.0}}};                                                        \
+        ptrdiff_t d4 = d - d % 4, k;                                                          \
+        int r, c, l;                                                                          \
+        for (k = 0; k < d4; k += 4)                                                           \
+            for (r = 0; r < R; r++)                                                           \
+                for (c = 0; c < C; c++)                                                       \
+                    for (l = 0; l < 4; l++) s[r][c][l] += X[r * d + k + l] * Y[c * d + k + l]; \
+        for (r = 0; r < R; r++)                                                               \
+            for (c = 0; c < C; c++)                                                           \
+                out[r * ldo + c] = pc_dot4_finish(s[r][c], X + r * d, Y + c * d, d4, d);     \
+    }
+PC_DOT_TILE_C(2, 2)
+PC_DOT_TILE_C(2, 1)
+PC_DOT_TILE_C(1, 2)
+#define PC_DOT_TILE_NAME_C(R, C) pc_dot_tile_c_##R##x##C
+PC_DOT_DRIVER(portable, , 2, 2, PC_DOT_TILE_NAME_C)
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <emmintrin.h>
+#include <immintrin.h>
+#define PC_DOT_X86 1 /* SSE2: every x86-64 CPU, no target attribute needed */
+#if defined(__GNUC__) || defined(__clang__)
+#define PC_DOT_AVX2 1 /* AVX2: a target attribute, used after a CPU check */
+#define PC_DOT_AVX2_ATTR __attribute__((target("avx2")))
+#elif defined(_MSC_VER)
+#define PC_DOT_AVX2 1 /* MSVC compiles AVX2 intrinsics in any function, no /arch needed */
+#define PC_DOT_AVX2_ATTR
+#endif
+
+/* SSE2: a pair's lanes in two registers, (s0, s1) and (s2, s3). */
+#define PC_DOT_TILE_SSE2(R, C)                                                                \
+    static void pc_dot_tile_sse2_##R##x##C(const double *X, const double *Y, ptrdiff_t d,     \
+                                           double *out, ptrdiff_t ldo) {                      \
+        __m128d lo[R][C], hi[R][C], xl[R], xh[R], yl, yh;                                     \
+        double s[4];                                                                          \
+        ptrdiff_t d4 = d - d % 4, k;                                                          \
+        int r, c;                                                                             \
+        for (r = 0; r < R; r++)                                                               \
+            for (c = 0; c < C; c++) lo[r][c] = hi[r][c] = _mm_setzero_pd();                   \
+        for (k = 0; k < d4; k += 4) {                                                         \
+            for (r = 0; r < R; r++) {                                                         \
+                xl[r] = _mm_loadu_pd(X + r * d + k);                                          \
+                xh[r] = _mm_loadu_pd(X + r * d + k + 2);                                      \
+            }                                                                                 \
+            for (c = 0; c < C; c++) {                                                         \
+                yl = _mm_loadu_pd(Y + c * d + k);                                             \
+                yh = _mm_loadu_pd(Y + c * d + k + 2);                                         \
+                for (r = 0; r < R; r++) {                                                     \
+                    lo[r][c] = _mm_add_pd(lo[r][c], _mm_mul_pd(xl[r], yl));                   \
+                    hi[r][c] = _mm_add_pd(hi[r][c], _mm_mul_pd(xh[r], yh));                   \
+                }                                                                             \
+            }                                                                                 \
+        }                                                                                     \
+        for (r = 0; r < R; r++)                                                               \
+            for (c = 0; c < C; c++) {                                                         \
+                _mm_storeu_pd(s, lo[r][c]);                                                   \
+                _mm_storeu_pd(s + 2, hi[r][c]);                                               \
+                out[r * ldo + c] = pc_dot4_finish(s, X + r * d, Y + c * d, d4, d);           \
+            }                                                                                 \
+    }
+PC_DOT_TILE_SSE2(2, 2)
+PC_DOT_TILE_SSE2(2, 1)
+PC_DOT_TILE_SSE2(1, 2)
+#define PC_DOT_TILE_NAME_SSE2(R, C) pc_dot_tile_sse2_##R##x##C
+PC_DOT_DRIVER(simd, , 2, 2, PC_DOT_TILE_NAME_SSE2)
+
+#ifdef PC_DOT_AVX2
+/* AVX2: a pair's four lanes in one register. */
+#define PC_DOT_TILE_AVX2(R, C)                                                                \
+    PC_DOT_AVX2_ATTR static void pc_dot_tile_avx2_##R##x##C(                                  \
+        const double *X, const double *Y, ptrdiff_t d, double *out, ptrdiff_t ldo) {          \
+        __m256d acc[R][C], x[R], y;                                                           \
+        double s[4];                                                                          \
+        ptrdiff_t d4 = d - d % 4, k;                                                          \
+        int r, c;                                                                             \
+        for (r = 0; r < R; r++)                                                               \
+            for (c = 0; c < C; c++) acc[r][c] = _mm256_setzero_pd();                          \
+        for (k = 0; k < d4; k += 4) {                                                         \
+            for (r = 0; r < R; r++) x[r] = _mm256_loadu_pd(X + r * d + k);                    \
+            for (c = 0; c < C; c++) {                                                         \
+                y = _mm256_loadu_pd(Y + c * d + k);                                           \
+                for (r = 0; r < R; r++)                                                       \
+                    acc[r][c] = _mm256_add_pd(acc[r][c], _mm256_mul_pd(x[r], y));             \
+            }                                                                                 \
+        }                                                                                     \
+        for (r = 0; r < R; r++)                                                               \
+            for (c = 0; c < C; c++) {                                                         \
+                _mm256_storeu_pd(s, acc[r][c]);                                               \
+                out[r * ldo + c] = pc_dot4_finish(s, X + r * d, Y + c * d, d4, d);           \
+            }                                                                                 \
+    }
+PC_DOT_TILE_AVX2(3, 4)
+PC_DOT_TILE_AVX2(3, 1)
+PC_DOT_TILE_AVX2(1, 4)
+#define PC_DOT_TILE_NAME_AVX2(R, C) pc_dot_tile_avx2_##R##x##C
+PC_DOT_DRIVER(avx2, PC_DOT_AVX2_ATTR, 3, 4, PC_DOT_TILE_NAME_AVX2)
+#endif
+
+#elif defined(__aarch64__) || defined(_M_ARM64)
+#include <arm_neon.h>
+#define PC_DOT_NEON 1 /* NEON (AdvSIMD): every aarch64 CPU */
+/* NEON: a pair's lanes in two registers, as SSE2; vmulq then vaddq, never vfmaq. */
+#define PC_DOT_TILE_NEON(R, C)                                                                \
+    static void pc_dot_tile_neon_##R##x##C(const double *X, const double *Y, ptrdiff_t d,     \
+                                           double *out, ptrdiff_t ldo) {                      \
+        float64x2_t lo[R][C], hi[R][C], xl[R], xh[R], yl, yh;                                 \
+        double s[4];                                                                          \
+        ptrdiff_t d4 = d - d % 4, k;                                                          \
+        int r, c;                                                                             \
+        for (r = 0; r < R; r++)                                                               \
+            for (c = 0; c < C; c++) lo[r][c] = hi[r][c] = vdupq_n_f64(0.0);                   \
+        for (k = 0; k < d4; k += 4) {                                                         \
+            for (r = 0; r < R; r++) {                                                         \
+                xl[r] = vld1q_f64(X + r * d + k);                                             \
+                xh[r] = vld1q_f64(X + r * d + k + 2);                                         \
+            }                                                                                 \
+            for (c = 0; c < C; c++) {                                                         \
+                yl = vld1q_f64(Y + c * d + k);                                                \
+                yh = vld1q_f64(Y + c * d + k + 2);                                            \
+                for (r = 0; r < R; r++) {                                                     \
+                    lo[r][c] = vaddq_f64(lo[r][c], vmulq_f64(xl[r], yl));                     \
+                    hi[r][c] = vaddq_f64(hi[r][c], vmulq_f64(xh[r], yh));                     \
+                }                                                                             \
+            }                                                                                 \
+        }                                                                                     \
+        for (r = 0; r < R; r++)                                                               \
+            for (c = 0; c < C; c++) {                                                         \
+                vst1q_f64(s, lo[r][c]);                                                       \
+                vst1q_f64(s + 2, hi[r][c]);                                                   \
+                out[r * ldo + c] = pc_dot4_finish(s, X + r * d, Y + c * d, d4, d);           \
+            }                                                                                 \
+    }
+PC_DOT_TILE_NEON(2, 4)
+PC_DOT_TILE_NEON(2, 1)
+PC_DOT_TILE_NEON(1, 4)
+#define PC_DOT_TILE_NAME_NEON(R, C) pc_dot_tile_neon_##R##x##C
+PC_DOT_DRIVER(simd, , 2, 4, PC_DOT_TILE_NAME_NEON)
+#endif
+
+enum { PC_DOT_PORTABLE = 0, PC_DOT_SIMD = 1, PC_DOT_AVX2_PATH = 2 };
+
+/* 1 when path p runs on this CPU (0 is always there). */
+static int pc_dot_path_available(int p) {
+    if (p == PC_DOT_PORTABLE) return 1;
+#if defined(PC_DOT_X86) || defined(PC_DOT_NEON)
+    if (p == PC_DOT_SIMD) return 1;
+#endif
+#ifdef PC_DOT_AVX2
+    if (p == PC_DOT_AVX2_PATH) {
+#if defined(__GNUC__) || defined(__clang__)
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") != 0;
+#else
+        int info[4];
+        __cpuid(info, 1);
+        /* OSXSAVE and AVX, the OS saving YMM state (XCR0 bits 1, 2), then leaf 7's AVX2 */
+        if ((info[2] & (1 << 27)) == 0 || (info[2] & (1 << 28)) == 0) return 0;
+        if ((_xgetbv(0) & 6) != 6) return 0;
+        __cpuidex(info, 7, 0);
+        return (info[1] & (1 << 5)) != 0;
+#endif
+    }
+#endif
+    return 0;
+}
+
+/* The widest path this CPU has. */
+static int pc_dot_best_path(void) {
+    int p;
+    for (p = PC_DOT_AVX2_PATH; p > 0; p--)
+        if (pc_dot_path_available(p)) return p;
+    return PC_DOT_PORTABLE;
+}
+
+/* out[i * ldo + j] = dot4(X_i, Y_j) for i < m, j < n; rows of d doubles, contiguous. */
+static void pc_gram_dot(const double *X, ptrdiff_t m, const double *Y, ptrdiff_t n,
+                        ptrdiff_t d, double *out, ptrdiff_t ldo, int path) {
+#ifdef PC_DOT_AVX2
+    if (path == PC_DOT_AVX2_PATH) {
+        pc_gram_dot_avx2(X, m, Y, n, d, out, ldo);
+        return;
+    }
+#endif
+#if defined(PC_DOT_X86) || defined(PC_DOT_NEON)
+    if (path == PC_DOT_SIMD) {
+        pc_gram_dot_simd(X, m, Y, n, d, out, ldo);
+        return;
+    }
+#endif
+    (void)path;
+    pc_gram_dot_portable(X, m, Y, n, d, out, ldo);
+}
+
+/* out[i] = dot4(X_i, X_i), the squared norm of each row as the RBF kernel takes it. */
+static void pc_row_sqnorms(const double *X, ptrdiff_t m, ptrdiff_t d, double *out) {
+    ptrdiff_t i;
+    for (i = 0; i < m; i++) out[i] = pc_dot4(X + i * d, X + i * d, d);
+}
+#endif /* PERCEPTRON_C_DOT_H */
