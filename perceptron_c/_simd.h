@@ -139,7 +139,7 @@ PC_SIMD_API uint64_t pc_x86_xcr0(void) {
 /* CPUID leaf 1 ECX: POPCNT 23, FMA 12, AVX 28, OSXSAVE 27 (the OS uses XSAVE, so XGETBV
  * works); leaf 7 (subleaf 0) EBX: AVX2 5, AVX512F 16, AVX512BW 30; ECX: VPOPCNTDQ 14. XCR0:
  * SSE (1) and YMM (2) state saved for AVX; opmask, ZMM 0-15 upper halves and ZMM 16-31 (5-7)
- * for AVX-512 (Intel SDM vol. 1, 13.3). */
+ * for AVX-512 (Intel SDM vol. 1, 13.3), except on macOS (as in compiler-rt's cpu_model). */
 PC_SIMD_API int pc_x86_features(void) {
     int f = 0;
 #ifdef PC_X86_64
@@ -152,7 +152,11 @@ PC_SIMD_API int pc_x86_features(void) {
     if ((r[2] >> 27) & 1) {
         uint64_t xcr0 = pc_x86_xcr0();
         ymm = (xcr0 & 0x6) == 0x6;
+#ifdef __APPLE__
+        zmm = ymm; /* macOS enables the AVX-512 state on first use: XCR0 shows it later */
+#else
         zmm = ymm && (xcr0 & 0xe0) == 0xe0;
+#endif
     }
     if (ymm && ((r[2] >> 28) & 1)) f |= PC_X86_AVX;
     if ((f & PC_X86_AVX) && ((r[2] >> 12) & 1)) f |= PC_X86_FMA;

@@ -2,6 +2,7 @@
 witness: on a Windows x64 wheel this is what proves that MSVC compiled them), and the headers'
 MSVC branches run under gcc and parsed by clang-cl (``tests/c``)."""
 import functools
+import os
 import pathlib
 import platform
 import re
@@ -43,8 +44,12 @@ def test_every_path_the_cpu_has_is_compiled_in():
         if {"AVX512F", "AVX512VPOPCNTDQ"} <= has:
             popcount.append("avx512")
     C = _module("c", "_gram")
-    assert C.available_popcount_impls() == tuple(popcount), sorted(has)
-    assert C.popcount_impl() == popcount[-1]
+    impls = C.available_popcount_impls()
+    if "AVX512VPOPCNTDQ" not in features:  # an older numpy: the AVX-512 path unknown
+        impls = tuple(i for i in impls if i != "avx512")
+    assert impls == tuple(popcount), sorted(has)
+    if not os.environ.get("PERCEPTRON_C_POPCOUNT"):  # the default is the widest
+        assert C.popcount_impl() == C.available_popcount_impls()[-1]
     rbf = ("portable", "sse2", "avx2") if "AVX2" in has else ("portable", "sse2")
     assert C._rbf_paths() == rbf, sorted(has)
 
