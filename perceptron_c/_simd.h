@@ -127,10 +127,11 @@ PC_SIMD_API void pc_x86_cpuid(int leaf, int sub, uint32_t r[4]) {
     __cpuid_count((unsigned)leaf, (unsigned)sub, a, b, c, d);
     r[0] = a, r[1] = b, r[2] = c, r[3] = d;
 }
-/* XGETBV by hand: gcc's _xgetbv needs target("xsave") in the caller */
+/* XGETBV by hand (gcc's _xgetbv needs target("xsave") in the caller), as bytes: older macOS
+ * assemblers do not know the mnemonic */
 PC_SIMD_API uint64_t pc_x86_xcr0(void) {
     uint32_t lo, hi;
-    __asm__ __volatile__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    __asm__ __volatile__(".byte 0x0f, 0x01, 0xd0" : "=a"(lo), "=d"(hi) : "c"(0));
     return ((uint64_t)hi << 32) | lo;
 }
 #endif
