@@ -49,7 +49,11 @@ static __inline int pc_swar_popcount64(uint64_t x) {
     return (int)((x * 0x0101010101010101ULL) >> 56);
 }
 #define PC_POPCOUNT64(x) pc_swar_popcount64(x)
-#define PC_POPCOUNT64_HW(x) ((int)__popcnt64(x))
+#ifdef PC_X86_DISPATCH
+#define PC_POPCOUNT64_HW(x) ((int)__popcnt64(x)) /* x64 only: not in ARM64's <intrin.h> */
+#else
+#define PC_POPCOUNT64_HW(x) pc_swar_popcount64(x)
+#endif
 #define PC_INLINE static __forceinline
 #define PC_API static __inline
 #define PC_UNROLL
