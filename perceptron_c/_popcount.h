@@ -1,8 +1,8 @@
 /* Gram of popcounts: out[i, j] = popcount(A_i AND B_j) over packed uint64 words.
  *
- * Portable path: the compiler's popcount builtin (no -mpopcnt, no -march=native: the wheel
- * must run on any CPU of its platform). On x86-64 with gcc/clang, wider paths are compiled
- * with per-function target attributes and picked AT RUN TIME after a CPU check:
+ * Portable path: the compiler's popcount builtin (SWAR on MSVC; no -mpopcnt, no -march=native:
+ * the wheel must run on any CPU of its platform). On x86-64 (gcc, clang, MSVC: see _simd.h),
+ * wider paths are compiled with per-function targets and picked AT RUN TIME after a CPU check:
  *   PC_IMPL_POPCNT  hardware POPCNT,                         target("popcnt")
  *   PC_IMPL_AVX2    Mula/Kurz/Lemire nibble lookup (2018),   target("avx2")
  *   PC_IMPL_AVX512  AVX-512 VPOPCNTDQ,                       target("avx512f,avx512vpopcntdq")
@@ -33,16 +33,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_simd.h"
+
 enum { PC_IMPL_BUILTIN = 0, PC_IMPL_POPCNT = 1, PC_IMPL_AVX2 = 2, PC_IMPL_AVX512 = 3 };
 /* The type of out: its entries are 8 >> kind bytes (the old int out32 flag is kind 0 or 1). */
 enum { PC_OUT_I64 = 0, PC_OUT_I32 = 1, PC_OUT_I16 = 2 };
 
-#if defined(_MSC_VER) && !defined(__clang__)
-#include <intrin.h>
-#if defined(_M_X64)
-/* Every x86-64 CPU Windows 10+ runs on has POPCNT. */
-#define PC_POPCOUNT64(x) ((int)__popcnt64(x))
-#else
+#ifdef PC_MSVC
+/* The portable path counts bits with SWAR: MSVC's __popcnt64 is the POPCNT instruction, which
+ * not every x86-64 CPU Windows 10 runs on has (Core 2, K8); the POPCNT path uses it instead. */
 static __inline int pc_swar_popcount64(uint64_t x) {
     x = x - ((x >> 1) & 0x5555555555555555ULL);
     x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
@@ -50,12 +49,19 @@ static __inline int pc_swar_popcount64(uint64_t x) {
     return (int)((x * 0x0101010101010101ULL) >> 56);
 }
 #define PC_POPCOUNT64(x) pc_swar_popcount64(x)
+#ifdef PC_X86_DISPATCH
+#define PC_POPCOUNT64_HW(x) ((int)__popcnt64(x)) /* x64 only: not in ARM64's <intrin.h> */
+#else
+#define PC_POPCOUNT64_HW(x) pc_swar_popcount64(x)
 #endif
 #define PC_INLINE static __forceinline
 #define PC_API static __inline
 #define PC_UNROLL
 #else
+/* The builtin is a library call on the portable path, the instruction in a target("popcnt")
+ * function: one spelling for both. */
 #define PC_POPCOUNT64(x) __builtin_popcountll(x)
+#define PC_POPCOUNT64_HW(x) __builtin_popcountll(x)
 #define PC_INLINE static inline __attribute__((always_inline))
 #define PC_API static inline /* inline: no unused-function warnings where a user takes a part */
 /* The micro-kernels' sums live in registers only if their small loops are fully unrolled
@@ -69,18 +75,10 @@ static __inline int pc_swar_popcount64(uint64_t x) {
 
 /* Edge tiles (fewer rows or columns than a micro-tile) are one function per size, called
  * through a table: the hot loop then inlines one tile only, and each keeps its sizes constant. */
-#if defined(_MSC_VER) && !defined(__clang__)
+#ifdef PC_MSVC
 #define PC_NOINLINE __declspec(noinline)
 #else
 #define PC_NOINLINE __attribute__((noinline))
-#endif
-
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-#define PC_X86_DISPATCH 1
-#include <immintrin.h>
-#if (defined(__clang__) && __clang_major__ >= 16) || (!defined(__clang__) && __GNUC__ >= 8)
-#define PC_HAVE_AVX512 1
-#endif
 #endif
 
 /* Words per word block (<= 1023: AVX2 sums a block in 16 bits), the rows of A that meet a
@@ -170,33 +168,36 @@ PC_INLINE void pc_prefetch_mirror(pc_dst d, ptrdiff_t row, ptrdiff_t col, ptrdif
 #endif
 }
 
-/* ---- scalar paths (builtin, and POPCNT where the builtin becomes the instruction) -------- */
+/* ---- scalar paths (builtin, and POPCNT: PC_POPCOUNT64_HW) --------------------------------- */
 /* MR x NR sums over kc words, rows of A at a (stride lda) and B at b (stride ldb) as they are.
- * mr and nr are constants at every call, so the loops unroll into registers. */
+ * mr, nr and hw (1: the POPCNT path) are constants at every call, so the loops unroll into
+ * registers. */
 PC_INLINE void pc_tile_scalar(const uint64_t *a, ptrdiff_t lda, const uint64_t *b, ptrdiff_t ldb,
-                              ptrdiff_t kc, const int mr, const int nr, pc_dst d, ptrdiff_t row,
-                              ptrdiff_t col) {
+                              ptrdiff_t kc, const int mr, const int nr, const int hw, pc_dst d,
+                              ptrdiff_t row, ptrdiff_t col) {
     int64_t s[PC_MRS][PC_NRS] = {{0}};
     for (ptrdiff_t k = 0; k < kc; k++) {
         uint64_t av[PC_MRS];
         PC_UNROLL for (int r = 0; r < mr; r++) av[r] = a[r * lda + k];
         PC_UNROLL for (int c = 0; c < nr; c++) {
             uint64_t bc = b[c * ldb + k];
-            PC_UNROLL for (int r = 0; r < mr; r++) s[r][c] += PC_POPCOUNT64(av[r] & bc);
+            PC_UNROLL for (int r = 0; r < mr; r++)
+                s[r][c] += hw ? PC_POPCOUNT64_HW(av[r] & bc) : PC_POPCOUNT64(av[r] & bc);
         }
     }
     pc_put_tile(d, row, col, &s[0][0], PC_NRS, mr, nr);
 }
 
-#define PC_DEF_TILE_SCALAR(NAME, ATTR, MR, NR)                                                 \
+#define PC_DEF_TILE_SCALAR(NAME, ATTR, MR, NR, HW)                                             \
     ATTR PC_NOINLINE static void NAME(const uint64_t *a, ptrdiff_t lda, const uint64_t *b,      \
                                       ptrdiff_t kc, pc_dst d, ptrdiff_t row, ptrdiff_t col) {  \
-        pc_tile_scalar(a, lda, b, lda, kc, MR, NR, d, row, col);                               \
+        pc_tile_scalar(a, lda, b, lda, kc, MR, NR, HW, d, row, col);                           \
     }
 
-/* The loop nest of a scalar path; EDGE(mr, nr) names its edge tiles. Per word block (PC_KC),
- * per panel of B rows [j0, j1): the rows of A in blocks of PC_MRS, then one at a time. */
-#define PC_GRAM_SCALAR_BODY(EDGE)                                                              \
+/* The loop nest of a scalar path; EDGE(mr, nr) names its edge tiles, HW is pc_tile_scalar's.
+ * Per word block (PC_KC), per panel of B rows [j0, j1): the rows of A in blocks of PC_MRS, then
+ * one at a time. */
+#define PC_GRAM_SCALAR_BODY(EDGE, HW)                                                          \
     ptrdiff_t kb = nw < PC_KC ? nw : PC_KC;                                                    \
     ptrdiff_t nc = PC_PANEL_BYTES / (8 * kb);                                                  \
     nc = nc < PC_NRS ? PC_NRS : nc - nc % PC_NRS;                                              \
@@ -209,8 +210,8 @@ PC_INLINE void pc_tile_scalar(const uint64_t *a, ptrdiff_t lda, const uint64_t *
             for (; i + PC_MRS <= na; i += PC_MRS) {                                            \
                 const uint64_t *a = A + i * nw + k0;                                           \
                 for (j = pc_first_col(d, d.i0 + i, j0, PC_NRS); j + PC_NRS <= j1; j += PC_NRS) \
-                    pc_tile_scalar(a, nw, B + j * nw + k0, nw, kc, PC_MRS, PC_NRS, d, d.i0 + i, \
-                                   j);                                                         \
+                    pc_tile_scalar(a, nw, B + j * nw + k0, nw, kc, PC_MRS, PC_NRS, HW, d,        \
+                                   d.i0 + i, j);                                               \
                 for (; j < j1; j++) EDGE(PC_MRS, 1)(a, nw, B + j * nw + k0, kc, d, d.i0 + i, j); \
             }                                                                                  \
             for (; i < na; i++) {                                                              \
@@ -224,13 +225,13 @@ PC_INLINE void pc_tile_scalar(const uint64_t *a, ptrdiff_t lda, const uint64_t *
 
 #define PC_EDGE_BUILTIN(MR, NR) pc_edge_builtin_##MR##_##NR
 #define PC_EDGE_BUILTIN_(MR, NR) PC_EDGE_BUILTIN(MR, NR)
-PC_DEF_TILE_SCALAR(pc_edge_builtin_3_1, , 3, 1)
-PC_DEF_TILE_SCALAR(pc_edge_builtin_1_3, , 1, 3)
-PC_DEF_TILE_SCALAR(pc_edge_builtin_1_1, , 1, 1)
+PC_DEF_TILE_SCALAR(pc_edge_builtin_3_1, , 3, 1, 0)
+PC_DEF_TILE_SCALAR(pc_edge_builtin_1_3, , 1, 3, 0)
+PC_DEF_TILE_SCALAR(pc_edge_builtin_1_1, , 1, 1, 0)
 
 static void pc_gram_builtin(const uint64_t *A, ptrdiff_t na, const uint64_t *B, ptrdiff_t nb,
                             ptrdiff_t nw, pc_dst d) {
-    PC_GRAM_SCALAR_BODY(PC_EDGE_BUILTIN_)
+    PC_GRAM_SCALAR_BODY(PC_EDGE_BUILTIN_, 0)
 }
 
 #ifdef PC_X86_DISPATCH
@@ -241,14 +242,11 @@ static void pc_gram_builtin(const uint64_t *A, ptrdiff_t na, const uint64_t *B, 
 PC_API int pc_impl_available(int impl) {
     if (impl == PC_IMPL_BUILTIN) return 1;
 #ifdef PC_X86_DISPATCH
-    __builtin_cpu_init();
-    if (impl == PC_IMPL_POPCNT) return __builtin_cpu_supports("popcnt") != 0;
-    if (impl == PC_IMPL_AVX2)
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+    if (impl == PC_IMPL_POPCNT) return pc_x86_has(PC_X86_POPCNT);
+    if (impl == PC_IMPL_AVX2) return pc_x86_has(PC_X86_AVX2 | PC_X86_POPCNT);
 #ifdef PC_HAVE_AVX512
     if (impl == PC_IMPL_AVX512)
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq") &&
-               __builtin_cpu_supports("popcnt");
+        return pc_x86_has(PC_X86_AVX512F | PC_X86_AVX512VPOPCNTDQ | PC_X86_POPCNT);
 #endif
 #endif
     return 0;

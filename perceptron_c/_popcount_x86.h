@@ -1,19 +1,19 @@
 /* The x86-64 paths of the popcount Gram (POPCNT, AVX2, AVX-512 VPOPCNTDQ), each compiled
- * with its own target attribute and chosen at run time; included by _popcount.h only when
- * PC_X86_DISPATCH is set, after the portable helpers it uses. */
+ * with its own PC_TARGET (_simd.h: none on MSVC) and chosen at run time; included by
+ * _popcount.h only when PC_X86_DISPATCH is set, after the portable helpers it uses. */
 #ifndef PERCEPTRON_C_POPCOUNT_X86_H
 #define PERCEPTRON_C_POPCOUNT_X86_H
 
-#define PC_TPOPCNT __attribute__((target("popcnt")))
+#define PC_TPOPCNT PC_TARGET("popcnt")
 #define PC_EDGE_POPCNT(MR, NR) pc_edge_popcnt_##MR##_##NR
 #define PC_EDGE_POPCNT_(MR, NR) PC_EDGE_POPCNT(MR, NR)
-PC_DEF_TILE_SCALAR(pc_edge_popcnt_3_1, PC_TPOPCNT, 3, 1)
-PC_DEF_TILE_SCALAR(pc_edge_popcnt_1_3, PC_TPOPCNT, 1, 3)
-PC_DEF_TILE_SCALAR(pc_edge_popcnt_1_1, PC_TPOPCNT, 1, 1)
+PC_DEF_TILE_SCALAR(pc_edge_popcnt_3_1, PC_TPOPCNT, 3, 1, 1)
+PC_DEF_TILE_SCALAR(pc_edge_popcnt_1_3, PC_TPOPCNT, 1, 3, 1)
+PC_DEF_TILE_SCALAR(pc_edge_popcnt_1_1, PC_TPOPCNT, 1, 1, 1)
 
 PC_TPOPCNT static void pc_gram_popcnt(const uint64_t *A, ptrdiff_t na, const uint64_t *B,
                                       ptrdiff_t nb, ptrdiff_t nw, pc_dst d) {
-    PC_GRAM_SCALAR_BODY(PC_EDGE_POPCNT_)
+    PC_GRAM_SCALAR_BODY(PC_EDGE_POPCNT_, 1)
 }
 
 /* Packs rows [s * nr, s * nr + nr) of B word-major, zero rows past nb: dst[k * nr + c]. */
@@ -36,9 +36,14 @@ PC_INLINE void pc_pack_strip(const uint64_t *B, ptrdiff_t nb, ptrdiff_t nw, ptrd
  * vpshufb + 2 byte adds for 32 pairs x 1 byte, with no AND and no shift in the loop; the byte
  * counters (<= 8 a step) are widened to 16-bit sums every 3 words. Packed: the tables, then
  * strips of PC_NR2 rows: per word, per byte, PC_NR2 low nibbles then PC_NR2 high nibbles. */
-#define PC_T256 __attribute__((target("avx2,popcnt")))
-/* Stops gcc from reassociating the 8 byte steps of a word into a tree that spills registers. */
+#define PC_T256 PC_TARGET("avx2,popcnt")
+/* Stops gcc from reassociating the 8 byte steps of a word into a tree that spills registers
+ * (MSVC has no such asm, and keeps the order it is given). */
+#ifdef PC_MSVC
+#define PC_IN_REGISTER(x) ((void)0)
+#else
 #define PC_IN_REGISTER(x) __asm__("" : "+x"(x))
+#endif
 #define PC_TAB2_WORDS 1024
 
 PC_T256 static void pc_pack_avx2(const uint64_t *B, ptrdiff_t nb, ptrdiff_t nw, uint64_t *dst) {
@@ -197,7 +202,7 @@ PC_T256 static void pc_gram_avx2(const uint64_t *A, ptrdiff_t na, const uint64_t
 
 #ifdef PC_HAVE_AVX512
 /* ---- AVX-512 VPOPCNTDQ: one vpopcntq per 8 words (8 B rows x 1 word); sums stay in zmm. */
-#define PC_T512 __attribute__((target("avx512f,avx512vpopcntdq,popcnt")))
+#define PC_T512 PC_TARGET("avx512f,avx512vpopcntdq,popcnt")
 
 /* out[col + c][row .. row + 3] (+)= s0..s3[c], c < 8: the 4 x 8 block written transposed
  * (the mirror image of a tile above the diagonal), two columns per vpermt2q. */

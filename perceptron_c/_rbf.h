@@ -11,16 +11,18 @@
  * product with 2^k built from its bits where the result is a normal number, ldexp below.
  * libm's exp is not used because no two libms (nor numpy's SIMD loops) agree to the last bit.
  *
- * Every step is one IEEE operation, none fused (-ffp-contract=off), so the portable, SSE2 and
- * AVX2 paths give the same bits; a vector step with a lane that needs care (flagged, a
- * result that is not a normal number, the diagonal) is redone lane by lane by the scalar
- * steps, which are the same operations. The paths are chosen at run time. */
+ * Every step is one IEEE operation, none fused (-ffp-contract=off; /fp:precise on MSVC), so the
+ * portable, SSE2 and AVX2 paths give the same bits; a vector step with a lane that needs care
+ * (flagged, a result that is not a normal number, the diagonal) is redone lane by lane by the
+ * scalar steps, which are the same operations. The paths are chosen at run time (_simd.h). */
 #ifndef PERCEPTRON_C_RBF_H
 #define PERCEPTRON_C_RBF_H
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "_simd.h"
 
 #define PC_EXP_MAGIC 6755399441055744.0 /* 1.5 * 2^52 */
 #define PC_EXP_INV_LN2 1.4426950408889634
@@ -81,11 +83,10 @@ static ptrdiff_t pc_rbf_row_portable(double *row, ptrdiff_t n, double xi, const 
     return count;
 }
 
-#if defined(__x86_64__) || defined(_M_X64)
-#include <immintrin.h>
+#ifdef PC_X86_64
 #define PC_RBF_X86 1 /* SSE2: every x86-64 CPU, no target attribute needed */
-#if defined(__GNUC__) || defined(__clang__)
-#define PC_RBF_AVX2 1 /* AVX2: compiled with a target attribute, used after a CPU check */
+#ifdef PC_X86_DISPATCH
+#define PC_RBF_AVX2 1 /* AVX2: compiled with PC_TARGET("avx2"), used after a CPU check */
 #endif
 
 /* The vector paths. F: the intrinsics' prefix (empty: SSE2, 256: AVX2); T: the register
@@ -195,16 +196,14 @@ static ptrdiff_t pc_rbf_row_portable(double *row, ptrdiff_t n, double xi, const 
 #define PC_LE256(a, b) _mm256_cmp_pd(a, b, _CMP_LE_OQ)
 PC_DEF_RBF_PATHS(sse2, , , 128, 2, PC_GE128, PC_NLE128, PC_LE128)
 #ifdef PC_RBF_AVX2
-PC_DEF_RBF_PATHS(avx2, __attribute__((target("avx2"))), 256, 256, 4, PC_GE256, PC_NLE256,
-                 PC_LE256)
+PC_DEF_RBF_PATHS(avx2, PC_TARGET("avx2"), 256, 256, 4, PC_GE256, PC_NLE256, PC_LE256)
 #endif
 #endif
 
 /* 0: portable, 1: SSE2, 2: AVX2: the widest this CPU has. */
 static int pc_rbf_best_path(void) {
 #ifdef PC_RBF_AVX2
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) return 2;
+    if (pc_x86_has(PC_X86_AVX2)) return 2;
 #endif
 #ifdef PC_RBF_X86
     return 1;
