@@ -14,16 +14,18 @@
  * 2 x 4) load each x and y vector once for R or C pairs; the rows of Y go through in panels
  * of about PC_DOT_PANEL_BYTES, which stay in L2 while the rows of X stream past them.
  * Paths: 0 portable (plain C), 1 SSE2 (every x86-64) or NEON (every aarch64), 2 AVX2 (chosen
- * at run time after a CPU check). */
+ * at run time after a CPU check: _simd.h, which MSVC compiles too). */
 #ifndef PERCEPTRON_C_DOT_H
 #define PERCEPTRON_C_DOT_H
 #include <stddef.h>
+
+#include "_simd.h"
 
 #define PC_DOT_PANEL_BYTES (128 * 1024)
 
 /* Inlined into each path's own code: an AVX2 function calling plain SSE code with the upper
  * halves of its registers in use pays a state transition per call (measured: 30x slower). */
-#if defined(_MSC_VER) && !defined(__clang__)
+#if defined(PC_MSVC)
 #define PC_DOT_INLINE static __forceinline
 #else
 #define PC_DOT_INLINE static inline __attribute__((always_inline))
@@ -104,16 +106,11 @@ PC_DOT_TILE_C(1, 2)
 #define PC_DOT_TILE_NAME_C(R, C) pc_dot_tile_c_##R##x##C
 PC_DOT_DRIVER(portable, , 2, 2, PC_DOT_TILE_NAME_C)
 
-#if defined(__x86_64__) || defined(_M_X64)
-#include <emmintrin.h>
-#include <immintrin.h>
+#if defined(PC_X86_64)
 #define PC_DOT_X86 1 /* SSE2: every x86-64 CPU, no target attribute needed */
-#if defined(__GNUC__) || defined(__clang__)
-#define PC_DOT_AVX2 1 /* AVX2: a target attribute, used after a CPU check */
-#define PC_DOT_AVX2_ATTR __attribute__((target("avx2")))
-#elif defined(_MSC_VER)
-#define PC_DOT_AVX2 1 /* MSVC compiles AVX2 intrinsics in any function, no /arch needed */
-#define PC_DOT_AVX2_ATTR
+#ifdef PC_X86_DISPATCH
+#define PC_DOT_AVX2 1 /* AVX2: PC_TARGET("avx2"), used after a CPU check */
+#define PC_DOT_AVX2_ATTR PC_TARGET("avx2")
 #endif
 
 /* SSE2: a pair's lanes in two registers, (s0, s1) and (s2, s3). */
@@ -229,32 +226,19 @@ PC_DOT_DRIVER(simd, , 2, 4, PC_DOT_TILE_NAME_NEON)
 enum { PC_DOT_PORTABLE = 0, PC_DOT_SIMD = 1, PC_DOT_AVX2_PATH = 2 };
 
 /* 1 when path p runs on this CPU (0 is always there). */
-static int pc_dot_path_available(int p) {
+PC_SIMD_API int pc_dot_path_available(int p) {
     if (p == PC_DOT_PORTABLE) return 1;
 #if defined(PC_DOT_X86) || defined(PC_DOT_NEON)
     if (p == PC_DOT_SIMD) return 1;
 #endif
 #ifdef PC_DOT_AVX2
-    if (p == PC_DOT_AVX2_PATH) {
-#if defined(__GNUC__) || defined(__clang__)
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") != 0;
-#else
-        int info[4];
-        __cpuid(info, 1);
-        /* OSXSAVE and AVX, the OS saving YMM state (XCR0 bits 1, 2), then leaf 7's AVX2 */
-        if ((info[2] & (1 << 27)) == 0 || (info[2] & (1 << 28)) == 0) return 0;
-        if ((_xgetbv(0) & 6) != 6) return 0;
-        __cpuidex(info, 7, 0);
-        return (info[1] & (1 << 5)) != 0;
-#endif
-    }
+    if (p == PC_DOT_AVX2_PATH) return pc_x86_has(PC_X86_AVX2);
 #endif
     return 0;
 }
 
 /* The widest path this CPU has. */
-static int pc_dot_best_path(void) {
+PC_SIMD_API int pc_dot_best_path(void) {
     int p;
     for (p = PC_DOT_AVX2_PATH; p > 0; p--)
         if (pc_dot_path_available(p)) return p;
@@ -262,8 +246,8 @@ static int pc_dot_best_path(void) {
 }
 
 /* out[i * ldo + j] = dot4(X_i, Y_j) for i < m, j < n; rows of d doubles, contiguous. */
-static void pc_gram_dot(const double *X, ptrdiff_t m, const double *Y, ptrdiff_t n,
-                        ptrdiff_t d, double *out, ptrdiff_t ldo, int path) {
+PC_SIMD_API void pc_gram_dot(const double *X, ptrdiff_t m, const double *Y, ptrdiff_t n,
+                             ptrdiff_t d, double *out, ptrdiff_t ldo, int path) {
 #ifdef PC_DOT_AVX2
     if (path == PC_DOT_AVX2_PATH) {
         pc_gram_dot_avx2(X, m, Y, n, d, out, ldo);
@@ -281,7 +265,7 @@ static void pc_gram_dot(const double *X, ptrdiff_t m, const double *Y, ptrdiff_t
 }
 
 /* out[i] = dot4(X_i, X_i), the squared norm of each row as the RBF kernel takes it. */
-static void pc_row_sqnorms(const double *X, ptrdiff_t m, ptrdiff_t d, double *out) {
+PC_SIMD_API void pc_row_sqnorms(const double *X, ptrdiff_t m, ptrdiff_t d, double *out) {
     ptrdiff_t i;
     for (i = 0; i < m; i++) out[i] = pc_dot4(X + i * d, X + i * d, d);
 }

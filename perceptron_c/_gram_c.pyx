@@ -247,11 +247,12 @@ _impl_from_environment()
 # (aarch64), 2 AVX2; the widest this CPU has unless a test picks another (_set_dot_path).
 _DOT_PATHS = {0: "portable", 1: "simd", 2: "avx2"}
 cdef int _dot_path = pc_dot_best_path()
+_DOT_AVAILABLE = tuple(name for p, name in _DOT_PATHS.items() if pc_dot_path_available(p))
 
 
 def _dot_paths():
     """The names of the product paths this CPU has (the tests run every one)."""
-    return tuple(name for p, name in _DOT_PATHS.items() if pc_dot_path_available(p))
+    return _DOT_AVAILABLE
 
 
 def _set_dot_path(name):

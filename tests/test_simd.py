@@ -52,6 +52,8 @@ def test_every_path_the_cpu_has_is_compiled_in():
         assert C.popcount_impl() == C.available_popcount_impls()[-1]
     rbf = ("portable", "sse2", "avx2") if "AVX2" in has else ("portable", "sse2")
     assert C._rbf_paths() == rbf, sorted(has)
+    dot = ("portable", "simd", "avx2") if "AVX2" in has else ("portable", "simd")
+    assert C._dot_paths() == dot, sorted(has)
 
 
 def _headers():
@@ -90,7 +92,8 @@ def test_every_path_agrees_with_the_portable_one_in_both_branches(tmp_path, cc):
         lines = run.stdout.splitlines()
         assert lines[0] == f"branch: {branch}" and lines[-1] == "ok", run.stdout
         if " avx2=1" in run.stdout:  # the CPU check itself is compared with the compiler's
-            assert {"dispatch: x86", "popcount path avx2: ok", "rbf path avx2: ok"} <= set(lines)
+            assert {"dispatch: x86", "popcount path avx2: ok", "rbf path avx2: ok",
+                    "dot path avx2: ok"} <= set(lines)
     # every path compiles in the MSVC branch, AVX-512 included where this CPU lacks it
     wide = ["-mpopcnt", "-mavx2", "-mavx512f", "-mavx512bw", "-mavx512vpopcntdq"]
     build = _run(flags + msvc + wide + ["-c", str(source), "-o", str(tmp_path / "all.o")])
@@ -107,7 +110,8 @@ CRT = {  # the few C library headers the headers use, declared for a syntax chec
                 "void _aligned_free(void *);\n",
     "setjmp.h": "typedef long long jmp_buf[16];\nint _setjmp(jmp_buf);\n",
 }
-UNIT = """#include "_popcount.h"
+UNIT = """#include "_dot.h"
+#include "_popcount.h"
 #include "_rbf.h"
 #if defined(PC_X86_DISPATCH) != WANT_DISPATCH || defined(PC_HAVE_AVX512) != WANT_DISPATCH
 #error "the SIMD paths are not selected as expected"
@@ -115,7 +119,11 @@ UNIT = """#include "_popcount.h"
 #if defined(PC_TEST_MSVC) && !defined(PC_MSVC)
 #error "not the MSVC branch"
 #endif
-int best(void) { return pc_best_impl() + pc_rbf_best_path(); }
+int best(void) { return pc_best_impl() + pc_rbf_best_path() + pc_dot_best_path(); }
+void dots(const double *X, const double *Y, double *out, int path) {
+    pc_gram_dot(X, 5, Y, 7, 9, out, 7, path);
+    pc_row_sqnorms(X, 5, 9, out);
+}
 void gram(int impl, const uint64_t *A, ptrdiff_t na, const uint64_t *B, ptrdiff_t nb,
           ptrdiff_t nw, uint64_t *buf, void *out) {
     pc_gram_rows(impl, A, na, pc_pack_b(impl, B, nb, nw, buf), nb, nw, out, nb, 0, 0, 0);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_dot.h"
 #include "_popcount.h"
 #include "_rbf.h"
 
@@ -174,6 +175,27 @@ static int check_rbf_paths(void) {
     return 0;
 }
 
+static int check_dot_paths(void) {
+    enum { M = 23, N = 37, D = 71 };
+    static const char *names[] = {"portable", "simd", "avx2"};
+    static double X[M * D], Y[N * D], ref[M * N], got[M * N];
+    for (ptrdiff_t i = 0; i < M * D; i++) /* products of every scale: each order rounds apart */
+        X[i] = ldexp((double)(int64_t)(next64() >> 20) * 0x1p-44, (int)(next64() % 41) - 20);
+    for (ptrdiff_t i = 0; i < N * D; i++)
+        Y[i] = ldexp((double)(int64_t)(next64() >> 20) * 0x1p-44, (int)(next64() % 41) - 20);
+    for (int path = 1; path <= PC_DOT_AVX2_PATH; path++) {
+        if (!pc_dot_path_available(path)) continue;
+        for (ptrdiff_t d = 0; d <= D; d += (d < 9 ? 1 : 31)) /* every tail, then wide rows */
+            for (ptrdiff_t m = 1; m <= M; m += 11) {
+                pc_gram_dot(X, m, Y, N, d, ref, N, PC_DOT_PORTABLE);
+                pc_gram_dot(X, m, Y, N, d, got, N, path);
+                if (!same_bits(ref, got, m * N)) return fail(names[path], (long)m, (long)d);
+            }
+        printf("dot path %s: ok\n", names[path]);
+    }
+    return 0;
+}
+
 int main(void) {
 #ifdef PC_MSVC
     printf("branch: msvc\n");
@@ -183,7 +205,8 @@ int main(void) {
 #ifdef PC_X86_DISPATCH
     printf("dispatch: x86\n");
 #endif
-    if (check_cpu() || check_popcount_paths() || check_rbf_paths()) return 1;
+    if (check_cpu() || check_popcount_paths() || check_rbf_paths() || check_dot_paths())
+        return 1;
     printf("ok\n");
     return 0;
 }
