@@ -11,7 +11,8 @@ command -v valgrind >/dev/null || { echo "valgrind: not installed" >&2; exit 1; 
 tests=("$@")
 if [ ${#tests[@]} -eq 0 ]; then
     tests=("$root/tests/test_linear_routines.py" "$root/tests/test_dual_routines.py"
-           "$root/tests/test_lowlevel.py" "$root/tests/test_voted.py" "-k" "not hypothesis")
+           "$root/tests/test_lowlevel.py" "$root/tests/test_voted.py" "$root/tests/test_dot.py"
+           "-k" "not hypothesis")
 fi
 cd "$(mktemp -d)"
 PYTHONMALLOC=malloc PERCEPTRON_C_HYPOTHESIS_PROFILE=dev valgrind --tool=memcheck \
