@@ -30,24 +30,25 @@ class Change:
 
 
 CHANGES = {
-    # _sgd_fast.pyx.tp, 1.7.2 line 571: `sumloss > best_loss - tol * train_count`, the loss
-    # alone; 1.8.0 line 610: `objective_sum / train_count > best_objective - tol`, where the
-    # objective adds alpha * ((1 - l1_ratio) * 0.5 * ||w||^2 + l1_ratio * ||w||_1) per example
-    # unless the rate is pa1 / pa2 (line 501; changelog v1.8, PR 31856)
+    # _sgd_fast.pyx.tp, 1.7.2 line 571 (1.6.0 line 575): `sumloss > best_loss - tol *
+    # train_count`, the loss alone; 1.8.0 line 610: `objective_sum / train_count >
+    # best_objective - tol`, where the objective adds alpha * ((1 - l1_ratio) * 0.5 * ||w||^2
+    # + l1_ratio * ||w||_1) per example unless the rate is pa1 / pa2 (line 501; changelog
+    # v1.8, PR 31856)
     "tol_rule_without_penalty": Change(
         (1, 8), "its tol rule sums the epoch's loss without the penalty term (1.8 changed "
         "it to the mean objective with the penalty; PR 31856), so with tol and a penalty "
-        "set it stops after other epochs than this package, which follows 1.8"),
+        "set it may stop after another epoch than this package, which follows 1.8"),
     # _stochastic_gradient.py 1.7.2, lines 924 and 1622: SGDClassifier.fit and
     # SGDRegressor.fit call _fit with C=1.0, and _sgd_fast.pyx.tp 1.7.2 lines 489 and 492 take
-    # the PA step bound from that C, not from eta0; only PassiveAggressive*.fit passes its C
+    # the PA step's C from there, not from eta0; only PassiveAggressive*.fit passes its C
     # (_passive_aggressive.py 1.7.2 lines 306 and 568), and that fit takes no sample_weight.
-    # From 1.8 the bound is eta0 (_sgd_fast.pyx.tp 1.8.0 lines 518 and 521), which the PA
+    # From 1.8 that C is eta0 (_sgd_fast.pyx.tp 1.8.0 lines 518 and 521), which the PA
     # estimators set to C (_passive_aggressive.py 1.8.0 lines 238 and 540).
     "pa_rates_ignore_eta0": Change(
-        (1, 8), "SGDClassifier and SGDRegressor with learning_rate='pa1' / 'pa2' bound the "
-        "passive-aggressive step by C=1.0 whatever eta0 is (eta0 became that bound in 1.8), "
-        "and PassiveAggressive*.fit takes no sample_weight"),
+        (1, 8), "SGDClassifier and SGDRegressor with learning_rate='pa1' / 'pa2' take the "
+        "passive-aggressive C as 1.0 whatever eta0 is (eta0 became that C in 1.8), and "
+        "PassiveAggressive*.fit takes no sample_weight"),
 }
 
 
