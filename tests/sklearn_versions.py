@@ -13,8 +13,6 @@ the entry's reason where it does not.
 """
 import re
 
-import pytest
-
 try:
     import sklearn
 except ImportError:  # the parity tests skip themselves without it
@@ -59,12 +57,6 @@ def differs(name):
         return None
     return (f"scikit-learn {sklearn.__version__} (before "
             f"{'.'.join(map(str, change.since))}): {change.before}")
-
-
-def skip_if_differs(name):
-    reason = differs(name)
-    if reason:
-        pytest.skip(reason)
 
 
 def fit_pa(estimator, X, y, sample_weight=None):

@@ -27,7 +27,7 @@ import sklearn.linear_model as sk  # noqa: E402
 from conftest import pad_to_blas_block  # noqa: E402
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, load_iris, load_wine  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
-from sklearn_versions import fit_pa, skip_if_differs  # noqa: E402
+from sklearn_versions import differs, fit_pa  # noqa: E402
 
 import perceptron_c as pc  # noqa: E402
 
@@ -76,8 +76,8 @@ GRID = list(itertools.product([None, "l2", "l1", "elasticnet"], [None, 1e-3], [F
 def test_perceptron_sklearn_arithmetic(name, X, y, both):
     """Split by whether tol and a penalty are both set: only then does the tol rule of
     scikit-learn before 1.8 (the loss without the penalty) stop after other epochs."""
-    if both:
-        skip_if_differs("tol_rule_without_penalty")
+    if both and (reason := differs("tol_rule_without_penalty")):
+        pytest.skip(reason)
     checked = 0
     for penalty, tol, shuffle, cw, weighted, eta0, sparse in GRID[::STRIDE]:
         if penalty is None and tol is None:
