@@ -1,9 +1,10 @@
 """Pure-Python twin of ``_sgd_c``: scikit-learn's stochastic-gradient epoch, the specification.
 
 One call of `sgd_epoch_dense` / `sgd_epoch_csr` is one epoch of the inner loop of
-scikit-learn 1.9's ``_plain_sgd64`` (``sklearn/linear_model/_sgd_fast.pyx.tp``) on its
-``WeightVector64`` (``sklearn/utils/_weight_vector.pyx.tp``), restricted to what the perceptron
-family needs: the hinge loss with a threshold (0: the perceptron, 1: the SVM / passive-aggressive
+scikit-learn 1.8's and 1.9's ``_plain_sgd64`` (``sklearn/linear_model/_sgd_fast.pyx.tp``,
+identical in the two for these losses) on its ``WeightVector64``
+(``sklearn/utils/_weight_vector.pyx.tp``), restricted to what the perceptron family needs:
+the hinge loss with a threshold (0: the perceptron, 1: the SVM / passive-aggressive
 margin), squared hinge, epsilon-insensitive and squared epsilon-insensitive losses; a constant
 learning rate or the passive-aggressive steps of Crammer et al., "Online Passive-Aggressive
 Algorithms", JMLR 7 (2006), Fig. 1 (PA, PA-I, PA-II); no, L2, L1 or elastic-net penalty, the
@@ -57,7 +58,12 @@ fused (the C twin builds with -ffp-contract=off).
 Where this is bit for bit scikit-learn: dense float64 rows (every feature is visited, as
 scikit-learn's dense dataset does) and CSR float64 rows, any order; checked against
 Perceptron, SGDClassifier, SGDRegressor and the PassiveAggressive estimators in
-``tests/test_sgd_routines.py`` on x86-64. Where it is not:
+``tests/test_sgd_routines.py`` on x86-64. scikit-learn 1.6.0 to 1.7.2 update w, aw, q, the
+intercept and the averaging state exactly alike (their PA step bound is a separate ``C``, which
+``params[ETA0]`` stands for); they track no L1 norm, update ``sq_norm`` incrementally (read
+only by their verbose output) and stop on ``sumloss > best_loss - tol * n``, their sumloss
+being SUMLOSS, where 1.8 stops on OBJECTIVE / n > best - tol (``tests/sklearn_versions.py``).
+Where it is not:
 - float32 input: scikit-learn then computes with float32 weights, targets, sample weights and
   steps (and resets the scale below 1e-6); these routines upcast the data and compute in
   float64, so the results agree to float32 precision only;

@@ -131,10 +131,11 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
       mistake, averaged (CIML Alg. 7) or normalized updates, K-class argmax, and training
       stops after an epoch without a mistake;
     - scikit-learn's SGD (``tol`` or ``penalty`` set): the same updates computed as
-      scikit-learn 1.9 computes them (bit for bit on float64 data), with its penalty, its
-      ``tol`` stopping rule, one-vs-rest for K classes, ASGD averaging and its shuffle for a
-      given integer ``random_state``. ``normalize`` and ``multiclass="argmax"`` do not exist
-      there.
+      scikit-learn 1.8 and 1.9 compute them (bit for bit on float64 data), with its penalty,
+      its ``tol`` stopping rule, one-vs-rest for K classes, ASGD averaging and its shuffle for
+      a given integer ``random_state``. ``normalize`` and ``multiclass="argmax"`` do not exist
+      there. (scikit-learn 1.6 and 1.7 stop on the loss without the penalty: with ``tol`` and
+      a penalty both set, they may stop after another epoch.)
 
     Parameters are keyword-only.
 

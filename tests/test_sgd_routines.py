@@ -3,7 +3,10 @@
 Hand-traced updates of each kind, the C twin against the Python twin bit for bit on random
 data, and -- the point of the routines -- a small reference driver (below) that reproduces
 scikit-learn's Perceptron, SGDClassifier, SGDRegressor and PassiveAggressive estimators bit
-for bit on float64 data with shuffle=False. The scikit-learn tests skip without it.
+for bit on float64 data with shuffle=False. The scikit-learn tests skip without it. An epoch
+updates the weights alike in every scikit-learn from 1.6 to 1.9; the driver's tol rule and
+the PA step bound of SGDClassifier / SGDRegressor follow the installed release
+(sklearn_versions.py).
 """
 import itertools
 import warnings
@@ -11,6 +14,7 @@ import warnings
 import numpy as np
 import pytest
 from conftest import BACKENDS, HAVE_C, _module, pad_to_blas_block
+from sklearn_versions import differs, fit_pa
 
 FLOATS = [np.float32, np.float64]
 PENALTY = {None: 0, "l1": 1, "l2": 2, "elasticnet": 3}
@@ -414,11 +418,15 @@ def test_c_chunks_continue_the_epoch():
 def run_plain_sgd(m, X, y, sw, params, loss, rate, penalty, fit_intercept, tol, max_iter,
                   n_iter_no_change=5):
     """One ``_plain_sgd`` call of scikit-learn: epochs in index order (shuffle=False), its
-    tol rule on OBJECTIVE / n, then the final reset. X dense, or (data, indices, indptr, d)."""
+    tol rule, then the final reset. X dense, or (data, indices, indptr, d). The tol rule is
+    the installed scikit-learn's: from 1.8 on the mean objective (OBJECTIVE / n), before 1.8
+    on the summed loss alone (SUMLOSS against best - tol * n; sklearn_versions.py). The
+    epochs themselves compute the same in every release from 1.6."""
     sparse = isinstance(X, tuple)
     n, d = (len(y), X[3]) if sparse else X.shape
     r = Run(m, d, averaged=params[m.AVERAGE_START] > 0, l1=penalty in (1, 3))
     tol = -np.inf if tol is None else tol
+    loss_rule = differs("tol_rule_without_penalty") is not None
     best, no_improvement, n_iter = np.inf, 0, 0
     while n_iter < max_iter:
         n_iter += 1
@@ -428,8 +436,12 @@ def run_plain_sgd(m, X, y, sw, params, loss, rate, penalty, fit_intercept, tol, 
             m.sgd_epoch_csr(*X[:3], *args)
         else:
             m.sgd_epoch_dense(X, *args)
-        objective = r.s("OBJECTIVE") / n
-        no_improvement = no_improvement + 1 if objective > best - tol else 0
+        if loss_rule:  # _sgd_fast.pyx.tp 1.7.2: sumloss > best_loss - tol * train_count
+            objective, threshold = r.s("SUMLOSS"), best - tol * n
+        else:  # 1.8.0: objective_sum / train_count > best_objective - tol
+            objective = r.s("OBJECTIVE") / n
+            threshold = best - tol
+        no_improvement = no_improvement + 1 if objective > threshold else 0
         best = min(best, objective)
         if no_improvement >= n_iter_no_change:
             break
@@ -546,17 +558,17 @@ def test_pa_classifier_matches_sklearn(sklearn, data, backend, k, blas_fuses):
         fit = fit_classifier(m, X, ys[k], loss=m.LOSS_HINGE, margin=1.0, eta0=C,
                              rate=m.RATE_PA1 if lr == "pa1" else m.RATE_PA2,
                              class_weight=cw, average=int(average))
-        assert_same_fit(sklearn.SGDClassifier(
-            loss="hinge", penalty=None, learning_rate=lr, eta0=C, average=average,
-            class_weight=cw, shuffle=False).fit(X, ys[k]), fit)
+        if not differs("pa_rates_ignore_eta0"):  # before 1.8 their step bound is 1.0
+            assert_same_fit(sklearn.SGDClassifier(
+                loss="hinge", penalty=None, learning_rate=lr, eta0=C, average=average,
+                class_weight=cw, shuffle=False).fit(X, ys[k]), fit)
         assert_same_fit(sklearn.PassiveAggressiveClassifier(
             C=C, loss="hinge" if lr == "pa1" else "squared_hinge", average=average,
             class_weight=cw, shuffle=False).fit(X, ys[k]), fit)
     weighted = fit_classifier(m, X, ys[k], sw, loss=m.LOSS_HINGE, margin=1.0, eta0=0.5,
                               rate=m.RATE_PA1)
-    assert_same_fit(sklearn.SGDClassifier(loss="hinge", penalty=None, learning_rate="pa1",
-                                          eta0=0.5, shuffle=False).fit(X, ys[k], sample_weight=sw),
-                    weighted)
+    assert_same_fit(fit_pa(sklearn.PassiveAggressiveClassifier(C=0.5, shuffle=False),
+                           X, ys[k], sw), weighted)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -570,16 +582,16 @@ def test_pa_regressor_matches_sklearn(sklearn, data, backend, blas_fuses):
             continue
         fit = fit_regressor(m, X, yr, rate=m.RATE_PA1 if lr == "pa1" else m.RATE_PA2,
                             epsilon=eps, eta0=C, average=int(average))
-        assert_same_fit(sklearn.SGDRegressor(
-            loss="epsilon_insensitive", penalty=None, learning_rate=lr, eta0=C, epsilon=eps,
-            average=average, shuffle=False).fit(X, yr), fit)
+        if not differs("pa_rates_ignore_eta0"):
+            assert_same_fit(sklearn.SGDRegressor(
+                loss="epsilon_insensitive", penalty=None, learning_rate=lr, eta0=C,
+                epsilon=eps, average=average, shuffle=False).fit(X, yr), fit)
         assert_same_fit(sklearn.PassiveAggressiveRegressor(
             C=C, epsilon=eps, average=average, shuffle=False,
             loss="epsilon_insensitive" if lr == "pa1" else "squared_epsilon_insensitive",
         ).fit(X, yr), fit)
-    assert_same_fit(sklearn.SGDRegressor(
-        loss="epsilon_insensitive", penalty=None, learning_rate="pa2", eta0=0.5,
-        shuffle=False).fit(X, yr, sample_weight=sw),
+    assert_same_fit(fit_pa(sklearn.PassiveAggressiveRegressor(
+        C=0.5, loss="squared_epsilon_insensitive", shuffle=False), X, yr, sw),
         fit_regressor(m, X, yr, sw, rate=m.RATE_PA2, eta0=0.5))
 
 
@@ -646,9 +658,8 @@ def test_float32_input_is_close_to_sklearn_not_exact(sklearn, data):
     m = _module("python" if not HAVE_C else "c", "_sgd")
     X, ys, yr, _ = data
     X32 = X.astype(np.float32)
-    est = sklearn.SGDRegressor(loss="epsilon_insensitive", penalty=None, learning_rate="pa1",
-                               eta0=0.1, epsilon=0.01, shuffle=False, max_iter=5,
-                               tol=None).fit(X32, yr)
+    est = fit_pa(sklearn.PassiveAggressiveRegressor(C=0.1, epsilon=0.01, shuffle=False,
+                                                    max_iter=5, tol=None), X32, yr)
     coef, intercept, _ = fit_regressor(m, X32, yr, rate=m.RATE_PA1, epsilon=0.01, eta0=0.1,
                                        max_iter=5, tol=None)
     assert est.coef_.dtype == np.float32
