@@ -14,8 +14,11 @@ import subprocess
 import sys
 import textwrap
 
+# The handler first, before the package is imported: a shell's background job inherits an
+# ignored SIGINT, and Python then installs no KeyboardInterrupt handler of its own.
 PRELUDE = textwrap.dedent("""
     import os, signal, threading, time
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import numpy as np
     from perceptron_c import _backend
     rng = np.random.default_rng(0)

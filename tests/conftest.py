@@ -31,6 +31,13 @@ PROFILE = os.environ.get("PERCEPTRON_C_HYPOTHESIS_PROFILE", "dev")
 if PROFILE not in ("dev", "ci"):
     raise ValueError(f"PERCEPTRON_C_HYPOTHESIS_PROFILE must be dev or ci, got {PROFILE!r}")
 
+# The first line of a child script that sends itself SIGINT. Python installs its
+# KeyboardInterrupt handler at start-up only where SIGINT is not ignored, and an ignored SIGINT
+# is inherited (a background job of a non-interactive shell, nohup): this gives the child the
+# handler of an interactive session. It runs before the script imports the package, so
+# anything the package itself did to SIGINT would still show.
+DEFAULT_SIGINT = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
 
 def run_python(args, cwd=None, **kwargs):
     """subprocess.run([sys.executable, *args], **kwargs), from an empty directory unless cwd

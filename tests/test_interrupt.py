@@ -9,11 +9,11 @@ import textwrap
 
 import numpy as np
 import pytest
-from conftest import HAVE_C, run_python
+from conftest import DEFAULT_SIGINT, HAVE_C, run_python
 
 from perceptron_c import KernelPerceptron, Perceptron, _backend
 
-LONG_CALL = textwrap.dedent("""
+LONG_CALL = DEFAULT_SIGINT + textwrap.dedent("""
     import os, signal, threading, time
     import numpy as np
     from perceptron_c import _backend

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from conftest import HAVE_C, _module, run_python
+from conftest import DEFAULT_SIGINT, HAVE_C, _module, run_python
 
 import perceptron_c
 from perceptron_c import KernelPassiveAggressiveClassifier as KPA
@@ -585,7 +585,7 @@ def test_an_interrupted_epoch_leaves_no_trace(monkeypatch, rng):
     assert np.array_equal(model.support_, ref.support_)
 
 
-LONG_CALL = textwrap.dedent("""
+LONG_CALL = DEFAULT_SIGINT + textwrap.dedent("""
     import os, signal, threading, time
     import numpy as np
     from perceptron_c import _kpa_c

@@ -16,7 +16,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from conftest import NO_EXTENSIONS, _module
+from conftest import DEFAULT_SIGINT, NO_EXTENSIONS, _module
 
 WIDTHS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255,
           256, 257]
@@ -261,7 +261,6 @@ INTERRUPT = """
     import numpy as np
     from perceptron_c import _gram_c
 
-    signal.signal(signal.SIGINT, signal.default_int_handler)
     _gram_c.set_popcount_impl("builtin")  # the slowest path: each call takes seconds
     A = np.random.default_rng(0).integers(0, 2**63, size=(2000, 256), dtype=np.uint64)
     out = np.empty((2000, 2000), np.int64)
@@ -294,7 +293,7 @@ INTERRUPT = """
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT from os.kill is POSIX")
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_ctrl_c_interrupts_within_a_second(n_jobs):
-    result = _python(INTERRUPT.replace("{n_jobs}", str(n_jobs)))
+    result = _python(DEFAULT_SIGINT + textwrap.dedent(INTERRUPT).replace("{n_jobs}", str(n_jobs)))
     assert result.returncode == 0, result.stderr
     words = result.stdout.split()
     assert words[0] == "latency", result.stdout
