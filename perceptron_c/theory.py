@@ -236,6 +236,7 @@ def _sq_norms(rows: np.ndarray) -> np.ndarray:
 
 def _signed_activations(rows: _Rows, signs: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
     """y_i (w . x_i + b) for every row."""
+    dots: np.ndarray
     if isinstance(rows, _validation.CSR):
         n_samples = rows.shape[0]
         row_of_entry = np.repeat(np.arange(n_samples), np.diff(rows.indptr))
