@@ -15,6 +15,7 @@ from perceptron_c._bigint cimport NO_TERM, conjunction_sign, scatter
 from perceptron_c._checks cimport check_avg, need, non_finite, rows_per_chunk
 
 import numpy as np
+from perceptron_c._threads import stop_point
 
 __all__ = ["budget_epoch", "budget_epoch_exact", "projectron_epoch"]
 
@@ -388,6 +389,7 @@ def budget_epoch(const double[:, ::1] K, const int64_t[::1] rows, const int64_t[
         total += r
         start = stop
         PyErr_CheckSignals()
+        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
     return total
 
 
@@ -467,6 +469,7 @@ def budget_epoch_exact(const int32_t[:, ::1] E, const int64_t[::1] rows, const i
         total += r
         start = stop
         PyErr_CheckSignals()
+        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
     return total
 
 
@@ -504,4 +507,5 @@ def projectron_epoch(const double[:, ::1] K, const int64_t[::1] rows, const int6
         total += r
         start = stop
         PyErr_CheckSignals()
+        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
     return total

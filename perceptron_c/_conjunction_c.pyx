@@ -18,6 +18,7 @@ from perceptron_c._dual_c cimport check_cols, check_krows, zero_outside_i64
 from cpython.exc cimport PyErr_CheckSignals
 
 import numpy as np
+from perceptron_c._threads import stop_point
 
 __all__ = [
     "conjunction_epoch_rows", "multiclass_conjunction_epoch_rows", "conjunction_decision",
@@ -497,6 +498,7 @@ def _epoch_rows(const exp_t[:, ::1] Erows, const int64_t[::1] rows, const double
         total += r
         start = stop
         PyErr_CheckSignals()
+        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
     return total
 
 
@@ -545,6 +547,7 @@ def _multiclass_epoch_rows(const exp_t[:, ::1] Erows, const int64_t[::1] rows,
         total += r
         start = stop
         PyErr_CheckSignals()
+        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
     return total
 
 

@@ -13,6 +13,8 @@ from libc.stdint cimport int64_t
 from perceptron_c._checks cimport (all_in_range, check_avg, check_steps, need, non_finite,
                                    rows_per_chunk)
 
+from perceptron_c._threads import stop_point
+
 __all__ = [
     "dual_epoch_cached", "dual_epoch_rows", "multiclass_dual_epoch_cached",
     "multiclass_dual_epoch_rows",
@@ -336,6 +338,7 @@ def dual_epoch_cached(const double[:, ::1] G, const double[::1] y, const int64_t
         total += r
         start = stop
         PyErr_CheckSignals()
+        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
     return total
 
 
@@ -372,6 +375,7 @@ def multiclass_dual_epoch_cached(const double[:, ::1] G, const int64_t[::1] y,
         total += r
         start = stop
         PyErr_CheckSignals()
+        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
     return total
 
 
@@ -409,6 +413,7 @@ def dual_epoch_rows(const double[:, ::1] Krows, const int64_t[::1] rows, const d
         total += r
         start = stop
         PyErr_CheckSignals()
+        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
     return total
 
 
@@ -445,4 +450,5 @@ def multiclass_dual_epoch_rows(const double[:, ::1] Krows, const int64_t[::1] ro
         total += r
         start = stop
         PyErr_CheckSignals()
+        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
     return total

@@ -29,7 +29,8 @@ from perceptron_c._popcount cimport (PC_IMPL_AVX2, PC_IMPL_AVX512, PC_IMPL_BUILT
                                      pc_packed_words, pc_sym_pays)
 
 from perceptron_c._gram_py import (_check_float, _check_words, _direct_sq_distances, _norms,
-                                   effective_jobs, int_power, product_blocks, run_blocks)
+                                   effective_jobs, int_power, mirror_lower, product_blocks,
+                                   run_blocks)
 from perceptron_c._threads import run_shared
 
 __all__ = [
@@ -285,16 +286,12 @@ def _products(X, Y, out, n_threads=1):
         if sym:
             with nogil:
                 pc_gram_dot(&xv[a, 0], z - a, &xv[a, 0], m - a, d, &o[a, a], n, path)
-            out[z:, a:z] = out[a:z, z:].T  # dot4 is symmetric
         else:
             with nogil:
                 pc_gram_dot(&xv[a, 0], z - a, &yv[0, 0], n, d, &o[a, 0], n, path)
-    blocks = product_blocks(m, n, d)
-    if n_threads <= 1 or len(blocks) < 2:
-        for a, z in blocks:
-            block(a, z)
-        return
-    run_blocks(block, blocks, n_threads)
+    run_blocks(block, product_blocks(m, n, d), n_threads)
+    if sym:
+        mirror_lower(out, n_threads)  # dot4 is symmetric
 
 
 def row_sqnorms(X):

@@ -192,30 +192,46 @@ def product_blocks(m: int, n: int, d: int) -> list[tuple[int, int]]:
 def _products(X, Y, out, n_threads=1):
     """out = X . Y^T entry by entry (`_dot4_products`), by blocks of rows (`product_blocks`)
     on up to n_threads threads. When Y is X, a block [a, z) computes its rows from column a
-    on and copies the part right of its square to the rows below: dot4 is symmetric (each
-    product is the same both ways), so this is the whole Gram for about half the work."""
+    on, and `mirror_lower` then fills the rest: dot4 is symmetric (each product is the same
+    both ways), so this is the whole Gram for about half the work."""
     m = out.shape[0]
     sym = Y is X
 
     def block(a, z):
-        if not sym:
+        if sym:
+            _dot4_products(X[a:z], X[a:], out[a:z, a:])
+        else:
             _dot4_products(X[a:z], Y, out[a:z])
-            return
-        _dot4_products(X[a:z], X[a:], out[a:z, a:])
-        out[z:, a:z] = out[a:z, z:].T
-    blocks = product_blocks(m, out.shape[1], X.shape[1])
-    if n_threads <= 1 or len(blocks) < 2:
-        for a, z in blocks:
-            block(a, z)
-        return
-    run_blocks(block, blocks, n_threads)
+    run_blocks(block, product_blocks(m, out.shape[1], X.shape[1]), n_threads)
+    if sym:
+        mirror_lower(out, n_threads)
+
+
+# Entries per block of `mirror_lower`: a few milliseconds.
+MIRROR_ENTRIES = 1 << 18
+
+
+def mirror_lower(out, n_threads=1):
+    """out[i, j] = out[j, i] for every j < i (the upper triangle holds the values), by blocks
+    of rows on up to n_threads threads. Each block writes its own rows only: a fresh ``out``
+    is first touched (its pages faulted in) across many short blocks, not all in the first
+    one, which would hold Ctrl-C up for as long as the whole array takes to map."""
+    m = out.shape[0]
+    rows = max(1, MIRROR_ENTRIES // max(1, m))
+
+    def block(a, z):
+        out[a:z, :a] = out[:a, a:z].T
+        square = out[a:z, a:z]
+        lower = np.tril_indices(z - a, -1)
+        square[lower] = square.T[lower]
+    run_blocks(block, [(a, min(m, a + rows)) for a in range(0, m, rows)], n_threads)
 
 
 def run_blocks(fn, blocks, n_threads):
     """fn(a, z) for every (a, z) of blocks, on up to n_threads threads (`run_shared`: the
     shared pool, each thread taking the next block as it finishes one, in copies of the
-    caller's context); every call has ended before the first error raised by one is raised
-    here."""
+    caller's context; serially, between bytecodes where Ctrl-C is seen, for one thread or
+    one block); every call has ended before the first error raised by one is raised here."""
     run_shared(lambda b: fn(*blocks[b]), len(blocks), n_threads)
 
 

@@ -19,6 +19,7 @@ from perceptron_c._fixedpoint cimport (FIXED_NORM_EVERY, acc_add, acc_cmp, acc_n
                                        acc_norm, acc_sign, accumulator_size)
 
 import numpy as np
+from perceptron_c._threads import stop_point
 
 __all__ = [
     "kpa_epoch_cached", "kpa_epoch_rows", "kpa_conjunction_epoch_rows",
@@ -394,6 +395,7 @@ def kpa_epoch_cached(const double[:, ::1] G, const int64_t[::1] y, const int64_t
             non_finite(start - 1 - r, order[start - 1 - r])
         start = stop
         PyErr_CheckSignals()
+        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
     _store(&s, count, loss)
     return s.steps
 
@@ -424,6 +426,7 @@ def kpa_epoch_rows(const double[:, ::1] Krows, const int64_t[::1] rows, const in
             non_finite(start - 1 - r, rows[start - 1 - r])
         start = stop
         PyErr_CheckSignals()
+        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
     _store(&s, count, loss)
     return s.steps
 
@@ -506,6 +509,7 @@ def kpa_conjunction_epoch_rows(const int32_t[:, ::1] Erows, const int64_t[::1] r
             non_finite(start - 1 - r, rows[start - 1 - r])
         start = stop
         PyErr_CheckSignals()
+        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
     _store(&s, count, loss)
     return s.steps
 
@@ -536,6 +540,7 @@ cdef object _decide(const int32_t[:, ::1] E, const int32_t[::1] ediag,
                 &labels[start] if predict else NULL, &A[0], nl, zero)
         start = stop
         PyErr_CheckSignals()
+        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
 
 
 def kpa_conjunction_decision(const int32_t[:, ::1] E, const int32_t[::1] ediag,

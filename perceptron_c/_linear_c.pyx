@@ -14,6 +14,8 @@ from cython cimport floating
 from perceptron_c._checks cimport (all_in_range, check_csr, check_steps, need,
                                    non_finite, rows_per_chunk)
 
+from perceptron_c._threads import stop_point
+
 __all__ = [
     "perceptron_epoch_dense",
     "perceptron_epoch_csr",
@@ -399,6 +401,7 @@ cdef Py_ssize_t _binary_chunks(const floating* data, const int32_t* idx, const i
         total += r
         start = stop
         PyErr_CheckSignals()
+        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
     return total
 
 
@@ -422,6 +425,7 @@ cdef Py_ssize_t _multiclass_chunks(const floating* data, const int32_t* idx,
         total += r
         start = stop
         PyErr_CheckSignals()
+        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
     return total
 
 

@@ -2,35 +2,51 @@
 input gate, w.x + b on row blocks over ``n_jobs`` threads, ``densify`` / ``sparsify``."""
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import _backend
 from ._rows import check_finite_decisions
-from ._threads import row_blocks, run_parallel
+from ._threads import run_shared
 from ._validation import CSR, check_feature_names, check_finite, check_n_features, check_X
 
 __all__ = ["decision", "LinearModelMixin", "LinearClassifierMixin"]
 
 
+# Multiply-adds per block of rows to predict: a few milliseconds, so that Ctrl-C (between
+# blocks) and a stopped call (`_threads.stop_point`, between a thread's blocks) act within
+# milliseconds whatever the size of the input, on any number of threads.
+DECISION_WORK = 1 << 22
+
+
+def decision_blocks(n: int, n_classes: int, row_len: int) -> list[tuple[int, int]]:
+    """[start, stop) blocks of the n rows, about `DECISION_WORK` multiply-adds each."""
+    rows = max(1, DECISION_WORK // (max(1, n_classes) * max(1, row_len)))
+    return [(a, min(n, a + rows)) for a in range(0, n, rows)]
+
+
 def decision(X: Any, W: np.ndarray, b: np.ndarray, n_jobs: Any = None) -> np.ndarray:
     """w.x + b of every row of canonical X against every row of W, shape (n, len(W)); the rows
-    are cut into blocks, one per thread (the same sums whatever ``n_jobs`` is)."""
+    are cut into blocks of a few milliseconds that ``n_jobs`` threads share (each row's sums
+    are the same whatever the blocks and threads)."""
     lin = _backend.linear()
     n = X.shape[0]
     out = np.empty((n, W.shape[0]), dtype=np.float64)
+    sparse = isinstance(X, CSR)
+    row_len = X.indptr[-1] // max(1, n) if sparse else X.shape[1]
+    blocks = decision_blocks(n, W.shape[0], int(row_len))
 
-    def block(start: int, stop: int) -> None:
-        if isinstance(X, CSR):
+    def block(i: int) -> None:
+        start, stop = blocks[i]
+        if sparse:
             p = X.indptr[start:stop + 1]
             lin.decision_csr(X.data[p[0]:p[-1]], X.indices[p[0]:p[-1]], p - p[0], W, b,
                              out[start:stop])
         else:
             lin.decision_dense(X[start:stop], W, b, out[start:stop])
 
-    run_parallel([partial(block, a, z) for a, z in row_blocks(n, n_jobs)], n_jobs)
+    run_shared(block, len(blocks), n_jobs)
     return out
 
 

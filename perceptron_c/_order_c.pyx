@@ -6,6 +6,8 @@ from libc.stdint cimport int64_t, uint64_t
 
 from perceptron_c._checks cimport need
 
+from perceptron_c._threads import stop_point
+
 __all__ = ["draw_permutation"]
 
 
@@ -85,6 +87,7 @@ def draw_permutation(int64_t[::1] order, seed, epoch):
             s = pc_fisher_yates(&order[0], hi, lo, s)
         hi = lo
         PyErr_CheckSignals()
+        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
 
 
 def _bounded(s, k):

@@ -15,6 +15,8 @@ from cython cimport floating
 
 from perceptron_c._checks cimport all_in_range, check_csr, need, rows_per_chunk
 
+from perceptron_c._threads import stop_point
+
 __all__ = ["sgd_start", "sgd_epoch_dense", "sgd_epoch_csr", "sgd_finish", "sklearn_shuffle"]
 
 # The Python-level names of the constants (the .pxd has them with an SGD_ prefix).
@@ -408,6 +410,7 @@ cdef Py_ssize_t _chunks(const floating* data, const int32_t* idx, const int64_t*
         total += r
         start = stop
         PyErr_CheckSignals()
+        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
     return total
 
 

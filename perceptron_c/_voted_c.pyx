@@ -14,6 +14,8 @@ from libc.stdlib cimport calloc, free
 from perceptron_c._bigint cimport limbs_add_pow2, limbs_sign, limbs_sub_pow2
 from perceptron_c._checks cimport need, rows_per_chunk
 
+from perceptron_c._threads import stop_point
+
 __all__ = ["vote", "vote_conjunction"]
 
 # exponents: int16 (up to 32767 bits) or int32
@@ -134,6 +136,7 @@ def vote(const double[:, ::1] Kx, const int64_t[::1] index, const double[::1] si
                                      f"{start - 1 - r}: the kernel values overflow float64")
         start = stop
         PyErr_CheckSignals()
+        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
 
 
 def vote_conjunction(const exp_t[:, ::1] E, const int64_t[::1] index,

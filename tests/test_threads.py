@@ -107,3 +107,48 @@ def test_a_call_from_inside_a_pool_task_runs_serially():
 
     results = run_parallel([lambda k=k: task(k) for k in range(4)], 2)
     assert all(len(names) == 1 for names in results), results
+
+
+def test_an_error_stops_the_other_threads_tasks_too():
+    # run_parallel once gave each thread a fixed share: after the calling thread's error the
+    # pool thread still ran its whole share (here 20 tasks of 20 ms)
+    started = []
+
+    def task(i):
+        started.append(i)
+        if threading.current_thread() is threading.main_thread():
+            raise ValueError("caller's task")
+        time.sleep(0.02)
+
+    with pytest.raises(ValueError, match="caller's task"):
+        run_parallel([lambda i=i: task(i) for i in range(40)], 2)
+    assert len(started) <= 4, started
+
+
+@pytest.mark.parametrize("failing", ["caller", "helper"])
+def test_a_block_under_way_stops_at_its_next_stop_point(failing):
+    # the blocks of compiled loops call stop_point between chunks: the one running on the
+    # other thread when the call fails stops there instead of running to its end, and the
+    # call raises the error that stopped it, never the Cancelled of the stopped thread
+    ended = []
+
+    def block(b):
+        mine = threading.current_thread().name.startswith("perceptron_c") == (
+            failing == "helper")
+        if mine:
+            time.sleep(0.05)
+            raise ValueError("the failing block")
+        for _ in range(2000):  # 10 s unless stopped
+            _threads.stop_point()
+            time.sleep(0.005)
+        ended.append(b)
+
+    tic = time.perf_counter()
+    with pytest.raises(ValueError, match="the failing block"):
+        run_shared(block, 2, 2)
+    assert time.perf_counter() - tic < 5.0 and not ended
+
+
+def test_stop_point_outside_a_call_does_nothing():
+    _threads.stop_point()
+    run_shared(lambda b: _threads.stop_point(), 3, 1)
