@@ -7,15 +7,13 @@ every other sum in index order, each expression in the order written there) that
 agree bit for bit. Whole chunks of an epoch run without the GIL; the exact routine decides its
 signs with the bucket sums of ``_bigint.pxd``.
 """
-from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport fabs, isfinite, sqrt
 from libc.stdint cimport int32_t, int64_t
 
 from perceptron_c._bigint cimport NO_TERM, conjunction_sign, scatter
-from perceptron_c._checks cimport check_avg, need, non_finite, rows_per_chunk
+from perceptron_c._checks cimport between_chunks, check_avg, need, non_finite, rows_per_chunk
 
 import numpy as np
-from perceptron_c._threads import stop_point
 
 __all__ = ["budget_epoch", "budget_epoch_exact", "projectron_epoch"]
 
@@ -388,8 +386,7 @@ def budget_epoch(const double[:, ::1] K, const int64_t[::1] rows, const int64_t[
             non_finite(-1 - r, rows[-1 - r])
         total += r
         start = stop
-        PyErr_CheckSignals()
-        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
+        between_chunks()
     return total
 
 
@@ -468,8 +465,7 @@ def budget_epoch_exact(const int32_t[:, ::1] E, const int64_t[::1] rows, const i
             count[0] = S.c
         total += r
         start = stop
-        PyErr_CheckSignals()
-        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
+        between_chunks()
     return total
 
 
@@ -506,6 +502,5 @@ def projectron_epoch(const double[:, ::1] K, const int64_t[::1] rows, const int6
             non_finite(-1 - r, rows[-1 - r])
         total += r
         start = stop
-        PyErr_CheckSignals()
-        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
+        between_chunks()
     return total

@@ -1,12 +1,23 @@
 # The checks every def layer of the C twins runs before its one nogil call: O(1) shape tests
 # and O(n) index scans. Shared here so each twin states the same preconditions in the same
 # words as its Python twin (which raises the same ValueError messages).
+from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport int64_t
 
 # How much work a nogil call does before the def layer looks for Ctrl-C again: about 2^22
 # multiply-adds, a few milliseconds.
 cdef enum:
     CHUNK_WORK = 1 << 22
+
+
+cdef inline int between_chunks() except -1:
+    """Between the chunks of a nogil loop: Ctrl-C (which only the main thread receives), then
+    a call stopped by another thread's error or Ctrl-C (`_threads.stop_point`, on the thread
+    running one of its blocks). About a microsecond, once every few milliseconds."""
+    PyErr_CheckSignals()
+    from perceptron_c._threads import stop_point
+    stop_point()
+    return 0
 
 
 cdef inline object need(bint ok, str what):

@@ -13,12 +13,11 @@ from libc.math cimport isfinite
 from libc.stdint cimport int16_t, int32_t, int64_t
 
 from perceptron_c._bigint cimport NO_TERM, conjunction_sign, conjunction_value, scatter
-from perceptron_c._checks cimport all_in_range, check_avg, check_steps, need, rows_per_chunk
+from perceptron_c._checks cimport (all_in_range, between_chunks, check_avg, check_steps, need,
+                                   rows_per_chunk)
 from perceptron_c._dual_c cimport check_cols, check_krows, zero_outside_i64
-from cpython.exc cimport PyErr_CheckSignals
 
 import numpy as np
-from perceptron_c._threads import stop_point
 
 __all__ = [
     "conjunction_epoch_rows", "multiclass_conjunction_epoch_rows", "conjunction_decision",
@@ -497,8 +496,7 @@ def _epoch_rows(const exp_t[:, ::1] Erows, const int64_t[::1] rows, const double
                 steps[k] += start
         total += r
         start = stop
-        PyErr_CheckSignals()
-        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
+        between_chunks()
     return total
 
 
@@ -546,8 +544,7 @@ def _multiclass_epoch_rows(const exp_t[:, ::1] Erows, const int64_t[::1] rows,
                                  &sample_weight[0] if sample_weight is not None else NULL)
         total += r
         start = stop
-        PyErr_CheckSignals()
-        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
+        between_chunks()
     return total
 
 

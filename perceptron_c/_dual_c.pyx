@@ -6,14 +6,12 @@ The Python twin is the specification; read its module docstring for the arithmet
 ``cols``, the steps scaled by ``sample_weight``) that lets the two agree bit for bit on float
 data. Whole epochs run without the GIL.
 """
-from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport isfinite
 from libc.stdint cimport int64_t
 
-from perceptron_c._checks cimport (all_in_range, check_avg, check_steps, need, non_finite,
-                                   rows_per_chunk)
+from perceptron_c._checks cimport (all_in_range, between_chunks, check_avg, check_steps, need,
+                                   non_finite, rows_per_chunk)
 
-from perceptron_c._threads import stop_point
 
 __all__ = [
     "dual_epoch_cached", "dual_epoch_rows", "multiclass_dual_epoch_cached",
@@ -337,8 +335,7 @@ def dual_epoch_cached(const double[:, ::1] G, const double[::1] y, const int64_t
                 steps[k] += start
         total += r
         start = stop
-        PyErr_CheckSignals()
-        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
+        between_chunks()
     return total
 
 
@@ -374,8 +371,7 @@ def multiclass_dual_epoch_cached(const double[:, ::1] G, const int64_t[::1] y,
             non_finite(start - 1 - r, order[start - 1 - r])
         total += r
         start = stop
-        PyErr_CheckSignals()
-        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
+        between_chunks()
     return total
 
 
@@ -412,8 +408,7 @@ def dual_epoch_rows(const double[:, ::1] Krows, const int64_t[::1] rows, const d
                 steps[k] += start
         total += r
         start = stop
-        PyErr_CheckSignals()
-        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
+        between_chunks()
     return total
 
 
@@ -449,6 +444,5 @@ def multiclass_dual_epoch_rows(const double[:, ::1] Krows, const int64_t[::1] ro
             non_finite(start - 1 - r, rows[start - 1 - r])
         total += r
         start = stop
-        PyErr_CheckSignals()
-        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
+        between_chunks()
     return total

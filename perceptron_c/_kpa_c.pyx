@@ -9,17 +9,15 @@ limbs held in int64 (carries deferred, propagated once per sum): every term is a
 mantissa shifted into place, so the sum, its sign, comparisons of two sums and the float64
 nearest to a sum (rounded once, ties to even) are exact.
 """
-from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport isfinite, isinf, ldexp
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memset
 
-from perceptron_c._checks cimport all_in_range, need, non_finite, rows_per_chunk
+from perceptron_c._checks cimport all_in_range, between_chunks, need, non_finite, rows_per_chunk
 from perceptron_c._fixedpoint cimport (FIXED_NORM_EVERY, acc_add, acc_cmp, acc_nearest,
                                        acc_norm, acc_sign, accumulator_size)
 
 import numpy as np
-from perceptron_c._threads import stop_point
 
 __all__ = [
     "kpa_epoch_cached", "kpa_epoch_rows", "kpa_conjunction_epoch_rows",
@@ -394,8 +392,7 @@ def kpa_epoch_cached(const double[:, ::1] G, const int64_t[::1] y, const int64_t
             _store(&s, count, loss)
             non_finite(start - 1 - r, order[start - 1 - r])
         start = stop
-        PyErr_CheckSignals()
-        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
+        between_chunks()
     _store(&s, count, loss)
     return s.steps
 
@@ -425,8 +422,7 @@ def kpa_epoch_rows(const double[:, ::1] Krows, const int64_t[::1] rows, const in
             _store(&s, count, loss)
             non_finite(start - 1 - r, rows[start - 1 - r])
         start = stop
-        PyErr_CheckSignals()
-        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
+        between_chunks()
     _store(&s, count, loss)
     return s.steps
 
@@ -508,8 +504,7 @@ def kpa_conjunction_epoch_rows(const int32_t[:, ::1] Erows, const int64_t[::1] r
             _store(&s, count, loss)
             non_finite(start - 1 - r, rows[start - 1 - r])
         start = stop
-        PyErr_CheckSignals()
-        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
+        between_chunks()
     _store(&s, count, loss)
     return s.steps
 
@@ -539,8 +534,7 @@ cdef object _decide(const int32_t[:, ::1] E, const int32_t[::1] ediag,
                 fit_intercept, predict, NULL if predict else &out[start, 0],
                 &labels[start] if predict else NULL, &A[0], nl, zero)
         start = stop
-        PyErr_CheckSignals()
-        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
+        between_chunks()
 
 
 def kpa_conjunction_decision(const int32_t[:, ::1] E, const int32_t[::1] ediag,

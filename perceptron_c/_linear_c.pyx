@@ -6,15 +6,13 @@ The Python twin is the specification; read its module docstring for the arithmet
 without the GIL. Inputs must be canonical (``_validation``); the def functions check shapes
 and the visiting order, the gate checks everything else once per fit.
 """
-from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport fabs, frexp, isfinite, ldexp, sqrt
 from libc.stdint cimport int32_t, int64_t
 from cython cimport floating
 
-from perceptron_c._checks cimport (all_in_range, check_csr, check_steps, need,
+from perceptron_c._checks cimport (all_in_range, between_chunks, check_csr, check_steps, need,
                                    non_finite, rows_per_chunk)
 
-from perceptron_c._threads import stop_point
 
 __all__ = [
     "perceptron_epoch_dense",
@@ -400,8 +398,7 @@ cdef Py_ssize_t _binary_chunks(const floating* data, const int32_t* idx, const i
                 steps[k] += start
         total += r
         start = stop
-        PyErr_CheckSignals()
-        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
+        between_chunks()
     return total
 
 
@@ -424,8 +421,7 @@ cdef Py_ssize_t _multiclass_chunks(const floating* data, const int32_t* idx,
             non_finite(start - 1 - r, order[start - 1 - r])
         total += r
         start = stop
-        PyErr_CheckSignals()
-        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
+        between_chunks()
     return total
 
 

@@ -1,12 +1,10 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """C twin of ``_order_py``: the same permutations, drawn without the GIL, Ctrl-C checked
 between chunks of swaps."""
-from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport int64_t, uint64_t
 
-from perceptron_c._checks cimport need
+from perceptron_c._checks cimport between_chunks, need
 
-from perceptron_c._threads import stop_point
 
 __all__ = ["draw_permutation"]
 
@@ -86,8 +84,7 @@ def draw_permutation(int64_t[::1] order, seed, epoch):
         with nogil:
             s = pc_fisher_yates(&order[0], hi, lo, s)
         hi = lo
-        PyErr_CheckSignals()
-        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
+        between_chunks()
 
 
 def _bounded(s, k):

@@ -8,14 +8,12 @@ reset of the weight scale, is an explicit C99 fma()). Whole epochs run without t
 chunks with a look for Ctrl-C between them. The def functions check shapes, the visiting
 order and the option numbers; the gate checks everything else once per fit.
 """
-from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport INFINITY, fabs, fma, isfinite, sqrt
 from libc.stdint cimport int32_t, int64_t, uint32_t
 from cython cimport floating
 
-from perceptron_c._checks cimport all_in_range, check_csr, need, rows_per_chunk
+from perceptron_c._checks cimport all_in_range, between_chunks, check_csr, need, rows_per_chunk
 
-from perceptron_c._threads import stop_point
 
 __all__ = ["sgd_start", "sgd_epoch_dense", "sgd_epoch_csr", "sgd_finish", "sklearn_shuffle"]
 
@@ -409,8 +407,7 @@ cdef Py_ssize_t _chunks(const floating* data, const int32_t* idx, const int64_t*
                 f"visiting order (row {order[start - 1 - r]}): the weights overflow float64")
         total += r
         start = stop
-        PyErr_CheckSignals()
-        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
+        between_chunks()
     return total
 
 

@@ -6,15 +6,13 @@ two's-complement integer of 64-bit limbs, wide enough for the largest exponent p
 of mistakes; adding or subtracting 2^e touches one limb plus a carry that is O(1) amortized
 (``_bigint.pxd``).
 """
-from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport isfinite
 from libc.stdint cimport int16_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free
 
 from perceptron_c._bigint cimport limbs_add_pow2, limbs_sign, limbs_sub_pow2
-from perceptron_c._checks cimport need, rows_per_chunk
+from perceptron_c._checks cimport between_chunks, need, rows_per_chunk
 
-from perceptron_c._threads import stop_point
 
 __all__ = ["vote", "vote_conjunction"]
 
@@ -135,8 +133,7 @@ def vote(const double[:, ::1] Kx, const int64_t[::1] index, const double[::1] si
             raise FloatingPointError(f"non-finite activation in the vote for row "
                                      f"{start - 1 - r}: the kernel values overflow float64")
         start = stop
-        PyErr_CheckSignals()
-        stop_point()  # (another thread's error or Ctrl-C: this one stops too)
+        between_chunks()
 
 
 def vote_conjunction(const exp_t[:, ::1] E, const int64_t[::1] index,
