@@ -12,6 +12,7 @@ from typing import Any as _Any
 from . import kernels
 from ._backend import BACKEND
 from ._sgd_run import ConvergenceWarning
+from ._guard import ConcurrentUseError
 from ._validation import NotFittedError
 from .budget_perceptron import BudgetKernelPerceptron
 from .io import FileFormatError
@@ -27,6 +28,7 @@ __all__ = ["BACKEND", "kernels", "Perceptron", "KernelPerceptron", "BudgetKernel
            "VotedPerceptron", "PassiveAggressiveClassifier", "PassiveAggressiveRegressor",
            "KernelPassiveAggressiveClassifier",
            "margin", "mistake_bound", "load", "get_include", "NotFittedError", "FileFormatError",
+           "ConcurrentUseError",
            "ConvergenceWarning", "__version__"]
 
 

@@ -22,6 +22,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from . import _backend
+from ._guard import GuardedModel
 from ._rows import take_rows
 from ._validation import (
     check_classes,
@@ -183,7 +184,7 @@ class Run(Protocol):
         after an error-free one (the voted perceptron credits its last vector with them)."""
 
 
-class EpochModel(BaseEstimator):
+class EpochModel(GuardedModel, BaseEstimator):
     """fit / partial_fit / warm_start and the epoch loop, shared by every estimator.
 
     Subclasses define ``_spec`` (check the parameters, return what the gate and the run

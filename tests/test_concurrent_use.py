@@ -1,0 +1,118 @@
+"""One estimator used from several threads (README, "Reliability"): predictions from many
+threads at once are safe; a prediction that overlaps a training call on the same estimator
+in another thread raises ConcurrentUseError instead of returning what a half-trained model
+gives, and so does a second training call."""
+import threading
+
+import numpy as np
+import pytest
+
+import perceptron_c
+from perceptron_c import (
+    BudgetKernelPerceptron,
+    ConcurrentUseError,
+    KernelPassiveAggressiveClassifier,
+    KernelPerceptron,
+    PassiveAggressiveClassifier,
+    PassiveAggressiveRegressor,
+    Perceptron,
+    VotedPerceptron,
+)
+
+ESTIMATORS = [Perceptron, PassiveAggressiveClassifier, PassiveAggressiveRegressor,
+              VotedPerceptron, KernelPerceptron, KernelPassiveAggressiveClassifier,
+              BudgetKernelPerceptron]
+
+
+def _train_in_background(fit):
+    done = threading.Event()
+    errors = []
+
+    def run():
+        try:
+            fit()
+        except BaseException as exc:  # (reported to the test)
+            errors.append(exc)
+        finally:
+            done.set()
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, done, errors
+
+
+TRAINED = {  # (estimator, rows it trains on in the background: about a second)
+    "Perceptron": (lambda: Perceptron(max_iter=20), 20_000),
+    "PassiveAggressiveClassifier": (lambda: PassiveAggressiveClassifier(max_iter=20, tol=None),
+                                    20_000),
+    "KernelPerceptron": (lambda: KernelPerceptron(max_iter=20), 3000),
+    "VotedPerceptron": (lambda: VotedPerceptron(max_iter=3), 2000),
+    "BudgetKernelPerceptron": (lambda: BudgetKernelPerceptron(max_iter=5), 3000),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRAINED))
+def test_a_prediction_never_sees_a_half_trained_model(rng, name):
+    make, n = TRAINED[name]
+    X, y = rng.normal(size=(n, 50)), rng.integers(0, 5, n)
+    Xq = X[:300]
+    # fitted before on two classes; now refitted on five, in another thread
+    model = make().fit(rng.normal(size=(100, 50)), rng.integers(0, 2, 100))
+    before = model.predict(Xq)
+    thread, done, errors = _train_in_background(lambda: model.fit(X, y))
+    seen, refused = [], 0
+    while not done.is_set():
+        try:
+            seen.append(model.predict(Xq))
+        except ConcurrentUseError:
+            refused += 1
+    thread.join()
+    assert not errors, errors
+    after = model.predict(Xq)
+    # every answer is the model before the training call or after it, never one in between
+    assert all(np.array_equal(s, before) or np.array_equal(s, after) for s in seen)
+    assert refused > 0
+
+
+def test_a_second_training_call_from_another_thread_is_refused(rng):
+    X = rng.normal(size=(20_000, 50))
+    y = rng.integers(0, 5, 20_000)
+    model = Perceptron(max_iter=30)
+    thread, done, errors = _train_in_background(lambda: model.fit(X, y))
+    while model._training_thread is None and not done.is_set():
+        pass
+    if not done.is_set():
+        with pytest.raises(ConcurrentUseError, match="Perceptron: a training call"):
+            model.partial_fit(X[:10], y[:10])
+    thread.join()
+    assert not errors, errors
+    assert model._training_thread is None  # released, even by the refused call
+    model.partial_fit(X[:10], y[:10])  # and usable again
+
+
+def test_the_training_thread_may_predict_inside_its_own_call(rng):
+    # early stopping scores the validation split with the model's own prediction
+    X = rng.normal(size=(400, 5))
+    y = (X[:, 0] > 0).astype(int)
+    model = Perceptron(early_stopping=True, max_iter=20, random_state=0).fit(X, y)
+    assert model.n_iter_ >= 1
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_every_public_method_of_every_estimator_is_guarded(cls):
+    for name in ("fit", "partial_fit", "predict", "score", "save"):
+        assert getattr(getattr(cls, name), "_guarded", False), name
+    if hasattr(cls, "decision_function"):
+        assert cls.decision_function._guarded
+
+
+def test_a_failure_inside_an_overlapping_prediction_names_the_cause(rng, monkeypatch):
+    model = Perceptron(max_iter=2).fit(rng.normal(size=(50, 3)), rng.integers(0, 2, 50))
+
+    def shape_changes_midway(self, X):
+        model._training_calls += 2  # a whole training call ran meanwhile
+        raise IndexError("index 3 is out of bounds")
+    monkeypatch.setattr(perceptron_c._linear_model.LinearModelMixin, "_scores",
+                        shape_changes_midway)
+    with pytest.raises(ConcurrentUseError) as info:
+        model.decision_function(np.zeros((2, 3)))
+    assert isinstance(info.value.__cause__, IndexError)
