@@ -127,6 +127,18 @@ def block_classes(y: Any) -> np.ndarray:
     return np.unique(arr) if arr.shape[0] else arr
 
 
+def _shard_epoch(est: Any, run: Any, order: np.ndarray | None, shard: int) -> int:
+    """One epoch of one shard. No checkpoint: this estimator is a throwaway, and the client
+    keeps the fitted one as it was until the whole fit has succeeded."""
+    try:
+        return int(run.epoch(order))
+    except (FloatingPointError, OverflowError) as exc:
+        raise ValueError(
+            f"{type(est).__name__}: overflow in epoch {est._epochs_seen + 1} in block {shard} "
+            f"of rows ({exc}); the estimator is left as it was before the fit. Scaling the "
+            "input data (e.g. StandardScaler or MaxAbsScaler) might help.") from None
+
+
 def _weights_of(stats: list[tuple[int, int]], mixing: str) -> tuple[float, ...]:
     """mu_s from each shard's (mistakes, rows): empty shards weigh 0."""
     live = [i for i, (_, n) in enumerate(stats) if n > 0]
@@ -216,7 +228,7 @@ class Textbook:
         est = _local(job, state, index, when.epochs_seen)
         run = est._start(shard.X, shard.y, shard.w, est._spec())
         order = epoch_order(est._seed, when.epochs_seen, shard.X.shape[0], est.shuffle)
-        mistakes = est._epoch(run, order)
+        mistakes = _shard_epoch(est, run, order, index)
         return {"state": est._state, "mistakes": int(mistakes), "n": int(shard.X.shape[0])}
 
     @staticmethod
@@ -364,7 +376,7 @@ class SGD:
             run.index[k] = sklearn_order(n, seeds[k], when.in_fit) if est.shuffle \
                 else np.arange(n, dtype=np.int64)
             run.active[k] = when.active[k]
-        mistakes = est._epoch(run, None)
+        mistakes = _shard_epoch(est, run, None, index)
         out = dict(est._state, machine=np.array(run.states), q=np.array(run.qs).reshape(
             state["q"].shape))
         objective = out["machine"][:, _backend.sgd().OBJECTIVE].copy()

@@ -24,8 +24,12 @@ One epoch of the distributed fit:
    ``mu_s = 1 / S`` (``mixing="uniform"``, over the S non-empty shards) or ``mu_s = k_s / k``
    (``mixing="mistakes"``: k_s mistakes of shard s, k their sum; uniform when k = 0);
 3. the client receives the mixed state, the shards' mistake counts (and, in scikit-learn's
-   arithmetic, their objective sums), nothing else, and only then replaces the model's
-   state: an epoch that did not finish leaves no trace.
+   arithmetic, their objective sums), nothing else.
+
+A fit is all or nothing. Training runs on a copy of the estimator, which replaces it only
+when the fit succeeds: after an error (bad values in a block, an overflow, a task that keeps
+failing) or Ctrl-C the estimator is exactly as it was before the call, fitted or not. (A
+serial fit keeps the epochs it finished before an overflow or Ctrl-C.)
 
 What the state is and how each part mixes (the averaging sums, scikit-learn's weight scale,
 the clocks) is in `perceptron_c._mixing`, which runs on the workers; in short, the mixed
@@ -37,8 +41,8 @@ scikit-learn's ``tol`` rule per machine.
 
 An estimator of the textbook kind plugs in when its class sets ``_mixable_state = True``:
 its training state is ``_state``, a dict of float64 arrays that mix linearly, plus
-optionally the averaging triple ``u``, ``beta``, ``count``; an epoch is ``_start(X, y,
-weights, spec)`` and ``_epoch(run, order)``, as in the serial loop.
+optionally the averaging triple ``u``, ``beta``, ``count``; an epoch is ``epoch(order)`` of
+the `Run` that ``_start(X, y, weights, spec)`` returns, as in the serial loop.
 
 `predict`, `decision_function` (any fitted estimator of the package) and `gram` (any kernel)
 return lazy dask arrays computed block by block. dask is imported only when one of these
@@ -46,6 +50,7 @@ runs, never by ``import perceptron_c``.
 """
 from __future__ import annotations
 
+import copy
 import time
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -204,16 +209,72 @@ def fit(estimator: Any, X: Any, y: Any, *, sample_weight: Any = None, client: An
     persist : bool, default False
         Keep the gated shards in the workers' memory for all epochs. Otherwise every epoch
         reads X's blocks from their graph again (persist X yourself to keep it in memory).
+
+    Returns
+    -------
+    estimator
+        The same object, fitted.
+
+    Raises
+    ------
+    ValueError
+        Bad values in a block (as the estimator's fit), or an overflow.
+    Any error of a task, or KeyboardInterrupt
+        In every case the estimator is left exactly as it was before the call (fitted or
+        not), and nothing is drawn from its ``random_state``.
     """
-    dask = _dask()
     _check_estimator(estimator)
     check_choice(mixing, "mixing", MIXING)
+    classifier = isinstance(estimator, EpochClassifier)
     xs, ys, ws, d, names = _inputs(X, y, sample_weight)
-    est = estimator
-    classifier = isinstance(est, EpochClassifier)
     cls = _classes_of(ys, classes, client) if classifier else None
     if cls is not None:
         check_two_classes(cls)
+    drawn = _generator_state(estimator.random_state)
+    est = _working_copy(estimator)
+    try:
+        mixer = _fit_copy(est, xs, ys, ws, d, names, cls, client, mixing, persist)
+    except BaseException:
+        _restore_generator(estimator.random_state, drawn)
+        raise
+    vars(estimator).clear()  # the swap: the estimator becomes the trained copy
+    vars(estimator).update(vars(est))
+    if mixer is _mixing.SGD:
+        warn_if_not_converged(estimator)
+    return estimator
+
+
+def _working_copy(est: Any) -> Any:
+    """The estimator to train: the same parameters (``random_state`` is the very object the
+    estimator draws from), copies of everything fitted, which a warm start changes in place."""
+    work = copy.copy(est)
+    params = set(est._get_param_names())
+    for key, value in vars(est).items():
+        if key not in params:
+            setattr(work, key, copy.deepcopy(value))
+    return work
+
+
+def _generator_state(random_state: Any) -> Any:
+    if isinstance(random_state, np.random.Generator):
+        return random_state.bit_generator.state
+    if isinstance(random_state, np.random.RandomState):
+        return random_state.get_state()
+    return None
+
+
+def _restore_generator(random_state: Any, state: Any) -> None:
+    """A failed fit draws nothing: the next fit draws the seeds this one drew."""
+    if isinstance(random_state, np.random.Generator):
+        random_state.bit_generator.state = state
+    elif isinstance(random_state, np.random.RandomState):
+        random_state.set_state(state)
+
+
+def _fit_copy(est: Any, xs: list, ys: list, ws: list, d: int, names: np.ndarray | None,
+              cls: np.ndarray | None, client: Any, mixing: str, persist: bool) -> Any:
+    """Set up the working copy as a serial fit would, then train it; return the mixer."""
+    dask = _dask()
     if est.warm_start and est._is_fitted():
         if cls is not None:
             check_same_classes(cls, est.classes_)
@@ -230,17 +291,15 @@ def fit(estimator: Any, X: Any, y: Any, *, sample_weight: Any = None, client: An
     params = dict(est.get_params(), warm_start=False, random_state=0)
     validating = bool(getattr(est, "early_stopping", False))
     seeds = _mixing.sgd_seeds(est) if mixer is _mixing.SGD else ()
-    job = _mixing.Job(type(est), params, est.classes_ if classifier else None, est._seed, d,
-                      validating, seeds)
+    job = _mixing.Job(type(est), params, est.classes_ if cls is not None else None, est._seed,
+                      d, validating, seeds)
     job_d = dask.delayed(job, name=f"perceptron-job-{uuid.uuid4().hex}", traverse=False)
     shards = [dask.delayed(_mixing.prepare)(xb, yb, wb, job_d, s)
               for s, (xb, yb, wb) in enumerate(zip(xs, ys, ws))]
     if persist:
         shards = list(dask.persist(*shards, scheduler=client))
     _train(est, mixer, shards, job_d, validating, mixing, client)
-    if mixer is _mixing.SGD:
-        warn_if_not_converged(est)
-    return est
+    return mixer
 
 
 def _delayed_value(value: Any, what: str) -> Delayed:
@@ -267,7 +326,8 @@ def _epoch_graph(mixer: Any, state: dict[str, np.ndarray], shards: list, job_d: 
 
 def _train(est: Any, mixer: Any, shards: list, job_d: Delayed, validating: bool,
            mixing: str, client: Any) -> None:
-    """The epoch loop of the serial skeleton, one mixed epoch at a time."""
+    """The epoch loop of the serial skeleton, one mixed epoch at a time, on the working copy
+    (an error leaves it half-trained: `fit` then drops it)."""
     dask = _dask()
 
     def compute(fn: Any, *args: Any) -> list:  # fn(shard, *args) on every shard
@@ -278,31 +338,29 @@ def _train(est: Any, mixer: Any, shards: list, job_d: Delayed, validating: bool,
     state = mixer.begin(est)
     loop = mixer.loop(est, validating, compute)
     name = f"{type(est).__name__} (dask, {len(shards)} shards)"
-    try:
-        for in_fit in range(est.max_iter):
-            tic = time.perf_counter()
-            when = _mixing.When(est._epochs_seen, in_fit, loop.active)
-            mixed_d, stats_d = _epoch_graph(mixer, state, shards, job_d, when, mixing)
-            mixed, stats = dask.compute(mixed_d, stats_d, scheduler=client)
-            state = mixed  # only now: every shard of the epoch has answered
-            est._epochs_seen += 1
-            mistakes = sum(s[0] for s in stats)
-            history.append(mistakes)
-            scores = None
-            if validating and loop.wants_score(mistakes):
-                scores = compute(mixer.score, _delayed_value(state, "state"), job_d)
-            stop, extra = loop.after_epoch(stats, scores)
-            if est.verbose:
-                report_epoch(name, len(history), mistakes, sum(s[1] for s in stats),
-                             time.perf_counter() - tic, extra)
-            if stop:
-                break
-    finally:
-        mixer.end(est, state)
-        est.mistakes_ = np.asarray(history, dtype=np.int64)
-        est.n_iter_ = len(history)
-        est.converged_ = bool(history) and history[-1] == 0
-        est._publish()
+    for in_fit in range(est.max_iter):
+        tic = time.perf_counter()
+        when = _mixing.When(est._epochs_seen, in_fit, loop.active)
+        mixed_d, stats_d = _epoch_graph(mixer, state, shards, job_d, when, mixing)
+        mixed, stats = dask.compute(mixed_d, stats_d, scheduler=client)
+        state = mixed  # only now: every shard of the epoch has answered
+        est._epochs_seen += 1
+        mistakes = sum(s[0] for s in stats)
+        history.append(mistakes)
+        scores = None
+        if validating and loop.wants_score(mistakes):
+            scores = compute(mixer.score, _delayed_value(state, "state"), job_d)
+        stop, extra = loop.after_epoch(stats, scores)
+        if est.verbose:
+            report_epoch(name, len(history), mistakes, sum(s[1] for s in stats),
+                         time.perf_counter() - tic, extra)
+        if stop:
+            break
+    mixer.end(est, state)
+    est.mistakes_ = np.asarray(history, dtype=np.int64)
+    est.n_iter_ = len(history)
+    est.converged_ = bool(history) and history[-1] == 0
+    est._publish()
 
 
 # ----------------------------------------------------------------------- lazy prediction
