@@ -1,4 +1,4 @@
-"""perceptron_c.dask: a failed fit leaves the estimator as it was, fitted or not."""
+"""perceptron_c.dask: a failed fit leaves the estimator as it was; X, y and weights agree."""
 import _thread
 import copy
 import threading
@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 da = pytest.importorskip("dask.array")
+dd = pytest.importorskip("dask.dataframe")
+pd = pytest.importorskip("pandas")
 distributed = pytest.importorskip("distributed")
 
 with warnings.catch_warnings():
@@ -18,6 +20,7 @@ from perceptron_c import (  # noqa: E402
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
     Perceptron,
+    _mixing,
 )
 from perceptron_c import dask as pdask  # noqa: E402
 from perceptron_c.datasets import make_blobs  # noqa: E402
@@ -91,6 +94,15 @@ def _assert_unchanged(est, before):
             assert after[key] is value, key
         else:
             _same_bits(value, after[key], key)
+
+
+def _same_fit(a, b):
+    """Two models with the same fitted attributes, bit for bit."""
+    params = set(a._get_param_names())
+    fitted = {key: value for key, value in vars(a).items() if key not in params}
+    assert fitted.keys() == set(vars(b)) - params
+    for key, value in fitted.items():
+        _same_bits(value, vars(b)[key], key)
 
 
 def _assert_unfitted(est):
@@ -261,3 +273,105 @@ def test_failures_on_a_thread_cluster_leave_the_model_as_it_was(monkeypatch):
             again = pdask.fit(est, *_blocks(*data[name]), client=client)
             assert again is est and est.n_iter_ == before[name]["n_iter_"]
             assert np.array_equal(est.coef_, before[name]["coef_"])
+
+
+# --------------------------------------------------------- X, y and weights: the same rows
+
+def _frames(n=1200, seed=0):
+    X, y = _data("perceptron", n, seed)
+    return pd.DataFrame(X, columns=["a", "b", "c", "d"]), pd.Series(y)
+
+
+def _parts(frame, sizes):
+    """A dask frame whose partitions hold ``sizes`` rows (0 allowed) of ``frame``."""
+    ends = np.cumsum(sizes)
+    return dd.concat([dd.from_pandas(frame.iloc[end - size:end], npartitions=1)
+                      for end, size in zip(ends, sizes)])
+
+
+@pytest.mark.parametrize("classes", [None, [0, 1, 2]])
+def test_labels_beyond_the_rows_of_x_are_refused(classes):
+    frame, labels = _frames()
+    phantom = pd.concat([labels, pd.Series(np.full(5, 7))], ignore_index=True)
+    Xf = _parts(frame, (400, 400, 400, 0))  # an empty last partition...
+    yf = _parts(phantom, (400, 400, 400, 5))  # ...and 5 labels of a class without rows
+    est = _fitted("perceptron")
+    before = _snapshot(est)
+    with pytest.raises(ValueError, match="X and y have inconsistent numbers of samples: "
+                                         "1200 != 1205"):
+        pdask.fit(est, Xf, yf, client=SYNC, classes=classes)
+    _assert_unchanged(est, before)
+    fresh = Perceptron()
+    with pytest.raises(ValueError, match="1200 != 1205"):
+        pdask.fit(fresh, Xf, yf, client=SYNC, classes=classes)
+    _assert_unfitted(fresh)
+
+
+def test_blocks_of_other_sizes_are_refused():
+    frame, labels = _frames()
+    Xf = _parts(frame, (400, 400, 400))
+    with pytest.raises(ValueError, match=r"X and y have inconsistent numbers of samples in "
+                                         r"block 1 of rows: 400 != 395"):
+        pdask.fit(Perceptron(), Xf, _parts(labels, (400, 395, 405)), client=SYNC)
+    weights = pd.Series(np.ones(1200))
+    with pytest.raises(ValueError, match=r"X and sample_weight have inconsistent numbers of "
+                                         r"samples: 1200 != 1199"):
+        pdask.fit(Perceptron(), Xf, _parts(labels, (400, 400, 400)),
+                  sample_weight=_parts(weights.iloc[:1199], (400, 400, 399)), client=SYNC)
+    with pytest.raises(ValueError, match=r"sample_weight have inconsistent numbers of "
+                                         r"samples in block 0 of rows: 400 != 0"):
+        pdask.fit(Perceptron(), Xf, _parts(labels, (400, 400, 400)),
+                  sample_weight=_parts(weights, (0, 800, 400)), client=SYNC)
+    est = pdask.fit(Perceptron(random_state=0, max_iter=3), _parts(frame, (400, 0, 800)),
+                    _parts(labels, (400, 0, 800)), client=SYNC)  # the same blocks: trains
+    assert est.classes_.tolist() == [0, 1, 2]
+
+
+def test_blocks_of_unknown_size():
+    X, y = _data("perceptron", 300, seed=5)
+    keep = np.random.default_rng(0).random(300) > 0.3
+    Xd, yd = _blocks(X, y)
+    mask = da.from_array(keep, chunks=100)
+    Xn, yn = Xd[mask], yd[mask]
+    assert np.isnan(Xn.chunks[0]).all() and np.isnan(yn.chunks[0]).all()
+    sizes = tuple(int(keep[i:i + 100].sum()) for i in range(0, 300, 100))
+    params = dict(random_state=0, max_iter=4, average=True)
+    got = pdask.fit(Perceptron(**params), Xn, yn, client=SYNC)
+    want = pdask.fit(Perceptron(**params), da.from_array(X[keep], chunks=(sizes, 4)),
+                     da.from_array(y[keep], chunks=(sizes,)), client=SYNC)
+    _same_fit(got, want)
+    other = np.random.default_rng(1).random(300) > 0.3
+    est = _fitted("perceptron")
+    before = _snapshot(est)
+    with pytest.raises(ValueError, match=f"X and y have inconsistent numbers of samples: "
+                                         f"{keep.sum()} != {other.sum()}"):
+        pdask.fit(est, Xn, yd[da.from_array(other, chunks=100)], client=SYNC)
+    _assert_unchanged(est, before)
+    with pytest.raises(ValueError, match="y has 2 blocks of rows but X has 3"):
+        pdask.fit(est, Xn, da.from_array(y, chunks=150)[da.from_array(keep, chunks=150)],
+                  client=SYNC)
+    _assert_unchanged(est, before)
+
+
+def test_a_dask_y_of_known_sizes_takes_the_blocks_of_a_dataframe():
+    frame, labels = _frames()
+    Xf = _parts(frame, (300, 500, 400))
+    params = dict(random_state=0, max_iter=3)
+    got = pdask.fit(Perceptron(**params), Xf, da.from_array(labels.to_numpy(), chunks=600),
+                    client=SYNC)  # y's 2 blocks are cut as X's 3, once those are counted
+    _same_fit(got, pdask.fit(Perceptron(**params), Xf, _parts(labels, (300, 500, 400)),
+                             client=SYNC))
+    with pytest.raises(ValueError, match="X and y have inconsistent numbers of samples: "
+                                         "1200 != 1205"):
+        pdask.fit(Perceptron(), Xf, da.from_array(np.zeros(1205, dtype=int), chunks=600),
+                  client=SYNC)
+
+
+def test_each_worker_checks_its_block_too():
+    job = _mixing.Job(Perceptron, Perceptron().get_params(), np.array([0, 1]), 0, 4, False)
+    with pytest.raises(ValueError, match="X and y have inconsistent numbers of samples in "
+                                         "block 3 of rows: 0 != 5"):
+        _mixing.prepare(np.zeros((0, 4)), np.zeros(5, dtype=int), None, job, 3)
+    with pytest.raises(ValueError, match="sample_weight .* block 1 of rows: 2 != 3"):
+        _mixing.prepare(np.zeros((2, 4)), np.zeros(2, dtype=int), pd.Series(np.ones(3)), job, 1)
+    assert _mixing.prepare(np.zeros((0, 4)), np.zeros(0, dtype=int), 2.0, job, 0) is None
