@@ -48,7 +48,8 @@ from ._validation import (
 )
 
 __all__ = ["Job", "Shard", "When", "Textbook", "TextbookLoop", "SGD", "SGDLoop", "mixer_of",
-           "prepare", "shard_seed", "sgd_seeds", "block_classes", "mix_sum", "sklearn_order"]
+           "prepare", "shard_seed", "sgd_seeds", "block_classes", "block_rows", "mix_sum",
+           "sklearn_order"]
 
 _AVERAGE_SUMS = ("u", "beta")  # lazy-averaging sums: scaled by the clock ratio when mixed
 
@@ -105,6 +106,10 @@ def _local(job: Job, state: dict[str, np.ndarray] | None, shard: int, epoch: int
 
 def prepare(X: Any, y: Any, weights: Any, job: Job, shard: int) -> Shard | None:
     """Gate one block on its worker (None for an empty block), as the serial fit gates X."""
+    for name, v in (("y", y), ("sample_weight", weights)):  # checked before the fit, and here
+        if v is not None and np.ndim(v) and block_rows(v) != X.shape[0]:
+            raise ValueError(f"X and {name} have inconsistent numbers of samples in block "
+                             f"{shard} of rows: {X.shape[0]} != {block_rows(v)}")
     if X.shape[0] == 0:
         return None
     est = _local(job, None, shard, 0)
@@ -125,6 +130,23 @@ def prepare(X: Any, y: Any, weights: Any, job: Job, shard: int) -> Shard | None:
 def block_classes(y: Any) -> np.ndarray:
     arr = check_y(y, len(y))
     return np.unique(arr) if arr.shape[0] else arr
+
+
+def block_rows(block: Any) -> int:
+    """The number of rows of one block of X, y or the weights (array, sparse or pandas)."""
+    return int(block.shape[0]) if hasattr(block, "shape") else len(block)
+
+
+def _shard_epoch(est: Any, run: Any, order: np.ndarray | None, shard: int) -> int:
+    """One epoch of one shard. No checkpoint: this estimator is a throwaway, and the client
+    keeps the fitted one as it was until the whole fit has succeeded."""
+    try:
+        return int(run.epoch(order))
+    except (FloatingPointError, OverflowError) as exc:
+        raise ValueError(
+            f"{type(est).__name__}: overflow in epoch {est._epochs_seen + 1} in block {shard} "
+            f"of rows ({exc}); the estimator is left as it was before the fit. Scaling the "
+            "input data (e.g. StandardScaler or MaxAbsScaler) might help.") from None
 
 
 def _weights_of(stats: list[tuple[int, int]], mixing: str) -> tuple[float, ...]:
@@ -216,7 +238,7 @@ class Textbook:
         est = _local(job, state, index, when.epochs_seen)
         run = est._start(shard.X, shard.y, shard.w, est._spec())
         order = epoch_order(est._seed, when.epochs_seen, shard.X.shape[0], est.shuffle)
-        mistakes = est._epoch(run, order)
+        mistakes = _shard_epoch(est, run, order, index)
         return {"state": est._state, "mistakes": int(mistakes), "n": int(shard.X.shape[0])}
 
     @staticmethod
@@ -364,7 +386,7 @@ class SGD:
             run.index[k] = sklearn_order(n, seeds[k], when.in_fit) if est.shuffle \
                 else np.arange(n, dtype=np.int64)
             run.active[k] = when.active[k]
-        mistakes = est._epoch(run, None)
+        mistakes = _shard_epoch(est, run, None, index)
         out = dict(est._state, machine=np.array(run.states), q=np.array(run.qs).reshape(
             state["q"].shape))
         objective = out["machine"][:, _backend.sgd().OBJECTIVE].copy()

@@ -24,8 +24,14 @@ One epoch of the distributed fit:
    ``mu_s = 1 / S`` (``mixing="uniform"``, over the S non-empty shards) or ``mu_s = k_s / k``
    (``mixing="mistakes"``: k_s mistakes of shard s, k their sum; uniform when k = 0);
 3. the client receives the mixed state, the shards' mistake counts (and, in scikit-learn's
-   arithmetic, their objective sums), nothing else, and only then replaces the model's
-   state: an epoch that did not finish leaves no trace.
+   arithmetic, their objective sums), nothing else.
+
+A fit is all or nothing. Before any training, the rows of X, y and the sample weights must
+agree, in total and block by block (blocks of unknown size, a DataFrame's or a dask array's
+with nan chunks, are counted in one pass). Training runs on a copy of the estimator, which
+replaces it only when the fit succeeds: after an error (bad values in a block, an overflow,
+a task that keeps failing) or Ctrl-C the estimator is exactly as it was before the call,
+fitted or not. (A serial fit keeps the epochs it finished before an overflow or Ctrl-C.)
 
 What the state is and how each part mixes (the averaging sums, scikit-learn's weight scale,
 the clocks) is in `perceptron_c._mixing`, which runs on the workers; in short, the mixed
@@ -37,8 +43,8 @@ scikit-learn's ``tol`` rule per machine.
 
 An estimator of the textbook kind plugs in when its class sets ``_mixable_state = True``:
 its training state is ``_state``, a dict of float64 arrays that mix linearly, plus
-optionally the averaging triple ``u``, ``beta``, ``count``; an epoch is ``_start(X, y,
-weights, spec)`` and ``_epoch(run, order)``, as in the serial loop.
+optionally the averaging triple ``u``, ``beta``, ``count``; an epoch is ``epoch(order)`` of
+the `Run` that ``_start(X, y, weights, spec)`` returns, as in the serial loop.
 
 `predict`, `decision_function` (any fitted estimator of the package) and `gram` (any kernel)
 return lazy dask arrays computed block by block. dask is imported only when one of these
@@ -46,6 +52,7 @@ runs, never by ``import perceptron_c``.
 """
 from __future__ import annotations
 
+import copy
 import time
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -89,77 +96,145 @@ def _dask() -> Any:
 
 # ----------------------------------------------------------------------------- the inputs
 
-def _inputs(X: Any, y: Any, w: Any) -> tuple[list, list, list, int, np.ndarray | None]:
-    """Blocks of rows of X, y and the sample weights (Delayed, or arrays in memory), the
-    number of features and the feature names. The graphs are taken as they are: optimizing
-    each alone would fuse what they share (a task making both X and y) into each, and
-    compute it twice per epoch."""
-    _dask()
+def _known(chunks: tuple) -> list[int | None]:
+    """Block sizes, None where dask does not know them (nan)."""
+    return [None if np.isnan(c) else int(c) for c in chunks]
+
+
+def _delayed_blocks(v: Any) -> list:
+    return list(np.asarray(v.to_delayed(optimize_graph=False), dtype=object).ravel())
+
+
+def _x_blocks(X: Any) -> tuple[list, list[int | None], int, np.ndarray | None]:
+    """X's blocks of rows (Delayed), their sizes where known, the number of features and the
+    feature names."""
     import dask.array as da
 
     if isinstance(X, da.Array):
         if X.ndim != 2:
             raise ValueError(f"X: expected a 2-D dask array, got {X.ndim} dimension(s)")
         X = X.rechunk({1: -1}) if X.numblocks[1] > 1 else X  # shards are whole rows
-        chunks, d, names = X.chunks[0], int(X.shape[1]), None
-    elif hasattr(X, "to_delayed") and hasattr(X, "columns") and hasattr(X, "npartitions"):
-        chunks, d, names = None, len(X.columns), feature_names(X)
-    else:
-        raise TypeError(f"X: expected a dask array or a dask DataFrame, got "
-                        f"{type(X).__name__} (for data in memory, call the estimator's fit)")
-    y, w = _aligned(y, chunks, "y"), _aligned(w, chunks, "sample_weight")
-    xs = list(np.asarray(X.to_delayed(optimize_graph=False), dtype=object).ravel())
-    return xs, _split(y, chunks, len(xs), "y"), _split(w, chunks, len(xs), "sample_weight"), \
-        d, names
+        return _delayed_blocks(X), _known(X.chunks[0]), int(X.shape[1]), None
+    if hasattr(X, "to_delayed") and hasattr(X, "columns") and hasattr(X, "npartitions"):
+        return _delayed_blocks(X), [None] * X.npartitions, len(X.columns), feature_names(X)
+    raise TypeError(f"X: expected a dask array or a dask DataFrame, got "
+                    f"{type(X).__name__} (for data in memory, call the estimator's fit)")
 
 
-def _aligned(v: Any, chunks: Any, name: str) -> Any:
-    """``v`` (labels or weights) as a collection with X's row blocks, or checked in memory."""
-    import dask.array as da
-
-    if isinstance(v, da.Array) and chunks is not None and v.chunks[0] != chunks:
-        if any(np.isnan(c) for c in chunks + v.chunks[0]):
-            raise ValueError(f"{name}: its row blocks must match those of X (sizes unknown)")
-        if v.ndim == 0 or v.shape[0] != sum(chunks):
-            raise ValueError(f"X and {name} have inconsistent numbers of samples: "
-                             f"{sum(chunks)} != {v.shape[0] if v.ndim else 'a scalar'}")
-        return v.rechunk({0: chunks})
-    if v is None or hasattr(v, "to_delayed"):
-        return v
-    if chunks is None or any(np.isnan(c) for c in chunks):
-        raise TypeError(f"{name}: expected a dask array or Series, got {type(v).__name__}")
-    arr = np.asarray(v)
-    if not (arr.ndim == 0 and name == "sample_weight") and (
-            arr.ndim == 0 or arr.shape[0] != sum(chunks)):
-        raise ValueError(f"X and {name} have inconsistent numbers of samples: {sum(chunks)} "
-                         f"!= {arr.shape[0] if arr.ndim else 'a scalar'}")
-    return arr
+def _all_known(rows: list[int | None]) -> list[int] | None:
+    return None if None in rows else [r for r in rows if r is not None]
 
 
-def _split(v: Any, chunks: Any, n_blocks: int, name: str) -> list:
-    if v is None or np.ndim(v) == 0:  # no weights, or one weight for every row
-        return [v] * n_blocks
-    if not hasattr(v, "to_delayed"):
-        ends = np.cumsum(chunks)
-        return [v[end - size:end] for end, size in zip(ends, chunks)]
-    blocks = list(np.asarray(v.to_delayed(optimize_graph=False), dtype=object).ravel())
-    if len(blocks) != n_blocks:
-        raise ValueError(f"{name} has {len(blocks)} blocks of rows but X has {n_blocks}; give "
-                         "both the same partitions")
-    return blocks
+def _check_total(name: str, n: int, m: Any) -> None:
+    if n != m:
+        raise ValueError(f"X and {name} have inconsistent numbers of samples: {n} != {m}")
 
 
-def _classes_of(ys: list, classes: Any, scheduler: Any) -> np.ndarray:
-    """classes_ from one pass over y (only the labels' unique values come back)."""
-    if classes is not None:
-        return check_classes(classes)
+class _Column:
+    """y or the sample weights, by X's blocks of rows: ``blocks`` (Delayed or arrays in
+    memory, one per block of X) and their sizes ``rows``, None where only computing tells;
+    or, with ``rows`` None, the one value for every row (no weights, or one weight). A dask
+    array of known sizes waits in ``array`` until X's sizes are known, then takes them
+    (``line_up``)."""
+
+    def __init__(self, v: Any, name: str, x_rows: list[int | None]) -> None:
+        import dask.array as da
+
+        self.name, self.array, self.memory = name, None, False
+        self.blocks: list = []
+        self.rows: list[int | None] | None = None
+        if v is None and name == "y":
+            raise ValueError("this estimator requires y to be passed, but the target y is None")
+        if v is None or (name == "sample_weight" and not hasattr(v, "to_delayed")
+                         and np.ndim(v) == 0):
+            self.blocks = [v] * len(x_rows)
+        elif isinstance(v, da.Array) and v.ndim == 0:
+            raise ValueError(f"{name}: expected one value per row of X, got a dask scalar")
+        elif isinstance(v, da.Array) and None not in _known(v.chunks[0]):
+            self.array, self.rows = v, _known(v.chunks[0])
+        elif hasattr(v, "to_delayed"):  # blocks of unknown sizes: they must be X's blocks
+            self.blocks = _delayed_blocks(v)
+            if len(self.blocks) != len(x_rows):
+                raise ValueError(f"{name} has {len(self.blocks)} blocks of rows but X has "
+                                 f"{len(x_rows)}; give both the same partitions")
+            self.rows = _known(v.chunks[0]) if isinstance(v, da.Array) else \
+                [None] * len(x_rows)
+        else:
+            sizes = _all_known(x_rows)
+            if sizes is None:
+                raise TypeError(f"{name}: expected a dask array or Series, got "
+                                f"{type(v).__name__}")
+            arr = np.asarray(v)
+            _check_total(name, sum(sizes), arr.shape[0] if arr.ndim else "a scalar")
+            ends = np.cumsum(sizes)
+            self.blocks = [arr[end - size:end] for end, size in zip(ends, sizes)]
+            self.rows, self.memory = list(sizes), True
+
+    def line_up(self, x_sizes: list[int]) -> None:
+        """The dask array of known sizes, rechunked to X's blocks if it has others."""
+        if self.array is None:
+            return
+        sizes = [int(c) for c in self.array.chunks[0]]
+        if sizes != x_sizes:
+            _check_total(self.name, sum(x_sizes), sum(sizes))
+            self.array = self.array.rechunk({0: tuple(x_sizes)})
+        self.blocks, self.rows, self.array = _delayed_blocks(self.array), list(x_sizes), None
+
+    def check(self, x_sizes: list[int], sizes: list[int]) -> None:
+        """The rows are X's, in total and then block by block."""
+        _check_total(self.name, sum(x_sizes), sum(sizes))
+        for s, (a, b) in enumerate(zip(x_sizes, sizes)):
+            if a != b:
+                raise ValueError(f"X and {self.name} have inconsistent numbers of samples in "
+                                 f"block {s} of rows: {a} != {b} (both have {sum(x_sizes)} "
+                                 "rows in all); give both the same partitions")
+
+
+def _inputs(X: Any, y: Any, w: Any, want_classes: bool, scheduler: Any
+            ) -> tuple[list, list, list, int, np.ndarray | None, np.ndarray | None]:
+    """Blocks of rows of X, y and the sample weights, lined up (Delayed, or arrays in
+    memory), the number of features, the feature names and (want_classes) y's labels.
+
+    Nothing trains before the rows of X, y and the weights are known to agree, in total and
+    block by block. Blocks of unknown size (a DataFrame's, a dask array's with nan chunks)
+    are counted in one pass, which also finds the labels (only their distinct values come
+    back); the labels are used only once every one is known to have its row. The graphs are
+    taken as they are: optimizing each alone would fuse what they share (a task making both
+    X and y) into each, and compute it twice per epoch."""
     dask = _dask()
-    parts = dask.compute([dask.delayed(_mixing.block_classes)(yb) for yb in ys],
-                         scheduler=scheduler)[0]
-    parts = [p for p in parts if p.shape[0]]
-    if not parts:
-        raise ValueError("y: found no labels (every block is empty)")
-    return np.unique(np.concatenate(parts))
+    xs, x_rows, d, names = _x_blocks(X)
+    ys, ws = _Column(y, "y", x_rows), _Column(w, "sample_weight", x_rows)
+    x_sizes = _all_known(x_rows)
+    if x_sizes is not None:  # a y of other length fails here, before anything is computed
+        ys.line_up(x_sizes)
+        ws.line_up(x_sizes)
+
+    def count(blocks: list, rows: list[int | None] | None) -> list:
+        return [] if rows is None else [
+            dask.delayed(_mixing.block_rows)(blocks[s]) if r is None else r
+            for s, r in enumerate(rows)]
+
+    label_blocks = []
+    if want_classes and not ys.memory:
+        label_blocks = ys.blocks if ys.array is None else _delayed_blocks(ys.array)
+    tasks = (count(xs, x_rows), count(ys.blocks, ys.rows), count(ws.blocks, ws.rows),
+             [dask.delayed(_mixing.block_classes)(b) for b in label_blocks])
+    if any(dask.is_dask_collection(t) for group in tasks for t in group):
+        tasks = dask.compute(*tasks, scheduler=scheduler)
+    x_sizes = [int(r) for r in tasks[0]]
+    for column, counted in zip((ys, ws), tasks[1:3]):
+        if column.array is not None:
+            column.line_up(x_sizes)  # checks the total, then takes X's blocks
+        elif column.rows is not None:
+            column.check(x_sizes, [int(r) for r in counted])
+    labels = None
+    if want_classes:  # every label has its row: the rows' labels, no others
+        parts = [_mixing.block_classes(b) for b in ys.blocks] if ys.memory else tasks[3]
+        parts = [p for p in parts if p.shape[0]]
+        if not parts:
+            raise ValueError("y: found no labels (every block is empty)")
+        labels = np.unique(np.concatenate(parts))
+    return xs, ys.blocks, ws.blocks, d, names, labels
 
 
 # ---------------------------------------------------------------------------------- fit
@@ -200,20 +275,80 @@ def fit(estimator: Any, X: Any, y: Any, *, sample_weight: Any = None, client: An
         Weights of the shards in the mix: equal, or each shard's share of the mistakes (a
         regressor's "mistakes" are its examples with a nonzero loss).
     classes : array-like, optional
-        Every label (classifiers); saves the pass over y that finds them.
+        Every label (classifiers); saves the pass over y that finds them (blocks of unknown
+        size are still counted).
     persist : bool, default False
         Keep the gated shards in the workers' memory for all epochs. Otherwise every epoch
         reads X's blocks from their graph again (persist X yourself to keep it in memory).
+
+    Returns
+    -------
+    estimator
+        The same object, fitted.
+
+    Raises
+    ------
+    ValueError
+        Before training: X, y and sample_weight with other numbers of rows (in total or in
+        a block); during it, bad values in a block (as the estimator's fit) or an overflow.
+    Any error of a task, or KeyboardInterrupt
+        In every case the estimator is left exactly as it was before the call (fitted or
+        not), and nothing is drawn from its ``random_state``.
     """
-    dask = _dask()
     _check_estimator(estimator)
     check_choice(mixing, "mixing", MIXING)
-    xs, ys, ws, d, names = _inputs(X, y, sample_weight)
-    est = estimator
-    classifier = isinstance(est, EpochClassifier)
-    cls = _classes_of(ys, classes, client) if classifier else None
-    if cls is not None:
+    classifier = isinstance(estimator, EpochClassifier)
+    xs, ys, ws, d, names, labels = _inputs(X, y, sample_weight,
+                                           classifier and classes is None, client)
+    cls = None
+    if classifier:  # the labels found in y, or (none looked for) the classes given
+        cls = check_classes(classes) if labels is None else labels
         check_two_classes(cls)
+    drawn = _generator_state(estimator.random_state)
+    est = _working_copy(estimator)
+    try:
+        mixer = _fit_copy(est, xs, ys, ws, d, names, cls, client, mixing, persist)
+    except BaseException:
+        _restore_generator(estimator.random_state, drawn)
+        raise
+    vars(estimator).clear()  # the swap: the estimator becomes the trained copy
+    vars(estimator).update(vars(est))
+    if mixer is _mixing.SGD:
+        warn_if_not_converged(estimator)
+    return estimator
+
+
+def _working_copy(est: Any) -> Any:
+    """The estimator to train: the same parameters (``random_state`` is the very object the
+    estimator draws from), copies of everything fitted, which a warm start changes in place."""
+    work = copy.copy(est)
+    params = set(est._get_param_names())
+    for key, value in vars(est).items():
+        if key not in params:
+            setattr(work, key, copy.deepcopy(value))
+    return work
+
+
+def _generator_state(random_state: Any) -> Any:
+    if isinstance(random_state, np.random.Generator):
+        return random_state.bit_generator.state
+    if isinstance(random_state, np.random.RandomState):
+        return random_state.get_state()
+    return None
+
+
+def _restore_generator(random_state: Any, state: Any) -> None:
+    """A failed fit draws nothing: the next fit draws the seeds this one drew."""
+    if isinstance(random_state, np.random.Generator):
+        random_state.bit_generator.state = state
+    elif isinstance(random_state, np.random.RandomState):
+        random_state.set_state(state)
+
+
+def _fit_copy(est: Any, xs: list, ys: list, ws: list, d: int, names: np.ndarray | None,
+              cls: np.ndarray | None, client: Any, mixing: str, persist: bool) -> Any:
+    """Set up the working copy as a serial fit would, then train it; return the mixer."""
+    dask = _dask()
     if est.warm_start and est._is_fitted():
         if cls is not None:
             check_same_classes(cls, est.classes_)
@@ -230,17 +365,15 @@ def fit(estimator: Any, X: Any, y: Any, *, sample_weight: Any = None, client: An
     params = dict(est.get_params(), warm_start=False, random_state=0)
     validating = bool(getattr(est, "early_stopping", False))
     seeds = _mixing.sgd_seeds(est) if mixer is _mixing.SGD else ()
-    job = _mixing.Job(type(est), params, est.classes_ if classifier else None, est._seed, d,
-                      validating, seeds)
+    job = _mixing.Job(type(est), params, est.classes_ if cls is not None else None, est._seed,
+                      d, validating, seeds)
     job_d = dask.delayed(job, name=f"perceptron-job-{uuid.uuid4().hex}", traverse=False)
     shards = [dask.delayed(_mixing.prepare)(xb, yb, wb, job_d, s)
               for s, (xb, yb, wb) in enumerate(zip(xs, ys, ws))]
     if persist:
         shards = list(dask.persist(*shards, scheduler=client))
     _train(est, mixer, shards, job_d, validating, mixing, client)
-    if mixer is _mixing.SGD:
-        warn_if_not_converged(est)
-    return est
+    return mixer
 
 
 def _delayed_value(value: Any, what: str) -> Delayed:
@@ -267,7 +400,8 @@ def _epoch_graph(mixer: Any, state: dict[str, np.ndarray], shards: list, job_d: 
 
 def _train(est: Any, mixer: Any, shards: list, job_d: Delayed, validating: bool,
            mixing: str, client: Any) -> None:
-    """The epoch loop of the serial skeleton, one mixed epoch at a time."""
+    """The epoch loop of the serial skeleton, one mixed epoch at a time, on the working copy
+    (an error leaves it half-trained: `fit` then drops it)."""
     dask = _dask()
 
     def compute(fn: Any, *args: Any) -> list:  # fn(shard, *args) on every shard
@@ -278,31 +412,29 @@ def _train(est: Any, mixer: Any, shards: list, job_d: Delayed, validating: bool,
     state = mixer.begin(est)
     loop = mixer.loop(est, validating, compute)
     name = f"{type(est).__name__} (dask, {len(shards)} shards)"
-    try:
-        for in_fit in range(est.max_iter):
-            tic = time.perf_counter()
-            when = _mixing.When(est._epochs_seen, in_fit, loop.active)
-            mixed_d, stats_d = _epoch_graph(mixer, state, shards, job_d, when, mixing)
-            mixed, stats = dask.compute(mixed_d, stats_d, scheduler=client)
-            state = mixed  # only now: every shard of the epoch has answered
-            est._epochs_seen += 1
-            mistakes = sum(s[0] for s in stats)
-            history.append(mistakes)
-            scores = None
-            if validating and loop.wants_score(mistakes):
-                scores = compute(mixer.score, _delayed_value(state, "state"), job_d)
-            stop, extra = loop.after_epoch(stats, scores)
-            if est.verbose:
-                report_epoch(name, len(history), mistakes, sum(s[1] for s in stats),
-                             time.perf_counter() - tic, extra)
-            if stop:
-                break
-    finally:
-        mixer.end(est, state)
-        est.mistakes_ = np.asarray(history, dtype=np.int64)
-        est.n_iter_ = len(history)
-        est.converged_ = bool(history) and history[-1] == 0
-        est._publish()
+    for in_fit in range(est.max_iter):
+        tic = time.perf_counter()
+        when = _mixing.When(est._epochs_seen, in_fit, loop.active)
+        mixed_d, stats_d = _epoch_graph(mixer, state, shards, job_d, when, mixing)
+        mixed, stats = dask.compute(mixed_d, stats_d, scheduler=client)
+        state = mixed  # only now: every shard of the epoch has answered
+        est._epochs_seen += 1
+        mistakes = sum(s[0] for s in stats)
+        history.append(mistakes)
+        scores = None
+        if validating and loop.wants_score(mistakes):
+            scores = compute(mixer.score, _delayed_value(state, "state"), job_d)
+        stop, extra = loop.after_epoch(stats, scores)
+        if est.verbose:
+            report_epoch(name, len(history), mistakes, sum(s[1] for s in stats),
+                         time.perf_counter() - tic, extra)
+        if stop:
+            break
+    mixer.end(est, state)
+    est.mistakes_ = np.asarray(history, dtype=np.int64)
+    est.n_iter_ = len(history)
+    est.converged_ = bool(history) and history[-1] == 0
+    est._publish()
 
 
 # ----------------------------------------------------------------------- lazy prediction
