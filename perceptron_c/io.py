@@ -25,7 +25,8 @@ no other exception escapes, no pickle is ever executed.
 Labels: numeric, bool, str and bytes ``classes_`` are stored as they are; labels held in an
 object array (Python ints of any size, str, bool) are stored as text with their type and
 come back as the same objects. Any other label type is refused by ``save_model`` before
-anything is written.
+anything is written, and so are labels that would not come back equal: NaT (which the
+estimators refuse as they refuse NaN) and str labels ending in NUL held in an object array.
 
 File names: like ``np.savez``, ``save_model`` appends ``.npz`` when the name does not already
 end with it, and returns the name it wrote. ``load_model`` accepts the same name with or
@@ -264,6 +265,8 @@ def save_model(estimator: Any, path: str | os.PathLike[str]) -> str:
     for key, array in arrays.items():
         if array.dtype.kind == "f" and not np.isfinite(array).all():
             raise ValueError(f"save_model: {key} is not finite; the model is not usable")
+        if array.dtype.kind in "Mm" and np.isnat(array).any():  # NaT != NaT: load refuses it
+            raise ValueError(f"save_model: {key} holds NaT, which no file check can match")
     path = _model_path(path)
     # open(..., "x") rather than mkstemp: the file gets the usual umask permissions, not 0600
     tmp_path = f"{path}.{secrets.token_hex(6)}.tmp"

@@ -1,0 +1,115 @@
+"""Files trusted both ways: what save writes load reads back the same (or save refuses first),
+any legal file name, no blocking on what is not a regular file, predictions as CSV written whole."""
+
+import numpy as np
+import pytest
+
+import perceptron_c
+from perceptron_c import Perceptron, cli
+from perceptron_c._base import EpochClassifier
+
+# every classifier the package exports (one list: the public namespace)
+CLASSIFIERS = [getattr(perceptron_c, name) for name in perceptron_c.__all__
+               if isinstance(getattr(perceptron_c, name), type)
+               and issubclass(getattr(perceptron_c, name), EpochClassifier)]
+
+
+def small(cls):
+    """A quick model of ``cls``: two epochs, a fixed seed, no tol rule (so no warning)."""
+    params = {"max_iter": 2, "random_state": 0}
+    if "tol" in cls().get_params():
+        params["tol"] = None
+    return cls(**params)
+
+
+def test_the_classifier_list_is_the_public_one():
+    names = {cls.__name__ for cls in CLASSIFIERS}
+    assert {"Perceptron", "PassiveAggressiveClassifier", "VotedPerceptron", "KernelPerceptron",
+            "KernelPassiveAggressiveClassifier", "BudgetKernelPerceptron"} <= names
+
+
+def _with_nat(dtype):
+    values = np.arange(3, dtype=np.int64).astype(dtype)
+    return np.concatenate([values, np.array(["NaT"], dtype=dtype)])
+
+
+# ------------------------------------------------------------------- 1. NaT, NaN, None labels
+
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("dtype", ["M8[ns]", "M8[D]", "m8[s]"])
+def test_nat_labels_are_refused_by_fit_as_nan_labels_are(tmp_path, cls, dtype):
+    """np.unique keeps NaT as a class, but NaT != NaT: no label could be matched to it
+    (scikit-learn's LabelEncoder fails on it too). Refused up front, as NaN is."""
+    y = np.tile(_with_nat(dtype), 3)
+    X = np.random.default_rng(0).normal(size=(len(y), 2))
+    with pytest.raises(ValueError, match="NaT"):
+        small(cls).fit(X, y)
+    with pytest.raises(ValueError, match="NaT"):
+        small(cls).partial_fit(X[:3], y[:3], classes=_with_nat(dtype))
+    with pytest.raises(ValueError, match="NaN"):
+        small(cls).fit(X, np.tile([0.0, 1.0, np.nan, 2.0], 3))
+    with pytest.raises(ValueError, match="NaN"):
+        small(cls).partial_fit(X[:2], [0.0, 1.0], classes=[0.0, 1.0, np.nan])
+    with pytest.raises(ValueError, match="label types"):
+        small(cls).fit(X, np.array(["a", "b", None, "a"] * 3, dtype=object))
+    with pytest.raises(ValueError, match="label types"):
+        small(cls).partial_fit(X[:2], np.array(["a", "b"], dtype=object),
+                               classes=np.array(["a", "b", None], dtype=object))
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda c: c.__name__)
+def test_datetime_labels_without_nat_round_trip(tmp_path, cls):
+    y = np.tile(np.array(["2020-01-01", "1850-06-30T12:00", "2200-12-31"], dtype="M8[ns]"),
+                4)
+    X = np.random.default_rng(1).normal(size=(len(y), 2))
+    model = small(cls).fit(X, y)
+    back = perceptron_c.load(model.save(tmp_path / "m"))
+    assert back.classes_.dtype == y.dtype and np.array_equal(back.classes_, model.classes_)
+    assert np.array_equal(back.predict(X), model.predict(X))
+
+
+def test_dates_beyond_python_dates_round_trip(tmp_path):
+    """datetime64[D] beyond year 9999 turns into int in tolist() while the others are
+    dates: the order check of a loaded file must not compare the two."""
+    y = np.tile(np.array([0, 10**7]).astype("M8[D]"), 4)
+    X = np.random.default_rng(2).normal(size=(len(y), 2))
+    model = Perceptron(max_iter=2).fit(X, y)
+    back = perceptron_c.load(model.save(tmp_path / "m"))
+    assert np.array_equal(back.classes_, model.classes_)
+
+
+def test_save_refuses_a_nat_class_before_writing(tmp_path):
+    """Whatever way a NaT got into classes_, save refuses it rather than write a file load
+    would refuse."""
+    y = np.tile(np.arange(3).astype("M8[D]"), 3)
+    X = np.random.default_rng(3).normal(size=(len(y), 2))
+    model = Perceptron(max_iter=2).fit(X, y)
+    model.classes_ = _with_nat("M8[D]")[1:]
+    with pytest.raises(ValueError, match="NaT"):
+        model.save(tmp_path / "m")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_str_labels_with_a_trailing_nul_are_refused_by_save(tmp_path):
+    """An object array keeps 'a\\x00'; the file's text array would give back 'a'."""
+    y = np.array(["a\x00", "b"] * 4, dtype=object)
+    X = np.random.default_rng(4).normal(size=(len(y), 2))
+    model = Perceptron(max_iter=2).fit(X, y)
+    with pytest.raises(TypeError, match="NUL"):
+        model.save(tmp_path / "m")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_train_refuses_nat_labels_and_writes_no_model(tmp_path, capsys):
+    data = tmp_path / "d.npz"
+    y = np.tile(_with_nat("M8[s]"), 5)
+    np.savez(data, X=np.random.default_rng(5).normal(size=(len(y), 2)), y=y)
+    model = tmp_path / "m.npz"
+    assert cli.main(["train", str(data), "-o", str(model)]) == cli.EXIT_ERROR
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("perceptron-c: error: ") and "NaT" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.npz"]
+    np.savez(data, X=np.random.default_rng(5).normal(size=(len(y), 2)), y=y.astype("i8"))
+    assert cli.main(["train", str(data), "-o", str(model)]) == cli.EXIT_OK
+    assert cli.main(["predict", str(model), str(data)]) == cli.EXIT_OK
