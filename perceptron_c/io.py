@@ -34,16 +34,20 @@ without the suffix: when ``path`` does not exist but ``path + ".npz"`` does, it 
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import importlib
 import json
 import math
 import os
 import secrets
+import stat
 import struct
 import warnings
 import zipfile
 import zlib
-from typing import Any
+from collections.abc import Callable
+from typing import IO, Any
 
 import numpy as np
 
@@ -258,8 +262,9 @@ def save_model(estimator: Any, path: str | os.PathLike[str]) -> str:
 
     Everything is checked before the file is opened (labels that could not come back the
     same, parameters that JSON cannot hold, a state that left float64's range). The file is
-    written to a temporary name and then renamed, so an interrupted save never leaves a
-    half-written model under ``path``.
+    written by `replace_file`: to a new file beside ``path``, flushed to disk, then renamed,
+    so a failed or interrupted save never leaves a half-written model under ``path`` (nor
+    anything else); an ``OSError`` names ``path``.
     """
     arrays = _file_arrays(estimator)
     for key, array in arrays.items():
@@ -268,21 +273,59 @@ def save_model(estimator: Any, path: str | os.PathLike[str]) -> str:
         if array.dtype.kind in "Mm" and np.isnat(array).any():  # NaT != NaT: load refuses it
             raise ValueError(f"save_model: {key} holds NaT, which no file check can match")
     path = _model_path(path)
-    # open(..., "x") rather than mkstemp: the file gets the usual umask permissions, not 0600
-    tmp_path = f"{path}.{secrets.token_hex(6)}.tmp"
-    try:
-        with open(tmp_path, "xb") as handle:
-            # every key is "state/..." or "__...__", so none can land on allow_pickle
-            np.savez(handle, **arrays)  # type: ignore[arg-type]
-        os.replace(tmp_path, path)
-    except BaseException as exc:
-        if os.path.exists(tmp_path):
-            os.unlink(tmp_path)
-        if isinstance(exc, OSError) and exc.errno is not None and exc.filename == tmp_path:
-            # name the file asked for, not the temporary one (e.g. a missing directory)
-            raise type(exc)(exc.errno, exc.strerror, path) from None
-        raise
+    # every key is "state/..." or "__...__", so none can land on allow_pickle
+    replace_file(path, lambda handle: np.savez(handle, **arrays))  # type: ignore[arg-type]
     return path
+
+
+def _naming(exc: OSError, path: str, temporary: str | None = None) -> OSError:
+    """``exc`` naming ``path``, where it named the temporary file or no file at all."""
+    if exc.errno is None or exc.filename not in (None, temporary):
+        return exc
+    return OSError(exc.errno, exc.strerror, path)  # OSError picks the subclass of the errno
+
+
+def replace_file(path: str | os.PathLike[str], write: Callable[[IO[bytes]], Any]) -> None:
+    """Write the file ``path`` whole or not at all: ``write(handle)`` fills a new file beside
+    it (so the rename is atomic), which is flushed to disk and renamed onto ``path``; on any
+    failure the new file is deleted and ``path`` is left as it was. An ``OSError`` names
+    ``path``, never the temporary file.
+
+    A ``path`` that exists and is not a regular file (``/dev/null``, a named pipe) is written
+    in place, since a rename would replace the device itself; a directory is refused.
+    """
+    path = os.fspath(path)
+    try:
+        mode: int | None = os.stat(path).st_mode
+    except OSError:  # missing, or its directory is: the open below says which, naming path
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if mode is not None and not stat.S_ISREG(mode):
+        try:
+            with open(path, "wb") as handle:
+                write(handle)
+        except OSError as exc:
+            raise _naming(exc, path) from None
+        return
+    # a short name of its own: the target's name may already be NAME_MAX long
+    temporary = os.path.join(os.path.dirname(path), f".{secrets.token_hex(6)}.tmp")
+    created = False
+    try:
+        # open(..., "x") rather than mkstemp: the file gets the usual umask permissions, not 0600
+        with open(temporary, "xb") as handle:
+            created = True
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException as exc:
+        if created:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+        if isinstance(exc, OSError):
+            raise _naming(exc, path, temporary) from None
+        raise
 
 
 def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:

@@ -1,5 +1,8 @@
 """Files trusted both ways: what save writes load reads back the same (or save refuses first),
 any legal file name, no blocking on what is not a regular file, predictions as CSV written whole."""
+import builtins
+import errno
+import os
 
 import numpy as np
 import pytest
@@ -113,3 +116,68 @@ def test_cli_train_refuses_nat_labels_and_writes_no_model(tmp_path, capsys):
     np.savez(data, X=np.random.default_rng(5).normal(size=(len(y), 2)), y=y.astype("i8"))
     assert cli.main(["train", str(data), "-o", str(model)]) == cli.EXIT_OK
     assert cli.main(["predict", str(model), str(data)]) == cli.EXIT_OK
+
+
+# -------------------------------------------------------------- 2. long file names, a failed save
+
+@pytest.mark.parametrize("length", [239, 240, 250, 255])
+def test_save_takes_a_file_name_of_any_legal_length(tmp_path, length):
+    if length > os.pathconf(tmp_path, "PC_NAME_MAX"):
+        pytest.skip("file names this long are not legal here")
+    X = np.random.default_rng(6).normal(size=(12, 2))
+    model = Perceptron(max_iter=2).fit(X, np.arange(12) % 2)
+    name = "m" * (length - 4) + ".npz"
+    assert model.save(tmp_path / name) == str(tmp_path / name)
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+    assert np.array_equal(perceptron_c.load(tmp_path / name).coef_, model.coef_)
+    # without the suffix, the name with .npz appended is the one that must fit
+    assert model.save(tmp_path / name[:-4]) == str(tmp_path / name)
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+
+
+def _disk_fills_under(monkeypatch, directory):
+    """Files opened for writing under ``directory`` take half of their first write, then
+    fail with ENOSPC, as on a full disk."""
+    real_open = builtins.open
+
+    class Full:
+        def __init__(self, handle):
+            self._handle = handle
+
+        def write(self, data):
+            self._handle.write(data[:len(data) // 2])
+            self._handle.flush()
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        def __getattr__(self, name):
+            return getattr(self._handle, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc_info):
+            self._handle.close()
+
+    def full_open(file, mode="r", *args, **kwargs):
+        handle = real_open(file, mode, *args, **kwargs)
+        writing = any(c in mode for c in "wxa+")
+        if writing and isinstance(file, (str, os.PathLike)) and \
+                os.path.dirname(os.path.abspath(file)) == str(directory):
+            return Full(handle)
+        return handle
+
+    monkeypatch.setattr(builtins, "open", full_open)
+
+
+def test_save_on_a_full_disk_keeps_the_old_file_and_names_it(tmp_path, monkeypatch):
+    X = np.random.default_rng(9).normal(size=(12, 2))
+    model = Perceptron(max_iter=2).fit(X, np.arange(12) % 2)
+    target = tmp_path / "m.npz"
+    target.write_bytes(b"old")
+    _disk_fills_under(monkeypatch, tmp_path)
+    with pytest.raises(OSError) as info:
+        model.save(target)
+    assert info.value.errno == errno.ENOSPC and info.value.filename == str(target)
+    assert str(target) in str(info.value)
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["m.npz"]
