@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import sys
 import warnings
 from typing import Any
@@ -31,7 +32,7 @@ from . import (
     __version__,
 )
 from .datasets import DATA_EXTENSIONS, load_data
-from .io import load_model, save_model
+from .io import check_regular_file, load_model, save_model
 
 __all__ = ["main"]
 
@@ -208,10 +209,18 @@ def _train_params(args: argparse.Namespace) -> tuple[type, dict]:
     return cls, params
 
 
+def _load_data(path: str, **options: Any) -> tuple[Any, np.ndarray | None]:
+    """load_data, after checking that ``path``, if it exists, is a regular file: its text
+    readers would wait forever on a named pipe that no one writes to."""
+    if os.path.exists(path):  # a missing file is load_data's to report (after the format)
+        check_regular_file(path, "data")
+    return load_data(path, **options)
+
+
 def _cmd_train(args: argparse.Namespace) -> int:
     cls, params = _train_params(args)
     model = cls(**params)
-    X, y = load_data(args.data)
+    X, y = _load_data(args.data)
     model.fit(X, y)
     path = save_model(model, args.output)
     accuracy = model.score(X, y)
@@ -232,7 +241,7 @@ def _same_labels(predicted: Any, truth: Any) -> np.ndarray:
 
 def _cmd_predict(args: argparse.Namespace) -> int:
     model = load_model(args.model)
-    X, y = load_data(args.data, n_features=model.n_features_in_, require_labels=False)
+    X, y = _load_data(args.data, n_features=model.n_features_in_, require_labels=False)
     predicted = model.predict(X)
     text = "".join(f"{label}\n" for label in predicted.tolist())
     if args.output:

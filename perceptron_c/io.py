@@ -31,6 +31,8 @@ estimators refuse as they refuse NaN) and str labels ending in NUL held in an ob
 File names: like ``np.savez``, ``save_model`` appends ``.npz`` when the name does not already
 end with it, and returns the name it wrote. ``load_model`` accepts the same name with or
 without the suffix: when ``path`` does not exist but ``path + ".npz"`` does, it reads that.
+Only a regular file is read: a named pipe, a device or a directory raises `FileFormatError`
+before it is opened (opening a named pipe would wait for a writer, forever if none comes).
 """
 from __future__ import annotations
 
@@ -328,6 +330,22 @@ def replace_file(path: str | os.PathLike[str], write: Callable[[IO[bytes]], Any]
         raise
 
 
+_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"),
+               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+               (stat.S_ISSOCK, "a socket"))
+
+
+def check_regular_file(path: str | os.PathLike[str], what: str) -> None:
+    """`FileFormatError` naming ``path`` unless it is a regular file (symbolic links
+    followed), checked before it is opened: opening a named pipe waits for a writer, forever
+    if none comes. A missing file raises ``FileNotFoundError`` naming it."""
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _FILE_KINDS if test(mode)), "not a file")
+        raise FileFormatError(f"{os.fspath(path)}: not a regular file ({kind}), so not a "
+                              f"{what} file")
+
+
 def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
     """One .npy member, its header checked against its size before anything is allocated."""
     if info.flag_bits & 0x1:
@@ -368,7 +386,9 @@ _ZIP_ERRORS = (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplemented
 
 def read_npz(path: str | os.PathLike[str], what: str) -> dict[str, np.ndarray]:
     """Every array of an npz file, read member by member without pickle; `FileFormatError`
-    on anything wrong. The file is opened here and always closed."""
+    on anything wrong (a named pipe or a directory too, before it is opened). The file is
+    opened here and always closed."""
+    check_regular_file(path, what)
     with open(path, "rb") as handle:
         try:
             archive = zipfile.ZipFile(handle)

@@ -3,12 +3,13 @@ any legal file name, no blocking on what is not a regular file, predictions as C
 import builtins
 import errno
 import os
+import threading
 
 import numpy as np
 import pytest
 
 import perceptron_c
-from perceptron_c import Perceptron, cli
+from perceptron_c import FileFormatError, Perceptron, cli, io
 from perceptron_c._base import EpochClassifier
 
 # every classifier the package exports (one list: the public namespace)
@@ -181,3 +182,71 @@ def test_save_on_a_full_disk_keeps_the_old_file_and_names_it(tmp_path, monkeypat
     assert str(target) in str(info.value)
     assert target.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["m.npz"]
+
+
+# ------------------------------------------------------------- 3. what is not a regular file
+
+def _fifo(path):
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no named pipes here")
+    os.mkfifo(path)
+    return path
+
+
+def _promptly(call, fifo):
+    """call()'s result or exception; fails the test if call is still blocked (opening the
+    FIFO) after 5 seconds, then lets it go by opening the FIFO's other end."""
+    result = {}
+
+    def run():
+        try:
+            result["value"] = call()
+        except BaseException as exc:  # handed to the test
+            result["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(5)
+    if thread.is_alive():
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # a reader waits: this opens
+        thread.join(5)
+        pytest.fail(f"blocked on the named pipe {fifo}")
+    return result
+
+
+def _saved_model(tmp_path):
+    X = np.random.default_rng(7).normal(size=(12, 2))
+    return Perceptron(max_iter=2).fit(X, np.arange(12) % 2).save(tmp_path / "m.npz")
+
+
+@pytest.mark.parametrize("name", ["pipe.npz", "pipe"])
+def test_loading_a_named_pipe_is_refused_without_blocking(tmp_path, name):
+    fifo = _fifo(tmp_path / name)
+    for call in (lambda: perceptron_c.load(fifo), lambda: io.read_npz(fifo, "data")):
+        result = _promptly(call, fifo)
+        assert isinstance(result.get("error"), FileFormatError)
+        assert str(fifo) in str(result["error"]) and "not a regular file" in str(result["error"])
+
+
+def test_loading_a_directory_names_it(tmp_path):
+    with pytest.raises(FileFormatError, match=f"{tmp_path}: not a regular file"):
+        perceptron_c.load(tmp_path)
+
+
+@pytest.mark.parametrize("pipe,argv", [
+    ("pipe.npz", ["predict", "{pipe}", "{model}"]),
+    ("pipe.csv", ["predict", "{model}", "{pipe}"]),
+    ("pipe.svm", ["predict", "{model}", "{pipe}"]),
+    ("pipe.npz", ["predict", "{model}", "{pipe}"]),
+    ("pipe.csv", ["train", "{pipe}", "-o", "{out}"]),
+])
+def test_the_cli_refuses_named_pipes_without_blocking(tmp_path, capsys, pipe, argv):
+    model = _saved_model(tmp_path)
+    fifo = _fifo(tmp_path / pipe)
+    argv = [a.format(pipe=fifo, model=model, out=tmp_path / "out") for a in argv]
+    result = _promptly(lambda: cli.main(argv), fifo)
+    assert result == {"value": cli.EXIT_ERROR}
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("perceptron-c: error: ") and err.count("\n") == 1
+    assert str(fifo) in err and "not a regular file" in err
+    assert not (tmp_path / "out.npz").exists()
