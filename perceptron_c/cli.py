@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import argparse
 import ast
+import csv
 import os
 import sys
 import warnings
+from io import StringIO
 from typing import Any
 
 import numpy as np
@@ -124,11 +126,14 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_train(commands)
     predict = commands.add_parser(
         "predict", help="predict the labels of a data file with a saved model",
-        description="Print one predicted label per line; when DATA has labels, print the "
-                    "accuracy to stderr.")
+        description="Print the predicted labels as CSV, one row per sample: a label "
+                    "holding a comma, a quote or a line break is quoted (\"a,b\", a quote "
+                    "doubled inside), an empty one is \"\", others print as they are. When "
+                    "DATA has labels, print the accuracy to stderr.")
     predict.add_argument("model", metavar="MODEL.npz", help="a model saved by 'train'")
     predict.add_argument("data", metavar="DATA", help="data file (labels optional)")
-    predict.add_argument("-o", "--output", metavar="OUT", help="write the labels to OUT")
+    predict.add_argument("-o", "--output", metavar="OUT",
+                         help="write the labels to OUT (the same CSV) instead")
     return parser
 
 
@@ -239,11 +244,19 @@ def _same_labels(predicted: Any, truth: Any) -> np.ndarray:
     return predicted.astype(str) == truth.astype(str)
 
 
+def _csv_rows(labels: list[Any]) -> str:
+    """One CSV row per label (quoted where needed, "" for an empty one): a label holding a
+    line break or a comma stays one row, as csv.reader reads it back."""
+    buffer = StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows([label] for label in labels)
+    return buffer.getvalue()
+
+
 def _cmd_predict(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     X, y = _load_data(args.data, n_features=model.n_features_in_, require_labels=False)
     predicted = model.predict(X)
-    text = "".join(f"{label}\n" for label in predicted.tolist())
+    text = _csv_rows(predicted.tolist())
     if args.output:
         with open(args.output, "w", encoding="utf-8") as handle:
             handle.write(text)

@@ -1,7 +1,9 @@
 """Files trusted both ways: what save writes load reads back the same (or save refuses first),
 any legal file name, no blocking on what is not a regular file, predictions as CSV written whole."""
 import builtins
+import csv
 import errno
+import io as stdio
 import os
 import threading
 
@@ -250,3 +252,55 @@ def test_the_cli_refuses_named_pipes_without_blocking(tmp_path, capsys, pipe, ar
     assert out == "" and err.startswith("perceptron-c: error: ") and err.count("\n") == 1
     assert str(fifo) in err and "not a regular file" in err
     assert not (tmp_path / "out.npz").exists()
+
+
+# ------------------------------------------------------------------- 4. predictions as CSV
+
+NASTY = ["plain", "with,comma", 'with "quotes"', "two\nlines", "cr\r\nlf", " padded ", "",
+         "ünïcødé", "tab\there", "'single'"]
+
+
+@pytest.fixture
+def nasty_model(tmp_path):
+    """A model that predicts every label of NASTY (one-hot rows are separable) and an
+    unlabeled CSV of its rows."""
+    k = len(NASTY)
+    X = np.tile(np.eye(k), (2, 1))
+    y = np.array(NASTY * 2, dtype=object)
+    model = Perceptron(max_iter=50, random_state=0).fit(X, y)
+    assert sorted(model.predict(X).tolist()) == sorted(NASTY * 2)
+    data = tmp_path / "rows.csv"
+    data.write_text("".join(",".join(f"{v:g}" for v in row) + "\n" for row in X))
+    return model.save(tmp_path / "nasty.npz"), data, model.predict(X).tolist()
+
+
+def _csv_column(text):
+    rows = list(csv.reader(stdio.StringIO(text, newline="")))
+    assert all(len(row) == 1 for row in rows)
+    return [row[0] for row in rows]
+
+
+def test_predict_prints_one_csv_row_per_sample(nasty_model, capsys):
+    model, data, expected = nasty_model
+    assert cli.main(["predict", model, str(data)]) == cli.EXIT_OK
+    out, err = capsys.readouterr()
+    assert err == "" and _csv_column(out) == expected
+
+
+def test_predict_writes_one_csv_row_per_sample_to_a_file(nasty_model, tmp_path, capsys):
+    model, data, expected = nasty_model
+    target = tmp_path / "pred.csv"
+    assert cli.main(["predict", model, str(data), "-o", str(target)]) == cli.EXIT_OK
+    assert capsys.readouterr() == ("", "")
+    with open(target, newline="", encoding="utf-8") as handle:
+        assert _csv_column(handle.read()) == expected
+
+
+def test_plain_labels_print_as_before(tmp_path, capsys):
+    X = np.random.default_rng(8).normal(size=(12, 2))
+    model = Perceptron(max_iter=2).fit(X, np.arange(12) % 3 - 1)
+    data = tmp_path / "d.csv"
+    data.write_text("".join(f"{float(a)!r},{float(b)!r}\n" for a, b in X))
+    assert cli.main(["predict", model.save(tmp_path / "m"), str(data)]) == cli.EXIT_OK
+    out, _ = capsys.readouterr()
+    assert out == "".join(f"{label}\n" for label in model.predict(X).tolist())
