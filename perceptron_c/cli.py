@@ -34,7 +34,7 @@ from . import (
     __version__,
 )
 from .datasets import DATA_EXTENSIONS, load_data
-from .io import check_regular_file, load_model, save_model
+from .io import check_regular_file, load_model, replace_file, save_model
 
 __all__ = ["main"]
 
@@ -133,7 +133,8 @@ def _build_parser() -> argparse.ArgumentParser:
     predict.add_argument("model", metavar="MODEL.npz", help="a model saved by 'train'")
     predict.add_argument("data", metavar="DATA", help="data file (labels optional)")
     predict.add_argument("-o", "--output", metavar="OUT",
-                         help="write the labels to OUT (the same CSV) instead")
+                         help="write the labels to OUT (the same CSV) instead; OUT is "
+                              "replaced whole, or left as it was if writing fails")
     return parser
 
 
@@ -257,9 +258,8 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     X, y = _load_data(args.data, n_features=model.n_features_in_, require_labels=False)
     predicted = model.predict(X)
     text = _csv_rows(predicted.tolist())
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as handle:
-            handle.write(text)
+    if args.output:  # whole or not at all, as a model is saved: never a truncated file
+        replace_file(args.output, lambda handle: handle.write(text.encode("utf-8")))
     else:
         sys.stdout.write(text)
     if y is not None:

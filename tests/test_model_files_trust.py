@@ -304,3 +304,77 @@ def test_plain_labels_print_as_before(tmp_path, capsys):
     assert cli.main(["predict", model.save(tmp_path / "m"), str(data)]) == cli.EXIT_OK
     out, _ = capsys.readouterr()
     assert out == "".join(f"{label}\n" for label in model.predict(X).tolist())
+
+
+# ------------------------------------------------------ 5. output written whole or not at all
+
+def test_predict_output_on_a_full_disk_keeps_the_old_file(nasty_model, tmp_path, capsys,
+                                                          monkeypatch):
+    model, data, _ = nasty_model
+    folder = tmp_path / "out"
+    folder.mkdir()
+    target = folder / "pred.csv"
+    target.write_text("old\n")
+    _disk_fills_under(monkeypatch, folder)
+    assert cli.main(["predict", model, str(data), "-o", str(target)]) == cli.EXIT_ERROR
+    assert target.read_text() == "old\n"
+    assert [p.name for p in folder.iterdir()] == ["pred.csv"]
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert str(target) in err and "No space left" in err
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_predict_to_dev_full_names_it(nasty_model, capsys):
+    model, data, _ = nasty_model
+    assert cli.main(["predict", model, str(data), "-o", "/dev/full"]) == cli.EXIT_ERROR
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "/dev/full" in err
+    assert os.path.exists("/dev/full") and not os.path.isfile("/dev/full")
+
+
+def _no_leftovers(folder, *expected):
+    assert sorted(p.name for p in folder.iterdir()) == sorted(expected)
+
+
+def test_unwritable_targets_are_named_and_leave_nothing(nasty_model, tmp_path, capsys):
+    model_path, data, _ = nasty_model
+    model = perceptron_c.load(model_path)
+    folder = tmp_path / "w"
+    folder.mkdir()
+    (folder / "dir.npz").mkdir()
+    (folder / "dir.csv").mkdir()
+    for target in (folder / "absent" / "m.npz", folder / "dir.npz"):
+        with pytest.raises(OSError) as info:
+            model.save(target)
+        assert info.value.filename == str(target) and ".tmp" not in str(info.value)
+    for target in (folder / "absent" / "p.csv", folder / "dir.csv"):
+        assert cli.main(["predict", model_path, str(data), "-o", str(target)]) == \
+            cli.EXIT_ERROR
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and str(target) in err
+        assert ".tmp" not in err
+    _no_leftovers(folder, "dir.npz", "dir.csv")
+    assert not list((folder / "dir.npz").iterdir()) and not list((folder / "dir.csv").iterdir())
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
+                    reason="POSIX permissions, which root overrides")
+def test_a_read_only_directory_is_named_and_left_alone(nasty_model, tmp_path, capsys):
+    model_path, data, _ = nasty_model
+    model = perceptron_c.load(model_path)
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        with pytest.raises(PermissionError) as info:
+            model.save(folder / "m.npz")
+        assert info.value.filename == str(folder / "m.npz")
+        target = folder / "p.csv"
+        assert cli.main(["predict", model_path, str(data), "-o", str(target)]) == \
+            cli.EXIT_ERROR
+        err = capsys.readouterr().err
+        assert str(target) in err and err.count("\n") == 1
+        _no_leftovers(folder)
+    finally:
+        folder.chmod(0o755)
