@@ -5,10 +5,14 @@ import csv
 import errno
 import io as stdio
 import os
+import tempfile
 import threading
 
 import numpy as np
 import pytest
+from conftest import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import perceptron_c
 from perceptron_c import FileFormatError, Perceptron, cli, io
@@ -378,3 +382,88 @@ def test_a_read_only_directory_is_named_and_left_alone(nasty_model, tmp_path, ca
         _no_leftovers(folder)
     finally:
         folder.chmod(0o755)
+
+
+# ------------------------------------------- 6. every estimator, every label type, round trip
+
+def _labels(elements, dtype):
+    return st.lists(elements, min_size=2, max_size=3, unique=True).map(
+        lambda values: np.array(values, dtype=dtype))
+
+
+def _times(kind):
+    """datetime64 or timedelta64 labels of any unit, NaT (int64's minimum) among them."""
+    ticks = st.one_of(st.just(-(2**63)), st.integers(-(10**6), 10**6),
+                      st.integers(-(2**63) + 1, 2**63 - 1))
+    return st.tuples(_labels(ticks, np.int64), st.sampled_from(["ns", "s", "D", "M", "Y"])).map(
+        lambda pair: pair[0].view(f"{kind}8[{pair[1]}]"))
+
+
+NEAR_INT64_LIMITS = st.one_of(st.integers(-(2**63), -(2**63) + 3), st.integers(-5, 5),
+                              st.integers(2**63 - 4, 2**63 - 1))
+TEXT = st.text(max_size=5)  # empty, non-ASCII, NUL, of mixed widths
+LABELS = st.one_of(
+    _labels(NEAR_INT64_LIMITS, np.int64),
+    _labels(st.integers(-128, 127), np.int8),
+    _labels(st.one_of(st.integers(0, 3), st.integers(2**64 - 4, 2**64 - 1)), np.uint64),
+    _labels(st.one_of(st.integers(-(2**53), 2**53).map(float),
+                      st.sampled_from([-0.0, 1e300, -1e300, np.nan, np.inf, -np.inf])),
+            np.float64),
+    _labels(st.integers(-(2**24), 2**24).map(float), np.float32),
+    _labels(st.booleans(), np.bool_),
+    _labels(TEXT, np.str_),
+    _labels(st.binary(max_size=4), np.bytes_),
+    _labels(TEXT, object),
+    _labels(st.integers(), object),  # Python ints of any size
+    _labels(st.booleans(), object),
+    _labels(st.binary(max_size=4), object),
+    _times("M"),
+    _times("m"),
+)
+
+
+def _fit_refuses(y):
+    """Labels fit must refuse: a missing value (NaN, NaT), infinity, or under two classes."""
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        return True
+    if y.dtype.kind in "Mm" and np.isnat(y).any():
+        return True
+    return np.unique(y).shape[0] < 2
+
+
+def _save_refuses(classes):
+    """Labels save must refuse: in an object array, bytes, or str ending in NUL."""
+    return classes.dtype == object and any(
+        type(v) is bytes or (type(v) is str and v.endswith("\x00")) for v in classes.tolist())
+
+
+def _assert_identical(a, b):
+    assert a.dtype == b.dtype and a.shape == b.shape
+    if a.dtype == object:
+        assert [(type(v), v) for v in a.tolist()] == [(type(v), v) for v in b.tolist()]
+    else:
+        assert a.tobytes() == b.tobytes()
+
+
+@settings(max_examples=examples(250), deadline=None)
+@given(cls=st.sampled_from(CLASSIFIERS), labels=LABELS)
+def test_every_estimator_round_trips_every_label_type_or_refuses_first(cls, labels):
+    """Either the loaded model holds the same labels (same dtype, same bits, same Python
+    types) and predicts exactly alike, or fit or save refuses before a file exists."""
+    y = np.tile(labels, 3)
+    X = np.random.default_rng(len(y)).normal(size=(len(y), 2))
+    if _fit_refuses(y):
+        with pytest.raises(ValueError):
+            small(cls).fit(X, y)
+        return
+    model = small(cls).fit(X, y)
+    with tempfile.TemporaryDirectory() as folder:
+        if _save_refuses(model.classes_):
+            with pytest.raises(TypeError, match="cannot be saved"):
+                model.save(os.path.join(folder, "m"))
+            assert os.listdir(folder) == []
+            return
+        back = perceptron_c.load(model.save(os.path.join(folder, "m")))
+        assert os.listdir(folder) == ["m.npz"]
+    _assert_identical(back.classes_, model.classes_)
+    _assert_identical(back.predict(X), model.predict(X))
