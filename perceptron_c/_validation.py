@@ -544,10 +544,7 @@ def check_inout(a: Any, name: str, shape: tuple, dtype: Any = np.float64) -> np.
 
 def encode_label_state(classes: np.ndarray) -> dict[str, np.ndarray]:
     """``classes_`` as arrays np.load reads back without pickle, with the type of labels held
-    in an object array; TypeError for labels that cannot round-trip, ValueError for NaT."""
-    if classes.dtype.kind in "Mm" and np.isnat(classes).any():
-        raise ValueError("labels holding NaT cannot be saved (NaT equals no label, not even "
-                         "itself, so the file could not be checked when read back)")
+    in an object array; TypeError for labels that cannot round-trip (save_model refuses NaT)."""
     if classes.dtype.kind in "biufUSMm":
         return {"classes_": classes}
     values = classes.tolist()
@@ -585,10 +582,8 @@ def decode_label_state(arrays: dict[str, np.ndarray]) -> np.ndarray:
         raise ValueError("model file: classes_ must hold at least two labels")
     if classes.dtype.kind == "f" and not np.isfinite(classes).all():
         raise ValueError("model file: classes_ must be finite")
-    # numpy's order where there is one: tolist() gives dates beyond year 9999 as int
-    ordered = (all(a < b for a, b in zip(classes.tolist(), classes.tolist()[1:]))
-               if classes.dtype.kind == "O" else bool(np.all(classes[:-1] < classes[1:])))
-    if not ordered:
+    # compared in numpy, not as tolist(), which gives dates past year 9999 as int, others as date
+    if not np.all(classes[:-1] < classes[1:]):
         raise ValueError("model file: classes_ must be sorted and distinct")
     return classes
 
