@@ -370,6 +370,13 @@ def check_y(y: Any, n: int, name: str = "y") -> np.ndarray:
     if arr.shape[0] != n:
         raise ValueError(f"X and {name} have inconsistent numbers of samples: {n} != "
                          f"{arr.shape[0]}")
+    check_label_values(arr, name)
+    return arr
+
+
+def check_label_values(arr: np.ndarray, name: str) -> None:
+    """Labels every class can be matched to: no NaN, infinity or NaT (NaT != NaT, so no
+    label would ever equal it), no continuous floats, no mix of types in an object array."""
     if arr.dtype.kind == "c":
         raise ValueError(f"{name}: Complex data not supported")
     if arr.dtype.kind == "f":
@@ -378,13 +385,15 @@ def check_y(y: Any, n: int, name: str = "y") -> np.ndarray:
         if np.any(arr != np.round(arr)):
             raise ValueError(f"Unknown label type: 'continuous' ({name} holds non-integer "
                              "floats; a classifier needs discrete labels)")
+    if arr.dtype.kind in "Mm" and np.isnat(arr).any():
+        raise ValueError(f"{name}: input contains NaT (a missing time); every label must be "
+                         "a time, as every number label must be finite")
     if arr.dtype.kind == "O":
         kinds = {type(v) for v in arr}
         if any(k is float for k in kinds) or len(kinds) > 1 and not all(
                 issubclass(k, (int, np.integer)) for k in kinds):
             raise ValueError(f"Unknown label type: {name} mixes label types "
                              f"{sorted(map(str, kinds))}")
-    return arr
 
 
 def encode_labels(y: np.ndarray, classes: np.ndarray | None = None,
@@ -452,6 +461,8 @@ def check_classes(classes: Any, name: str = "classes") -> np.ndarray:
     """The sorted distinct labels of ``classes`` (repeats allowed, as scikit-learn's
     ``partial_fit`` allows them: ``classes=y`` is the same as ``classes=np.unique(y)``)."""
     classes = np.asarray(classes)
+    if classes.ndim == 1:
+        check_label_values(classes, name)
     uniq = np.unique(classes) if classes.ndim == 1 else classes
     if classes.ndim != 1 or uniq.shape[0] < 2:
         raise ValueError(f"{name}: expected a 1-D array of at least 2 distinct labels, got "
@@ -533,10 +544,13 @@ def check_inout(a: Any, name: str, shape: tuple, dtype: Any = np.float64) -> np.
 
 def encode_label_state(classes: np.ndarray) -> dict[str, np.ndarray]:
     """``classes_`` as arrays np.load reads back without pickle, with the type of labels held
-    in an object array; TypeError for labels that cannot round-trip."""
+    in an object array; TypeError for labels that cannot round-trip (save_model refuses NaT)."""
     if classes.dtype.kind in "biufUSMm":
         return {"classes_": classes}
     values = classes.tolist()
+    if any(type(v) is str and v.endswith("\x00") for v in values):
+        raise TypeError("str labels ending in NUL ('\\x00') cannot be saved (the file's "
+                        "text array would give them back without it)")
     for name, kind in (("int", int), ("str", str), ("bool", bool)):
         if all(type(v) is kind for v in values):
             text = [str(int(v)) if kind is bool else str(v) for v in values]
@@ -568,7 +582,8 @@ def decode_label_state(arrays: dict[str, np.ndarray]) -> np.ndarray:
         raise ValueError("model file: classes_ must hold at least two labels")
     if classes.dtype.kind == "f" and not np.isfinite(classes).all():
         raise ValueError("model file: classes_ must be finite")
-    if any(not (a < b) for a, b in zip(classes.tolist(), classes.tolist()[1:])):
+    # compared in numpy, not as tolist(), which gives dates past year 9999 as int, others as date
+    if not np.all(classes[:-1] < classes[1:]):
         raise ValueError("model file: classes_ must be sorted and distinct")
     return classes
 

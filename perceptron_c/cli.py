@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import argparse
 import ast
+import csv
+import os
 import sys
 import warnings
+from io import StringIO
 from typing import Any
 
 import numpy as np
@@ -31,7 +34,7 @@ from . import (
     __version__,
 )
 from .datasets import DATA_EXTENSIONS, load_data
-from .io import load_model, save_model
+from .io import check_regular_file, load_model, replace_file, save_model
 
 __all__ = ["main"]
 
@@ -123,11 +126,15 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_train(commands)
     predict = commands.add_parser(
         "predict", help="predict the labels of a data file with a saved model",
-        description="Print one predicted label per line; when DATA has labels, print the "
-                    "accuracy to stderr.")
+        description="Print the predicted labels as CSV, one row per sample: a label "
+                    "holding a comma, a quote or a line break is quoted (\"a,b\", a quote "
+                    "doubled inside), an empty one is \"\", others print as they are. When "
+                    "DATA has labels, print the accuracy to stderr.")
     predict.add_argument("model", metavar="MODEL.npz", help="a model saved by 'train'")
     predict.add_argument("data", metavar="DATA", help="data file (labels optional)")
-    predict.add_argument("-o", "--output", metavar="OUT", help="write the labels to OUT")
+    predict.add_argument("-o", "--output", metavar="OUT",
+                         help="write the labels to OUT (the same CSV) instead; OUT is "
+                              "replaced whole, or left as it was if writing fails")
     return parser
 
 
@@ -208,10 +215,18 @@ def _train_params(args: argparse.Namespace) -> tuple[type, dict]:
     return cls, params
 
 
+def _load_data(path: str, **options: Any) -> tuple[Any, np.ndarray | None]:
+    """load_data, after checking that ``path``, if it exists, is a regular file: its text
+    readers would wait forever on a named pipe that no one writes to."""
+    if os.path.exists(path):  # a missing file is load_data's to report (after the format)
+        check_regular_file(path, "data")
+    return load_data(path, **options)
+
+
 def _cmd_train(args: argparse.Namespace) -> int:
     cls, params = _train_params(args)
     model = cls(**params)
-    X, y = load_data(args.data)
+    X, y = _load_data(args.data)
     model.fit(X, y)
     path = save_model(model, args.output)
     accuracy = model.score(X, y)
@@ -230,14 +245,21 @@ def _same_labels(predicted: Any, truth: Any) -> np.ndarray:
     return predicted.astype(str) == truth.astype(str)
 
 
+def _csv_rows(labels: list[Any]) -> str:
+    """One CSV row per label (quoted where needed, "" for an empty one): a label holding a
+    line break or a comma stays one row, as csv.reader reads it back."""
+    buffer = StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows([label] for label in labels)
+    return buffer.getvalue()
+
+
 def _cmd_predict(args: argparse.Namespace) -> int:
     model = load_model(args.model)
-    X, y = load_data(args.data, n_features=model.n_features_in_, require_labels=False)
+    X, y = _load_data(args.data, n_features=model.n_features_in_, require_labels=False)
     predicted = model.predict(X)
-    text = "".join(f"{label}\n" for label in predicted.tolist())
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as handle:
-            handle.write(text)
+    text = _csv_rows(predicted.tolist())
+    if args.output:  # whole or not at all, as a model is saved: never a truncated file
+        replace_file(args.output, lambda handle: handle.write(text.encode("utf-8")))
     else:
         sys.stdout.write(text)
     if y is not None:

@@ -25,24 +25,31 @@ no other exception escapes, no pickle is ever executed.
 Labels: numeric, bool, str and bytes ``classes_`` are stored as they are; labels held in an
 object array (Python ints of any size, str, bool) are stored as text with their type and
 come back as the same objects. Any other label type is refused by ``save_model`` before
-anything is written.
+anything is written, and so are labels that would not come back equal: NaT (which the
+estimators refuse as they refuse NaN) and str labels ending in NUL held in an object array.
 
 File names: like ``np.savez``, ``save_model`` appends ``.npz`` when the name does not already
 end with it, and returns the name it wrote. ``load_model`` accepts the same name with or
 without the suffix: when ``path`` does not exist but ``path + ".npz"`` does, it reads that.
+Only a regular file is read: a named pipe, a device or a directory raises `FileFormatError`
+before it is opened (opening a named pipe would wait for a writer, forever if none comes).
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import importlib
 import json
 import math
 import os
 import secrets
+import stat
 import struct
 import warnings
 import zipfile
 import zlib
-from typing import Any
+from collections.abc import Callable
+from typing import IO, Any
 
 import numpy as np
 
@@ -257,29 +264,86 @@ def save_model(estimator: Any, path: str | os.PathLike[str]) -> str:
 
     Everything is checked before the file is opened (labels that could not come back the
     same, parameters that JSON cannot hold, a state that left float64's range). The file is
-    written to a temporary name and then renamed, so an interrupted save never leaves a
-    half-written model under ``path``.
+    written by `replace_file`: to a new file beside ``path``, flushed to disk, then renamed,
+    so a failed or interrupted save never leaves a half-written model under ``path`` (nor
+    anything else); an ``OSError`` names ``path``.
     """
     arrays = _file_arrays(estimator)
     for key, array in arrays.items():
         if array.dtype.kind == "f" and not np.isfinite(array).all():
             raise ValueError(f"save_model: {key} is not finite; the model is not usable")
+        if array.dtype.kind in "Mm" and np.isnat(array).any():  # NaT != NaT: load refuses it
+            raise ValueError(f"save_model: {key} holds NaT, which no file check can match")
     path = _model_path(path)
-    # open(..., "x") rather than mkstemp: the file gets the usual umask permissions, not 0600
-    tmp_path = f"{path}.{secrets.token_hex(6)}.tmp"
-    try:
-        with open(tmp_path, "xb") as handle:
-            # every key is "state/..." or "__...__", so none can land on allow_pickle
-            np.savez(handle, **arrays)  # type: ignore[arg-type]
-        os.replace(tmp_path, path)
-    except BaseException as exc:
-        if os.path.exists(tmp_path):
-            os.unlink(tmp_path)
-        if isinstance(exc, OSError) and exc.errno is not None and exc.filename == tmp_path:
-            # name the file asked for, not the temporary one (e.g. a missing directory)
-            raise type(exc)(exc.errno, exc.strerror, path) from None
-        raise
+    # every key is "state/..." or "__...__", so none can land on allow_pickle
+    replace_file(path, lambda handle: np.savez(handle, **arrays))  # type: ignore[arg-type]
     return path
+
+
+def _naming(exc: OSError, path: str, temporary: str | None = None) -> OSError:
+    """``exc`` naming ``path``, where it named the temporary file or no file at all."""
+    if exc.errno is None or exc.filename not in (None, temporary):
+        return exc
+    return OSError(exc.errno, exc.strerror, path)  # OSError picks the subclass of the errno
+
+
+def replace_file(path: str | os.PathLike[str], write: Callable[[IO[bytes]], Any]) -> None:
+    """Write the file ``path`` whole or not at all: ``write(handle)`` fills a new file beside
+    it (so the rename is atomic), which is flushed to disk and renamed onto ``path``; on any
+    failure the new file is deleted and ``path`` is left as it was. An ``OSError`` names
+    ``path``, never the temporary file.
+
+    A ``path`` that exists and is not a regular file (``/dev/null``, a named pipe) is written
+    in place, since a rename would replace the device itself; a directory is refused.
+    """
+    path = os.fspath(path)
+    try:
+        mode: int | None = os.stat(path).st_mode
+    except OSError:  # missing, or its directory is: the open below says which, naming path
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if mode is not None and not stat.S_ISREG(mode):
+        try:
+            with open(path, "wb") as handle:
+                write(handle)
+        except OSError as exc:
+            raise _naming(exc, path) from None
+        return
+    # a short name of its own: the target's name may already be NAME_MAX long
+    temporary = os.path.join(os.path.dirname(path), f".{secrets.token_hex(6)}.tmp")
+    created = False
+    try:
+        # open(..., "x") rather than mkstemp: the file gets the usual umask permissions, not 0600
+        with open(temporary, "xb") as handle:
+            created = True
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException as exc:
+        if created:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+        if isinstance(exc, OSError):
+            raise _naming(exc, path, temporary) from None
+        raise
+
+
+_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"),
+               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+               (stat.S_ISSOCK, "a socket"))
+
+
+def check_regular_file(path: str | os.PathLike[str], what: str) -> None:
+    """`FileFormatError` naming ``path`` unless it is a regular file (symbolic links
+    followed), checked before it is opened: opening a named pipe waits for a writer, forever
+    if none comes. A missing file raises ``FileNotFoundError`` naming it."""
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _FILE_KINDS if test(mode)), "not a file")
+        raise FileFormatError(f"{os.fspath(path)}: not a regular file ({kind}), so not a "
+                              f"{what} file")
 
 
 def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
@@ -322,7 +386,9 @@ _ZIP_ERRORS = (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplemented
 
 def read_npz(path: str | os.PathLike[str], what: str) -> dict[str, np.ndarray]:
     """Every array of an npz file, read member by member without pickle; `FileFormatError`
-    on anything wrong. The file is opened here and always closed."""
+    on anything wrong (a named pipe or a directory too, before it is opened). The file is
+    opened here and always closed."""
+    check_regular_file(path, what)
     with open(path, "rb") as handle:
         try:
             archive = zipfile.ZipFile(handle)
