@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["ConcurrentUseError", "GuardedModel", "training"]
+__all__ = ["ConcurrentUseError", "GuardedModel", "OWNER_KEYS", "training"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -31,6 +31,8 @@ READERS = ("predict", "predict_proba", "predict_log_proba", "decision_function",
            "save", "top_features")
 
 _owner_lock = threading.Lock()
+# the instance attributes that hold the guard's state while a training call runs
+OWNER_KEYS = ("_training_thread", "_training_calls")
 
 
 class ConcurrentUseError(RuntimeError):

@@ -62,6 +62,7 @@ import numpy as np
 from . import _mixing
 from . import kernels as _kernels
 from ._base import EpochClassifier, EpochModel, report_epoch
+from ._guard import OWNER_KEYS, training
 from ._sgd_run import warn_if_not_converged
 from ._validation import (
     check_choice,
@@ -304,15 +305,17 @@ def fit(estimator: Any, X: Any, y: Any, *, sample_weight: Any = None, client: An
     if classifier:  # the labels found in y, or (none looked for) the classes given
         cls = check_classes(classes) if labels is None else labels
         check_two_classes(cls)
-    drawn = _generator_state(estimator.random_state)
-    est = _working_copy(estimator)
-    try:
-        mixer = _fit_copy(est, xs, ys, ws, d, names, cls, client, mixing, persist)
-    except BaseException:
-        _restore_generator(estimator.random_state, drawn)
-        raise
-    vars(estimator).clear()  # the swap: the estimator becomes the trained copy
-    vars(estimator).update(vars(est))
+    with training(estimator):  # (another thread's predict meanwhile: ConcurrentUseError)
+        drawn = _generator_state(estimator.random_state)
+        est = _working_copy(estimator)
+        try:
+            mixer = _fit_copy(est, xs, ys, ws, d, names, cls, client, mixing, persist)
+        except BaseException:
+            _restore_generator(estimator.random_state, drawn)
+            raise
+        owner = {key: vars(estimator)[key] for key in OWNER_KEYS}
+        vars(estimator).clear()  # the swap: the estimator becomes the trained copy
+        vars(estimator).update(vars(est), **owner)
     if mixer is _mixing.SGD:
         warn_if_not_converged(estimator)
     return estimator

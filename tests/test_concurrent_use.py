@@ -116,3 +116,37 @@ def test_a_failure_inside_an_overlapping_prediction_names_the_cause(rng, monkeyp
     with pytest.raises(ConcurrentUseError) as info:
         model.decision_function(np.zeros((2, 3)))
     assert isinstance(info.value.__cause__, IndexError)
+
+
+def test_a_dask_fit_owns_the_estimator_too(rng):
+    da = pytest.importorskip("dask.array")
+    from perceptron_c import dask as pdask
+
+    X = rng.normal(size=(400, 5))
+    y = (X[:, 0] > 0).astype(int)
+    model = Perceptron(max_iter=3).fit(X, y)
+    seen = []
+
+    def predict_midway(*args, **kwargs):  # another thread, while the dask fit runs
+        thread = threading.Thread(target=lambda: seen.append(_outcome(model, X)))
+        thread.start()
+        thread.join()
+        return real(*args, **kwargs)
+    real = pdask._fit_copy
+    pdask._fit_copy = predict_midway
+    try:
+        pdask.fit(model, da.from_array(X, chunks=100), da.from_array(y, chunks=100),
+                  client="synchronous")
+    finally:
+        pdask._fit_copy = real
+    assert seen == ["ConcurrentUseError"]
+    assert model._training_thread is None
+    model.predict(X)  # released after the swap
+
+
+def _outcome(model, X):
+    try:
+        model.predict(X)
+        return "answered"
+    except ConcurrentUseError:
+        return "ConcurrentUseError"
