@@ -38,9 +38,9 @@ separable), ``make_dnf`` (0/1 rows labelled by a hidden monotone DNF), and
 """
 from __future__ import annotations
 
-import csv
 import math
 import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -209,15 +209,57 @@ def _is_number(text):
     return True
 
 
-def _csv_rows(path):
+def _text_lines(path):
+    """(line number, text) of each line of a UTF-8 text file, the line end removed; "\\n",
+    "\\r\\n" and a lone "\\r" each end a line, as every reader of text files counts them."""
     with open(path, newline="", encoding="utf-8-sig") as handle:  # -sig: drop an Excel BOM
-        reader = csv.reader(handle)
-        rows, line_numbers = [], []
-        for fields in reader:
-            if not fields or all(not field.strip() for field in fields):
-                continue
-            rows.append(fields)
-            line_numbers.append(reader.line_num)
+        for line_number, line in enumerate(handle, start=1):
+            yield line_number, line.rstrip("\r\n")
+
+
+# a cell quoted whole: "...", with "" for a quote, spaces or tabs around it, then , or the end
+_QUOTED_CELL = re.compile(r'[ \t]*"((?:[^"]|"")*)"[ \t]*(?=,|\Z)')
+_UNCLOSED_CELL = re.compile(r'[ \t]*"(?:[^"]|"")*\Z')
+
+
+def _csv_fields(path, line_number, line):
+    """The cells of one CSV line. A cell may be quoted whole; a quoted cell never spans a
+    line end, and any other '"' is an error: a stray quote would otherwise swallow the rows
+    up to the next one, or the end of the file, into one cell."""
+    if '"' not in line:
+        return line.split(",")
+    fields, start = [], 0
+    while True:
+        quoted = _QUOTED_CELL.match(line, start)
+        if quoted:
+            fields.append(quoted.group(1).replace('""', '"'))
+            end = quoted.end()
+        else:
+            end = line.find(",", start)
+            end = len(line) if end < 0 else end
+            cell = line[start:end]
+            if '"' in cell:
+                where = f"{path}:{line_number}: column {len(fields) + 1}"
+                if _UNCLOSED_CELL.match(line, start):
+                    raise FileFormatError(f"{where}: a quoted field opens here and is not "
+                                          "closed on this line (a stray '\"'? a field "
+                                          "cannot span lines)")
+                raise FileFormatError(f"{where}: stray '\"' in {cell!r} (quote a cell "
+                                      'whole: "...", with "" for a quote inside it)')
+            fields.append(cell)
+        if end == len(line):
+            return fields
+        start = end + 1
+
+
+def _csv_rows(path):
+    rows, line_numbers = [], []
+    for line_number, line in _text_lines(path):
+        fields = _csv_fields(path, line_number, line)
+        if all(not field.strip() for field in fields):
+            continue
+        rows.append(fields)
+        line_numbers.append(line_number)
     if not rows:
         raise FileFormatError(f"{path}: no data rows")
     return rows, line_numbers
@@ -246,7 +288,7 @@ def _numeric_labels(kinds):
     return "text" not in kinds and "number" in kinds
 
 
-def _csv_header(path, rows, n_feature_columns, labeled, header):
+def _csv_header(path, rows, first_line, n_feature_columns, labeled, header):
     """Whether the first row is a header: as told, else when none of its feature cells is a
     number, or when they number the columns (0, 1, ... or 1, 2, ...), its label is text and
     every other label is a number. A row mixing numbers and text among its features, or
@@ -260,10 +302,10 @@ def _csv_header(path, rows, n_feature_columns, labeled, header):
         return True
     if not all(numbers):
         j = numbers.index(False)
-        raise FileFormatError(f"{path}:1: column {j + 1} value {first[j]!r} is not a number "
-                              "(the first row is read as a header only when none of its "
-                              "feature cells is a number, or when they number the columns "
-                              "above a text label; pass header=True to skip it)")
+        raise FileFormatError(f"{path}:{first_line}: column {j + 1} value {first[j]!r} is "
+                              "not a number (the first row is read as a header only when "
+                              "none of its feature cells is a number, or when they number "
+                              "the columns above a text label; pass header=True to skip it)")
     if not labeled or _label_kind(first[-1].strip()) != "text":
         return False  # the usual case: no pass over the other labels
     if not _numeric_labels([_label_kind(row[-1].strip()) for row in rows[1:]]):
@@ -275,8 +317,9 @@ def _csv_header(path, rows, n_feature_columns, labeled, header):
     if names in ([str(j) for j in range(n_feature_columns)],
                  [str(j + 1) for j in range(n_feature_columns)]):
         return True
-    raise FileFormatError(f"{path}:1: label {first[-1].strip()!r} is text while every other "
-                          "label is a number; pass header=True if the first row is a header")
+    raise FileFormatError(f"{path}:{first_line}: label {first[-1].strip()!r} is text while "
+                          "every other label is a number; pass header=True if the first row "
+                          "is a header")
 
 
 def _csv_labels(path, cells, line_numbers):
@@ -303,7 +346,7 @@ def _load_csv(path, n_features, require_labels, header):
     n_feature_columns = n_columns - 1 if labeled else n_columns
     if labeled and n_columns < 2:
         raise FileFormatError(f"{path}: needs at least two columns (features..., label)")
-    if _csv_header(path, rows, n_feature_columns, labeled, header):
+    if _csv_header(path, rows, line_numbers[0], n_feature_columns, labeled, header):
         rows, line_numbers = rows[1:], line_numbers[1:]
         if not rows:
             raise FileFormatError(f"{path}: a header row but no data rows")
@@ -437,7 +480,7 @@ def load_data(path: str | os.PathLike[str], n_features: int | None = None, *,
         return reader(path, n_features, require_labels, header)
     except UnicodeDecodeError as exc:
         raise FileFormatError(f"{path}: not a text file ({exc})") from None
-    except (OverflowError, MemoryError, csv.Error, RecursionError) as exc:
+    except (OverflowError, MemoryError, RecursionError) as exc:
         raise FileFormatError(f"{path}: cannot be read ({type(exc).__name__}: {exc})") from None
 
 

@@ -1,0 +1,74 @@
+"""Data files keep every row or fail naming the file: quotes, odd labels, number syntax and
+encodings of CSV, svmlight and npz files, by example and by property."""
+import pytest
+
+from perceptron_c import FileFormatError, cli
+from perceptron_c.datasets import load_data
+
+
+def _csv_lines(n, label_of=lambda i: "ab"[i % 2]):
+    return [f"{i},{2 * i},{label_of(i)}" for i in range(n)]
+
+
+# ----------------------------------------------------------------------------- CSV quotes
+
+def test_csv_stray_quote_in_a_label_is_an_error_naming_its_line(tmp_path, capsys):
+    """A '"' opening label 10 of 100 made the rest of the file one label: 10 rows read,
+    a third class, and exit 0."""
+    path = tmp_path / "d.csv"
+    lines = _csv_lines(100)
+    lines[9] = '9,18,"b'
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(FileFormatError, match=r"d\.csv:10: column 3: a quoted field opens "
+                                              r"here and is not closed on this line"):
+        load_data(path)
+    assert cli.main(["train", str(path), "-o", str(tmp_path / "m.npz")]) == 2
+    assert "d.csv:10: column 3" in capsys.readouterr().err
+    assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize("cell, column", [
+    ('1"', 1), ('"1"2', 1), ('1"2"', 1), ('"1', 1), ('a"b', 3), ('"a"b', 3), ('"a""', 3),
+])
+def test_csv_stray_quote_anywhere_in_a_cell_is_an_error(tmp_path, cell, column):
+    path = tmp_path / "q.csv"
+    row = ["5", "6", "b"]
+    row[column - 1] = cell
+    path.write_text("1,2,a\n3,4,b\n" + ",".join(row) + "\n7,8,a\n")
+    with pytest.raises(FileFormatError, match=rf"q\.csv:3: column {column}: "):
+        load_data(path)
+
+
+def test_csv_unterminated_quote_at_the_end_of_the_file(tmp_path):
+    path = tmp_path / "e.csv"
+    path.write_bytes(b'1,2,a\n3,4,b\n5,6,"a')
+    with pytest.raises(FileFormatError, match=r"e\.csv:3: column 3: a quoted field opens"):
+        load_data(path)
+
+
+def test_csv_quoted_field_across_a_line_break_is_refused_at_the_line_it_opens(tmp_path):
+    """Legal CSV, but a label with a line break is far likelier a pair of stray quotes that
+    would hide the rows between them: refused, naming the line the field opens on."""
+    path = tmp_path / "m.csv"
+    path.write_text('1,2,a\n3,4,"two\nlines"\n5,6,b\n7,8,a\n')
+    with pytest.raises(FileFormatError, match=r"m\.csv:2: column 3: a quoted field opens"):
+        load_data(path)
+
+
+def test_csv_quoted_cells_on_one_line_are_read(tmp_path):
+    path = tmp_path / "ok.csv"
+    path.write_text('"x","y","label"\n"1",2.5,"cat, big"\n 3 , "4" ,"say ""hi"""\n'
+                    '5,6,plain\n')
+    X, y = load_data(path)
+    assert X.tolist() == [[1.0, 2.5], [3.0, 4.0], [5.0, 6.0]]
+    assert y.tolist() == ["cat, big", 'say "hi"', "plain"]
+
+
+def test_csv_errors_after_blank_lines_name_the_physical_line(tmp_path):
+    path = tmp_path / "b.csv"
+    path.write_text("\n\n1,x,a\n2,3,b\n")
+    with pytest.raises(FileFormatError, match=r"b\.csv:3: column 2 value 'x'"):
+        load_data(path)
+    path.write_text("1,2,a\r\n\r\n3,4,b\r5,z,a\n")
+    with pytest.raises(FileFormatError, match=r"b\.csv:4: column 2 value 'z'"):
+        load_data(path)
