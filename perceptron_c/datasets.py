@@ -393,7 +393,38 @@ def _load_data_npz(path, n_features, require_labels, header):
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
             raise FileFormatError(f"{path}: 'y' must be 1-D with {X.shape[0]} labels, "
                                   f"got shape {y.shape}")
+        _check_npz_labels(path, y)
     return X, y
+
+
+def _check_npz_labels(path, y):
+    """Refuse what a text file's labels may not hold: NaN, infinity, NaT or empty text (a
+    missing label), complex numbers and records. Other labels are typed, so kept as they are:
+    numbers, bool, text (never parsed: "NA" is text, as it is among a CSV's text labels),
+    bytes and dates, all of which model files store."""
+    kind = y.dtype.kind
+    if kind == "c":
+        raise FileFormatError(f"{path}: 'y' holds complex numbers (dtype {y.dtype}); labels "
+                              "are real numbers or text")
+    if kind not in "biufUSMm":
+        raise FileFormatError(f"{path}: 'y' has dtype {y.dtype}; labels are numbers or text")
+    if kind == "f":
+        bad = ~np.isfinite(y)
+        if bad.any():
+            i = int(np.argmax(bad))
+            missing = " (a missing label)" if np.isnan(y[i]) else ""
+            raise FileFormatError(f"{path}: label y[{i}] = {float(y[i])!r} is not a finite "
+                                  f"number{missing}")
+    elif kind in "Mm":
+        bad = np.isnat(y)
+        if bad.any():
+            raise FileFormatError(f"{path}: label y[{int(np.argmax(bad))}] is NaT (a missing "
+                                  "label)")
+    elif kind in "US":
+        bad = np.char.str_len(np.char.strip(y)) == 0
+        if bad.any():
+            raise FileFormatError(f"{path}: label y[{int(np.argmax(bad))}] is empty (a missing "
+                                  "label)")
 
 
 def _csr_from_arrays(arrays, path, n_features):

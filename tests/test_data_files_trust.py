@@ -1,5 +1,6 @@
 """Data files keep every row or fail naming the file: quotes, odd labels, number syntax and
 encodings of CSV, svmlight and npz files, by example and by property."""
+import numpy as np
 import pytest
 
 from perceptron_c import FileFormatError, cli
@@ -72,3 +73,56 @@ def test_csv_errors_after_blank_lines_name_the_physical_line(tmp_path):
     path.write_text("1,2,a\r\n\r\n3,4,b\r5,z,a\n")
     with pytest.raises(FileFormatError, match=r"b\.csv:4: column 2 value 'z'"):
         load_data(path)
+
+
+# ---------------------------------------------------------------------------- npz labels
+
+def _npz(path, y, X=None):
+    X = np.arange(2.0 * len(y)).reshape(len(y), 2) if X is None else X
+    np.savez(path, X=X, y=y)
+    return path
+
+
+@pytest.mark.parametrize("y, match", [
+    (np.array([0.0, 1.0, np.nan, 1.0]), r"label y\[2\] = nan is not a finite number \(a missing"),
+    (np.array([0.0, 1.0, 0.0, -np.inf]), r"label y\[3\] = -inf is not a finite number"),
+    (np.array([0, np.inf, 0, 1], dtype=np.float16),
+     r"label y\[1\] = inf is not a finite number"),
+    (np.array([0, 1, 0, 1], dtype=complex), r"'y' holds complex numbers"),
+    (np.array(["2020-01-01", "NaT", "2020-01-01", "2020-01-02"], dtype="datetime64[D]"),
+     r"label y\[1\] is NaT \(a missing label\)"),
+    (np.array(["a", "b", " ", "a"]), r"label y\[2\] is empty \(a missing label\)"),
+    (np.array([b"a", b"", b"b", b"a"]), r"label y\[1\] is empty \(a missing label\)"),
+    (np.zeros(4, dtype=[("a", "i4"), ("b", "f8")]), r"'y' has dtype .* labels are numbers or"),
+    (np.zeros(4, dtype="V8"), r"'y' has dtype .* labels are numbers or"),
+])
+def test_npz_refuses_the_labels_a_text_file_refuses(tmp_path, y, match):
+    path = _npz(tmp_path / "d.npz", y)
+    with pytest.raises(FileFormatError, match=r"d\.npz: " + match):
+        load_data(path)
+    with pytest.raises(FileFormatError, match=r"d\.npz: " + match):
+        load_data(path, require_labels=False)
+
+
+def test_predict_never_scores_against_nan_labels(tmp_path, capsys):
+    """predict read NaN labels from an npz and printed an accuracy over them, exit 0."""
+    train = _npz(tmp_path / "train.npz", np.array([0, 1] * 5))
+    assert cli.main(["train", str(train), "-o", str(tmp_path / "m.npz")]) == 0
+    test = _npz(tmp_path / "test.npz", np.array([0.0, 1.0] * 4 + [np.nan, 1.0]))
+    capsys.readouterr()
+    assert cli.main(["predict", str(tmp_path / "m.npz"), str(test)]) == 2
+    out, err = capsys.readouterr()
+    assert "test.npz: label y[8] = nan is not a finite number" in err and "accuracy" not in err
+
+
+@pytest.mark.parametrize("y", [
+    np.array([0, 1, 1, 0]), np.array([0, 1, 1, 0], dtype=np.uint8), np.array([0.5, 1.0, 1, 0]),
+    np.array([True, False, True, True]), np.array(["a", "b", "NA", "a"]),
+    np.array([b"a", b"b", b"b", b"a"]), np.array([1, 2, 3, 4], dtype="datetime64[s]"),
+])
+def test_npz_keeps_labels_of_every_other_kind_as_they_are(tmp_path, y):
+    """Typed labels are not parsed: text is text (even 'NA'), bool, bytes and dates keep
+    their dtype, as model files store them."""
+    _, got = load_data(_npz(tmp_path / "d.npz", y))
+    assert got.dtype == y.dtype and np.array_equal(got, y)
+
