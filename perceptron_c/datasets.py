@@ -384,6 +384,8 @@ def _load_data_npz(path, n_features, require_labels, header):
                                   f"dtype {X.dtype}")
         if n_features is not None and X.shape[1] != n_features:
             raise FileFormatError(f"{path}: X has {X.shape[1]} features, expected {n_features}")
+        if X.dtype.kind == "f" and not np.isfinite(X).all():
+            raise FileFormatError(f"{path}: 'X' holds NaN or inf")
     elif all(key in arrays for key in ("data", "indices", "indptr", "shape")):
         X = _csr_from_arrays(arrays, path, n_features)
     else:

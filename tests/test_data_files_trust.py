@@ -126,3 +126,8 @@ def test_npz_keeps_labels_of_every_other_kind_as_they_are(tmp_path, y):
     _, got = load_data(_npz(tmp_path / "d.npz", y))
     assert got.dtype == y.dtype and np.array_equal(got, y)
 
+
+def test_npz_dense_x_with_nan_is_refused_as_a_csv_cell_is(tmp_path):
+    X = np.array([[0.0, 1.0], [np.inf, 2.0]])
+    with pytest.raises(FileFormatError, match=r"d\.npz: 'X' holds NaN or inf"):
+        load_data(_npz(tmp_path / "d.npz", np.array([0, 1]), X))
