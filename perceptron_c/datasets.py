@@ -74,14 +74,29 @@ def _is_sparse(X: Any) -> bool:
     return sparse is not None and sparse.issparse(X)
 
 
-def _labels_array(values: Sequence[Any]) -> np.ndarray:
-    """int64 if every label is an integer that fits (an object array of Python ints if one
-    does not: labels are never rounded), float64 if all are numbers, else str."""
+# numbers as svmlight, C's strtod and scikit-learn write them, in ASCII; spaces or tabs around
+_PLAIN_INTEGER = re.compile(r"[ \t]*[+-]?[0-9]+[ \t]*")
+_PLAIN_NUMBER = re.compile(r"[ \t]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t]*")
+
+
+def _number(text: str) -> float | None:
+    """The value of a number in plain ASCII decimal syntax, NaN or an infinity where the text
+    spells one (nan, inf, 1e999), else None. float() alone also reads '1_0' as 10 and
+    non-ASCII digits such as '\u0661' (Arabic-Indic one) as numbers."""
+    if _PLAIN_NUMBER.fullmatch(text):
+        return float(text)
     try:
-        integers = [int(value) for value in values]  # exact, at any size
+        value = float(text)
     except ValueError:
-        pass
-    else:
+        return None
+    return None if math.isfinite(value) else value
+
+
+def _labels_array(values: Sequence[str]) -> np.ndarray:
+    """int64 if every label is an integer that fits (an object array of Python ints if one
+    does not: labels are never rounded), float64 if all are finite numbers, else str."""
+    if all(_PLAIN_INTEGER.fullmatch(value) for value in values):
+        integers = [int(value) for value in values]  # exact; finite, so < 310 digits
         if all(-2**63 <= value < 2**63 for value in integers):
             return np.array(integers, dtype=np.int64)
         exact = np.empty(len(integers), dtype=object)
@@ -89,11 +104,8 @@ def _labels_array(values: Sequence[Any]) -> np.ndarray:
         return exact
     parsed = []
     for value in values:
-        try:
-            number = float(value)
-        except ValueError:
-            return np.array([str(v).strip() for v in values])
-        if not math.isfinite(number):
+        number = _number(value)
+        if number is None or not math.isfinite(number):
             return np.array([str(v).strip() for v in values])
         parsed.append(number)
     floats = np.array(parsed, dtype=np.float64)
@@ -123,6 +135,10 @@ def _build_csr(data, indices, indptr, n_rows, n_cols):
     return dense
 
 
+_SVMLIGHT_INDEX = re.compile(r"[+-]?[0-9]+")
+_SVMLIGHT_TOKENS = re.compile(r"[^ \t\v\f\r\n]+")  # ASCII whitespace separates, as in C
+
+
 def _svmlight_pairs(path, line_number, pairs, n_features):
     """{1-based index: value} of one line, every pair checked."""
     row = {}
@@ -132,9 +148,11 @@ def _svmlight_pairs(path, line_number, pairs, n_features):
             raise FileFormatError(f"{path}:{line_number}: expected idx:value, got {token!r}")
         if key == "qid":
             continue
+        number = _number(value)
         try:
-            index = int(key)
-            number = float(value)
+            if not _SVMLIGHT_INDEX.fullmatch(key) or number is None:
+                raise ValueError
+            index = int(key)  # ValueError beyond 4300 digits
         except ValueError:
             raise FileFormatError(f"{path}:{line_number}: malformed pair {token!r} "
                                   "(expected integer index:number)") from None
@@ -159,7 +177,7 @@ def _load_svmlight(path, n_features, require_labels, header):
     max_index = 0
     with open(path, encoding="utf-8-sig") as handle:
         for line_number, line in enumerate(handle, start=1):
-            content = line.split("#", 1)[0].split()
+            content = _SVMLIGHT_TOKENS.findall(line.split("#", 1)[0])
             if not content:
                 continue
             first = content[0]
@@ -170,11 +188,8 @@ def _load_svmlight(path, n_features, require_labels, header):
                 unlabeled_rows += 1
                 pairs = content
             else:
-                try:
-                    label = float(first)
-                except ValueError:
-                    label = math.nan
-                if not math.isfinite(label):
+                label = _number(first)
+                if label is None or not math.isfinite(label):
                     raise FileFormatError(f"{path}:{line_number}: label {first!r} is not a "
                                           "finite number")
                 labels.append(first)
@@ -202,6 +217,8 @@ def _load_svmlight(path, n_features, require_labels, header):
 
 
 def _is_number(text):
+    """Whether float() reads text: a first row of '1_0' cells is a row with bad numbers in
+    it, not a header to skip."""
     try:
         float(text)
     except ValueError:
@@ -273,11 +290,13 @@ _MISSING_LABELS = frozenset({"na", "n/a", "#n/a", "#n/a n/a", "#na", "<na>", "nu
 
 def _label_kind(cell):
     """What a (stripped) label cell holds: "number" (finite), "missing" (empty, NaN or a
-    missing-value word), "infinite", or "text"."""
-    try:
-        value = float(cell)
-    except ValueError:
-        return "missing" if not cell or cell.lower() in _MISSING_LABELS else "text"
+    missing-value word), "infinite", "malformed" (a number to float() only, as '1_0'), or
+    "text"."""
+    value = _number(cell)
+    if value is None:
+        if not cell or cell.lower() in _MISSING_LABELS:
+            return "missing"
+        return "malformed" if _is_number(cell) else "text"
     if math.isnan(value):
         return "missing"
     return "number" if math.isfinite(value) else "infinite"
@@ -331,6 +350,9 @@ def _csv_labels(path, cells, line_numbers):
         if not cell:
             raise FileFormatError(f"{path}:{line_number}: missing label (the last column "
                                   "is empty)")
+        if numeric and kind == "malformed":
+            raise FileFormatError(f"{path}:{line_number}: label {cell!r} is not a plain "
+                                  "number (ASCII digits, sign, point and exponent only)")
         if numeric and kind != "number":
             missing = " (a missing label)" if kind == "missing" else ""
             raise FileFormatError(f"{path}:{line_number}: label {cell!r} is not a finite "
@@ -360,13 +382,11 @@ def _load_csv(path, n_features, require_labels, header):
             raise FileFormatError(f"{path}:{line_number}: {len(fields)} columns, expected "
                                   f"{n_columns}")
         for j in range(n_feature_columns):
-            try:
-                X[i, j] = value = float(fields[j])
-            except ValueError:
-                value = math.nan
-            if not math.isfinite(value):
+            value = _number(fields[j])
+            if value is None or not math.isfinite(value):
                 raise FileFormatError(f"{path}:{line_number}: column {j + 1} value "
-                                      f"{fields[j]!r} is not a finite number") from None
+                                      f"{fields[j]!r} is not a finite number")
+            X[i, j] = value
         if labeled:
             labels.append(fields[-1].strip())
     return X, (_csv_labels(path, labels, line_numbers) if labeled else None)

@@ -131,3 +131,69 @@ def test_npz_dense_x_with_nan_is_refused_as_a_csv_cell_is(tmp_path):
     X = np.array([[0.0, 1.0], [np.inf, 2.0]])
     with pytest.raises(FileFormatError, match=r"d\.npz: 'X' holds NaN or inf"):
         load_data(_npz(tmp_path / "d.npz", np.array([0, 1]), X))
+
+
+# ------------------------------------------------------------------------ number syntax
+
+@pytest.mark.parametrize("line, match", [
+    ("1 1_0:1", r"malformed pair '1_0:1'"),  # was column 10
+    ("1 \u0661:2", r"malformed pair '\u0661:2'"),  # Arabic-Indic one: was column 1
+    ("1 \uff13:2", r"malformed pair '\uff13:2'"),  # fullwidth three
+    ("1 3:1_0", r"malformed pair '3:1_0'"),  # was 10.0
+    ("1 3:\u0661", r"malformed pair '3:\u0661'"),
+    ("1 3:infinity", r"value 'infinity' of feature 3 is not a finite number"),
+    ("1 3:nan", r"value 'nan' of feature 3 is not a finite number"),
+    ("1_0 3:1", r"label '1_0' is not a finite number"),  # was label 10
+    ("\u0661 3:1", r"label '\u0661' is not a finite number"),  # was label 1
+    ("Infinity 3:1", r"label 'Infinity' is not a finite number"),
+    ("1\u00a03:1", r"missing label"),  # no-break space: not a separator
+])
+def test_svmlight_reads_plain_ascii_numbers_only(tmp_path, line, match):
+    path = tmp_path / "d.svm"
+    path.write_text(f"-1 2:0.5\n{line}\n", encoding="utf-8")
+    with pytest.raises(FileFormatError, match=r"d\.svm:2: " + match):
+        load_data(path)
+
+
+def test_svmlight_plain_syntax_is_read_as_scikit_learn_reads_it(tmp_path):
+    """Signs, leading zeros, exponents, '.5' and '5.', tabs, comments and qid (any text,
+    ignored) are read as scikit-learn reads them; labels stay integers where they are."""
+    datasets = pytest.importorskip("sklearn.datasets")
+    path = tmp_path / "ok.svm"
+    path.write_text("+1 qid:7 +3:2 007:.5 # comment\n-1\t2:5. 4:-1e-3\n"
+                    "1.0 qid:x 1:+2.5E+2\n# only a comment\n\n01 3:0\n")
+    X, y = load_data(path)
+    X_ref, y_ref = datasets.load_svmlight_file(str(path), zero_based=False)
+    assert np.array_equal(X.toarray(), X_ref.toarray()) and y.dtype == np.int64
+    assert y.tolist() == y_ref.tolist() == [1, -1, 1, 1]
+
+
+@pytest.mark.parametrize("cell, match", [
+    ("1_0", r"column 2 value '1_0' is not a finite number"),
+    ("\u0661", r"column 2 value '\u0661' is not a finite number"),
+    ("\u00a02", r"column 2 value '\\xa02' is not a finite number"),
+])
+def test_csv_features_are_plain_ascii_numbers_too(tmp_path, cell, match):
+    path = tmp_path / "d.csv"
+    path.write_text(f"1,2,0\n3,{cell},1\n", encoding="utf-8")
+    with pytest.raises(FileFormatError, match=r"d\.csv:2: " + match):
+        load_data(path)
+
+
+@pytest.mark.parametrize("cell", ["1_0", "\u0661", "\uff11"])
+def test_csv_label_that_only_python_reads_as_a_number_is_an_error(tmp_path, cell):
+    """Among numeric labels, '1_0' was class 10 and '١' class 1; among text labels it is
+    text like any other."""
+    path = tmp_path / "d.csv"
+    path.write_text(f"1,2,0\n3,4,1\n5,6,{cell}\n", encoding="utf-8")
+    with pytest.raises(FileFormatError, match=rf"d\.csv:3: label '{cell}' is not a plain "):
+        load_data(path)
+    path.write_text(f"1,2,cat\n3,4,dog\n5,6,{cell}\n", encoding="utf-8")
+    assert load_data(path)[1].tolist() == ["cat", "dog", cell]
+
+
+def test_csv_plain_numbers_with_spaces_around_are_read_exactly(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("1, 2.5 ,\t-3\n+.5,1e-2,7.\n", encoding="utf-8")
+    X, y = load_data(path)
+    assert X.tolist() == [[1.0, 2.5], [0.5, 0.01]] and y.tolist() == [-3, 7]
