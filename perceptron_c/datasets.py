@@ -38,6 +38,7 @@ separable), ``make_dnf`` (0/1 rows labelled by a hidden monotone DNF), and
 """
 from __future__ import annotations
 
+import codecs
 import math
 import os
 import re
@@ -175,32 +176,31 @@ def _load_svmlight(path, n_features, require_labels, header):
     data, indices, indptr, labels = [], [], [0], []
     unlabeled_rows = 0
     max_index = 0
-    with open(path, encoding="utf-8-sig") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            content = _SVMLIGHT_TOKENS.findall(line.split("#", 1)[0])
-            if not content:
-                continue
-            first = content[0]
-            if ":" in first:
-                if require_labels:
-                    raise FileFormatError(f"{path}:{line_number}: missing label "
-                                          f"(line starts with {first!r})")
-                unlabeled_rows += 1
-                pairs = content
-            else:
-                label = _number(first)
-                if label is None or not math.isfinite(label):
-                    raise FileFormatError(f"{path}:{line_number}: label {first!r} is not a "
-                                          "finite number")
-                labels.append(first)
-                pairs = content[1:]
-            row = _svmlight_pairs(path, line_number, pairs, n_features)
-            for index in sorted(row):
-                indices.append(index - 1)
-                data.append(row[index])
-            if row:
-                max_index = max(max_index, max(row))
-            indptr.append(len(data))
+    for line_number, line in _text_lines(path):
+        content = _SVMLIGHT_TOKENS.findall(line.split("#", 1)[0])
+        if not content:
+            continue
+        first = content[0]
+        if ":" in first:
+            if require_labels:
+                raise FileFormatError(f"{path}:{line_number}: missing label "
+                                      f"(line starts with {first!r})")
+            unlabeled_rows += 1
+            pairs = content
+        else:
+            label = _number(first)
+            if label is None or not math.isfinite(label):
+                raise FileFormatError(f"{path}:{line_number}: label {first!r} is not a "
+                                      "finite number")
+            labels.append(first)
+            pairs = content[1:]
+        row = _svmlight_pairs(path, line_number, pairs, n_features)
+        for index in sorted(row):
+            indices.append(index - 1)
+            data.append(row[index])
+        if row:
+            max_index = max(max_index, max(row))
+        indptr.append(len(data))
 
     n_rows = len(indptr) - 1
     if n_rows == 0:
@@ -226,12 +226,38 @@ def _is_number(text):
     return True
 
 
+_LINE_ENDS = re.compile(r"\r\n|\r|\n")
+
+
 def _text_lines(path):
-    """(line number, text) of each line of a UTF-8 text file, the line end removed; "\\n",
-    "\\r\\n" and a lone "\\r" each end a line, as every reader of text files counts them."""
-    with open(path, newline="", encoding="utf-8-sig") as handle:  # -sig: drop an Excel BOM
-        for line_number, line in enumerate(handle, start=1):
-            yield line_number, line.rstrip("\r\n")
+    """(line number, text) of each line of a UTF-8 text file, its line end removed; "\\n",
+    "\\r\\n" and a lone "\\r" each end a line, as Python's text files count them. A UTF-8
+    BOM is dropped (Excel writes one). A UTF-16 or UTF-32 file, a byte that is not UTF-8 and
+    a NUL (no text has one: a NUL in a label made a class of its own) are errors."""
+    line_number = 0
+    with open(path, "rb") as handle:
+        for chunk in handle:  # each ends at a b"\n", so a "\r\n" is never cut in two
+            if line_number == 0 and chunk.startswith((b"\xff\xfe", b"\xfe\xff")):
+                raise FileFormatError(f"{path}: UTF-16 or UTF-32 text (it starts with a byte "
+                                      "order mark); data files are read as UTF-8")
+            if line_number == 0 and chunk.startswith(codecs.BOM_UTF8):
+                chunk = chunk[len(codecs.BOM_UTF8):]
+            try:
+                text = chunk.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                before = chunk[:exc.start].decode("utf-8")
+                raise FileFormatError(
+                    f"{path}:{line_number + 1 + len(_LINE_ENDS.findall(before))}: not UTF-8 "
+                    f"text (byte 0x{chunk[exc.start]:02x}); data files are read as UTF-8"
+                ) from None
+            if text.endswith(("\n", "\r")):
+                text = text[:-2] if text.endswith("\r\n") else text[:-1]
+            for line in _LINE_ENDS.split(text) if "\r" in text else [text]:
+                line_number += 1
+                if "\x00" in line:
+                    raise FileFormatError(f"{path}:{line_number}: a NUL byte: not UTF-8 text "
+                                          "(UTF-16 without a byte order mark?)")
+                yield line_number, line
 
 
 # a cell quoted whole: "...", with "" for a quote, spaces or tabs around it, then , or the end

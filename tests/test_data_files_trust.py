@@ -1,5 +1,7 @@
 """Data files keep every row or fail naming the file: quotes, odd labels, number syntax and
 encodings of CSV, svmlight and npz files, by example and by property."""
+import re
+
 import numpy as np
 import pytest
 
@@ -197,3 +199,261 @@ def test_csv_plain_numbers_with_spaces_around_are_read_exactly(tmp_path):
     path.write_text("1, 2.5 ,\t-3\n+.5,1e-2,7.\n", encoding="utf-8")
     X, y = load_data(path)
     assert X.tolist() == [[1.0, 2.5], [0.5, 0.01]] and y.tolist() == [-3, 7]
+
+
+# ---------------------------------------------------------------------------- encodings
+
+@pytest.mark.parametrize("ext, text", [
+    (".csv", "1,2,a\n3,4,b\n5,6,\u00e9t\u00e9\n"),
+    (".svm", "1 1:2\n-1 2:3\n1 3:4 # \u00e9t\u00e9\n"),
+])
+def test_text_files_are_utf8_and_an_error_names_the_line_that_is_not(tmp_path, ext, text):
+    path = tmp_path / f"d{ext}"
+    path.write_bytes(text.encode("utf-8-sig").replace(b"\n", b"\r\n"))
+    assert load_data(path)[0].shape[0] == 3  # a BOM and CRLF line ends are fine
+    path.write_bytes(text.encode("latin-1"))
+    with pytest.raises(FileFormatError, match=rf"d\{ext}:3: not UTF-8 text \(byte 0xe9\)"):
+        load_data(path)
+    for encoding in ("utf-16", "utf-32"):
+        path.write_bytes(text.encode(encoding))
+        with pytest.raises(FileFormatError, match=rf"d\{ext}: UTF-16 or UTF-32 text"):
+            load_data(path)
+    path.write_bytes(text.encode("utf-16-le"))  # no byte order mark: NULs
+    with pytest.raises(FileFormatError, match=rf"d\{ext}:1: a NUL byte"):
+        load_data(path)
+
+
+@pytest.mark.parametrize("ext, text", [
+    (".csv", "1,2,a\n3,4,b\x00\n"), (".csv", "1,2,a\n3\x00,4,b\n"),
+    (".svm", "1 1:2\n-1 2:3 # \x00\n"), (".svm", "1 1:2\n\x00\n"),
+])
+def test_a_nul_byte_anywhere_is_an_error_naming_its_line(tmp_path, ext, text):
+    """A text label 'b\\x00' was a class of its own, a NUL in a comment ignored."""
+    path = tmp_path / f"d{ext}"
+    path.write_text(text)
+    with pytest.raises(FileFormatError, match=rf"d\{ext}:2: a NUL byte"):
+        load_data(path)
+
+
+# ------------------------------------------------------------------ properties (fuzzing)
+# A file is built from a table whose values are known, then written with hostile but legal
+# choices (quotes, spaces, a BOM, CRLF or CR line ends, blank lines, another encoding) and
+# at most one bad cell. The reader must return exactly the table, every row kept, or raise
+# FileFormatError naming the file (and, for a bad cell, its line): nothing else.
+
+hypothesis = pytest.importorskip("hypothesis")
+from conftest import examples  # noqa: E402
+from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+LINE_ENDS = st.sampled_from(["\n", "\r\n", "\r"])
+BLANK_LINES = ["", " ", "\t ", ",,"]  # ",," is blank to the CSV reader only
+BLANKS = st.sampled_from(BLANK_LINES)
+ENCODINGS = st.sampled_from(["utf-8", "utf-8", "utf-8-sig", "utf-16", "utf-16-le",
+                             "utf-16-be", "latin-1"])
+# numbers as people and programs write them; the value is what float() makes of the text
+NUMBER_TEXT = st.one_of(
+    st.integers(-10**6, 10**6).map(str),
+    st.floats(-1e12, 1e12, allow_nan=False).map(repr),
+    st.floats(-1e12, 1e12, allow_nan=False).map(lambda v: f"{v:.6e}"),
+    st.sampled_from([".5", "5.", "+3", "-0", "007", "1E3", "2.5e-3", "-.25"]),
+)
+TEXT_LABELS = st.text(st.sampled_from("abcXYZ é,\"ü中"), min_size=1, max_size=6).filter(
+    lambda s: s.strip(" ") and s.strip(" ")[0] not in "0123456789.+-")
+
+
+def _errors_name(path, exc, line=None):
+    """The error names the file first, and the line where one is expected."""
+    text = str(exc)
+    assert text.startswith(str(path)), text
+    if line is not None:
+        assert text.startswith(f"{path}:{line}:"), (line, text)
+
+
+def _write(path, lines, ends, final_end, encoding):
+    text = "".join(line + end for line, end in zip(lines, ends))
+    text = text if final_end else text[:-len(ends[len(lines) - 1])]
+    try:
+        raw = text.encode(encoding)
+    except UnicodeEncodeError:
+        assume(False)
+    path.write_bytes(raw)
+    return text, raw
+
+
+def _layout(draw, body):
+    """The body lines with blank lines among them."""
+    lines = []
+    for line in body:
+        lines += draw(st.lists(BLANKS, max_size=2)) + [line]
+    return lines + draw(st.lists(BLANKS, max_size=2))
+
+
+def _line_of(text, k):
+    """The line number of the k-th line that is not blank, counted in the written text: a
+    CR line end before a blank line's LF is one CRLF, so the blank line is gone."""
+    lines = re.split(r"\r\n|\r|\n", text)
+    return [i + 1 for i, line in enumerate(lines) if line not in BLANK_LINES][k]
+
+
+def _readable(text, raw, encoding):
+    """Whether the bytes are UTF-8 (a BOM allowed) with no NUL: else the read must fail."""
+    return encoding in ("utf-8", "utf-8-sig") or (encoding == "latin-1" and text.isascii())
+
+
+def _csv_cell(draw, text, quote_ok=True):
+    """A good spelling of a cell: as is, quoted whole, or with spaces around."""
+    if '"' in text or "," in text:
+        return '"' + text.replace('"', '""') + '"'
+    return draw(st.sampled_from([text, f'"{text}"', f" {text}\t", f' "{text}" ']
+                                if quote_ok else [text]))
+
+
+BAD_FEATURES = ["1_0", "\u0661", "nan", "-inf", '1"', '"1', "1\x00", '"1"x', "\uff11"]
+BAD_INT_LABELS = ["", "nan", "NA", "1_0", '"1', '1"', "1\x00", "\u0661"]
+BAD_TEXT_LABELS = ["", ' "a', 'a"b', "a\x00", '"a""']
+
+
+@st.composite
+def csv_files(draw):
+    n, d = draw(st.integers(1, 5)), draw(st.integers(1, 3))
+    numbers = [[draw(NUMBER_TEXT) for _ in range(d)] for _ in range(n)]
+    text_labels = draw(st.booleans())
+    labels = [draw(TEXT_LABELS) if text_labels else str(draw(st.integers(-3, 3)))
+              for _ in range(n)]
+    rows = [[_csv_cell(draw, cell) for cell in row] + [_csv_cell(draw, label)]
+            for row, label in zip(numbers, labels)]
+    bad = None
+    if draw(st.booleans()):
+        i, j = draw(st.integers(0, n - 1)), draw(st.integers(0, d))
+        menu = BAD_FEATURES if j < d else BAD_TEXT_LABELS if text_labels else BAD_INT_LABELS
+        rows[i][j] = draw(st.sampled_from(menu))
+        bad = i
+    header = ["f0", "f1", "f2"][:d] + ["label"] if draw(st.booleans()) else None
+    body = ([",".join(header)] if header else []) + [",".join(row) for row in rows]
+    lines = _layout(draw, body)
+    ends = [draw(LINE_ENDS) for _ in lines]
+    X = np.array([[float(cell) for cell in row] for row in numbers])
+    y = [label.strip() for label in labels] if text_labels else [int(v) for v in labels]
+    return (lines, ends, draw(st.booleans()), draw(ENCODINGS), X, y,
+            None if bad is None else bad + bool(header))
+
+
+@given(csv_files())
+@settings(max_examples=examples(300), **SETTINGS)
+def test_csv_files_keep_every_row_exactly_or_fail_naming_the_file(tmp_path_factory, case):
+    lines, ends, final_end, encoding, X, y, bad = case
+    path = tmp_path_factory.mktemp("csv") / "d.csv"
+    text, raw = _write(path, lines, ends, final_end, encoding)
+    bad_line = None if bad is None else _line_of(text, bad)
+    try:
+        X_read, y_read = load_data(path)
+    except FileFormatError as exc:
+        assert bad_line is not None or not _readable(text, raw, encoding), str(exc)
+        _errors_name(path, exc, bad_line if encoding.startswith("utf-8") else None)
+        return
+    assert bad_line is None and _readable(text, raw, encoding)
+    assert X_read.shape == X.shape and np.array_equal(X_read, X)
+    assert y_read.tolist() == y
+
+
+@st.composite
+def svmlight_files(draw):
+    n = draw(st.integers(1, 5))
+    sep = st.sampled_from([" ", "\t", "  ", " \t "])
+    rows, labels, body, bad = [], [], [], None
+    bad_at = draw(st.integers(0, n - 1)) if draw(st.booleans()) else None
+    for i in range(n):
+        label = draw(st.integers(-3, 3))
+        label_text = draw(st.sampled_from([str(label), f"{label:+d}", f"{label}.0"]))
+        indices = draw(st.lists(st.integers(1, 6), unique=True, max_size=4))
+        values = [draw(NUMBER_TEXT) for _ in indices]
+        tokens = [label_text] + [f"{k}:{v}" for k, v in zip(indices, values)]
+        if draw(st.booleans()):
+            tokens.insert(1, draw(st.sampled_from(["qid:3", "qid:x", "qid:\u0661"])))
+        if i == bad_at:
+            where = draw(st.integers(0, len(tokens) - 1))
+            token = draw(st.sampled_from(
+                ["1_0", "\u0661", "nan", '"1"', "1\x00"] if where == 0 else
+                ["1_0:1", "\u0661:1", "0:1", "-1:1", "3:1_0", "3:\u0661", "3:nan",
+                 "3:infinity", '3:1"', "3:1\x00", "3:1\u00a04:1", "3:1,4:1"]))
+            tokens[where] = token
+            bad = i
+        comment = draw(st.sampled_from(["", " # note", '#"quoted", \u00e9 1_0:1', "#"]))
+        body.append(draw(sep).join(tokens) + comment)
+        rows.append(dict(zip(indices, (float(v) for v in values))))
+        labels.append(label)
+    if draw(st.booleans()):
+        body.insert(draw(st.integers(0, len(body))), "# a comment line, with 1:2")
+    lines = [line.replace(",,", "") for line in _layout(draw, body)]  # blank to svmlight
+    data_lines = [k for k, line in enumerate(body) if not line.startswith("#")]
+    width = max([max(row, default=0) for row in rows])
+    X = np.zeros((n, width))
+    for i, row in enumerate(rows):
+        for k, v in row.items():
+            X[i, k - 1] = v
+    ends = [draw(LINE_ENDS) for _ in lines]
+    return (lines, ends, draw(st.booleans()), draw(ENCODINGS), X, labels,
+            None if bad is None else data_lines[bad])
+
+
+@given(svmlight_files())
+@settings(max_examples=examples(300), **SETTINGS)
+def test_svmlight_files_keep_every_row_exactly_or_fail_naming_the_file(tmp_path_factory,
+                                                                        case):
+    lines, ends, final_end, encoding, X, y, bad = case
+    path = tmp_path_factory.mktemp("svm") / "d.svm"
+    text, raw = _write(path, lines, ends, final_end, encoding)
+    bad_line = None if bad is None else _line_of(text, bad)
+    try:
+        X_read, y_read = load_data(path)
+    except FileFormatError as exc:
+        assert bad_line is not None or not _readable(text, raw, encoding), str(exc)
+        _errors_name(path, exc, bad_line if encoding.startswith("utf-8") else None)
+        return
+    assert bad_line is None and _readable(text, raw, encoding)
+    X_read = X_read.toarray() if hasattr(X_read, "toarray") else X_read
+    assert X_read.shape == X.shape and np.array_equal(X_read, X)
+    assert y_read.dtype == np.int64 and y_read.tolist() == y
+
+
+# hostile characters dropped anywhere into a good file
+HOSTILE = st.sampled_from(['"', "\x00", ",", "\r", "\n", "\ufeff", " ", "\t", "#", ":",
+                           "\u00a0", "\u0661", "_", "\u2028", "\x1c", "\x85", "\xe9"])
+
+
+def _data_lines(text, csv):
+    """How many rows a reader that drops nothing must return: lines with a cell (CSV) or a
+    token before any '#' (svmlight)."""
+    lines = re.split(r"\r\n|\r|\n", text.removeprefix("\ufeff"))
+    if csv:
+        return sum(1 for line in lines if line.replace(",", "").replace('"', "").strip())
+    return sum(1 for line in lines if re.search(r"[^ \t\v\f]", line.split("#", 1)[0]))
+
+
+@given(st.sampled_from([".csv", ".svm"]), st.lists(st.tuples(st.integers(0, 10**6), HOSTILE),
+                                                    min_size=1, max_size=4),
+       st.sampled_from(["utf-8", "latin-1"]))
+@settings(max_examples=examples(300), **SETTINGS)
+def test_hostile_characters_anywhere_never_drop_a_row_silently(tmp_path_factory, ext,
+                                                                edits, encoding):
+    text = ("1,2.5,a\n-3,4,b\r\n\n5,6e-1,\"c, d\"\n" if ext == ".csv" else
+            "1 1:2.5 3:1 # x\n-1 qid:2 2:4\r\n\n# c\n1 4:-1e-2\n")
+    for position, char in edits:
+        position %= len(text) + 1
+        text = text[:position] + char + text[position:]
+    path = tmp_path_factory.mktemp("hostile") / f"d{ext}"
+    try:
+        raw = text.encode(encoding)
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8")
+    path.write_bytes(raw)
+    try:
+        X, y = load_data(path, header=False) if ext == ".csv" else load_data(path)
+    except FileFormatError as exc:
+        _errors_name(path, exc)
+        return
+    read_as = raw.decode("utf-8")  # what was read must have been UTF-8 text without NUL
+    assert "\x00" not in read_as
+    assert X.shape[0] == len(y) == _data_lines(read_as, ext == ".csv")
