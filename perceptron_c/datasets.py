@@ -20,9 +20,16 @@ Data files
   reads any first row as data). A feature cell that is not a finite number is an error
   naming its line and column; so is an empty label cell, and, where the labels are numbers,
   a label that is not a finite number (``nan``, ``inf``, or a missing-value word such as
-  ``NA``, ``N/A``, ``null`` or ``None``). Text labels are kept as they are.
+  ``NA``, ``N/A``, ``null`` or ``None``). Text labels are kept as they are. A cell may be
+  quoted whole (``"a,b"``, ``""`` for a quote); a quoted cell ends on its line, and any
+  other ``"`` is an error naming its line and column.
 - ``.npz``: arrays ``X`` and ``y``, or ``data``, ``indices``, ``indptr``, ``shape`` and ``y``
-  for a CSR matrix (the layout ``scipy.sparse.save_npz`` writes, plus ``y``).
+  for a CSR matrix (the layout ``scipy.sparse.save_npz`` writes, plus ``y``). Labels NaN,
+  inf, NaT or empty text are missing, and complex or record labels are refused; the others
+  keep their dtype.
+
+Text files are UTF-8 (a BOM is dropped); lines end at ``\\n``, ``\\r\\n`` or ``\\r``. Numbers are
+plain ASCII decimals: Python's ``1_0`` and non-ASCII digits are errors, as in C readers.
 
 Labels come back as int64 when all are integers that fit (Python ints in an object array
 when one does not: labels are never rounded), float64 when all are numbers, else as
@@ -537,6 +544,26 @@ def load_data(path: str | os.PathLike[str], n_features: int | None = None, *,
 
     CSV labels: an empty label cell is an error; where the labels are numbers, so is a label
     that is not a finite number (``nan``, ``inf``, ``NA``, ``null``...), naming its line.
+
+    Every row is kept or the file is refused:
+
+    - Text files are UTF-8 (a UTF-8 BOM is dropped); UTF-16, UTF-32, a byte that is not
+      UTF-8 and a NUL are errors naming the line. ``\\n``, ``\\r\\n`` and ``\\r`` end lines.
+    - Numbers (svmlight indices, values, labels; CSV cells, numeric labels) are plain ASCII
+      decimals (sign, digits, point, exponent; spaces or tabs around a CSV cell). ``1_0``
+      or non-ASCII digits, which Python reads, are errors; among CSV text labels they are
+      text. svmlight splits at ASCII whitespace only; ``qid:`` pairs are ignored as before.
+    - CSV: a cell may be quoted whole (``"a,b"``, ``""`` for a quote) but never across a
+      line end, legal CSV though that is: a stray quote would hide the rows up to the next
+      one. Any other ``"`` is an error naming its line and column.
+    - npz: NaN, inf, NaT and blank text labels are missing labels, complex or record labels
+      are refused, as in text files; other labels keep their dtype (text is not parsed).
+      A dense ``X`` must be finite.
+
+    Raises
+    ------
+    FileFormatError
+        Anything wrong with the file, naming it.
     """
     path = os.fspath(path)
     if n_features is not None:
