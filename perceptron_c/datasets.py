@@ -87,6 +87,13 @@ _PLAIN_INTEGER = re.compile(r"[ \t]*[+-]?[0-9]+[ \t]*")
 _PLAIN_NUMBER = re.compile(r"[ \t]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t]*")
 
 
+def _plain_text(text: str) -> bool:
+    """Whether text is printable ASCII or tabs, without "_": there int() and float() read the
+    plain syntax only (or nan and inf), with no second look at each number."""
+    return text.isascii() and "_" not in text and (
+        text.isprintable() or text.replace("\t", "").isprintable())
+
+
 def _number(text: str) -> float | None:
     """The value of a number in plain ASCII decimal syntax, NaN or an infinity where the text
     spells one (nan, inf, 1e999), else None. float() alone also reads '1_0' as 10 and
@@ -143,12 +150,12 @@ def _build_csr(data, indices, indptr, n_rows, n_cols):
     return dense
 
 
-_SVMLIGHT_INDEX = re.compile(r"[+-]?[0-9]+")
 _SVMLIGHT_TOKENS = re.compile(r"[^ \t\v\f\r\n]+")  # ASCII whitespace separates, as in C
 
 
-def _svmlight_pairs(path, line_number, pairs, n_features):
-    """{1-based index: value} of one line, every pair checked."""
+def _svmlight_pairs(path, line_number, pairs, n_features, plain):
+    """{1-based index: value} of one line, every pair checked; ``plain``: the line is
+    _plain_text."""
     row = {}
     for token in pairs:
         key, sep, value = token.partition(":")
@@ -156,11 +163,12 @@ def _svmlight_pairs(path, line_number, pairs, n_features):
             raise FileFormatError(f"{path}:{line_number}: expected idx:value, got {token!r}")
         if key == "qid":
             continue
-        number = _number(value)
         try:
-            if not _SVMLIGHT_INDEX.fullmatch(key) or number is None:
-                raise ValueError
-            index = int(key)  # ValueError beyond 4300 digits
+            if not plain:
+                digits = key[1:] if key.startswith(("+", "-")) else key
+                if _number(value) is None or not (digits.isascii() and digits.isdigit()):
+                    raise ValueError
+            index, number = int(key), float(value)  # int(): ValueError beyond 4300 digits
         except ValueError:
             raise FileFormatError(f"{path}:{line_number}: malformed pair {token!r} "
                                   "(expected integer index:number)") from None
@@ -184,7 +192,9 @@ def _load_svmlight(path, n_features, require_labels, header):
     unlabeled_rows = 0
     max_index = 0
     for line_number, line in _text_lines(path):
-        content = _SVMLIGHT_TOKENS.findall(line.split("#", 1)[0])
+        text = line.split("#", 1)[0]
+        plain = _plain_text(text)
+        content = text.split() if plain else _SVMLIGHT_TOKENS.findall(text)
         if not content:
             continue
         first = content[0]
@@ -201,7 +211,7 @@ def _load_svmlight(path, n_features, require_labels, header):
                                       "finite number")
             labels.append(first)
             pairs = content[1:]
-        row = _svmlight_pairs(path, line_number, pairs, n_features)
+        row = _svmlight_pairs(path, line_number, pairs, n_features, plain)
         for index in sorted(row):
             indices.append(index - 1)
             data.append(row[index])
@@ -234,6 +244,7 @@ def _is_number(text):
 
 
 _LINE_ENDS = re.compile(r"\r\n|\r|\n")
+_BYTE_LINE_ENDS = re.compile(rb"\r\n|\r|\n")
 
 
 def _text_lines(path):
@@ -243,28 +254,34 @@ def _text_lines(path):
     a NUL (no text has one: a NUL in a label made a class of its own) are errors."""
     line_number = 0
     with open(path, "rb") as handle:
-        for chunk in handle:  # each ends at a b"\n", so a "\r\n" is never cut in two
+        while True:
+            chunk = b"".join(handle.readlines(1 << 22))  # whole lines, about 4 MiB
+            if not chunk:
+                return
             if line_number == 0 and chunk.startswith((b"\xff\xfe", b"\xfe\xff")):
                 raise FileFormatError(f"{path}: UTF-16 or UTF-32 text (it starts with a byte "
                                       "order mark); data files are read as UTF-8")
             if line_number == 0 and chunk.startswith(codecs.BOM_UTF8):
                 chunk = chunk[len(codecs.BOM_UTF8):]
+            nul = chunk.find(b"\x00")  # the first of the two faults in the file is named
             try:
                 text = chunk.decode("utf-8")
             except UnicodeDecodeError as exc:
-                before = chunk[:exc.start].decode("utf-8")
-                raise FileFormatError(
-                    f"{path}:{line_number + 1 + len(_LINE_ENDS.findall(before))}: not UTF-8 "
-                    f"text (byte 0x{chunk[exc.start]:02x}); data files are read as UTF-8"
-                ) from None
+                if nul < 0 or exc.start < nul:
+                    where = line_number + 1 + len(_BYTE_LINE_ENDS.findall(chunk, 0, exc.start))
+                    raise FileFormatError(f"{path}:{where}: not UTF-8 text (byte "
+                                          f"0x{chunk[exc.start]:02x}); data files are read "
+                                          "as UTF-8") from None
+            if nul >= 0:
+                where = line_number + 1 + len(_BYTE_LINE_ENDS.findall(chunk, 0, nul))
+                raise FileFormatError(f"{path}:{where}: a NUL byte: not UTF-8 text (UTF-16 "
+                                      "without a byte order mark?)")
+            # a chunk ends at a b"\n" (or the end of the file), so no "\r\n" is cut in two
+            lines = _LINE_ENDS.split(text) if "\r" in text else text.split("\n")
             if text.endswith(("\n", "\r")):
-                text = text[:-2] if text.endswith("\r\n") else text[:-1]
-            for line in _LINE_ENDS.split(text) if "\r" in text else [text]:
-                line_number += 1
-                if "\x00" in line:
-                    raise FileFormatError(f"{path}:{line_number}: a NUL byte: not UTF-8 text "
-                                          "(UTF-16 without a byte order mark?)")
-                yield line_number, line
+                lines.pop()
+            yield from enumerate(lines, start=line_number + 1)
+            line_number += len(lines)
 
 
 # a cell quoted whole: "...", with "" for a quote, spaces or tabs around it, then , or the end
@@ -393,6 +410,14 @@ def _csv_labels(path, cells, line_numbers):
     return _labels_array(cells)
 
 
+def _feature_value(path, line_number, j, cell):
+    value = _number(cell)
+    if value is None or not math.isfinite(value):
+        raise FileFormatError(f"{path}:{line_number}: column {j + 1} value {cell!r} is not a "
+                              "finite number")
+    return value
+
+
 def _load_csv(path, n_features, require_labels, header):
     rows, line_numbers = _csv_rows(path)
     n_columns = len(rows[0])
@@ -414,12 +439,16 @@ def _load_csv(path, n_features, require_labels, header):
         if len(fields) != n_columns:
             raise FileFormatError(f"{path}:{line_number}: {len(fields)} columns, expected "
                                   f"{n_columns}")
-        for j in range(n_feature_columns):
-            value = _number(fields[j])
-            if value is None or not math.isfinite(value):
-                raise FileFormatError(f"{path}:{line_number}: column {j + 1} value "
-                                      f"{fields[j]!r} is not a finite number")
-            X[i, j] = value
+        cells = fields[:n_feature_columns]
+        try:
+            if not _plain_text(",".join(cells)):
+                raise ValueError
+            values = [float(cell) for cell in cells]
+        except ValueError:
+            values = [math.nan]
+        if not math.isfinite(sum(values)):  # a bad cell, or a sum that overflows: look closer
+            values = [_feature_value(path, line_number, j, cell) for j, cell in enumerate(cells)]
+        X[i] = values
         if labeled:
             labels.append(fields[-1].strip())
     return X, (_csv_labels(path, labels, line_numbers) if labeled else None)

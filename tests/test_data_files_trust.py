@@ -235,6 +235,22 @@ def test_a_nul_byte_anywhere_is_an_error_naming_its_line(tmp_path, ext, text):
         load_data(path)
 
 
+@pytest.mark.parametrize("ext, row, bad", [(".csv", "1,2,a", "1,2_0,a"),
+                                             (".svm", "1 1:2", "1 1:2_0")])
+def test_line_numbers_hold_past_the_first_read_block(tmp_path, ext, row, bad):
+    """Files are read in blocks of whole lines (about 4 MiB): CR, CRLF and LF line ends and
+    blank lines are counted the same on either side of a block's end."""
+    blank = " " * 3 * 2**20
+    lines = [row + "\r", row + "\r", blank + "\n", row + "\r\n", "\r\n", blank + "\r\n",
+             row + "\r", blank + "\n", blank + "\r", row + "\n", blank + "\n", row + "\n"]
+    path = tmp_path / f"d{ext}"
+    path.write_text("".join(lines) + bad + "\n" + row, newline="")
+    with pytest.raises(FileFormatError, match=rf"d\{ext}:{len(lines) + 1}: "):
+        load_data(path)
+    path.write_text("".join(lines), newline="")
+    assert load_data(path)[0].shape[0] == 6
+
+
 # ------------------------------------------------------------------ properties (fuzzing)
 # A file is built from a table whose values are known, then written with hostile but legal
 # choices (quotes, spaces, a BOM, CRLF or CR line ends, blank lines, another encoding) and
