@@ -1,5 +1,4 @@
-"""Data files keep every row or fail naming the file: quotes, odd labels, number syntax and
-encodings of CSV, svmlight and npz files, by example and by property."""
+"""CSV, svmlight and npz data files keep every row exactly or fail naming the file."""
 import re
 
 import numpy as np
