@@ -20,9 +20,16 @@ Data files
   reads any first row as data). A feature cell that is not a finite number is an error
   naming its line and column; so is an empty label cell, and, where the labels are numbers,
   a label that is not a finite number (``nan``, ``inf``, or a missing-value word such as
-  ``NA``, ``N/A``, ``null`` or ``None``). Text labels are kept as they are.
+  ``NA``, ``N/A``, ``null`` or ``None``). Text labels are kept as they are. A cell may be
+  quoted whole (``"a,b"``, ``""`` for a quote); a quoted cell ends on its line, and any
+  other ``"`` is an error naming its line and column.
 - ``.npz``: arrays ``X`` and ``y``, or ``data``, ``indices``, ``indptr``, ``shape`` and ``y``
-  for a CSR matrix (the layout ``scipy.sparse.save_npz`` writes, plus ``y``).
+  for a CSR matrix (the layout ``scipy.sparse.save_npz`` writes, plus ``y``). Labels NaN,
+  inf, NaT or empty text are missing, and complex or record labels are refused; the others
+  keep their dtype.
+
+Text files are UTF-8 (a BOM is dropped); lines end at ``\\n``, ``\\r\\n`` or ``\\r``. Numbers are
+plain ASCII decimals: Python's ``1_0`` and non-ASCII digits are errors, as in C readers.
 
 Labels come back as int64 when all are integers that fit (Python ints in an object array
 when one does not: labels are never rounded), float64 when all are numbers, else as
@@ -38,9 +45,10 @@ separable), ``make_dnf`` (0/1 rows labelled by a hidden monotone DNF), and
 """
 from __future__ import annotations
 
-import csv
+import codecs
 import math
 import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -74,14 +82,36 @@ def _is_sparse(X: Any) -> bool:
     return sparse is not None and sparse.issparse(X)
 
 
-def _labels_array(values: Sequence[Any]) -> np.ndarray:
-    """int64 if every label is an integer that fits (an object array of Python ints if one
-    does not: labels are never rounded), float64 if all are numbers, else str."""
+# numbers as svmlight, C's strtod and scikit-learn write them, in ASCII; spaces or tabs around
+_PLAIN_INTEGER = re.compile(r"[ \t]*[+-]?[0-9]+[ \t]*")
+_PLAIN_NUMBER = re.compile(r"[ \t]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t]*")
+
+
+def _plain_text(text: str) -> bool:
+    """Whether text is printable ASCII or tabs, without "_": there int() and float() read the
+    plain syntax only (or nan and inf), with no second look at each number."""
+    return text.isascii() and "_" not in text and (
+        text.isprintable() or text.replace("\t", "").isprintable())
+
+
+def _number(text: str) -> float | None:
+    """The value of a number in plain ASCII decimal syntax, NaN or an infinity where the text
+    spells one (nan, inf, 1e999), else None. float() alone also reads '1_0' as 10 and
+    non-ASCII digits such as '\u0661' (Arabic-Indic one) as numbers."""
+    if _PLAIN_NUMBER.fullmatch(text):
+        return float(text)
     try:
-        integers = [int(value) for value in values]  # exact, at any size
+        value = float(text)
     except ValueError:
-        pass
-    else:
+        return None
+    return None if math.isfinite(value) else value
+
+
+def _labels_array(values: Sequence[str]) -> np.ndarray:
+    """int64 if every label is an integer that fits (an object array of Python ints if one
+    does not: labels are never rounded), float64 if all are finite numbers, else str."""
+    if all(_PLAIN_INTEGER.fullmatch(value) for value in values):
+        integers = [int(value) for value in values]  # exact; finite, so < 310 digits
         if all(-2**63 <= value < 2**63 for value in integers):
             return np.array(integers, dtype=np.int64)
         exact = np.empty(len(integers), dtype=object)
@@ -89,11 +119,8 @@ def _labels_array(values: Sequence[Any]) -> np.ndarray:
         return exact
     parsed = []
     for value in values:
-        try:
-            number = float(value)
-        except ValueError:
-            return np.array([str(v).strip() for v in values])
-        if not math.isfinite(number):
+        number = _number(value)
+        if number is None or not math.isfinite(number):
             return np.array([str(v).strip() for v in values])
         parsed.append(number)
     floats = np.array(parsed, dtype=np.float64)
@@ -123,8 +150,12 @@ def _build_csr(data, indices, indptr, n_rows, n_cols):
     return dense
 
 
-def _svmlight_pairs(path, line_number, pairs, n_features):
-    """{1-based index: value} of one line, every pair checked."""
+_SVMLIGHT_TOKENS = re.compile(r"[^ \t\v\f\r\n]+")  # ASCII whitespace separates, as in C
+
+
+def _svmlight_pairs(path, line_number, pairs, n_features, plain):
+    """{1-based index: value} of one line, every pair checked; ``plain``: the line is
+    _plain_text."""
     row = {}
     for token in pairs:
         key, sep, value = token.partition(":")
@@ -133,8 +164,11 @@ def _svmlight_pairs(path, line_number, pairs, n_features):
         if key == "qid":
             continue
         try:
-            index = int(key)
-            number = float(value)
+            if not plain:
+                digits = key[1:] if key.startswith(("+", "-")) else key
+                if _number(value) is None or not (digits.isascii() and digits.isdigit()):
+                    raise ValueError
+            index, number = int(key), float(value)  # int(): ValueError beyond 4300 digits
         except ValueError:
             raise FileFormatError(f"{path}:{line_number}: malformed pair {token!r} "
                                   "(expected integer index:number)") from None
@@ -157,35 +191,33 @@ def _load_svmlight(path, n_features, require_labels, header):
     data, indices, indptr, labels = [], [], [0], []
     unlabeled_rows = 0
     max_index = 0
-    with open(path, encoding="utf-8-sig") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            content = line.split("#", 1)[0].split()
-            if not content:
-                continue
-            first = content[0]
-            if ":" in first:
-                if require_labels:
-                    raise FileFormatError(f"{path}:{line_number}: missing label "
-                                          f"(line starts with {first!r})")
-                unlabeled_rows += 1
-                pairs = content
-            else:
-                try:
-                    label = float(first)
-                except ValueError:
-                    label = math.nan
-                if not math.isfinite(label):
-                    raise FileFormatError(f"{path}:{line_number}: label {first!r} is not a "
-                                          "finite number")
-                labels.append(first)
-                pairs = content[1:]
-            row = _svmlight_pairs(path, line_number, pairs, n_features)
-            for index in sorted(row):
-                indices.append(index - 1)
-                data.append(row[index])
-            if row:
-                max_index = max(max_index, max(row))
-            indptr.append(len(data))
+    for line_number, line in _text_lines(path):
+        text = line.split("#", 1)[0]
+        plain = _plain_text(text)
+        content = text.split() if plain else _SVMLIGHT_TOKENS.findall(text)
+        if not content:
+            continue
+        first = content[0]
+        if ":" in first:
+            if require_labels:
+                raise FileFormatError(f"{path}:{line_number}: missing label "
+                                      f"(line starts with {first!r})")
+            unlabeled_rows += 1
+            pairs = content
+        else:
+            label = _number(first)
+            if label is None or not math.isfinite(label):
+                raise FileFormatError(f"{path}:{line_number}: label {first!r} is not a "
+                                      "finite number")
+            labels.append(first)
+            pairs = content[1:]
+        row = _svmlight_pairs(path, line_number, pairs, n_features, plain)
+        for index in sorted(row):
+            indices.append(index - 1)
+            data.append(row[index])
+        if row:
+            max_index = max(max_index, max(row))
+        indptr.append(len(data))
 
     n_rows = len(indptr) - 1
     if n_rows == 0:
@@ -202,6 +234,8 @@ def _load_svmlight(path, n_features, require_labels, header):
 
 
 def _is_number(text):
+    """Whether float() reads text: a first row of '1_0' cells is a row with bad numbers in
+    it, not a header to skip."""
     try:
         float(text)
     except ValueError:
@@ -209,15 +243,90 @@ def _is_number(text):
     return True
 
 
+_LINE_ENDS = re.compile(r"\r\n|\r|\n")
+_BYTE_LINE_ENDS = re.compile(rb"\r\n|\r|\n")
+
+
+def _text_lines(path):
+    """(line number, text) of each line of a UTF-8 text file, its line end removed; "\\n",
+    "\\r\\n" and a lone "\\r" each end a line, as Python's text files count them. A UTF-8
+    BOM is dropped (Excel writes one). A UTF-16 or UTF-32 file, a byte that is not UTF-8 and
+    a NUL (no text has one: a NUL in a label made a class of its own) are errors."""
+    line_number = 0
+    with open(path, "rb") as handle:
+        while True:
+            chunk = b"".join(handle.readlines(1 << 22))  # whole lines, about 4 MiB
+            if not chunk:
+                return
+            if line_number == 0 and chunk.startswith((b"\xff\xfe", b"\xfe\xff")):
+                raise FileFormatError(f"{path}: UTF-16 or UTF-32 text (it starts with a byte "
+                                      "order mark); data files are read as UTF-8")
+            if line_number == 0 and chunk.startswith(codecs.BOM_UTF8):
+                chunk = chunk[len(codecs.BOM_UTF8):]
+            nul = chunk.find(b"\x00")  # the first of the two faults in the file is named
+            try:
+                text = chunk.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                if nul < 0 or exc.start < nul:
+                    where = line_number + 1 + len(_BYTE_LINE_ENDS.findall(chunk, 0, exc.start))
+                    raise FileFormatError(f"{path}:{where}: not UTF-8 text (byte "
+                                          f"0x{chunk[exc.start]:02x}); data files are read "
+                                          "as UTF-8") from None
+            if nul >= 0:
+                where = line_number + 1 + len(_BYTE_LINE_ENDS.findall(chunk, 0, nul))
+                raise FileFormatError(f"{path}:{where}: a NUL byte: not UTF-8 text (UTF-16 "
+                                      "without a byte order mark?)")
+            # a chunk ends at a b"\n" (or the end of the file), so no "\r\n" is cut in two
+            lines = _LINE_ENDS.split(text) if "\r" in text else text.split("\n")
+            if text.endswith(("\n", "\r")):
+                lines.pop()
+            yield from enumerate(lines, start=line_number + 1)
+            line_number += len(lines)
+
+
+# a cell quoted whole: "...", with "" for a quote, spaces or tabs around it, then , or the end
+_QUOTED_CELL = re.compile(r'[ \t]*"((?:[^"]|"")*)"[ \t]*(?=,|\Z)')
+_UNCLOSED_CELL = re.compile(r'[ \t]*"(?:[^"]|"")*\Z')
+
+
+def _csv_fields(path, line_number, line):
+    """The cells of one CSV line. A cell may be quoted whole; a quoted cell never spans a
+    line end, and any other '"' is an error: a stray quote would otherwise swallow the rows
+    up to the next one, or the end of the file, into one cell."""
+    if '"' not in line:
+        return line.split(",")
+    fields, start = [], 0
+    while True:
+        quoted = _QUOTED_CELL.match(line, start)
+        if quoted:
+            fields.append(quoted.group(1).replace('""', '"'))
+            end = quoted.end()
+        else:
+            end = line.find(",", start)
+            end = len(line) if end < 0 else end
+            cell = line[start:end]
+            if '"' in cell:
+                where = f"{path}:{line_number}: column {len(fields) + 1}"
+                if _UNCLOSED_CELL.match(line, start):
+                    raise FileFormatError(f"{where}: a quoted field opens here and is not "
+                                          "closed on this line (a stray '\"'? a field "
+                                          "cannot span lines)")
+                raise FileFormatError(f"{where}: stray '\"' in {cell!r} (quote a cell "
+                                      'whole: "...", with "" for a quote inside it)')
+            fields.append(cell)
+        if end == len(line):
+            return fields
+        start = end + 1
+
+
 def _csv_rows(path):
-    with open(path, newline="", encoding="utf-8-sig") as handle:  # -sig: drop an Excel BOM
-        reader = csv.reader(handle)
-        rows, line_numbers = [], []
-        for fields in reader:
-            if not fields or all(not field.strip() for field in fields):
-                continue
-            rows.append(fields)
-            line_numbers.append(reader.line_num)
+    rows, line_numbers = [], []
+    for line_number, line in _text_lines(path):
+        fields = _csv_fields(path, line_number, line)
+        if all(not field.strip() for field in fields):
+            continue
+        rows.append(fields)
+        line_numbers.append(line_number)
     if not rows:
         raise FileFormatError(f"{path}: no data rows")
     return rows, line_numbers
@@ -231,11 +340,13 @@ _MISSING_LABELS = frozenset({"na", "n/a", "#n/a", "#n/a n/a", "#na", "<na>", "nu
 
 def _label_kind(cell):
     """What a (stripped) label cell holds: "number" (finite), "missing" (empty, NaN or a
-    missing-value word), "infinite", or "text"."""
-    try:
-        value = float(cell)
-    except ValueError:
-        return "missing" if not cell or cell.lower() in _MISSING_LABELS else "text"
+    missing-value word), "infinite", "malformed" (a number to float() only, as '1_0'), or
+    "text"."""
+    value = _number(cell)
+    if value is None:
+        if not cell or cell.lower() in _MISSING_LABELS:
+            return "missing"
+        return "malformed" if _is_number(cell) else "text"
     if math.isnan(value):
         return "missing"
     return "number" if math.isfinite(value) else "infinite"
@@ -246,7 +357,7 @@ def _numeric_labels(kinds):
     return "text" not in kinds and "number" in kinds
 
 
-def _csv_header(path, rows, n_feature_columns, labeled, header):
+def _csv_header(path, rows, first_line, n_feature_columns, labeled, header):
     """Whether the first row is a header: as told, else when none of its feature cells is a
     number, or when they number the columns (0, 1, ... or 1, 2, ...), its label is text and
     every other label is a number. A row mixing numbers and text among its features, or
@@ -260,10 +371,10 @@ def _csv_header(path, rows, n_feature_columns, labeled, header):
         return True
     if not all(numbers):
         j = numbers.index(False)
-        raise FileFormatError(f"{path}:1: column {j + 1} value {first[j]!r} is not a number "
-                              "(the first row is read as a header only when none of its "
-                              "feature cells is a number, or when they number the columns "
-                              "above a text label; pass header=True to skip it)")
+        raise FileFormatError(f"{path}:{first_line}: column {j + 1} value {first[j]!r} is "
+                              "not a number (the first row is read as a header only when "
+                              "none of its feature cells is a number, or when they number "
+                              "the columns above a text label; pass header=True to skip it)")
     if not labeled or _label_kind(first[-1].strip()) != "text":
         return False  # the usual case: no pass over the other labels
     if not _numeric_labels([_label_kind(row[-1].strip()) for row in rows[1:]]):
@@ -275,8 +386,9 @@ def _csv_header(path, rows, n_feature_columns, labeled, header):
     if names in ([str(j) for j in range(n_feature_columns)],
                  [str(j + 1) for j in range(n_feature_columns)]):
         return True
-    raise FileFormatError(f"{path}:1: label {first[-1].strip()!r} is text while every other "
-                          "label is a number; pass header=True if the first row is a header")
+    raise FileFormatError(f"{path}:{first_line}: label {first[-1].strip()!r} is text while "
+                          "every other label is a number; pass header=True if the first row "
+                          "is a header")
 
 
 def _csv_labels(path, cells, line_numbers):
@@ -288,11 +400,22 @@ def _csv_labels(path, cells, line_numbers):
         if not cell:
             raise FileFormatError(f"{path}:{line_number}: missing label (the last column "
                                   "is empty)")
+        if numeric and kind == "malformed":
+            raise FileFormatError(f"{path}:{line_number}: label {cell!r} is not a plain "
+                                  "number (ASCII digits, sign, point and exponent only)")
         if numeric and kind != "number":
             missing = " (a missing label)" if kind == "missing" else ""
             raise FileFormatError(f"{path}:{line_number}: label {cell!r} is not a finite "
                                   f"number{missing}")
     return _labels_array(cells)
+
+
+def _feature_value(path, line_number, j, cell):
+    value = _number(cell)
+    if value is None or not math.isfinite(value):
+        raise FileFormatError(f"{path}:{line_number}: column {j + 1} value {cell!r} is not a "
+                              "finite number")
+    return value
 
 
 def _load_csv(path, n_features, require_labels, header):
@@ -303,7 +426,7 @@ def _load_csv(path, n_features, require_labels, header):
     n_feature_columns = n_columns - 1 if labeled else n_columns
     if labeled and n_columns < 2:
         raise FileFormatError(f"{path}: needs at least two columns (features..., label)")
-    if _csv_header(path, rows, n_feature_columns, labeled, header):
+    if _csv_header(path, rows, line_numbers[0], n_feature_columns, labeled, header):
         rows, line_numbers = rows[1:], line_numbers[1:]
         if not rows:
             raise FileFormatError(f"{path}: a header row but no data rows")
@@ -316,14 +439,16 @@ def _load_csv(path, n_features, require_labels, header):
         if len(fields) != n_columns:
             raise FileFormatError(f"{path}:{line_number}: {len(fields)} columns, expected "
                                   f"{n_columns}")
-        for j in range(n_feature_columns):
-            try:
-                X[i, j] = value = float(fields[j])
-            except ValueError:
-                value = math.nan
-            if not math.isfinite(value):
-                raise FileFormatError(f"{path}:{line_number}: column {j + 1} value "
-                                      f"{fields[j]!r} is not a finite number") from None
+        cells = fields[:n_feature_columns]
+        try:
+            if not _plain_text(",".join(cells)):
+                raise ValueError
+            values = [float(cell) for cell in cells]
+        except ValueError:
+            values = [math.nan]
+        if not math.isfinite(sum(values)):  # a bad cell, or a sum that overflows: look closer
+            values = [_feature_value(path, line_number, j, cell) for j, cell in enumerate(cells)]
+        X[i] = values
         if labeled:
             labels.append(fields[-1].strip())
     return X, (_csv_labels(path, labels, line_numbers) if labeled else None)
@@ -341,6 +466,8 @@ def _load_data_npz(path, n_features, require_labels, header):
                                   f"dtype {X.dtype}")
         if n_features is not None and X.shape[1] != n_features:
             raise FileFormatError(f"{path}: X has {X.shape[1]} features, expected {n_features}")
+        if X.dtype.kind == "f" and not np.isfinite(X).all():
+            raise FileFormatError(f"{path}: 'X' holds NaN or inf")
     elif all(key in arrays for key in ("data", "indices", "indptr", "shape")):
         X = _csr_from_arrays(arrays, path, n_features)
     else:
@@ -350,7 +477,38 @@ def _load_data_npz(path, n_features, require_labels, header):
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
             raise FileFormatError(f"{path}: 'y' must be 1-D with {X.shape[0]} labels, "
                                   f"got shape {y.shape}")
+        _check_npz_labels(path, y)
     return X, y
+
+
+def _check_npz_labels(path, y):
+    """Refuse what a text file's labels may not hold: NaN, infinity, NaT or empty text (a
+    missing label), complex numbers and records. Other labels are typed, so kept as they are:
+    numbers, bool, text (never parsed: "NA" is text, as it is among a CSV's text labels),
+    bytes and dates, all of which model files store."""
+    kind = y.dtype.kind
+    if kind == "c":
+        raise FileFormatError(f"{path}: 'y' holds complex numbers (dtype {y.dtype}); labels "
+                              "are real numbers or text")
+    if kind not in "biufUSMm":
+        raise FileFormatError(f"{path}: 'y' has dtype {y.dtype}; labels are numbers or text")
+    if kind == "f":
+        bad = ~np.isfinite(y)
+        if bad.any():
+            i = int(np.argmax(bad))
+            missing = " (a missing label)" if np.isnan(y[i]) else ""
+            raise FileFormatError(f"{path}: label y[{i}] = {float(y[i])!r} is not a finite "
+                                  f"number{missing}")
+    elif kind in "Mm":
+        bad = np.isnat(y)
+        if bad.any():
+            raise FileFormatError(f"{path}: label y[{int(np.argmax(bad))}] is NaT (a missing "
+                                  "label)")
+    elif kind in "US":
+        bad = np.char.str_len(np.char.strip(y)) == 0
+        if bad.any():
+            raise FileFormatError(f"{path}: label y[{int(np.argmax(bad))}] is empty (a missing "
+                                  "label)")
 
 
 def _csr_from_arrays(arrays, path, n_features):
@@ -415,6 +573,26 @@ def load_data(path: str | os.PathLike[str], n_features: int | None = None, *,
 
     CSV labels: an empty label cell is an error; where the labels are numbers, so is a label
     that is not a finite number (``nan``, ``inf``, ``NA``, ``null``...), naming its line.
+
+    Every row is kept or the file is refused:
+
+    - Text files are UTF-8 (a UTF-8 BOM is dropped); UTF-16, UTF-32, a byte that is not
+      UTF-8 and a NUL are errors naming the line. ``\\n``, ``\\r\\n`` and ``\\r`` end lines.
+    - Numbers (svmlight indices, values, labels; CSV cells, numeric labels) are plain ASCII
+      decimals (sign, digits, point, exponent; spaces or tabs around a CSV cell). ``1_0``
+      or non-ASCII digits, which Python reads, are errors; among CSV text labels they are
+      text. svmlight splits at ASCII whitespace only; ``qid:`` pairs are ignored as before.
+    - CSV: a cell may be quoted whole (``"a,b"``, ``""`` for a quote) but never across a
+      line end, legal CSV though that is: a stray quote would hide the rows up to the next
+      one. Any other ``"`` is an error naming its line and column.
+    - npz: NaN, inf, NaT and blank text labels are missing labels, complex or record labels
+      are refused, as in text files; other labels keep their dtype (text is not parsed).
+      A dense ``X`` must be finite.
+
+    Raises
+    ------
+    FileFormatError
+        Anything wrong with the file, naming it.
     """
     path = os.fspath(path)
     if n_features is not None:
@@ -437,7 +615,7 @@ def load_data(path: str | os.PathLike[str], n_features: int | None = None, *,
         return reader(path, n_features, require_labels, header)
     except UnicodeDecodeError as exc:
         raise FileFormatError(f"{path}: not a text file ({exc})") from None
-    except (OverflowError, MemoryError, csv.Error, RecursionError) as exc:
+    except (OverflowError, MemoryError, RecursionError) as exc:
         raise FileFormatError(f"{path}: cannot be read ({type(exc).__name__}: {exc})") from None
 
 
