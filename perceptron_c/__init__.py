@@ -11,8 +11,8 @@ from typing import Any as _Any
 
 from . import kernels
 from ._backend import BACKEND
-from ._sgd_run import ConvergenceWarning
 from ._guard import ConcurrentUseError
+from ._sgd_run import ConvergenceWarning
 from ._validation import NotFittedError
 from .budget_perceptron import BudgetKernelPerceptron
 from .io import FileFormatError

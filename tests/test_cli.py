@@ -10,7 +10,7 @@ import pytest
 from conftest import run_python
 
 import perceptron_c
-from perceptron_c import cli, datasets, io
+from perceptron_c import _datafiles, cli, datasets, io
 
 
 @pytest.fixture
@@ -272,7 +272,7 @@ def test_overflow_memory_and_huge_indices_are_one_line_errors(tmp_path, capsys, 
     index.write_text("1 1000000000000000000000000000000:1\n")
     assert cli.main(["predict", str(model), str(index)]) == cli.EXIT_ERROR
     _assert_one_line_error(capsys, "outside")
-    monkeypatch.setattr(datasets, "_scipy_sparse", lambda: None)
+    monkeypatch.setattr(_datafiles, "_scipy_sparse", lambda: None)
     wide = tmp_path / "w.svm"
     wide.write_text("1 2000000000:1\n")  # 21 bytes
     assert cli.main(["train", str(wide), "-o", str(tmp_path / "w.npz")]) == cli.EXIT_ERROR

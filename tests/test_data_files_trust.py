@@ -1,5 +1,7 @@
 """CSV, svmlight and npz data files keep every row exactly or fail naming the file."""
+import os
 import re
+import threading
 
 import numpy as np
 import pytest
@@ -472,3 +474,26 @@ def test_hostile_characters_anywhere_never_drop_a_row_silently(tmp_path_factory,
     read_as = raw.decode("utf-8")  # what was read must have been UTF-8 text without NUL
     assert "\x00" not in read_as
     assert X.shape[0] == len(y) == _data_lines(read_as, ext == ".csv")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+@pytest.mark.parametrize("name", ["d.csv", "d.svm", "d.npz"])
+def test_load_data_refuses_a_named_pipe_without_blocking(tmp_path, name):
+    path = tmp_path / name
+    os.mkfifo(path)
+    outcome = []
+
+    def read():
+        try:
+            load_data(path)
+        except Exception as exc:  # (reported below)
+            outcome.append(exc)
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(5)
+    if reader.is_alive():  # before: opened it, and waited for a writer forever
+        with open(path, "w"):
+            pass  # (a writer that closes at once: the reader sees an empty file and ends)
+        reader.join()
+        pytest.fail("load_data blocked on a named pipe")
+    assert isinstance(outcome[0], FileFormatError) and "not a regular file" in str(outcome[0])

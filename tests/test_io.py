@@ -7,7 +7,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from perceptron_c import Perceptron, datasets, io
+from perceptron_c import Perceptron, _datafiles, datasets, io
 
 
 def dense(X):
@@ -20,7 +20,7 @@ def sparse_mode(request, monkeypatch):
     if request.param == "scipy":
         pytest.importorskip("scipy")
     else:
-        monkeypatch.setattr(datasets, "_scipy_sparse", lambda: None)
+        monkeypatch.setattr(_datafiles, "_scipy_sparse", lambda: None)
     return request.param
 
 
