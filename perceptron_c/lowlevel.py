@@ -14,6 +14,16 @@ mistakes, and validates all of its arguments first, so no input can crash the in
 
 Validation costs one pass over the inputs (``check_finite=False`` skips the NaN/inf scan, the
 costliest part). Models call the unchecked twins after their own single gate pass.
+
+Errors, besides ``ValueError`` for an argument that fails validation:
+
+- ``FloatingPointError`` when the epoch overflows float64: an activation that is not finite
+  stops the epoch at that example (its message names the position in ``order`` and the row),
+  and a state that ends non-finite (weights, bias, averaging sums) is reported too. The
+  arrays are left as the epoch left them, partly updated; the estimators undo such an epoch,
+  here copy ``w``, ``b`` (and ``u``, ``beta``, ``count``) first if you need to. Scaling the
+  data (StandardScaler, MaxAbsScaler) avoids it.
+- ``KeyboardInterrupt`` (Ctrl-C) within milliseconds, the arrays likewise partly updated.
 """
 from __future__ import annotations
 

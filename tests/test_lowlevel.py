@@ -109,3 +109,16 @@ def test_random_garbage_never_crashes(rng):
                                           np.zeros(d), np.zeros(1))
         except (ValueError, TypeError):
             pass
+
+
+def test_an_overflowing_epoch_raises_the_documented_error():
+    # perceptron_c.lowlevel and the guide name FloatingPointError (once only _linear_py did)
+    from perceptron_c import lowlevel as low
+
+    assert "FloatingPointError" in low.__doc__
+    X = np.array([[1e300, 1e300], [-1e300, 1e300], [1e300, -1e300]])
+    y = np.array([1.0, -1.0, -1.0])
+    w, b = np.zeros(2), np.zeros(1)
+    with pytest.raises(FloatingPointError, match="position"):
+        for _ in range(5):
+            low.perceptron_epoch_dense(X, y, np.array([0, 1, 2, 0, 1, 2]), w, b)
