@@ -22,6 +22,12 @@ B slots are full every update is projected, whatever its distance to the span.
 A mistake on an example that is already a support vector (in an earlier epoch of the same
 call) adds to its coefficient, as in ``_dual_py``; the budget is then untouched.
 
+B is read from the arrays, and a call needs only as many slots as it can fill: with B at
+least counts[0] plus its distinct rows not in a slot (B >= counts[0] + len(rows) will do), it
+never finds them full and runs exactly as with any larger B. So a caller with a large budget
+gives the slots its support set may reach, not the budget (``rand`` is then never used: any
+entries in [0, B) do).
+
 Layout shared by all routines (one call runs over the examples ``rows``, in that order):
 
 - ``alpha`` (R, B) coefficients of the slots (R = 1: binary, f = alpha[0] . k + b[0], class

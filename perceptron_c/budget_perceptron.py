@@ -21,7 +21,9 @@ papers' pseudo-code):
 Training streams: each block of visited examples gets its kernel rows against the support
 set and the block itself, never against the examples seen before, so an epoch over n
 examples costs O(n budget) kernel evaluations and the memory stays O(budget) (O(budget^2)
-for the Projectron's inverse Gram) however long the stream.
+for the Projectron's inverse Gram) however long the stream. Below the budget it follows the
+support set: the slots grow with it (`_BudgetRun`), so a budget of 10^6 costs nothing until
+vectors fill it.
 """
 from __future__ import annotations
 
@@ -63,8 +65,15 @@ __all__ = ["BudgetKernelPerceptron", "STRATEGIES"]
 
 STRATEGIES = ("random", "stoptron", "oldest", "forgetron", "projectron", "projectron++")
 _POLICY = {"stoptron": 0, "random": 1, "oldest": 2, "forgetron": 2}
-_BLOCK = 256  # at most this many visited examples share one kernel block (memory O(budget))
+_BLOCK = 256  # at most this many visited examples share one kernel block
 _RANDOM_STREAM = 0x62756467  # the eviction draws' stream, apart from the visiting orders'
+
+
+def _grown(a: np.ndarray, shape: tuple[int, ...], fill: int) -> np.ndarray:
+    """``a`` in the corner of a new array of ``shape``, the rest ``fill``."""
+    out = np.full(shape, fill, dtype=a.dtype)
+    out[tuple(slice(0, k) for k in a.shape)] = a
+    return out
 
 
 def _stack(a: Any, b: Any) -> Any:
@@ -74,47 +83,70 @@ def _stack(a: Any, b: Any) -> Any:
 
 
 class _BudgetRun:
-    """One training call: the support set in ``budget`` fixed slots, the routine's state, and
-    the map from this call's examples to the slots holding them."""
+    """One training call: the support set in slots, the routine's state, and the map from
+    this call's examples to the slots holding them.
+
+    The slots grow with the support set, never to the budget ahead of it: before each block
+    they double (or grow to what the block may add) up to ``most``, the budget or the vectors
+    held plus this call's examples, whichever is smaller (an example holds one slot at most).
+    A routine call whose slots are fewer than the budget has room for every row it may add,
+    so it never finds them full and runs exactly as with all ``budget`` slots (``_budget_py``)."""
 
     def __init__(self, est: BudgetKernelPerceptron, Xc: Any, y_idx: np.ndarray, kind: str,
                  kern: Any) -> None:
         self.est, self.kind, self.kern, self.X = est, kind, kern, Xc
         self.y = np.ascontiguousarray(y_idx, dtype=np.int64)
-        self.strategy, self.exact = est.strategy, est._exact
-        B, n = est.budget, est._alpha.shape[1]
-        rows = est._alpha.shape[0]
-        self.alpha = np.zeros((rows, B), dtype=est._alpha.dtype)
-        self.alpha[:, :n] = est._alpha
+        self.strategy, self.exact, self.average = est.strategy, est._exact, bool(est.average)
+        n = est._alpha.shape[1]
+        self.most = min(est.budget, n + self.y.shape[0])
+        self.alpha = est._alpha.copy()
         self.b = est._b.copy()
-        words = est._sv.words if kind == "conjunction" else est._sv
-        self.sv = np.zeros((B, words.shape[1]), dtype=words.dtype)
-        self.sv[:n] = words
-        self.slots = np.full((4, B), -1, dtype=np.int64)
-        self.slots[2, :n] = est._stamp
+        self.sv = (est._sv.words if kind == "conjunction" else est._sv).copy()
+        self.slots = np.full((4, n), -1, dtype=np.int64)
+        self.slots[2] = est._stamp
         self.where = np.full(self.y.shape[0], -1, dtype=np.int64)
         self.counts = est._counts.copy()
-        self.state = [self.alpha, self.b, self.sv, self.slots, self.where, self.counts]
+        self.names = ["alpha", "b", "sv", "slots", "where", "counts"]
         if self.strategy == "forgetron":
             self.q = est._q.copy()
-            self.state.append(self.q)
+            self.names.append("q")
         if self.strategy.startswith("projectron"):
-            self.kinv = np.zeros((B, B))
-            self.kinv[:n, :n] = est._kinv
-            self.state.append(self.kinv)
-        self.avg: tuple = ()
-        if est.average:
-            u = np.zeros((rows, B), dtype=est._u.dtype)
-            u[:, :n] = est._u
-            self.avg = (u, est._beta.copy(), est._count.copy())
-            self.state += list(self.avg)
+            self.kinv = est._kinv.copy()
+            self.names.append("kinv")
+        if self.average:
+            self.u, self.beta, self.count = est._u.copy(), est._beta.copy(), est._count.copy()
+            self.names += ["u", "beta", "count"]
 
-    def checkpoint(self) -> list[np.ndarray]:
-        return [a.copy() for a in self.state]
+    @property
+    def avg(self) -> tuple:
+        """The averaging arguments of the routines (none without ``average``)."""
+        return (self.u, self.beta, self.count) if self.average else ()
 
-    def rollback(self, saved: list[np.ndarray]) -> None:
-        for a, s in zip(self.state, saved):
-            a[...] = s
+    @property
+    def state(self) -> list[np.ndarray]:
+        return [getattr(self, name) for name in self.names]
+
+    def _reserve(self, need: int) -> None:
+        """At least ``need`` slots (need <= most): the slotted arrays double, or grow to
+        ``need``, capped by ``most``; the new slots are empty, as the routines expect."""
+        cap = self.alpha.shape[1]
+        if need <= cap:
+            return
+        cap = min(self.most, max(need, 2 * cap))
+        self.alpha = _grown(self.alpha, (self.alpha.shape[0], cap), 0)
+        self.sv = _grown(self.sv, (cap, self.sv.shape[1]), 0)
+        self.slots = _grown(self.slots, (4, cap), -1)
+        if self.strategy.startswith("projectron"):
+            self.kinv = _grown(self.kinv, (cap, cap), 0)
+        if self.average:
+            self.u = _grown(self.u, (self.u.shape[0], cap), 0)
+
+    def checkpoint(self) -> dict[str, np.ndarray]:
+        return {name: getattr(self, name).copy() for name in self.names}
+
+    def rollback(self, saved: dict[str, np.ndarray]) -> None:
+        for name, a in saved.items():  # the slots may have grown since: the arrays go back
+            setattr(self, name, a)
 
     def _rows(self, data: Any) -> Any:
         return PackedBits(data, self.X.n_bits) if self.kind == "conjunction" else data
@@ -135,7 +167,7 @@ class _BudgetRun:
         return np.ldexp(1.0, E)
 
     def _block_size(self, n_visit: int) -> int:
-        B, item = self.est.budget, 4 if self.exact else 8
+        B, item = self.most, 4 if self.exact else 8  # most: the K block's widest universe
         m = max(1, min(n_visit, max(32, min(B, _BLOCK))))
         extra = self.strategy == "forgetron"
         while m > 1 and (m + extra * m) * (B + m) * item > self.est.max_gram_bytes:
@@ -146,6 +178,9 @@ class _BudgetRun:
         """One routine call over the examples ``rows``; then the slots that took one of them
         copy its row."""
         m, n0, fi = rows.shape[0], int(self.counts[0]), self.est.fit_intercept
+        self._reserve(min(self.most, n0 + m))
+        if rand is not None and self.alpha.shape[1] < self.est.budget:
+            rand = np.zeros(m, dtype=np.int64)  # used only on full slots, which these cannot be
         block = take_rows(self.X, rows)
         old = np.zeros(0, dtype=np.int64)
         if self.strategy == "forgetron":  # the slots that a removal may reach, oldest first
@@ -225,7 +260,8 @@ class BudgetKernelPerceptron(EpochClassifier):
     Parameters
     ----------
     budget : int, default=100
-        The most support vectors the model stores.
+        The most support vectors the model stores. Memory follows the vectors stored, not
+        the budget: a budget far above them costs nothing.
     strategy : str, default="random"
         What a mistake does once ``budget`` vectors are stored: "random" (replace one drawn
         uniformly), "oldest" (replace the oldest), "forgetron" (shrink every coefficient by

@@ -112,6 +112,43 @@ def test_routine_twins_agree_on_random_calls(name):
     assert updated > examples(150) // 3
 
 
+def _more_slots(args, kw, name, extra):
+    """The call ``args, kw`` with ``extra`` empty slots more (no vector, zero coefficients and
+    inverse Gram)."""
+    def pad(a, axes, fill=0):
+        return np.pad(a, [(0, extra if i in axes else 0) for i in range(a.ndim)],
+                      constant_values=fill)
+    args, kw = list(args), dict(kw)
+    args[3], args[5] = pad(args[3], (1,)), pad(args[5], (1,), -1)
+    if name == "projectron_epoch":
+        args[8] = pad(args[8], (0, 1))
+    if "u" in kw:
+        kw["u"] = pad(kw["u"], (1,))
+    return args, kw
+
+
+@pytest.mark.parametrize("name", ROUTINES)
+def test_a_call_with_room_for_every_row_ignores_the_slots_beyond(name):
+    """What lets a model hold slots for its support set, not for its budget: a call that
+    cannot fill its slots (counts[0] + len(rows) of them or more) runs as with any more."""
+    rng = np.random.default_rng(hash(name) % 2**32 + 1)
+    for twin in ("c", "python"):
+        budget = _module(twin, "_budget")
+        for case in range(examples(60)):
+            args, kw = _routine_case(rng, name)
+            room = int(args[7][0]) + args[1].shape[0] - args[3].shape[1]
+            args, kw = _more_slots(args, kw, name, max(room, 0))
+            if name == "projectron_epoch" and case % 2:
+                args[9] = 0.0  # every mistake off the span takes a slot: the slots fill
+            result, out = _call(budget, name, args, kw)
+            more, out_more = _call(budget, name, *_more_slots(args, kw, name, 1 + case % 5))
+            assert result == more
+            for j, (a, b) in enumerate(zip(out, out_more)):  # j = 5: slots, empty is -1
+                expect = np.full(b.shape, -1 if j == 5 else 0, b.dtype)
+                expect[tuple(slice(0, k) for k in a.shape)] = a
+                assert np.array_equal(expect, b), j
+
+
 def _mistake_every_time(B, m, y):
     """Arguments where every example is a mistake: all kernel values 0, no intercept."""
     K = np.zeros((m, m))
