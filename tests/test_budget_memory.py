@@ -5,6 +5,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from conftest import HAVE_C
 
 import perceptron_c
 from perceptron_c import BudgetKernelPerceptron, _backend
@@ -149,6 +150,9 @@ def test_the_slots_grow_with_the_support_set(monkeypatch, strategy, budget):
     """Every routine call gets room for its rows (or the whole budget), at most twice the
     support set with that room, and never more than the budget or the vectors held plus
     the call's examples."""
+    if not HAVE_C and strategy == "projectron++" and budget == HUGE:
+        pytest.skip("the slots are the model's choice, the same on both backends; the Python "
+                    "twin's Projectron++ holding 2000 vectors takes over a minute")
     module, calls = _backend.budget(), []
     for name in ("budget_epoch", "projectron_epoch"):
         original = getattr(module, name)

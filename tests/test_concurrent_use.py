@@ -6,6 +6,7 @@ import threading
 
 import numpy as np
 import pytest
+from conftest import HAVE_C
 
 import perceptron_c
 from perceptron_c import (
@@ -40,7 +41,10 @@ def _train_in_background(fit):
     return thread, done, errors
 
 
-TRAINED = {  # (estimator, rows it trains on in the background: about a second)
+# rows the background training takes: about a second of work on the C core, and on the
+# Python twins (about 50x slower) a twentieth of them
+SCALE = 1 if HAVE_C else 20
+TRAINED = {  # (estimator, rows it trains on in the background)
     "Perceptron": (lambda: Perceptron(max_iter=20), 20_000),
     "PassiveAggressiveClassifier": (lambda: PassiveAggressiveClassifier(max_iter=20, tol=None),
                                     20_000),
@@ -53,6 +57,7 @@ TRAINED = {  # (estimator, rows it trains on in the background: about a second)
 @pytest.mark.parametrize("name", sorted(TRAINED))
 def test_a_prediction_never_sees_a_half_trained_model(rng, name):
     make, n = TRAINED[name]
+    n //= SCALE
     X, y = rng.normal(size=(n, 50)), rng.integers(0, 5, n)
     Xq = X[:300]
     # fitted before on two classes; now refitted on five, in another thread
@@ -74,8 +79,8 @@ def test_a_prediction_never_sees_a_half_trained_model(rng, name):
 
 
 def test_a_second_training_call_from_another_thread_is_refused(rng):
-    X = rng.normal(size=(20_000, 50))
-    y = rng.integers(0, 5, 20_000)
+    X = rng.normal(size=(20_000 // SCALE, 50))
+    y = rng.integers(0, 5, 20_000 // SCALE)
     model = Perceptron(max_iter=30)
     thread, done, errors = _train_in_background(lambda: model.fit(X, y))
     while model._training_thread is None and not done.is_set():
