@@ -275,9 +275,20 @@ def save_model(estimator: Any, path: str | os.PathLike[str]) -> str:
         if array.dtype.kind in "Mm" and np.isnat(array).any():  # NaT != NaT: load refuses it
             raise ValueError(f"save_model: {key} holds NaT, which no file check can match")
     path = _model_path(path)
-    # every key is "state/..." or "__...__", so none can land on allow_pickle
-    replace_file(path, lambda handle: np.savez(handle, **arrays))  # type: ignore[arg-type]
+    replace_file(path, lambda handle: _write_npz(handle, arrays))
     return path
+
+
+def _write_npz(handle: IO[bytes], arrays: dict[str, np.ndarray]) -> None:
+    """The archive ``np.savez`` writes (uncompressed ``.npy`` members, ZIP64), closed even
+    when a write fails: numpy before 1.24 left its archive open then, and when it was
+    collected later its close wrote to the closed file ("Exception ignored ... seek of
+    closed file"). No member can need pickle (`_checked_state`)."""
+    with zipfile.ZipFile(handle, mode="w", compression=zipfile.ZIP_STORED,
+                         allowZip64=True) as archive:
+        for key, value in arrays.items():
+            with archive.open(key + ".npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asanyarray(value), allow_pickle=False)
 
 
 def _naming(exc: OSError, path: str, temporary: str | None = None) -> OSError:
