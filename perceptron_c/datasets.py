@@ -42,6 +42,9 @@ the examples and the tests: ``make_separable`` (a known separator and margin), `
 (sparse bag of words), ``make_blobs`` (K Gaussian classes), ``make_xor`` (not linearly
 separable), ``make_dnf`` (0/1 rows labelled by a hidden monotone DNF), and
 ``load_digits_split`` (scikit-learn's bundled 8x8 digits, when scikit-learn is installed).
+For sequence labeling, ``make_sequences`` draws sentences from a hidden Markov model with a
+known tagging (per-token feature rows, tags and ``lengths``), and ``make_tagged_sentences``
+the same sentences as ``(word, tag)`` strings.
 """
 
 from __future__ import annotations
@@ -54,10 +57,12 @@ import numpy as np
 
 from . import _backend
 from ._datafiles import DATA_EXTENSIONS, dump_svmlight, load_data
+from ._sequences import make_sequences, make_tagged_sentences
 
 __all__ = [
     "DATA_EXTENSIONS", "load_data", "dump_svmlight", "make_separable", "make_text",
     "make_blobs", "make_xor", "make_dnf", "load_digits_split",
+    "make_sequences", "make_tagged_sentences",
 ]
 
 
