@@ -35,6 +35,13 @@ Labels come back as int64 when all are integers that fit (Python ints in an obje
 when one does not: labels are never rounded), float64 when all are numbers, else as
 strings. ``dump_svmlight(X, y, path)`` writes the svmlight text format, for round trips.
 
+Tagged text
+-----------
+``load_tagged(path)`` reads sentences of ``(word, tag)`` pairs from ``word/TAG`` lines (one
+sentence a line; the last ``/`` splits) or CoNLL-style columns (one token a line, a blank
+line between sentences, ``#`` comments), and ``dump_tagged(sentences, path)`` writes them;
+both functions document their rules. Bad files raise `FileFormatError` naming the line.
+
 Synthetic sets
 --------------
 Generated from a numpy ``Generator`` (no downloads), shared by the demo, the experiments,
@@ -58,11 +65,12 @@ import numpy as np
 from . import _backend
 from ._datafiles import DATA_EXTENSIONS, dump_svmlight, load_data
 from ._sequences import make_sequences, make_tagged_sentences
+from ._tagged_files import dump_tagged, load_tagged
 
 __all__ = [
     "DATA_EXTENSIONS", "load_data", "dump_svmlight", "make_separable", "make_text",
     "make_blobs", "make_xor", "make_dnf", "load_digits_split",
-    "make_sequences", "make_tagged_sentences",
+    "load_tagged", "dump_tagged", "make_sequences", "make_tagged_sentences",
 ]
 
 
