@@ -82,7 +82,7 @@ def _hmm_weights(rng: np.random.Generator, n_tags: int, n_symbols: int,
 def _draw(rng: np.random.Generator, weights: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """One category per entry of ``rows``, from the integer weight rows ``weights[rows]``:
     ``floor(u * total)`` looked up in the row's cumulative sums (exact integers)."""
-    u = rng.random(rows.shape[0])
+    u = np.asarray(rng.random(rows.shape[0]), dtype=np.float64)
     cumulative = np.cumsum(weights, axis=1)
     out = np.empty(rows.shape[0], dtype=np.int64)
     for row in range(weights.shape[0]):
