@@ -224,6 +224,16 @@ def test_hand_traced_updates(seq, sparse):
     assert st["W"].tolist() == [[-1.0, -1.0], [1.0, 1.0]] and st["count"].tolist() == [4]
 
 
+def test_agreeing_transitions_are_not_touched(seq):
+    # path 0 0 against gold 1 0: the end (0 last) agrees and keeps 0.1 exactly, where adding
+    # 1 and subtracting it again would leave 0.10000000000000009
+    st = state(2, 1, averaged=True)
+    st["trans"][3] = 0.1
+    run_epoch(seq, np.ones((2, 1)), [1, 0], [2], [0], st)
+    assert st["trans"][3].tolist() == [0.1, 0.1] and st["U_trans"][3].tolist() == [0.0, 0.0]
+    assert st["trans"][:3].tolist() == [[-1.0, 0.0], [1.0, 0.0], [-1.0, 1.0]]
+
+
 def test_no_intercept_leaves_the_bias_alone(seq):
     st = state(2, 2, averaged=True)
     st["b"][:] = [0.5, -0.5]
