@@ -11,7 +11,7 @@ import perceptron_c
 PACKAGE = pathlib.Path(perceptron_c.__file__).resolve().parent
 SOURCES = sorted(p for p in PACKAGE.iterdir() if p.suffix in (".py", ".pyx", ".pxd", ".h"))
 MODELS = {"perceptron", "kernel_perceptron", "voted_perceptron", "passive_aggressive",
-          "budget_perceptron", "kernel_passive_aggressive"}
+          "budget_perceptron", "kernel_passive_aggressive", "sequence"}
 ROUTINES = {f"_{name}_{twin}" for name in ("linear", "gram", "dual", "conjunction", "voted", "sgd",
                                            "kpa", "order", "sequence")
             for twin in ("c", "py")}
