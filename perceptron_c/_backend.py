@@ -35,12 +35,14 @@ from . import (
     _kpa_py,
     _linear_py,
     _order_py,
+    _sequence_py,
     _sgd_py,
     _voted_py,
 )
 
 __all__ = ["BACKEND", "NO_EXTENSIONS", "PureBuildWarning", "linear", "gram", "dual",
-           "conjunction", "voted", "sgd", "budget", "kpa", "order", "active", "using"]
+           "conjunction", "voted", "sgd", "budget", "kpa", "order", "sequence",
+           "active", "using"]
 
 NO_EXTENSIONS = bool(os.environ.get("PERCEPTRON_C_NO_EXTENSIONS"))
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -84,6 +86,7 @@ if TYPE_CHECKING or BACKEND == "c":
             _kpa_c,
             _linear_c,
             _order_c,
+            _sequence_c,
             _sgd_c,
             _voted_c,
         )
@@ -150,6 +153,11 @@ def kpa() -> ModuleType:
 def order() -> ModuleType:
     """The visiting orders: `_order_c` or its spec `_order_py`."""
     return _order_c if _c() else _order_py
+
+
+def sequence() -> ModuleType:
+    """The structured perceptron (Viterbi, epochs): `_sequence_c` or its spec `_sequence_py`."""
+    return _sequence_c if _c() else _sequence_py
 
 
 @contextlib.contextmanager

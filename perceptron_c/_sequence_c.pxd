@@ -1,0 +1,51 @@
+# C-level API of the structured perceptron's routines (Collins 2002: Viterbi and the epoch),
+# for Cython code. Every pointer must already be valid for the sizes given: these functions
+# do no checking at all (the def layer of _sequence_c checks what they rely on).
+# Rows as in _linear_c.pxd: dense (idx == NULL, indptr == NULL, row t is data[t*d:(t+1)*d])
+# or CSR (row t is data/idx[indptr[t]:indptr[t+1]]). Sentence s is tokens
+# offsets[s]..offsets[s+1]-1. trans is (K+2) x K, rows K and K+1 the start and end scores.
+from libc.stdint cimport int32_t, int64_t
+from cython cimport floating
+
+# The weights: W (K x d), b (K), trans ((K+2) x K); averaging is on when U != NULL (then
+# beta, U_trans and count are set too: CIML Alg. 7's sums and example counter).
+cdef struct SeqModel:
+    double* W
+    double* b
+    double* trans
+    double* U
+    double* beta
+    double* U_trans
+    int64_t* count
+    Py_ssize_t K
+    Py_ssize_t d
+    bint fit_intercept
+
+# Scratch for sentences of up to max_len tokens: E (max_len x K emissions), delta (2K),
+# back (max_len x K backpointers), path (max_len tags).
+cdef struct SeqWork:
+    double* E
+    double* delta
+    int32_t* back
+    int64_t* path
+    Py_ssize_t max_len
+
+# Viterbi of one sentence of T >= 1 tokens with emissions E (T x K) into path: 0, or -1 when
+# a score is not finite.
+cdef int best_path(const double* E, const double* trans, Py_ssize_t T, Py_ssize_t K,
+                   double* delta, int32_t* back, int64_t* path) noexcept nogil
+
+# Decode sentences first..stop-1 into out (tags by token): -1, or the first sentence whose
+# score is not finite (decoding stops there).
+cdef Py_ssize_t decode_sentences(const floating* data, const int32_t* idx,
+                                 const int64_t* indptr, const int64_t* offsets,
+                                 Py_ssize_t first, Py_ssize_t stop, const SeqModel* m,
+                                 SeqWork* work, int64_t* out) noexcept nogil
+
+# One pass over the n sentences order[0..n-1]: the sentences with a wrong tag, or -1 - t when
+# a score at position t is not finite (the pass stops there). mistakes[0] and mistakes[1]
+# gain the sentences and the tokens tagged wrongly.
+cdef Py_ssize_t structured_pass(const floating* data, const int32_t* idx,
+                                const int64_t* indptr, const int64_t* y,
+                                const int64_t* offsets, const int64_t* order, Py_ssize_t n,
+                                SeqModel* m, SeqWork* work, int64_t* mistakes) noexcept nogil

@@ -1,0 +1,343 @@
+"""Pure-Python twin of ``_sequence_c``: the specification of the structured perceptron.
+
+Collins (2002), "Discriminative training methods for hidden Markov models", Fig. 1 (the
+perceptron over tag sequences, decoded by Viterbi), averaged by lazy sums as in Daume, A
+Course in ML, Alg. 7. Each function works in place on the numpy arrays it is given, exactly
+like its C twin of the same name and signature. Inputs are canonical (see ``_validation``):
+one row of X per token (C-contiguous float32/float64, or CSR as (data, indices int32, indptr
+int64)), sentences as ``offsets`` (int64, offsets[0] = 0, monotone, offsets[-1] = n_tokens:
+sentence s is tokens offsets[s] to offsets[s + 1] - 1), gold tags ``y`` as int64 indices in
+[0, K), weights float64: W (K, d) and b (K,) score the tags of one token, ``trans`` (K + 2, K)
+their sequence: trans[i, j] tag i followed by tag j, trans[K, j] tag j first (start),
+trans[K + 1, j] tag j last (end).
+
+Arithmetic contract shared with the C twin (so the two agree bit for bit on any data):
+- the emission of tag k at a token is ``_linear``'s decision: the 4-lane sum of x . W_k,
+  plus b_k (``_linear_py._dot``);
+- Viterbi: delta_0[j] = trans[K, j] + E[0, j]; delta_t[j] = max over i of
+  ((delta_{t-1}[i] + trans[i, j]) + E[t, j]), in exactly that order of additions; the path
+  ends at the j of largest delta_{T-1}[j] + trans[K + 1, j]. Candidates are compared in index
+  order with a strict >, so every tie (each step's and the last) goes to the lowest tag;
+- ``trans`` must be finite (else FloatingPointError naming the entry), and every delta and
+  every final score must be: a non-finite emission, or a sum that overflows, raises
+  FloatingPointError naming the sentence (and in an epoch its position in the visiting
+  order); the epoch stops there with the state written back as it is;
+- the update for a sentence decoded wrongly compares the two tag sequences position by
+  position: at each token whose predicted tag p differs from the gold tag g, W_g += 1 * x and
+  then W_p += -1 * x (element by element in the row's order; b_g += 1, b_p -= 1 with an
+  intercept); at each of the T + 1 transitions (start -> tag 0, tag t-1 -> tag t, tag T-1 ->
+  end) whose gold pair differs from the predicted pair, the gold pair's score += 1, then the
+  predicted pair's -= 1. Pairs that agree are not touched (the full Collins update
+  Phi(gold) - Phi(pred) cancels on them);
+- averaging (Alg. 7): with the example counter c (``count``, 1 before the first sentence) the
+  same update scaled by c goes into U, beta, U_trans (``c * x``, ``+-c``), and c grows by one
+  after every sentence, mistake or not. The averaged model is (W - U/c, b - beta/c,
+  trans - U_trans/c).
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ._linear_py import _add, _check_csr, _csr_rows, _dense_rows, _dot, _need
+from ._threads import run_shared
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    import numpy.typing as npt
+
+    from ._linear_py import _Rows
+
+    _F: TypeAlias = npt.NDArray[np.float32] | npt.NDArray[np.float64]
+    _D: TypeAlias = npt.NDArray[np.float64]
+    _I32: TypeAlias = npt.NDArray[np.int32]
+    _I64: TypeAlias = npt.NDArray[np.int64]
+
+__all__ = [
+    "viterbi",
+    "decode_dense",
+    "decode_csr",
+    "structured_epoch_dense",
+    "structured_epoch_csr",
+]
+
+# Multiply-adds per block of sentences to decode: a few milliseconds (as _linear_model's
+# DECISION_WORK), so that Ctrl-C and a stopped call act within milliseconds.
+DECODE_WORK = 1 << 22
+
+
+def sentence_blocks(offsets: _I64, n_tags: int, row_len: int) -> list[tuple[int, int]]:
+    """[first, stop) blocks of consecutive sentences, each starting at the first sentence
+    that starts at or after a multiple of the tokens worth `DECODE_WORK` multiply-adds (a
+    token costs K (row_len + K)): the same blocks for any number of threads."""
+    per_token = max(1, n_tags) * (max(1, row_len) + max(1, n_tags))
+    n_sent, n_tokens = offsets.shape[0] - 1, int(offsets[-1])
+    step = max(1, DECODE_WORK // per_token)
+    starts = np.unique(np.searchsorted(offsets[:-1], np.arange(0, n_tokens, step))).tolist()
+    return [(a, z) for a, z in zip(starts, starts[1:] + [n_sent]) if a < n_sent]
+
+
+def _non_finite(s: int, t: int | None = None) -> FloatingPointError:
+    where = f"sentence {s}" if t is None else \
+        f"position {t} of the visiting order (sentence {s})"
+    return FloatingPointError(f"non-finite Viterbi score at {where}: the emissions, the "
+                              f"weights or the data are not finite or overflow float64")
+
+
+def _check_trans(trans: _D, n_tags: int) -> None:
+    _need(n_tags >= 1 and trans.shape == (n_tags + 2, n_tags),
+          "trans must have shape (n_tags + 2, n_tags)")
+    for i, row in enumerate(trans.tolist()):
+        for j, v in enumerate(row):
+            if not math.isfinite(v):
+                raise FloatingPointError(f"trans[{i}, {j}] is not finite")
+
+
+def _check_offsets(offsets: _I64, n_tokens: int) -> None:
+    p = offsets.tolist()
+    _need(len(p) >= 1 and p[0] == 0 and p[-1] == n_tokens and
+          all(p[s] <= p[s + 1] for s in range(len(p) - 1)),
+          "offsets must be monotone from 0 to the number of tokens")
+
+
+def _best_path(E: list[list[float]], trans: list[list[float]]) -> list[int] | None:
+    """Collins 2002, Viterbi: the best tag sequence for emissions E (T rows of K scores),
+    or None when a score is not finite."""
+    K = len(trans[0])
+    delta = [trans[K][j] + E[0][j] for j in range(K)]  # delta_0
+    if not all(math.isfinite(v) for v in delta):
+        return None
+    back: list[list[int]] = []
+    for t in range(1, len(E)):
+        new, arg = [], []
+        for j in range(K):
+            best, bi = (delta[0] + trans[0][j]) + E[t][j], 0
+            for i in range(1, K):
+                cand = (delta[i] + trans[i][j]) + E[t][j]
+                if cand > best:  # strict: ties go to the lowest tag
+                    best, bi = cand, i
+            if not math.isfinite(best):
+                return None
+            new.append(best)
+            arg.append(bi)
+        delta = new
+        back.append(arg)
+    last, best = 0, delta[0] + trans[K + 1][0]
+    if not math.isfinite(best):
+        return None
+    for j in range(1, K):
+        score = delta[j] + trans[K + 1][j]
+        if not math.isfinite(score):
+            return None
+        if score > best:
+            last, best = j, score
+    path = [last]
+    for arg in reversed(back):  # follow the backpointers from the end
+        path.append(arg[path[-1]])
+    path.reverse()
+    return path
+
+
+def viterbi(E: _D, trans: _D, offsets: _I64, out: _I64) -> None:
+    """The best tag sequence of every sentence given its emission scores E (n_tokens, K),
+    into ``out`` (n_tokens,) (Collins 2002, Viterbi; the contract above)."""
+    K = E.shape[1]
+    _check_trans(trans, K)
+    _check_offsets(offsets, E.shape[0])
+    _need(out.shape[0] == E.shape[0], "out must have one entry per token")
+    El, tl, p = E.tolist(), trans.tolist(), offsets.tolist()
+    for s in range(len(p) - 1):
+        if p[s] == p[s + 1]:
+            continue
+        path = _best_path(El[p[s]:p[s + 1]], tl)
+        if path is None:
+            raise _non_finite(s)
+        out[p[s]:p[s + 1]] = path
+
+
+def _emissions(row: _Rows, start: int, stop: int, W: list[list[float]],
+               b: list[float]) -> list[list[float]]:
+    """E[t][k] = W_k . x_t + b_k for the tokens start..stop-1 (``_linear``'s decision)."""
+    E = []
+    for i in range(start, stop):
+        x, cols = row(i)
+        E.append([_dot(x, cols, W[k]) + b[k] for k in range(len(b))])
+    return E
+
+
+def _decode(row: _Rows, n_tokens: int, W: _D, b: _D, trans: _D, offsets: _I64, out: _I64,
+            n_jobs: object, row_len: int) -> None:
+    K = W.shape[0]
+    _need(b.shape[0] == K, "b must have one entry per row of W")
+    _check_trans(trans, K)
+    _check_offsets(offsets, n_tokens)
+    _need(out.shape[0] == n_tokens, "out must have one entry per token")
+    Wl, bl, tl, p = W.tolist(), b.tolist(), trans.tolist(), offsets.tolist()
+    blocks = sentence_blocks(offsets, K, row_len)
+    bad: list[int] = []  # sentences that failed; the lowest is raised, whatever the threads
+
+    def block(k: int) -> None:
+        for s in range(*blocks[k]):
+            if p[s] == p[s + 1]:
+                continue
+            path = _best_path(_emissions(row, p[s], p[s + 1], Wl, bl), tl)
+            if path is None:
+                bad.append(s)
+                return
+            out[p[s]:p[s + 1]] = path
+
+    run_shared(block, len(blocks), n_jobs)
+    if bad:
+        raise _non_finite(min(bad))
+
+
+def decode_dense(X: _F, W: _D, b: _D, trans: _D, offsets: _I64, out: _I64, *,
+                 n_jobs: object = None) -> None:
+    """The best tag sequence of every sentence of X under (W, b, trans), into ``out``: the
+    emissions of one sentence at a time, then Viterbi. Sentences are cut into blocks of a few
+    milliseconds that ``n_jobs`` threads share; the tags never depend on ``n_jobs``."""
+    _need(W.shape[1] == X.shape[1], "W must have one column per feature")
+    _decode(_dense_rows(X), X.shape[0], W, b, trans, offsets, out, n_jobs, X.shape[1])
+
+
+def decode_csr(data: _F, indices: _I32, indptr: _I64, W: _D, b: _D, trans: _D,
+               offsets: _I64, out: _I64, *, n_jobs: object = None) -> None:
+    """`decode_dense` on CSR rows."""
+    _check_csr(indptr, data.shape[0], indices.shape[0])
+    n = indptr.shape[0] - 1
+    _decode(_csr_rows(data, indices, indptr), n, W, b, trans, offsets, out, n_jobs,
+            int(indptr[-1]) // max(1, n))
+
+
+def _check_epoch(n_tokens: int, d: int, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D,
+                 trans: _D, U: _D | None, beta: _D | None, U_trans: _D | None,
+                 count: _I64 | None, mistakes: _I64) -> None:
+    K = W.shape[0]
+    _need(W.shape[1] == d, "W must have one column per feature")
+    _need(b.shape[0] == K, "b must have one entry per row of W")
+    _check_trans(trans, K)
+    _check_offsets(offsets, n_tokens)
+    _need(y.shape[0] == n_tokens, "y must have one tag per token")
+    _need(all(0 <= v < K for v in y.tolist()), f"y must hold tag indices in [0, {K})")
+    n_sent = offsets.shape[0] - 1
+    _need(all(0 <= s < n_sent for s in order.tolist()),
+          f"order must hold sentence indices in [0, {n_sent})")
+    _need(mistakes.shape[0] == 2, "mistakes must have shape (2,)")
+    if U is None:
+        _need(beta is None and U_trans is None and count is None,
+              "U, beta, U_trans and count go together")
+        return
+    _need(beta is not None and U_trans is not None and count is not None,
+          "U, beta, U_trans and count go together")
+    assert beta is not None and U_trans is not None and count is not None
+    _need(U.shape == W.shape, "U must have the shape of W")
+    _need(beta.shape == b.shape, "beta must have the shape of b")
+    _need(U_trans.shape == trans.shape, "U_trans must have the shape of trans")
+    _need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
+
+
+def _update(row: _Rows, start: int, gold: list[int], pred: list[int], step: float,
+            W: list[list[float]], b: list[float] | None, trans: list[list[float]]) -> int:
+    """Collins' update Phi(gold) - Phi(pred), scaled by step, where the two differ (see the
+    contract); b None: no intercept. Returns the number of tokens tagged wrongly."""
+    K = len(trans[0])
+    wrong = 0
+    for t, (g, p) in enumerate(zip(gold, pred)):
+        if g != p:
+            wrong += 1
+            x, cols = row(start + t)
+            _add(W[g], step, x, cols)
+            _add(W[p], -step, x, cols)
+            if b is not None:
+                b[g] += step
+                b[p] -= step
+    for (gi, gj), (pi, pj) in zip(_pairs(gold, K), _pairs(pred, K)):
+        if (gi, gj) != (pi, pj):
+            trans[gi][gj] += step
+            trans[pi][pj] -= step
+    return wrong
+
+
+def _pairs(tags: list[int], K: int) -> list[tuple[int, int]]:
+    """The T + 1 transitions of a tag sequence as entries (row, column) of trans: (K, first
+    tag), (tag t-1, tag t) for t = 1..T-1, then (K + 1, last tag)."""
+    return [(K, tags[0])] + list(zip(tags[:-1], tags[1:])) + [(K + 1, tags[-1])]
+
+
+def _epoch(row: _Rows, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D, trans: _D,
+           fit_intercept: bool, U: _D | None, beta: _D | None, U_trans: _D | None,
+           count: _I64 | None, mistakes: _I64) -> int:
+    """Collins 2002, Fig. 1, one pass over the sentences in ``order``; with U, Daume's lazy
+    averaging (CIML Alg. 7) with one tick of the counter per sentence."""
+    Wl, bl, tl = W.tolist(), b.tolist(), trans.tolist()
+    averaged = U is not None
+    if averaged:
+        assert U is not None and beta is not None and U_trans is not None and count is not None
+        Ul, betal, utl, c = U.tolist(), beta.tolist(), U_trans.tolist(), int(count[0])
+    yl, p = y.tolist(), offsets.tolist()
+    wrong_sentences = wrong_tokens = 0
+    error = None
+    for t, s in enumerate(order.tolist()):
+        if p[s] < p[s + 1]:
+            pred = _best_path(_emissions(row, p[s], p[s + 1], Wl, bl), tl)
+            if pred is None:
+                error = _non_finite(s, t)
+                break
+            gold = yl[p[s]:p[s + 1]]
+            if pred != gold:
+                wrong_sentences += 1
+                wrong_tokens += _update(row, p[s], gold, pred, 1.0, Wl,
+                                        bl if fit_intercept else None, tl)
+                if averaged:
+                    _update(row, p[s], gold, pred, float(c), Ul,
+                            betal if fit_intercept else None, utl)
+        if averaged:
+            c += 1  # every sentence counts, mistake or not
+    W[:] = Wl
+    b[:] = bl
+    trans[:] = tl
+    if averaged:
+        assert U is not None and beta is not None and U_trans is not None and count is not None
+        U[:] = Ul
+        beta[:] = betal
+        U_trans[:] = utl
+        count[0] = c
+    mistakes[0] += wrong_sentences
+    mistakes[1] += wrong_tokens
+    if error is not None:
+        raise error
+    return wrong_sentences
+
+
+def structured_epoch_dense(X: _F, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D,
+                           trans: _D, fit_intercept: bool, U: _D | None, beta: _D | None,
+                           U_trans: _D | None, count: _I64 | None, mistakes: _I64) -> int:
+    """One epoch of the structured perceptron (Collins 2002, Fig. 1) over the sentences in
+    ``order`` (a permutation of sentence indices drawn by the caller); returns the number of
+    sentences decoded with at least one wrong tag.
+
+    Each sentence is decoded by Viterbi with the current weights; a wrong sequence updates
+    W, b (with ``fit_intercept``) and trans as the module docstring says. With U (then beta,
+    U_trans and count too; all None for the plain perceptron) the lazy averaging sums of
+    Daume's Alg. 7 follow. ``mistakes`` (int64, (2,)) gains the sentences and the tokens
+    tagged wrongly, also when the epoch stops on a non-finite score.
+    """
+    _check_epoch(X.shape[0], X.shape[1], y, offsets, order, W, b, trans, U, beta, U_trans,
+                 count, mistakes)
+    return _epoch(_dense_rows(X), y, offsets, order, W, b, trans, fit_intercept, U, beta,
+                  U_trans, count, mistakes)
+
+
+def structured_epoch_csr(data: _F, indices: _I32, indptr: _I64, y: _I64, offsets: _I64,
+                         order: _I64, W: _D, b: _D, trans: _D, fit_intercept: bool,
+                         U: _D | None, beta: _D | None, U_trans: _D | None,
+                         count: _I64 | None, mistakes: _I64) -> int:
+    """`structured_epoch_dense` on CSR rows."""
+    _check_csr(indptr, data.shape[0], indices.shape[0])
+    _check_epoch(indptr.shape[0] - 1, W.shape[1], y, offsets, order, W, b, trans, U, beta,
+                 U_trans, count, mistakes)
+    return _epoch(_csr_rows(data, indices, indptr), y, offsets, order, W, b, trans,
+                  fit_intercept, U, beta, U_trans, count, mistakes)

@@ -1,0 +1,293 @@
+"""`StructuredPerceptron`: sequence labeling by the structured perceptron (Collins 2002).
+
+X holds one row of features per token, ``lengths`` the sentence lengths (seqlearn's
+convention; None: all of X is one sentence). A tag sequence scores the emissions of its tags
+(``coef_`` . x + ``intercept_``), the transitions between neighbouring tags
+(``coef_trans_``) and the scores of the first and the last tag (``coef_init_``,
+``coef_final_``); prediction is the best sequence, found by Viterbi. Training decodes each
+sentence with the current weights and, when the sequence is wrong, adds the features of the
+gold sequence and subtracts those of the predicted one; averaged by default (Collins 2002,
+section 2.5; lazy, as CIML Alg. 7, one tick per sentence). The routines are
+`_backend.sequence()`'s, the epoch loop `EpochClassifier`'s.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _backend
+from ._base import EpochClassifier, epoch_order
+from ._rows import check_finite_state
+from ._threads import check_n_jobs
+from ._validation import (
+    CSR,
+    check_classes,
+    check_feature_names,
+    check_flag,
+    check_n_features,
+    check_same_classes,
+    check_state_array,
+    check_two_classes,
+    check_X,
+    check_y,
+    encode_labels,
+)
+
+__all__ = ["StructuredPerceptron"]
+
+
+def check_lengths(lengths: Any, n_tokens: int) -> np.ndarray:
+    """The sentence boundaries of ``lengths`` (None: one sentence of every token) as int64
+    offsets: lengths must be integers >= 1 summing to the number of rows of X."""
+    if lengths is None:
+        return np.array([0, n_tokens], dtype=np.int64)
+    arr = np.asarray(lengths)
+    if arr.ndim != 1 or arr.shape[0] == 0 or arr.dtype.kind not in "iu":
+        raise ValueError(f"lengths must be a non-empty 1-d array of integers, got {arr.dtype} "
+                         f"of shape {arr.shape}")
+    if (arr < 1).any():
+        raise ValueError("lengths must be >= 1 (every sentence has a token)")
+    offsets = np.zeros(arr.shape[0] + 1, dtype=np.int64)
+    np.cumsum(arr, out=offsets[1:])
+    if offsets[-1] != n_tokens:
+        raise ValueError(f"lengths must sum to the number of rows of X ({n_tokens}), "
+                         f"got {int(offsets[-1])}")
+    return offsets
+
+
+class _SequenceRun:
+    """One training call: every epoch visits the sentences in the order drawn from (seed,
+    epoch) and stops the loop after an epoch without a wrong tag."""
+
+    own_order = True
+
+    def __init__(self, est: StructuredPerceptron, X: Any, y_idx: np.ndarray,
+                 offsets: np.ndarray) -> None:
+        self.est, self.X, self.y, self.offsets = est, X, y_idx, offsets
+        self.last = -1
+
+    def epoch(self, order: np.ndarray | None) -> int:
+        est, st, X = self.est, self.est._state, self.X
+        seq = _backend.sequence()
+        n_sent = self.offsets.shape[0] - 1
+        order = epoch_order(est._seed, est._epochs_seen, n_sent, est.shuffle)
+        avg = [st.get(k) for k in ("U", "beta", "U_trans", "count")]
+        mistakes = np.zeros(2, dtype=np.int64)
+        if isinstance(X, CSR):
+            seq.structured_epoch_csr(X.data, X.indices, X.indptr, self.y, self.offsets, order,
+                                     st["W"], st["b"], st["trans"], est.fit_intercept, *avg,
+                                     mistakes)
+        else:
+            seq.structured_epoch_dense(X, self.y, self.offsets, order, st["W"], st["b"],
+                                       st["trans"], est.fit_intercept, *avg, mistakes)
+        check_finite_state(*st.values())
+        self.last = int(mistakes[1])
+        return self.last  # tokens tagged wrongly (0 exactly when no sentence was wrong)
+
+    def after_epoch(self, val: Any) -> tuple[bool, str]:
+        return self.last == 0, ""
+
+    def checkpoint(self) -> dict[str, np.ndarray]:
+        return {key: value.copy() for key, value in self.est._state.items()}
+
+    def rollback(self, saved: dict[str, np.ndarray]) -> None:
+        for key, value in saved.items():
+            self.est._state[key][...] = value
+
+    def predict_idx(self, X: Any) -> np.ndarray:
+        raise NotImplementedError("no validation split for sentences")
+
+    def finish(self, credit_epochs: int) -> None:
+        pass
+
+
+class StructuredPerceptron(EpochClassifier):
+    """The structured perceptron for sequence labeling, averaged by default, Viterbi decoding.
+
+    Parameters are keyword-only.
+
+    Parameters
+    ----------
+    average : bool, default=True
+        Predict with the average of the weights held after every sentence (Collins 2002,
+        section 2.5), as the textbook does; False: the last weights.
+    fit_intercept : bool, default=True
+        Learn a per-tag bias of the emissions (``intercept_``).
+    max_iter : int, default=10
+        Maximum number of epochs.
+    shuffle : bool, default=True
+        Visit the sentences in a fresh random order every epoch (from ``random_state``).
+    random_state : None, int, numpy Generator or RandomState, default=0
+        Seed of the per-epoch permutations of the sentences.
+    n_jobs : int or None, default=None
+        Threads for prediction (sentences in parallel; None: 1, -1: every core). The tags
+        do not depend on it.
+    warm_start : bool, default=False
+        ``fit`` continues from the current weights instead of zero.
+    verbose : int, default=0
+        Print one progress line per epoch to stderr.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_classes, n_features), the emission weights
+    intercept_ : ndarray of shape (n_classes,)
+    coef_trans_ : ndarray of shape (n_classes, n_classes), [i, j]: tag i followed by tag j
+    coef_init_ : ndarray of shape (n_classes,), the score of each tag first in a sentence
+    coef_final_ : ndarray of shape (n_classes,), the score of each tag last in a sentence
+    classes_ : ndarray of the tags seen (labels of any type)
+    n_features_in_ : int
+    n_iter_ : int, epochs run by the last ``fit`` (or since the first ``partial_fit``)
+    mistakes_ : ndarray of int64, the tokens tagged wrongly in each of those epochs
+    converged_ : bool, True when the last epoch tagged every token right
+    """
+
+    _has_early_stopping = False
+    _state: dict[str, np.ndarray]
+
+    def __init__(self, *, average: bool = True, fit_intercept: bool = True, max_iter: int = 10,
+                 shuffle: bool = True, random_state: Any = 0, n_jobs: int | None = None,
+                 warm_start: bool = False, verbose: int = 0) -> None:
+        self.average = average
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.warm_start = warm_start
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ skeleton hooks
+    def _spec(self) -> dict[str, Any]:
+        self._check_common_params()
+        check_flag(self.average, "average")
+        check_n_jobs(self.n_jobs)
+        return {}  # the training call adds the sentences' offsets
+
+    def _gate_X(self, X: Any, spec: Any, fitting: bool) -> Any:
+        return check_X(X)
+
+    def _init_state(self, Xc: Any, spec: Any) -> None:
+        K, d = len(self.classes_), Xc.shape[1]
+        st = {"W": np.zeros((K, d)), "b": np.zeros(K), "trans": np.zeros((K + 2, K))}
+        if self.average:
+            st.update(U=np.zeros((K, d)), beta=np.zeros(K), U_trans=np.zeros((K + 2, K)),
+                      count=np.ones(1, dtype=np.int64))
+        self._state = st
+        self._publish()
+
+    def _check_continuation(self, Xc: Any, spec: Any) -> None:
+        super()._check_continuation(Xc, spec)
+        if ("U" in self._state) != bool(self.average):
+            raise ValueError("the model was trained with another `average`: its state cannot "
+                             "continue with this one (fit again without warm_start)")
+
+    def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,
+               spec: dict[str, Any]) -> _SequenceRun:
+        return _SequenceRun(self, Xc, y_idx, spec["offsets"])
+
+    def _publish(self) -> None:
+        """coef_, intercept_ and the transition scores (the averages when averaging)."""
+        st = self._state
+        W, b, trans = st["W"], st["b"], st["trans"]
+        if "U" in st:
+            c = float(st["count"][0])
+            W, b, trans = W - st["U"] / c, b - st["beta"] / c, trans - st["U_trans"] / c
+        K = b.shape[0]
+        self.coef_, self.intercept_ = np.array(W), np.array(b)
+        self.coef_trans_ = np.array(trans[:K])
+        self.coef_init_, self.coef_final_ = np.array(trans[K]), np.array(trans[K + 1])
+
+    # ------------------------------------------------------------------ training
+    def fit(self, X: Any, y: Any, lengths: Any = None) -> StructuredPerceptron:
+        """Train for up to ``max_iter`` epochs over the sentences of X (``lengths`` tokens
+        each); stop after an epoch that tags every token right."""
+        spec, Xc, names = self._begin(X, first=True)
+        spec["offsets"] = check_lengths(lengths, Xc.shape[0])
+        classes, y_idx = encode_labels(check_y(y, Xc.shape[0]))
+        check_two_classes(classes)
+        fresh = not (self.warm_start and self._is_fitted())
+        if fresh:
+            self.classes_ = classes
+        else:
+            check_same_classes(classes, self.classes_)
+        self._fit_encoded(Xc, y_idx, None, spec, names, fresh)
+        return self
+
+    def partial_fit(self, X: Any, y: Any, lengths: Any = None,  # type: ignore[override]
+                    classes: Any = None) -> StructuredPerceptron:
+        """One epoch over these sentences, continuing the model's state. ``classes`` (every
+        tag the model will ever see) is required on the first call."""
+        first = not self._is_fitted()
+        spec, Xc, names = self._begin(X, first)
+        spec["offsets"] = check_lengths(lengths, Xc.shape[0])
+        yc = check_y(y, Xc.shape[0])
+        if first:
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit")
+            self.classes_ = check_classes(classes)
+            check_two_classes(self.classes_)
+            self._init_common(Xc.shape[1], self._draw_seed())
+            self._init_state(Xc, spec)
+            self._set_feature_names(names)
+        else:
+            if classes is not None and not np.array_equal(check_classes(classes),
+                                                          self.classes_):
+                raise ValueError("classes must not change between calls to partial_fit")
+            self._check_continuation(Xc, spec)
+        _, y_idx = encode_labels(yc, self.classes_)
+        self._train(Xc, y_idx, None, spec, 1, None, fitting=False)
+        return self
+
+    # ------------------------------------------------------------------ prediction
+    def _trans(self) -> np.ndarray:
+        return np.ascontiguousarray(np.vstack([self.coef_trans_, self.coef_init_,
+                                               self.coef_final_]), dtype=np.float64)
+
+    def _predict_idx(self, X: Any, lengths: Any) -> np.ndarray:
+        self._check_fitted()
+        check_feature_names(X, getattr(self, "feature_names_in_", None), type(self).__name__,
+                            reset=False)
+        Xc = check_X(X)
+        check_n_features(Xc, self.n_features_in_, type(self).__name__)
+        offsets = check_lengths(lengths, Xc.shape[0])
+        out = np.empty(Xc.shape[0], dtype=np.int64)
+        seq = _backend.sequence()
+        W = np.ascontiguousarray(self.coef_, dtype=np.float64)
+        b = np.ascontiguousarray(self.intercept_, dtype=np.float64)
+        if isinstance(Xc, CSR):
+            seq.decode_csr(Xc.data, Xc.indices, Xc.indptr, W, b, self._trans(), offsets, out,
+                           n_jobs=self.n_jobs)
+        else:
+            seq.decode_dense(Xc, W, b, self._trans(), offsets, out, n_jobs=self.n_jobs)
+        return out
+
+    def predict(self, X: Any, lengths: Any = None) -> np.ndarray:
+        """The tag of every token: each sentence's best sequence (Viterbi)."""
+        return self.classes_[self._predict_idx(X, lengths)]
+
+    def score(self, X: Any, y: Any, lengths: Any = None) -> float:
+        """The fraction of tokens tagged right."""
+        return float(np.mean(self.predict(X, lengths) == np.asarray(y)))
+
+    # ------------------------------------------------------------------ persistence
+    def _state_arrays(self) -> dict:
+        arrays = self._common_state()
+        arrays.update({f"state_{key}": value for key, value in self._state.items()})
+        return arrays
+
+    @classmethod
+    def _from_state(cls, params: dict, arrays: dict) -> StructuredPerceptron:
+        est = cls(**params)
+        est._spec()
+        names = ["W", "b", "trans"] + (["U", "beta", "U_trans", "count"] if est.average else [])
+        K, d = est._restore_common_state(arrays, {f"state_{n}" for n in names})
+        shapes = {"W": (K, d), "b": (K,), "trans": (K + 2, K), "U": (K, d), "beta": (K,),
+                  "U_trans": (K + 2, K), "count": (1,)}
+        est._state = {n: check_state_array(arrays, f"state_{n}", shapes[n],
+                                           np.int64 if n == "count" else np.float64)
+                      for n in names}
+        if est.average and est._state["count"][0] < 1:
+            raise ValueError("model file: state_count must be >= 1")
+        est._publish()
+        return est

@@ -1,0 +1,130 @@
+"""StructuredPerceptron: learns transitions a per-token classifier cannot, stops on an
+error-free epoch, trains the same model on both twins, resumes, saves and loads."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from perceptron_c import _backend, load
+from perceptron_c.sequence import StructuredPerceptron
+
+TAGS = np.array(["DET", "NOUN", "VERB"])
+
+
+def cycle_data(rng, n_sent=60, noise=0.0):
+    """Tags cycle 0 -> 1 -> 2 -> 0 from a first tag that only the first token's features
+    tell; every later token's features are noise (or nothing): only the transitions tag
+    them."""
+    lengths = rng.integers(1, 8, size=n_sent)
+    X, y = np.zeros((lengths.sum(), 4)), np.empty(lengths.sum(), dtype=np.int64)
+    start = 0
+    for n in lengths:
+        first = rng.integers(3)
+        y[start:start + n] = (first + np.arange(n)) % 3
+        X[start, first] = 1.0
+        X[start + 1:start + n, 3] = 1.0  # "not the first word"
+        start += n
+    X += noise * rng.normal(size=X.shape)
+    return X, TAGS[y], lengths
+
+
+@pytest.mark.parametrize("average", [True, False])
+def test_learns_the_transitions(model_backend, rng, average):
+    X, y, lengths = cycle_data(rng)
+    m = StructuredPerceptron(average=average, max_iter=50).fit(X, y, lengths)
+    assert m.converged_ and m.n_iter_ < 50 and m.mistakes_[-1] == 0
+    assert m.score(X, y, lengths) == 1.0
+    assert list(m.classes_) == ["DET", "NOUN", "VERB"] and m.predict(X, lengths).dtype == y.dtype
+    # the learned transitions are the cycle: from i, i + 1 scores best
+    assert np.argmax(m.coef_trans_, axis=1).tolist() == [1, 2, 0]
+    # a sentence cut differently is tagged differently: the boundaries matter
+    assert not np.array_equal(m.predict(X, None), y)
+
+
+def test_twins_train_the_same_model(rng):
+    X, y, lengths = cycle_data(rng, noise=0.3)
+    fitted = []
+    for backend in ("c", "python"):
+        if backend == "c" and _backend.BACKEND != "c":
+            pytest.skip("the C core is not in use")
+        with _backend.using(backend):
+            fitted.append(StructuredPerceptron(max_iter=3).fit(X, y, lengths))
+    a, b = fitted
+    for name in ("coef_", "intercept_", "coef_trans_", "coef_init_", "coef_final_",
+                 "mistakes_"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+
+
+def test_sparse_and_threads_change_nothing(model_backend, rng):
+    X, y, lengths = cycle_data(rng, noise=0.3)
+    dense = StructuredPerceptron(max_iter=4).fit(X, y, lengths)
+    sparse = StructuredPerceptron(max_iter=4, n_jobs=2).fit(sp.csr_matrix(X), y, lengths)
+    assert np.array_equal(dense.coef_, sparse.coef_)
+    assert np.array_equal(dense.coef_trans_, sparse.coef_trans_)
+    assert np.array_equal(dense.predict(X, lengths), sparse.predict(sp.csr_matrix(X), lengths))
+
+
+def test_the_average_is_the_textbook_one(rng):
+    # c W - U over the state: the average of the weights after every sentence, w_0 = 0 first
+    X, y, lengths = cycle_data(rng, n_sent=5, noise=0.0)
+    m = StructuredPerceptron(max_iter=1, shuffle=False).fit(X, y, lengths)
+    plain = StructuredPerceptron(average=False, max_iter=1, shuffle=False)
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    total, seen = np.zeros_like(m.coef_), 0
+    for s in range(len(lengths)):
+        total += plain.coef_ if seen else 0.0
+        sl = slice(offsets[s], offsets[s + 1])
+        plain.partial_fit(X[sl], y[sl], [lengths[s]], classes=TAGS)
+        seen += 1
+    total += plain.coef_
+    assert np.allclose(m.coef_, total / (len(lengths) + 1), rtol=0, atol=1e-12)
+
+
+def test_random_state_and_partial_fit(model_backend, rng):
+    X, y, lengths = cycle_data(rng, noise=0.5)
+    a = StructuredPerceptron(max_iter=1, random_state=3).fit(X, y, lengths)
+    b = StructuredPerceptron(random_state=3).partial_fit(X, y, lengths, classes=TAGS)
+    assert np.array_equal(a.coef_, b.coef_) and np.array_equal(a.coef_trans_, b.coef_trans_)
+    c = StructuredPerceptron(max_iter=1, random_state=4).fit(X, y, lengths)
+    assert not np.array_equal(a.coef_, c.coef_)
+    # two epochs of partial_fit are two epochs of fit
+    b.partial_fit(X, y, lengths)
+    d = StructuredPerceptron(max_iter=2, random_state=3).fit(X, y, lengths)
+    assert np.array_equal(b.coef_, d.coef_) and b.mistakes_.tolist() == d.mistakes_.tolist()
+
+
+def test_save_and_load(tmp_path, rng):
+    X, y, lengths = cycle_data(rng, noise=0.3)
+    m = StructuredPerceptron(max_iter=2).fit(X, y, lengths)
+    path = m.save(tmp_path / "tagger.npz")
+    back = load(path)
+    assert isinstance(back, StructuredPerceptron) and back.get_params() == m.get_params()
+    assert np.array_equal(back.predict(X, lengths), m.predict(X, lengths))
+    for name in ("coef_", "coef_trans_", "coef_init_", "coef_final_", "mistakes_"):
+        assert np.array_equal(getattr(back, name), getattr(m, name)), name
+    # the loaded model resumes where the saved one was
+    m.partial_fit(X, y, lengths)
+    back.partial_fit(X, y, lengths)
+    assert np.array_equal(back.coef_, m.coef_)
+
+
+@pytest.mark.parametrize(("lengths", "message"), [
+    ([2, 2], "must sum to the number of rows"),
+    ([4, 0, 1], ">= 1"),
+    ([2.5, 2.5], "integers"),
+    ([], "non-empty"),
+])
+def test_bad_lengths_are_named(rng, lengths, message):
+    X, y = np.zeros((5, 2)), TAGS[[0, 1, 2, 0, 1]]
+    with pytest.raises(ValueError, match=message):
+        StructuredPerceptron().fit(X, y, lengths)
+
+
+def test_other_refusals():
+    X, y = np.zeros((3, 2)), TAGS[[0, 1, 0]]
+    with pytest.raises(ValueError, match="classes must be passed"):
+        StructuredPerceptron().partial_fit(X, y, [3])
+    m = StructuredPerceptron(max_iter=1).fit(X, y, [3])
+    with pytest.raises(ValueError, match="features"):
+        m.predict(np.zeros((3, 5)), [3])
+    with pytest.raises(ValueError, match="average"):
+        m.set_params(average=False, warm_start=True).fit(X, y, [3])

@@ -1,0 +1,384 @@
+"""The structured perceptron's routines on both twins: hand-traced Viterbi and updates, brute
+force over every path, lazy averaging against the plain mean, and C == Python bit for bit."""
+import itertools
+
+import numpy as np
+import pytest
+from conftest import HAVE_C, _module
+
+FLOATS = [np.float32, np.float64]
+
+
+@pytest.fixture(params=["c", "python"])
+def seq(request):
+    """The `_sequence` routine module of one twin."""
+    return _module(request.param, "_sequence")
+
+
+@pytest.fixture
+def seq_twins():
+    return _module("c", "_sequence"), _module("python", "_sequence")
+
+
+def to_csr(X):
+    rows, cols = np.nonzero(X)
+    indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
+    return np.ascontiguousarray(X[rows, cols]), cols.astype(np.int32), indptr
+
+
+def offsets_of(lengths):
+    return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+
+
+def random_lengths(rng, n_sent, max_len=6):
+    lengths = rng.integers(1, max_len + 1, size=n_sent)
+    lengths[rng.random(n_sent) < 0.3] = 1  # many one-token sentences
+    return lengths
+
+
+def trans_of(K, pairs=None, start=None, end=None):
+    trans = np.zeros((K + 2, K))
+    if pairs is not None:
+        trans[:K] = pairs
+    if start is not None:
+        trans[K] = start
+    if end is not None:
+        trans[K + 1] = end
+    return trans
+
+
+def run_viterbi(mod, E, trans, lengths):
+    out = np.full(E.shape[0], -1, dtype=np.int64)
+    mod.viterbi(np.ascontiguousarray(E, dtype=np.float64), trans, offsets_of(lengths), out)
+    return out.tolist()
+
+
+# ------------------------------------------------------------------------ Viterbi by hand
+def test_transitions_overrule_the_emissions(seq):
+    # delta_0 = [1, 0]; delta_1 = [3, 2] (both from tag 0); delta_2 = [5, 4]: path 0 0 0,
+    # score 5, where the greedy tags 0 1 1 score 3
+    E = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
+    trans = trans_of(2, pairs=[[2.0, 0.0], [0.0, 0.0]])
+    assert run_viterbi(seq, E, trans, [3]) == [0, 0, 0]
+    assert run_viterbi(seq, E, trans_of(2), [3]) == [0, 1, 1]  # no transitions: greedy
+
+
+def test_ties_go_to_the_lowest_tag(seq):
+    assert run_viterbi(seq, np.zeros((4, 3)), trans_of(3), [4]) == [0, 0, 0, 0]
+    assert run_viterbi(seq, np.array([[0.0, 2.0, 2.0]]), trans_of(3), [1]) == [1]
+    # a tie between predecessors: tag 2 at the end is reached from 0 and 1 alike (score 3)
+    E = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 2.0]])
+    assert run_viterbi(seq, E, trans_of(3), [2]) == [0, 2]
+    # the same with tag 1 scoring higher first: its predecessor wins
+    E[0, 1] = 1.5
+    assert run_viterbi(seq, E, trans_of(3), [2]) == [1, 2]
+
+
+def test_start_and_end_scores_decide_one_token(seq):
+    E = np.array([[0.0, 1.0, 0.0]])
+    assert run_viterbi(seq, E, trans_of(3), [1]) == [1]
+    assert run_viterbi(seq, E, trans_of(3, start=[0.0, 0.0, 5.0]), [1]) == [2]
+    assert run_viterbi(seq, E, trans_of(3, start=[0.0, 0.0, 5.0], end=[0.0, 3.0, -10.0]),
+                       [1]) == [1]
+
+
+def test_sentences_are_decoded_separately(seq):
+    # the same token twice: as one sentence the transition 1 -> 1 (-10) forbids 1 1;
+    # 0 1 and 1 0 tie (score 1) at the end, where tag 0 (reached from 1) wins
+    E = np.array([[0.0, 1.0], [0.0, 1.0]])
+    trans = trans_of(2, pairs=[[0.0, 0.0], [0.0, -10.0]])
+    assert run_viterbi(seq, E, trans, [2]) == [1, 0]
+    assert run_viterbi(seq, E, trans, [1, 1]) == [1, 1]
+    assert run_viterbi(seq, E, trans, [1, 0, 1]) == [1, 1]  # an empty sentence is no sentence
+
+
+def _brute_force(E, trans):
+    """(best score, every path of that score), over all K^T paths."""
+    T, K = E.shape
+    scored = []
+    for path in itertools.product(range(K), repeat=T):
+        s = trans[K, path[0]] + sum(E[t, path[t]] for t in range(T)) + trans[K + 1, path[-1]]
+        s += sum(trans[path[t - 1], path[t]] for t in range(1, T))
+        scored.append((s, list(path)))
+    best = max(s for s, _ in scored)
+    return best, [p for s, p in scored if s == best]
+
+
+def _path_score(E, trans, path):
+    K = E.shape[1]
+    return (trans[K, path[0]] + sum(E[t, p] for t, p in enumerate(path))
+            + sum(trans[a, b] for a, b in zip(path, path[1:])) + trans[K + 1, path[-1]])
+
+
+@pytest.mark.parametrize("K", [1, 2, 3, 4])
+def test_viterbi_is_the_best_path(seq, rng, K):
+    for T in range(1, 6):
+        for _ in range(4):
+            # integers: exact sums, many ties; Viterbi's path is one of the best ones
+            E = rng.integers(-3, 4, size=(T, K)).astype(np.float64)
+            trans = rng.integers(-3, 4, size=(K + 2, K)).astype(np.float64)
+            best, paths = _brute_force(E, trans)
+            assert run_viterbi(seq, E, trans, [T]) in paths
+            # continuous scores: one best path
+            E, trans = rng.normal(size=(T, K)), rng.normal(size=(K + 2, K))
+            best, paths = _brute_force(E, trans)
+            assert run_viterbi(seq, E, trans, [T]) == paths[0] and len(paths) == 1
+
+
+# ------------------------------------------------------------------------ decoding
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_emissions_are_the_linear_decision(seq, rng, dtype):
+    lin = _module("c" if "_c" in seq.__name__ else "python", "_linear")
+    X = rng.normal(size=(30, 7)).astype(dtype)
+    W, b = rng.normal(size=(4, 7)), rng.normal(size=4)
+    trans = rng.normal(size=(6, 4))
+    lengths = random_lengths(rng, 10, 5)
+    X = X[:lengths.sum()]
+    E = np.empty((X.shape[0], 4))
+    lin.decision_dense(X, W, b, E)
+    expected = run_viterbi(seq, E, trans, lengths)
+    for args in ((X,), to_csr(X)):
+        out = np.full(X.shape[0], -1, dtype=np.int64)
+        fn = seq.decode_dense if len(args) == 1 else seq.decode_csr
+        fn(*args, W, b, trans, offsets_of(lengths), out)
+        assert out.tolist() == expected
+    # single tokens with no transitions: the argmax of the decision, lowest index on ties
+    assert run_viterbi(seq, E, trans_of(4), [1] * len(E)) == np.argmax(E, axis=1).tolist()
+
+
+def test_blocks_cover_every_sentence_once(seq, rng, monkeypatch):
+    P = _module("python", "_sequence")
+    monkeypatch.setattr(P, "DECODE_WORK", 50)
+    for n in (0, 1, 7, 40):
+        offsets = offsets_of(rng.integers(0, 5, size=n))
+        blocks = P.sentence_blocks(offsets, 3, 2)
+        covered = [s for a, z in blocks for s in range(a, z)]
+        assert covered == list(range(n)) if offsets[-1] else covered == []
+        assert all(a < z for a, z in blocks)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_threads_change_nothing(seq, rng, monkeypatch, sparse):
+    monkeypatch.setattr(_module("python", "_sequence"), "DECODE_WORK", 300)  # many blocks
+    lengths = random_lengths(rng, 60, 8)
+    X = rng.normal(size=(lengths.sum(), 5))
+    W, b, trans = rng.normal(size=(3, 5)), rng.normal(size=3), rng.normal(size=(5, 3))
+    head = to_csr(X) if sparse else (X,)
+    fn = seq.decode_csr if sparse else seq.decode_dense
+    outs = []
+    for n_jobs in (None, 1, 2, -1):
+        out = np.full(X.shape[0], -1, dtype=np.int64)
+        fn(*head, W, b, trans, offsets_of(lengths), out, n_jobs=n_jobs)
+        outs.append(out)
+    assert all(np.array_equal(outs[0], o) for o in outs[1:]) and outs[0].min() >= 0
+    # the first failing sentence is named, whatever the threads
+    X[X.shape[0] // 2:] *= np.inf
+    head = to_csr(X) if sparse else (X,)
+    first = int(np.searchsorted(offsets_of(lengths), X.shape[0] // 2, side="right")) - 1
+    for n_jobs in (1, 2):
+        with pytest.raises(FloatingPointError, match=f"sentence {first}:"):
+            fn(*head, W, b, trans, offsets_of(lengths), out, n_jobs=n_jobs)
+
+
+# ------------------------------------------------------------------------ the epoch
+def state(K, d, averaged):
+    st = {"W": np.zeros((K, d)), "b": np.zeros(K), "trans": np.zeros((K + 2, K))}
+    st.update(U=None, beta=None, U_trans=None, count=None)
+    if averaged:
+        st.update(U=np.zeros((K, d)), beta=np.zeros(K), U_trans=np.zeros((K + 2, K)),
+                  count=np.ones(1, dtype=np.int64))
+    st["mistakes"] = np.zeros(2, dtype=np.int64)
+    return st
+
+
+def run_epoch(mod, X, y, lengths, order, st, fit_intercept=True, sparse=False):
+    head = to_csr(X) if sparse else (X,)
+    fn = mod.structured_epoch_csr if sparse else mod.structured_epoch_dense
+    return fn(*head, np.asarray(y, dtype=np.int64), offsets_of(lengths),
+              np.asarray(order, dtype=np.int64), st["W"], st["b"], st["trans"], fit_intercept,
+              st["U"], st["beta"], st["U_trans"], st["count"], st["mistakes"])
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_hand_traced_updates(seq, sparse):
+    X = np.array([[1.0, 2.0], [0.0, 1.0]])
+    st = state(2, 2, averaged=True)
+    # all zero: the path is 0 0 (ties); gold 1 0 differs at token 0 and transitions 0, 1
+    assert run_epoch(seq, X, [1, 0], [2], [0], st, sparse=sparse) == 1
+    assert st["W"].tolist() == [[-1.0, -2.0], [1.0, 2.0]] and st["b"].tolist() == [-1.0, 1.0]
+    assert st["trans"].tolist() == [[-1.0, 0.0], [1.0, 0.0], [-1.0, 1.0], [0.0, 0.0]]
+    assert st["mistakes"].tolist() == [1, 1] and st["count"].tolist() == [2]
+    assert np.array_equal(st["U"], st["W"]) and np.array_equal(st["U_trans"], st["trans"])
+    # E = [[-6, 6], [-3, 3]]: path 1 1, wrong at token 1 and transitions 1, 2 (c = 2)
+    assert run_epoch(seq, X, [1, 0], [2], [0], st, sparse=sparse) == 1
+    assert st["W"].tolist() == [[-1.0, -1.0], [1.0, 1.0]] and st["b"].tolist() == [0.0, 0.0]
+    assert st["trans"].tolist() == [[-1.0, 0.0], [2.0, -1.0], [-1.0, 1.0], [1.0, -1.0]]
+    assert st["U"].tolist() == [[-1.0, 0.0], [1.0, 0.0]] and st["beta"].tolist() == [1.0, -1.0]
+    assert st["U_trans"].tolist() == [[-1.0, 0.0], [3.0, -2.0], [-1.0, 1.0], [2.0, -2.0]]
+    assert st["mistakes"].tolist() == [2, 2] and st["count"].tolist() == [3]
+    # the average (W - U/c) is the mean of the weights after 0, 1 and 2 sentences
+    assert np.array_equal(3 * st["W"] - st["U"], [[-2.0, -3.0], [2.0, 3.0]])
+    # now right: no update, the counter still ticks
+    assert run_epoch(seq, X, [1, 0], [2], [0], st, sparse=sparse) == 0
+    assert st["W"].tolist() == [[-1.0, -1.0], [1.0, 1.0]] and st["count"].tolist() == [4]
+
+
+def test_agreeing_transitions_are_not_touched(seq):
+    # path 0 0 against gold 1 0: the end (0 last) agrees and keeps 0.1 exactly, where adding
+    # 1 and subtracting it again would leave 0.10000000000000009
+    st = state(2, 1, averaged=True)
+    st["trans"][3] = 0.1
+    run_epoch(seq, np.ones((2, 1)), [1, 0], [2], [0], st)
+    assert st["trans"][3].tolist() == [0.1, 0.1] and st["U_trans"][3].tolist() == [0.0, 0.0]
+    assert st["trans"][:3].tolist() == [[-1.0, 0.0], [1.0, 0.0], [-1.0, 1.0]]
+
+
+def test_no_intercept_leaves_the_bias_alone(seq):
+    st = state(2, 2, averaged=True)
+    st["b"][:] = [0.5, -0.5]
+    run_epoch(seq, np.array([[1.0, 2.0], [0.0, 1.0]]), [1, 1], [2], [0], st, False)
+    assert st["b"].tolist() == [0.5, -0.5] and st["beta"].tolist() == [0.0, 0.0]
+    assert st["W"].tolist() == [[-1.0, -3.0], [1.0, 3.0]]
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_lazy_average_is_the_plain_mean(seq, rng, sparse):
+    # integer data: every sum exact, so c W - U equals the sum of the weights held before
+    # each sentence (w_0 = 0 included), for W, b and trans alike
+    K, d = 3, 4
+    lengths = random_lengths(rng, 12, 5)
+    X = rng.integers(-2, 3, size=(lengths.sum(), d)).astype(np.float64)
+    y = rng.integers(0, K, size=X.shape[0])
+    lazy, plain = state(K, d, True), state(K, d, False)
+    sums = {k: np.zeros_like(plain[k]) for k in ("W", "b", "trans")}
+    for _ in range(3):
+        order = rng.permutation(len(lengths))
+        run_epoch(seq, X, y, lengths, order, lazy, sparse=sparse)
+        for s in order:  # one sentence at a time, summing the weights before it
+            for k in sums:
+                sums[k] += plain[k]
+            run_epoch(seq, X, y, lengths, [s], plain, sparse=sparse)
+    c = lazy["count"][0]
+    assert c == 3 * len(lengths) + 1
+    for k, u in (("W", "U"), ("b", "beta"), ("trans", "U_trans")):
+        assert np.array_equal(lazy[k], plain[k])
+        assert np.array_equal(c * lazy[k] - lazy[u], sums[k] + plain[k])
+    assert np.array_equal(lazy["mistakes"], plain["mistakes"]) and lazy["mistakes"][0] > 0
+
+
+def test_separable_data_is_learned(seq, rng):
+    # tags follow the sign of feature 0 and the transitions of a fixed cycle: the
+    # perceptron stops making mistakes (Collins 2002, Theorem 1)
+    lengths = random_lengths(rng, 30, 6)
+    X = rng.normal(size=(lengths.sum(), 3))
+    y = (X[:, 0] > 0).astype(np.int64)
+    st = state(2, 3, averaged=False)
+    for _ in range(50):
+        if run_epoch(seq, X, y, lengths, rng.permutation(30), st) == 0:
+            break
+    assert run_epoch(seq, X, y, lengths, np.arange(30), st) == 0
+
+
+# ------------------------------------------------------------------------ C == Python
+def _problem(rng, dtype, n_sent, d, K, density=1.0, scale=1.0):
+    lengths = random_lengths(rng, n_sent)
+    X = (rng.normal(size=(lengths.sum(), d)) * scale).astype(dtype)
+    X[rng.random(X.shape) > density] = 0
+    y = rng.integers(0, K, size=X.shape[0])
+    return X, y, lengths
+
+
+@pytest.mark.skipif(not HAVE_C, reason="compares the C twin with the Python one")
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_twins_agree_bit_for_bit(seq_twins, rng, dtype, sparse):
+    for n_sent, d, K in [(1, 1, 1), (5, 3, 2), (20, 6, 4), (15, 9, 5), (30, 4, 3)]:
+        X, y, lengths = _problem(rng, dtype, n_sent, d, K, density=0.6 if sparse else 1.0)
+        for averaged, fit_intercept in itertools.product([False, True], [False, True]):
+            states = [state(K, d, averaged) for _ in seq_twins]
+            for _ in range(3):
+                order = rng.permutation(n_sent)
+                r = [run_epoch(m, X, y, lengths, order, st, fit_intercept, sparse)
+                     for m, st in zip(seq_twins, states)]
+                assert r[0] == r[1]
+            for k, v in states[0].items():
+                assert v is None or np.array_equal(v, states[1][k]), k
+            # decoding with the learned weights, and Viterbi on random emissions
+            head = to_csr(X) if sparse else (X,)
+            E = rng.normal(size=(X.shape[0], K))
+            outs = []
+            for m, st in zip(seq_twins, states):
+                out = np.empty(X.shape[0], dtype=np.int64)
+                (m.decode_csr if sparse else m.decode_dense)(
+                    *head, st["W"], st["b"], st["trans"], offsets_of(lengths), out)
+                outs.append((out.tolist(), run_viterbi(m, E, st["trans"], lengths)))
+            assert outs[0] == outs[1]
+
+
+# ------------------------------------------------------------------------ refusals
+def test_non_finite_transitions_are_refused(seq):
+    for bad in (np.nan, np.inf, -np.inf):
+        trans = trans_of(2)
+        trans[1, 0] = bad
+        with pytest.raises(FloatingPointError, match=r"trans\[1, 0\]"):
+            run_viterbi(seq, np.zeros((2, 2)), trans, [2])
+        with pytest.raises(FloatingPointError, match=r"trans\[1, 0\]"):
+            seq.decode_dense(np.zeros((2, 1)), np.zeros((2, 1)), np.zeros(2), trans,
+                             offsets_of([2]), np.empty(2, dtype=np.int64))
+
+
+def test_non_finite_emissions_and_overflow_are_refused(seq):
+    for bad in (np.nan, np.inf, -np.inf):
+        E = np.zeros((4, 2))
+        E[2, 1] = bad
+        with pytest.raises(FloatingPointError, match="sentence 1:"):
+            run_viterbi(seq, E, trans_of(2), [2, 2])
+    E = np.full((3, 2), 1e308)  # finite, but the sums overflow
+    with pytest.raises(FloatingPointError, match="sentence 0:"):
+        run_viterbi(seq, E, trans_of(2), [3])
+    with pytest.raises(FloatingPointError, match="sentence 0:"):
+        run_viterbi(seq, -E, trans_of(2), [3])
+
+
+@pytest.mark.skipif(not HAVE_C, reason="compares the C twin with the Python one")
+def test_an_epoch_that_overflows_stops_alike(seq_twins):
+    # the first sentence pushes W to 1e308, the second overflows its emissions
+    X = np.array([[1e308], [1e308], [1e308]])
+    outcomes = []
+    for m in seq_twins:
+        st = state(2, 1, averaged=True)
+        with pytest.raises(FloatingPointError, match=r"position 1 .*\(sentence 1\)"):
+            run_epoch(m, X, [1, 1, 1], [1, 2], [0, 1], st)
+        outcomes.append(st)
+    for k, v in outcomes[0].items():
+        assert np.array_equal(v, outcomes[1][k]), k
+    assert outcomes[0]["mistakes"].tolist() == [1, 1] and outcomes[0]["count"][0] == 2
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (dict(offsets=[0, 2, 1, 3]), "offsets must be monotone"),
+    (dict(offsets=[0, 2]), "offsets must be monotone"),
+    (dict(y=[0, 2, 0]), r"y must hold tag indices in \[0, 2\)"),
+    (dict(y=[0, 1]), "y must have one tag per token"),
+    (dict(order=[0, 2]), r"order must hold sentence indices in \[0, 2\)"),
+    (dict(W=np.zeros((2, 3))), "W must have one column per feature"),
+    (dict(b=np.zeros(3)), "b must have one entry per row of W"),
+    (dict(trans=np.zeros((3, 2))), r"trans must have shape \(n_tags \+ 2, n_tags\)"),
+    (dict(mistakes=np.zeros(1, dtype=np.int64)), r"mistakes must have shape \(2,\)"),
+    (dict(count=None), "U, beta, U_trans and count go together"),
+    (dict(U_trans=np.zeros((3, 2))), "U_trans must have the shape of trans"),
+    (dict(count=np.zeros(1, dtype=np.int64)), r"count must have shape \(1,\) and be >= 1"),
+])
+def test_bad_arguments_are_named(seq, change, message):
+    a = dict(X=np.ones((3, 2)), y=[0, 1, 0], offsets=[0, 2, 3], order=[1, 0],
+             W=np.zeros((2, 2)), b=np.zeros(2), trans=np.zeros((4, 2)), U=np.zeros((2, 2)),
+             beta=np.zeros(2), U_trans=np.zeros((4, 2)), count=np.ones(1, dtype=np.int64),
+             mistakes=np.zeros(2, dtype=np.int64))
+    a.update(change)
+    for k in ("y", "offsets", "order"):
+        a[k] = np.asarray(a[k], dtype=np.int64)
+    with pytest.raises(ValueError, match=message):
+        seq.structured_epoch_dense(a["X"], a["y"], a["offsets"], a["order"], a["W"], a["b"],
+                                   a["trans"], True, a["U"], a["beta"], a["U_trans"],
+                                   a["count"], a["mistakes"])
