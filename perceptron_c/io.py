@@ -90,6 +90,7 @@ MODEL_CLASSES: dict[str, type | str] = {
     "PassiveAggressiveRegressor": "perceptron_c.passive_aggressive:PassiveAggressiveRegressor",
     "KernelPassiveAggressiveClassifier":
         "perceptron_c.kernel_passive_aggressive:KernelPassiveAggressiveClassifier",
+    "PerceptronTagger": "perceptron_c.tagging:PerceptronTagger",
 }
 
 
