@@ -21,16 +21,23 @@ import os
 import random
 import warnings
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from types import SimpleNamespace
-from typing import Any
+from typing import IO, Any, TypeVar
 
 import numpy as np
 
 from . import _tagging_py as _routines
 from ._guard import GuardedModel, _mark, _reader, _writer
-from ._tagtext import (check_sentences, check_tokens, nltk_data_dirs, pack_text,
-                       param_files, read_nltk_json, unpack_text)
+from ._tagtext import (
+    check_sentences,
+    check_tokens,
+    nltk_data_dirs,
+    pack_text,
+    param_files,
+    read_nltk_json,
+    unpack_text,
+)
 from ._validation import NotFittedError
 from .io import FileFormatError, replace_file, save_model
 
@@ -374,7 +381,7 @@ class PerceptronTagger(GuardedModel):
         for value, name in zip((self.weights, self.tagdict, list(self._classes)), names):
             text = json.dumps(value).encode("utf-8")
             path = os.path.join(loc, name)
-            replace_file(path, lambda handle, text=text: handle.write(text))
+            replace_file(path, _writing(text))
             paths.append(path)
         return paths
 
@@ -385,9 +392,18 @@ class PerceptronTagger(GuardedModel):
         self.to_nltk_json(loc, lang)
 
 
-def _ordered(static: list[str], dynamic: list[str]) -> list[str]:
+T = TypeVar("T")
+
+
+def _ordered(static: list[T], dynamic: list[T]) -> list[T]:
     """The 14 features in NLTK's template order (lines 598-611)."""
     return static[:3] + dynamic[:3] + static[3:4] + dynamic[3:] + static[4:]
+
+
+def _writing(data: bytes) -> Callable[[IO[bytes]], None]:
+    def write(handle: IO[bytes]) -> None:
+        handle.write(data)
+    return write
 
 
 def _find_nltk_model(name: str, lang: str) -> str:
