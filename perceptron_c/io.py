@@ -91,6 +91,7 @@ MODEL_CLASSES: dict[str, type | str] = {
     "KernelPassiveAggressiveClassifier":
         "perceptron_c.kernel_passive_aggressive:KernelPassiveAggressiveClassifier",
     "StructuredPerceptron": "perceptron_c.sequence:StructuredPerceptron",
+    "PerceptronTagger": "perceptron_c.tagging:PerceptronTagger",
 }
 
 

@@ -1,0 +1,176 @@
+"""The tagger's gate and files: sentences and tokens checked, text packed into plain arrays
+for the ``.npz`` model file, NLTK's JSON model files read and checked (`perceptron_c.tagging`).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from .io import FileFormatError, check_regular_file, reject_constant
+
+__all__ = ["check_sentences", "check_tokens", "pack_text", "unpack_text", "check_state",
+           "param_files", "read_nltk_json", "nltk_data_dirs"]
+
+Sentence = tuple[tuple[str, ...], tuple[str, ...]]
+
+
+def _iterable(value: Any, name: str, what: str) -> list:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__}")
+    return list(value)
+
+
+def check_tokens(tokens: Any, name: str) -> list[str]:
+    """``tokens`` as a list of str; TypeError naming the first one that is not."""
+    tokens = _iterable(tokens, name, "a list of str tokens (a sentence split into words)")
+    for i, token in enumerate(tokens):
+        if not isinstance(token, str):
+            raise TypeError(f"{name}[{i}] must be a str token, got {type(token).__name__}")
+    return tokens
+
+
+def check_sentences(sentences: Any, name: str) -> list[Sentence]:
+    """``sentences`` (lists of (word, tag) pairs of str) as (words, tags) tuples; TypeError
+    or ValueError naming the first bad sentence or pair."""
+    out = []
+    for s, sentence in enumerate(_iterable(sentences, name, "a list of sentences")):
+        pairs = _iterable(sentence, f"{name}[{s}]", "a list of (word, tag) pairs")
+        for t, pair in enumerate(pairs):
+            where = f"{name}[{s}][{t}]"
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise ValueError(f"{where} must be a (word, tag) pair, got {pair!r:.60}")
+            if not isinstance(pair[0], str) or not isinstance(pair[1], str):
+                raise TypeError(f"{where} must hold a str word and a str tag, got "
+                                f"({type(pair[0]).__name__}, {type(pair[1]).__name__})")
+        out.append((tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)))
+    return out
+
+
+# ---------------------------------------------------------------- text in the .npz file
+
+def pack_text(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Strings as UTF-8 bytes (uint8) and their lengths in code points: numpy's str arrays
+    would drop a trailing NUL, and any Python str (lone surrogates too) comes back equal."""
+    blob = "".join(strings).encode("utf-8", "surrogatepass")
+    return (np.frombuffer(blob, dtype=np.uint8).copy(),
+            np.array([len(s) for s in strings], dtype=np.int64))
+
+
+def unpack_text(arrays: dict[str, np.ndarray], name: str) -> list[str]:
+    """The strings `pack_text` stored as ``name`` and ``name_lengths``; ValueError if bad."""
+    blob, lengths = arrays.get(name), arrays.get(name + "_lengths")
+    if blob is None or lengths is None:
+        raise ValueError(f"no {name} entry")
+    if blob.dtype != np.uint8 or blob.ndim != 1 or lengths.dtype != np.int64 \
+            or lengths.ndim != 1 or (lengths < 0).any():
+        raise ValueError(f"{name} is not text of the expected dtype and shape")
+    try:
+        text = blob.tobytes().decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{name} is not UTF-8: {exc}") from None
+    if int(lengths.sum()) != len(text):
+        raise ValueError(f"{name}: the lengths do not add up to the text")
+    ends = np.cumsum(lengths).tolist()
+    return [text[end - n:end] for end, n in zip(ends, lengths.tolist())]
+
+
+_STATE = {"steps", "weights", "totals", "stamps", "live", "tagdict_tags"} | {
+    f"{n}{s}" for n in ("features", "classes", "tagdict_words") for s in ("", "_lengths")}
+
+
+def check_state(arrays: dict[str, np.ndarray], text: dict[str, list[str]]) -> None:
+    """The tagger's saved state is one a training could have left; ValueError if not."""
+    if set(arrays) != _STATE:
+        raise ValueError(f"expected the entries {sorted(_STATE)}, got {sorted(arrays)}")
+    features, classes = text["features"], text["classes"]
+    shape = (len(features), len(classes))
+    for name, dtype in (("weights", np.float64), ("totals", np.float64),
+                        ("stamps", np.int64), ("live", np.bool_)):
+        if arrays[name].dtype != dtype or arrays[name].shape != shape:
+            raise ValueError(f"{name} must be {np.dtype(dtype)} of shape {shape}")
+    steps = arrays["steps"]
+    if steps.dtype != np.int64 or steps.shape != (1,) or steps[0] < 0:
+        raise ValueError("steps must be one int64 >= 0")
+    if not (np.isfinite(arrays["weights"]).all() and np.isfinite(arrays["totals"]).all()):
+        raise ValueError("weights and totals must be finite")
+    stamps = arrays["stamps"]
+    if stamps.size and (stamps.min() < 0 or stamps.max() > steps[0]):
+        raise ValueError("stamps must lie in [0, steps]")
+    if (arrays["weights"][~arrays["live"]] != 0).any():
+        raise ValueError("a weight outside the live pairs is not zero")
+    if len(set(features)) != len(features) or len(set(text["tagdict_words"])) != \
+            len(text["tagdict_words"]):
+        raise ValueError("features and tag dictionary words must be unique")
+    if any(a >= b for a, b in zip(classes, classes[1:])):
+        raise ValueError("classes must be sorted and unique")
+    tags = arrays["tagdict_tags"]
+    if tags.dtype != np.int64 or tags.shape != (len(text["tagdict_words"]),) or \
+            (tags.size and (tags.min() < 0 or tags.max() >= len(classes))):
+        raise ValueError("tagdict_tags must be one class index per tag dictionary word")
+
+
+# ---------------------------------------------------------------- NLTK's JSON files
+
+def param_files(tagger_name: str, lang: str) -> tuple[str, str, str]:
+    """NLTK's file names (``nltk/tag/perceptron.py`` 3.10.4, lines 370-379), ``lang`` checked
+    to be one file name component."""
+    if not isinstance(lang, str) or not lang.strip() or lang in (".", "..") or \
+            any(c in lang for c in ("/", "\\", "\x00", os.sep)):
+        raise ValueError(f"lang must be a language code (one file name component), got "
+                         f"{lang!r}")
+    return tuple(f"{tagger_name}_{lang}.{part}.json"  # type: ignore[return-value]
+                 for part in ("weights", "tagdict", "classes"))
+
+
+def _load_json(path: str) -> Any:
+    check_regular_file(path, "NLTK tagger JSON")
+    with open(path, encoding="utf-8") as handle:
+        try:
+            return json.load(handle, parse_constant=reject_constant)
+        except (ValueError, RecursionError) as exc:
+            raise FileFormatError(f"{path}: not a JSON file: {exc}") from None
+
+
+def _is_number(w: Any) -> bool:
+    return isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w)
+
+
+def read_nltk_json(loc: str, lang: str, tagger_name: str) -> tuple[dict, dict, list]:
+    """(weights, tagdict, classes) from the JSON files of NLTK's ``save_to_json`` in ``loc``;
+    `FileFormatError` naming the file that is not what NLTK writes."""
+    paths = [os.path.join(loc, name) for name in param_files(tagger_name, lang)]
+    weights, tagdict, classes = (_load_json(path) for path in paths)
+    if not isinstance(classes, list) or not all(isinstance(c, str) for c in classes) or \
+            len(set(classes)) != len(classes):
+        raise FileFormatError(f"{paths[2]}: not a list of distinct str classes")
+    known = set(classes)
+    if not isinstance(tagdict, dict) or not all(isinstance(t, str) and t in known
+                                                for t in tagdict.values()):
+        raise FileFormatError(f"{paths[1]}: not a dict of words to classes of {paths[2]}")
+    if not isinstance(weights, dict) or not all(
+            isinstance(d, dict) and all(label in known and _is_number(w)
+                                        for label, w in d.items())
+            for d in weights.values()):
+        raise FileFormatError(f"{paths[0]}: not a dict of features to dicts of classes of "
+                              f"{paths[2]} to finite numbers")
+    return weights, tagdict, classes
+
+
+def nltk_data_dirs() -> list[str]:
+    """The folders NLTK searches for its data (``nltk/data.py``): ``$NLTK_DATA``,
+    ``~/nltk_data``, then the interpreter's and the system's."""
+    dirs = [d for d in os.environ.get("NLTK_DATA", "").split(os.pathsep) if d]
+    dirs.append(os.path.join(os.path.expanduser("~"), "nltk_data"))
+    dirs += [os.path.join(sys.prefix, *sub, "nltk_data") for sub in ((), ("share",), ("lib",))]
+    if sys.platform.startswith("win"):
+        dirs += [r"C:\nltk_data", r"D:\nltk_data", r"E:\nltk_data"]
+    else:
+        dirs += ["/usr/share/nltk_data", "/usr/local/share/nltk_data", "/usr/lib/nltk_data",
+                 "/usr/local/lib/nltk_data"]
+    return dirs

@@ -1,0 +1,486 @@
+"""`PerceptronTagger`: NLTK's greedy averaged-perceptron part-of-speech tagger, NLTK-exact,
+without NLTK.
+
+A drop-in for ``nltk.tag.perceptron.PerceptronTagger`` (NLTK 3.10.4, whose file
+``nltk/tag/perceptron.py`` the line numbers below cite): the same constructor, ``train``,
+``tag``, ``tag_sents``, ``accuracy``/``evaluate`` (``nltk/tag/api.py``), the same features,
+word normalization and tag dictionary. Trained on the same sentences after the same
+``random.seed``, it learns the same weights as NLTK, rounding included, and gives every token
+the same tag (the arithmetic contract is in `perceptron_c._tagging_py`). Features and classes
+are interned to integer rows and columns of numpy arrays instead of NLTK's dicts of dicts.
+
+Model files: ``save`` writes this package's versioned ``.npz`` (read back by `load` or
+`perceptron_c.load`, without pickle); `from_nltk_json` and `to_nltk_json` read and write the
+three JSON files NLTK writes. NLTK is never imported.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import warnings
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from types import SimpleNamespace
+from typing import IO, Any, TypeVar
+
+import numpy as np
+
+from . import _tagging_py as _routines
+from ._guard import GuardedModel, _mark, _reader, _writer
+from ._tagtext import (
+    check_sentences,
+    check_tokens,
+    nltk_data_dirs,
+    pack_text,
+    param_files,
+    read_nltk_json,
+    unpack_text,
+)
+from ._validation import NotFittedError
+from .io import FileFormatError, replace_file, save_model
+
+__all__ = ["PerceptronTagger"]
+
+_logger = logging.getLogger(__name__)
+FREQ_THRESH, AMBIGUITY_THRESH = 20, 0.97  # NLTK's _make_tagdict, lines 625-626
+# template slots that depend on the previous tags; the others are computed once per token
+_STATIC = (0, 1, 2, 6, 8, 9, 10, 11, 12, 13)
+
+
+class PerceptronTagger(GuardedModel):
+    """Greedy averaged perceptron tagger (Collins 2002; NLTK's ``PerceptronTagger``).
+
+    Parameters
+    ----------
+    load : bool
+        Load a trained model at construction, as NLTK does. With ``loc``, the NLTK JSON model
+        of ``lang`` in the folder ``loc``; without it, the one ``nltk.download`` put in an NLTK
+        data folder (``$NLTK_DATA``, ``~/nltk_data`` and NLTK's other defaults, unzipped),
+        else `LookupError` (nothing is ever downloaded): pass ``load=False`` to train, or use
+        `from_nltk_json` / `load`.
+    lang : str
+        The language code in the names of NLTK's model files.
+    loc : str or path, optional
+        The folder of an NLTK JSON model.
+    """
+
+    START = ["-START-", "-START2-"]
+    END = ["-END-", "-END2-"]
+    TAGGER_NAME = "averaged_perceptron_tagger"
+
+    def __init__(self, load: bool = True, lang: str = "eng", loc: Any = None) -> None:
+        self.lang = lang
+        self.tagdict: dict[str, str] = {}
+        self._reset([], [])
+        if load:
+            self.load_from_json(lang, loc)
+
+    def _reset(self, features: list[str], classes: list[str]) -> None:
+        self._features = features
+        self._rows = {f: r for r, f in enumerate(features)}
+        self._classes = classes
+        self._class_ids = {c: k for k, c in enumerate(classes)}
+        shape = (len(features), len(classes))
+        self._weights = np.zeros(shape)
+        self._totals = np.zeros(shape)
+        self._stamps = np.zeros(shape, dtype=np.int64)
+        self._live = np.zeros(shape, dtype=bool)
+        self._steps = 0
+
+    # ---- what NLTK exposes
+    @property
+    def classes(self) -> set[str]:
+        """The tags (NLTK's ``classes`` set)."""
+        return set(self._classes)
+
+    @property
+    def weights(self) -> dict[str, dict[str, float]]:
+        """NLTK's ``model.weights``: feature -> {tag: weight} for every pair NLTK holds."""
+        n = len(self._features)
+        out: dict[str, dict[str, float]] = {f: {} for f in self._features}
+        rows, cols = np.nonzero(self._live[:n])
+        for r, c, w in zip(rows.tolist(), cols.tolist(), self._weights[rows, cols].tolist()):
+            out[self._features[r]][self._classes[c]] = w
+        return out
+
+    @property
+    def model(self) -> SimpleNamespace:
+        """A read-only snapshot shaped like NLTK's ``AveragedPerceptron``: ``weights``,
+        ``classes`` and ``i`` (the steps counted)."""
+        return SimpleNamespace(weights=self.weights, classes=self.classes, i=self._steps)
+
+    def normalize(self, word: str) -> str:
+        """NLTK's normalization (lines 569-584): hyphenated words (not starting with '-') are
+        ``!HYPHEN``, 4-digit numbers ``!YEAR``, other words starting with a digit
+        ``!DIGITS``, everything else lower-cased."""
+        if "-" in word and word[0] != "-":
+            return "!HYPHEN"
+        if word.isdigit() and len(word) == 4:
+            return "!YEAR"
+        if word and word[0].isdigit():
+            return "!DIGITS"
+        return word.lower()
+
+    def _context(self, words: list[str]) -> list[str]:
+        return self.START + [self.normalize(w) for w in words] + self.END
+
+    @staticmethod
+    def _static_features(i: int, word: str, context: list[str]) -> list[str]:
+        """The features of slots `_STATIC` of NLTK's ``_get_features`` (lines 586-612)."""
+        i += 2
+        return ["bias", "i suffix " + word[-3:], "i pref1 " + (word[0] if word else ""),
+                "i word " + context[i], "i-1 word " + context[i - 1],
+                "i-1 suffix " + context[i - 1][-3:], "i-2 word " + context[i - 2],
+                "i+1 word " + context[i + 1], "i+1 suffix " + context[i + 1][-3:],
+                "i+2 word " + context[i + 2]]
+
+    @staticmethod
+    def _dynamic_features(word_feature: str, prev: str, prev2: str) -> list[str]:
+        """The features of the previous tags, in template order (slots 3, 4, 5, 7)."""
+        return ["i-1 tag " + prev, "i-2 tag " + prev2, f"i tag+i-2 tag {prev} {prev2}",
+                f"i-1 tag+i word {prev} {word_feature[7:]}"]
+
+    def _get_features(self, i: int, word: str, context: list[str], prev: str,
+                      prev2: str) -> dict[str, int]:
+        """NLTK's ``_get_features`` (lines 586-612): the 14 features of token ``i``, each 1,
+        in NLTK's order."""
+        return dict.fromkeys(_ordered(self._static_features(i, word, context),
+                                      self._dynamic_features("i word " + context[i + 2],
+                                                             prev, prev2)), 1)
+
+    # ---- tagging
+    @_mark
+    @_reader
+    def tag(self, tokens: Iterable[str], return_conf: bool = False,
+            use_tagdict: bool = True) -> list[tuple]:
+        """Tag one sentence (lines 381-401): ``[(word, tag), ...]``, or ``(word, tag, conf)``
+        with ``return_conf`` (1.0 for a word of the tag dictionary, else the largest softmax
+        of the scores, computed stably: NLTK's ``np.exp`` of the raw scores overflows past
+        709). ``use_tagdict=False`` predicts every word."""
+        tokens = check_tokens(tokens, "tokens")
+        prev, prev2 = self.START
+        context = self._context(tokens)
+        output: list[tuple] = []
+        get = self._rows.get
+        for i, word in enumerate(tokens):
+            tag = self.tagdict.get(word) if use_tagdict else None
+            conf: float | None = 1.0 if use_tagdict else None
+            if not tag:  # NLTK's test: a tag dictionary entry "" is no entry
+                static = self._static_features(i, word, context)
+                keys = _ordered(static, self._dynamic_features(static[3], prev, prev2))
+                rows = [r for r in (get(k, -1) for k in keys) if r >= 0]
+                tag, conf = self._predict(np.array(rows, dtype=np.int64), return_conf)
+            output.append((word, tag, conf) if return_conf else (word, tag))
+            prev2, prev = prev, tag
+        return output
+
+    def _predict(self, rows: np.ndarray, return_conf: bool) -> tuple[str, float | None]:
+        if not self._classes:
+            raise NotFittedError("PerceptronTagger: no model yet; call train(sentences) or "
+                                 "load one (PerceptronTagger.load, from_nltk_json)")
+        scores = _routines.score_rows(self._weights, rows)
+        best = _routines.best_class(scores)
+        conf = None
+        if return_conf:
+            conf = float(1.0 / np.sum(np.exp(scores - scores[best])))
+        return self._classes[best], conf
+
+    @_mark
+    @_reader
+    def tag_sents(self, sentences: Iterable[Iterable[str]]) -> list[list[tuple]]:
+        """``[self.tag(sentence) for sentence in sentences]`` (``nltk/tag/api.py``)."""
+        return [self.tag(sentence) for sentence in sentences]
+
+    @_mark
+    @_reader
+    def accuracy(self, gold: Iterable[Any]) -> float:
+        """The fraction of the tokens of ``gold`` (sentences of (word, tag) pairs) tagged as
+        in ``gold`` after tagging its words (NLTK's ``TaggerI.accuracy``)."""
+        sentences = check_sentences(gold, "gold")
+        n = sum(len(words) for words, _ in sentences)
+        if n == 0:
+            raise ValueError("gold holds no tokens")
+        right = sum(tag == gold_tag for words, tags in sentences
+                    for (_, tag), gold_tag in zip(self.tag(list(words)), tags))
+        return right / n
+
+    def evaluate(self, gold: Iterable[Any]) -> float:
+        """`accuracy`, with the DeprecationWarning NLTK gives (``nltk/tag/api.py``)."""
+        warnings.warn("Function evaluate() has been deprecated. Use accuracy(gold) instead.",
+                      DeprecationWarning, stacklevel=2)
+        return self.accuracy(gold)
+
+    # ---- training
+    @_mark
+    @_writer
+    def train(self, sentences: Iterable[Any], save_loc: Any = None, nr_iter: int = 5) -> None:
+        """Train on ``sentences`` (lists of (word, tag) pairs of str) for ``nr_iter`` epochs,
+        shuffling them with Python's global ``random`` after every epoch, then average
+        (lines 403-450). As in NLTK, a second call goes on from the averaged weights, and
+        the tag dictionary and the classes grow. ``save_loc``: a folder to write NLTK's JSON
+        model files to (`to_nltk_json`, with ``self.lang``)."""
+        if isinstance(nr_iter, bool) or not isinstance(nr_iter, (int, np.integer)) \
+                or nr_iter < 0:
+            raise ValueError(f"nr_iter must be an int >= 0, got {nr_iter!r}")
+        data = check_sentences(sentences, "sentences")
+        if not any(words for words, _ in data):
+            raise ValueError("sentences holds no tokens: nothing to train on")
+        self._make_tagdict(data)
+        epochs = _Epochs(self, data)
+        for epoch in range(int(nr_iter)):
+            right, seen = epochs.run()
+            random.shuffle(epochs.order)  # NLTK shuffles its list after every epoch, line 440
+            _logger.info("Iter %r: %r/%r=%r", epoch, right, seen, right / seen * 100)
+        n = len(self._features)
+        self._trim(n)
+        _routines.average(self._weights, self._totals, self._stamps, self._live, self._steps)
+        if save_loc is not None:
+            self.to_nltk_json(save_loc, lang=self.lang)
+
+    def _make_tagdict(self, data: list[tuple[tuple[str, ...], tuple[str, ...]]]) -> None:
+        """NLTK's ``_make_tagdict`` (lines 614-633): the classes, and the words seen at least
+        20 times with one tag at least 97% of the time."""
+        counts: defaultdict[str, defaultdict[str, int]] = defaultdict(lambda: defaultdict(int))
+        for words, tags in data:
+            for word, tag in zip(words, tags):
+                counts[word][tag] += 1
+        self._add_classes({tag for _, tags in data for tag in tags})
+        for word, tag_freqs in counts.items():
+            tag, mode = max(tag_freqs.items(), key=lambda item: item[1])
+            n = sum(tag_freqs.values())
+            if n >= FREQ_THRESH and (mode / n) >= AMBIGUITY_THRESH:
+                self.tagdict[word] = tag
+
+    def _add_classes(self, new: set[str]) -> None:
+        """Re-intern the classes in sorted order (the tie rule needs it), moving the columns."""
+        if new <= set(self._classes):
+            return
+        classes = sorted(set(self._classes) | new)
+        where = [classes.index(c) for c in self._classes]
+        for name in ("_weights", "_totals", "_stamps", "_live"):
+            old = getattr(self, name)
+            grown = np.zeros((old.shape[0], len(classes)), dtype=old.dtype)
+            grown[:, where] = old
+            setattr(self, name, grown)
+        self._classes = classes
+        self._class_ids = {c: k for k, c in enumerate(classes)}
+
+    def _reserve(self, n: int) -> None:
+        """Room for ``n`` feature rows (capacity doubles, so interning stays amortized O(1))."""
+        if n <= self._weights.shape[0]:
+            return
+        cap = max(n, 2 * self._weights.shape[0], 1024)
+        for name in ("_weights", "_totals", "_stamps", "_live"):
+            old = getattr(self, name)
+            grown = np.zeros((cap, old.shape[1]), dtype=old.dtype)
+            grown[:old.shape[0]] = old
+            setattr(self, name, grown)
+
+    def _trim(self, n: int) -> None:
+        for name in ("_weights", "_totals", "_stamps", "_live"):
+            setattr(self, name, np.ascontiguousarray(getattr(self, name)[:n]))
+
+    def _intern(self, key: str) -> int:
+        row = len(self._features)
+        self._features.append(key)
+        self._rows[key] = row
+        self._reserve(row + 1)
+        return row
+
+    # ---- model files
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's model parameter (``lang``), for the model file."""
+        return {"lang": self.lang}
+
+    def save(self, path: Any) -> str:
+        """Write the model to a versioned ``.npz`` (no pickle); read it back with `load` or
+        `perceptron_c.load`. Returns the path written (``.npz`` appended if missing)."""
+        if not self._classes:
+            raise NotFittedError("PerceptronTagger.save: no model yet; call train first")
+        return save_model(self, path)
+
+    @classmethod
+    def load(cls, path: Any) -> PerceptronTagger:
+        """Read a model written by `save`; a bad file raises `perceptron_c.FileFormatError`."""
+        from .io import load_model
+
+        model = load_model(path)
+        if not isinstance(model, cls):
+            raise FileFormatError(f"{os.fspath(path)}: a {type(model).__name__} model, not a "
+                                  f"{cls.__name__}")
+        return model
+
+    def _state_arrays(self) -> dict[str, np.ndarray]:
+        n = len(self._features)
+        words = list(self.tagdict)
+        arrays = {"steps": np.array([self._steps], dtype=np.int64),
+                  "weights": self._weights[:n], "totals": self._totals[:n],
+                  "stamps": self._stamps[:n], "live": self._live[:n],
+                  "tagdict_tags": np.array([self._class_ids[self.tagdict[w]] for w in words],
+                                           dtype=np.int64)}
+        for name, strings in (("features", self._features), ("classes", self._classes),
+                              ("tagdict_words", words)):
+            arrays[name], arrays[name + "_lengths"] = pack_text(strings)
+        return arrays
+
+    @classmethod
+    def _from_state(cls, params: dict[str, Any], arrays: dict[str, np.ndarray]
+                    ) -> PerceptronTagger:
+        from ._tagtext import check_state
+
+        lang = params.get("lang")
+        if set(params) != {"lang"} or not isinstance(lang, str):
+            raise ValueError("the parameters must be {'lang': str}")
+        text = {name: unpack_text(arrays, name) for name in ("features", "classes",
+                                                             "tagdict_words")}
+        check_state(arrays, text)
+        tagger = cls(load=False, lang=lang)
+        tagger._reset(text["features"], text["classes"])
+        tagger._weights, tagger._totals = arrays["weights"], arrays["totals"]
+        tagger._stamps, tagger._live = arrays["stamps"], arrays["live"]
+        tagger._steps = int(arrays["steps"][0])
+        tagger.tagdict = {w: text["classes"][k] for w, k in
+                          zip(text["tagdict_words"], arrays["tagdict_tags"].tolist())}
+        return tagger
+
+    # ---- NLTK's JSON files
+    @classmethod
+    def from_nltk_json(cls, loc: Any, lang: str = "eng") -> PerceptronTagger:
+        """A tagger from the JSON files NLTK's ``save_to_json`` writes in the folder ``loc``
+        (``averaged_perceptron_tagger_<lang>.{weights,tagdict,classes}.json``, lines
+        370-379); `perceptron_c.FileFormatError` naming the file if one is not such a file."""
+        tagger = cls(load=False, lang=lang)
+        tagger.load_from_json(lang, loc)
+        return tagger
+
+    def load_from_json(self, lang: str = "eng", loc: Any = None) -> None:
+        """NLTK's ``load_from_json`` (lines 507-552), without the downloader: ``loc`` is the
+        folder; ``None`` looks in the NLTK data folders (see the class)."""
+        if loc is None:
+            loc = _find_nltk_model(self.TAGGER_NAME, lang)
+        weights, tagdict, classes = read_nltk_json(os.fspath(loc), lang, self.TAGGER_NAME)
+        self._reset(list(weights), sorted(set(classes)))
+        n, ids = len(self._features), self._class_ids
+        self._reserve(n)
+        for r, per_class in enumerate(weights.values()):
+            for label, w in per_class.items():
+                self._weights[r, ids[label]] = w + 0.0  # -0.0 in a file would sum to -0.0
+                self._live[r, ids[label]] = True
+        self._trim(n)
+        self.tagdict = dict(tagdict)
+
+    def to_nltk_json(self, loc: Any, lang: str | None = None) -> list[str]:
+        """Write the three JSON files NLTK's ``load_from_json`` reads into the folder ``loc``
+        (created if missing), each whole or not at all; return their paths."""
+        loc = os.fspath(loc)
+        names = param_files(self.TAGGER_NAME, self.lang if lang is None else lang)
+        os.makedirs(loc, exist_ok=True)
+        paths = []
+        for value, name in zip((self.weights, self.tagdict, list(self._classes)), names):
+            text = json.dumps(value).encode("utf-8")
+            path = os.path.join(loc, name)
+            replace_file(path, _writing(text))
+            paths.append(path)
+        return paths
+
+    def save_to_json(self, lang: str = "xxx", loc: Any = None) -> None:
+        """NLTK's name for `to_nltk_json` (``loc`` is required: no staging folder here)."""
+        if loc is None:
+            raise ValueError("save_to_json: pass loc, the folder to write the model to")
+        self.to_nltk_json(loc, lang)
+
+
+T = TypeVar("T")
+
+
+def _ordered(static: list[T], dynamic: list[T]) -> list[T]:
+    """The 14 features in NLTK's template order (lines 598-611)."""
+    return static[:3] + dynamic[:3] + static[3:4] + dynamic[3:] + static[4:]
+
+
+def _writing(data: bytes) -> Callable[[IO[bytes]], None]:
+    def write(handle: IO[bytes]) -> None:
+        handle.write(data)
+    return write
+
+
+def _find_nltk_model(name: str, lang: str) -> str:
+    folder = os.path.join("taggers", f"{name}_{lang}")
+    searched = nltk_data_dirs()
+    for root in searched:
+        if os.path.isdir(os.path.join(root, folder)):
+            return os.path.join(root, folder)
+    raise LookupError(
+        f"PerceptronTagger(load=True): no NLTK model {folder!r} (unzipped) in "
+        f"{', '.join(searched)}; perceptron_c downloads nothing. Pass load=False and train, "
+        "or read a model: PerceptronTagger.from_nltk_json(folder, lang) or "
+        "PerceptronTagger.load(path.npz)")
+
+
+class _Epochs:
+    """The training sentences encoded once: the static features of every token as ids of a
+    vocabulary (a row of the weights once NLTK would hold the feature), and the visiting
+    order that ``random.shuffle`` permutes as NLTK permutes its list of sentences."""
+
+    def __init__(self, tagger: PerceptronTagger, data: list) -> None:
+        self.tagger, self.data = tagger, data
+        self.order = list(range(len(data)))
+        vocab: dict[str, int] = {}
+        self.strings: list[str] = []
+        self.row_of: list[int] = []
+        self.static: list[list[list[int]]] = []
+        for words, _ in data:
+            context = tagger._context(list(words))
+            encoded = []
+            for i, word in enumerate(words):
+                ids = []
+                for key in tagger._static_features(i, word, context):
+                    vid = vocab.get(key)
+                    if vid is None:
+                        vid = vocab[key] = len(self.strings)
+                        self.strings.append(key)
+                        self.row_of.append(tagger._rows.get(key, -1))
+                    ids.append(vid)
+                encoded.append(ids)
+            self.static.append(encoded)
+
+    def run(self) -> tuple[int, int]:
+        """One epoch over the sentences in the current order (lines 425-439); returns the
+        number of right guesses and of tokens."""
+        t = self.tagger
+        right = seen = 0
+        for s in self.order:
+            words, tags = self.data[s]
+            prev, prev2 = t.START
+            for i, word in enumerate(words):
+                guess = t.tagdict.get(word)
+                if not guess:
+                    guess = self._learn(self.static[s][i], prev, prev2, tags[i])
+                prev2, prev = prev, guess
+                right += guess == tags[i]
+                seen += 1
+        return right, seen
+
+    def _learn(self, vids: list[int], prev: str, prev2: str, truth: str) -> str:
+        """Predict one token, count the step, and update on a mistake."""
+        t = self.tagger
+        row_of = self.row_of
+        dynamic = t._dynamic_features(self.strings[vids[3]], prev, prev2)
+        rows = _ordered([row_of[v] for v in vids], [t._rows.get(k, -1) for k in dynamic])
+        scores = _routines.score_rows(t._weights, np.array([r for r in rows if r >= 0],
+                                                           dtype=np.int64))
+        guess = t._classes[_routines.best_class(scores)]
+        t._steps += 1
+        if guess != truth:
+            keys = _ordered([self.strings[v] for v in vids], dynamic)
+            for k, key in enumerate(keys):  # NLTK's weights.setdefault, in template order
+                if rows[k] < 0:
+                    rows[k] = t._intern(key)
+            for v in vids:
+                row_of[v] = t._rows[self.strings[v]]
+            _routines.update_rows(t._weights, t._totals, t._stamps, t._live,
+                                  np.array(rows, dtype=np.int64), t._class_ids[truth],
+                                  t._class_ids[guess], t._steps)
+        return guess
