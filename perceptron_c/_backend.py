@@ -31,6 +31,7 @@ from . import (
     _budget_py,
     _conjunction_py,
     _dual_py,
+    _features_py,
     _gram_py,
     _kpa_py,
     _linear_py,
@@ -42,7 +43,7 @@ from . import (
 
 __all__ = ["BACKEND", "NO_EXTENSIONS", "PureBuildWarning", "linear", "gram", "dual",
            "conjunction", "voted", "sgd", "budget", "kpa", "order", "sequence",
-           "active", "using"]
+           "features",            "active", "using"]
 
 NO_EXTENSIONS = bool(os.environ.get("PERCEPTRON_C_NO_EXTENSIONS"))
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -82,6 +83,7 @@ if TYPE_CHECKING or BACKEND == "c":
             _budget_c,
             _conjunction_c,
             _dual_c,
+            _features_c,
             _gram_c,
             _kpa_c,
             _linear_c,
@@ -158,6 +160,11 @@ def order() -> ModuleType:
 def sequence() -> ModuleType:
     """The structured perceptron (Viterbi, epochs): `_sequence_c` or its spec `_sequence_py`."""
     return _sequence_c if _c() else _sequence_py
+
+
+def features() -> ModuleType:
+    """Token features (keys, interning, hashing): `_features_c` or its spec `_features_py`."""
+    return _features_c if _c() else _features_py
 
 
 @contextlib.contextmanager

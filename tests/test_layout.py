@@ -12,9 +12,9 @@ PACKAGE = pathlib.Path(perceptron_c.__file__).resolve().parent
 SOURCES = sorted(p for p in PACKAGE.iterdir() if p.suffix in (".py", ".pyx", ".pxd", ".h"))
 MODELS = {"perceptron", "kernel_perceptron", "voted_perceptron", "passive_aggressive",
           "budget_perceptron", "kernel_passive_aggressive", "sequence",
-          "tagging"}
+          "tagging", "token_features"}
 ROUTINES = {f"_{name}_{twin}" for name in ("linear", "gram", "dual", "conjunction", "voted", "sgd",
-                                           "kpa", "order", "sequence")
+                                           "kpa", "order", "sequence", "features")
             for twin in ("c", "py")}
 # what each layer may import from the package (DESIGN.md: arrows point down only)
 BELOW_MODELS = {"_base", "_rows", "_validation", "_backend", "kernels", "theory", "lowlevel",

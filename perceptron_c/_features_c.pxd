@@ -1,0 +1,28 @@
+# C-level declarations of _features_c: the vocabulary's hash table, for Cython code that
+# interns keys of its own (code points, FNV-1a over them as the hash). No checking at all.
+cimport cython
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+
+
+cdef struct U32:
+    uint32_t* p
+    Py_ssize_t n
+    Py_ssize_t cap
+
+
+@cython.final
+cdef class Vocabulary:
+    cdef U32 arena           # the code points of every key, end to end
+    cdef int64_t* starts     # key i is arena[starts[i]:starts[i + 1]]
+    cdef uint64_t* hashes    # cp_hash of key i
+    cdef int64_t* counts_    # tokens key i was counted on while growing
+    cdef Py_ssize_t n, cap_ids
+    cdef int64_t* slots      # open addressing, linear probing: an id or -1
+    cdef Py_ssize_t n_slots  # a power of 2, at least twice n
+
+    cdef int _room(self, Py_ssize_t ids) except -1
+    cdef int _rehash(self, Py_ssize_t n_slots) except -1
+    cdef int64_t find(self, const uint32_t* k, Py_ssize_t n, uint64_t h,
+                      Py_ssize_t* slot) noexcept
+    cdef int64_t add(self, const uint32_t* k, Py_ssize_t n, uint64_t h,
+                     Py_ssize_t slot) except -1

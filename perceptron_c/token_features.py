@@ -1,0 +1,249 @@
+"""TokenFeatures: sentences (lists of str tokens) to the per-token sparse feature matrix.
+
+The templates and the key strings are defined in ``_features_py`` (the specification; the C
+twin ``_features_c`` builds the same keys from the code points of the tokens, without a
+Python-level loop per token). Rows are the tokens of all sentences in order, with
+``lengths`` giving the sentences' lengths (seqlearn's convention, as
+`perceptron_c.sequence.StructuredPerceptron` takes them).
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+from . import _backend
+from ._validation import NotFittedError
+
+__all__ = ["TokenFeatures"]
+
+_TEMPLATES = ("standard", "nltk")
+
+
+def _check_sentences(sentences: Any) -> list:
+    """A list of sentences, each a list unless it is a tuple (converted) or something else
+    (left for the routine, which names it in its TypeError)."""
+    if isinstance(sentences, str) or not hasattr(sentences, "__iter__"):
+        raise TypeError(f"sentences must be a list of lists of str tokens, got "
+                        f"{type(sentences).__name__}")
+    if type(sentences) is not list:
+        sentences = list(sentences)
+    if not all(type(s) is list for s in sentences):
+        sentences = [list(s) if isinstance(s, tuple) else s for s in sentences]
+    return sentences
+
+
+def _csr(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, n_cols: int) -> Any:
+    """A scipy CSR matrix when scipy is installed, else the (data, indices, indptr) arrays."""
+    try:
+        import scipy.sparse
+    except ImportError:
+        return data, indices, indptr
+    return scipy.sparse.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, n_cols))
+
+
+class TokenFeatures:
+    """Per-token features of tokenized sentences, as a sparse matrix (a scikit-learn
+    transformer).
+
+    Each token of each sentence becomes one row; each feature key (a str such as ``"s3=ing"``
+    or ``"w[-1]=the"``) one column, with value 1. Columns are the keys interned in the order
+    ``fit`` first meets them (exact: no collisions), or, with ``n_features``, the keys' 64-bit
+    FNV-1a hashes (UTF-8 bytes) modulo ``n_features``, colliding keys of a token adding up.
+
+    Parameters
+    ----------
+    templates : {"standard", "nltk"}, default="standard"
+        ``"nltk"``: exactly the 10 static features of NLTK's ``PerceptronTagger`` (bias,
+        suffix, first letter, and the normalized words and suffixes of the window -2..+2,
+        with NLTK's key strings); every parameter below but ``min_df`` and ``n_features``
+        is then ignored. ``"standard"``: the templates chosen below.
+    bias : bool, default=True
+        The key ``"bias"`` on every token.
+    word, lower : bool, default=True
+        The word (``"w=Dog"``) and its ``str.lower()`` (``"lw=dog"``); they also choose the
+        keys of the neighbours.
+    prefix, suffix : int, default=3
+        Prefixes ``"p{k}="`` and suffixes ``"s{k}="`` of k = 1..n code points (at most the
+        word's length).
+    shape : bool, default=True
+        ``"shape=Xx"``: upper X, lower x, digit d, other letter a, anything else itself,
+        runs cut to one character.
+    flags : bool, default=True
+        ``"is_digit"``, ``"has_hyphen"``, ``"is_cap"`` (the first character upper case),
+        when true.
+    window : int, default=1
+        The word and lowercase keys of the tokens at offsets -window..-1, 1..window
+        (``"w[-1]=the"``, ``"lw[+1]=barks"``), ``<s>`` and ``</s>`` past the sentence's ends.
+    min_df : int, default=1
+        ``fit`` keeps the keys that fire on at least ``min_df`` tokens (interning only).
+    n_features : int or None, default=None
+        Hash the keys into this many columns instead of interning them (``fit`` learns
+        nothing then).
+
+    Attributes
+    ----------
+    n_features_out_ : int
+        The number of columns.
+
+    Notes
+    -----
+    ``transform`` drops the keys ``fit`` did not keep: an unseen word still gets its other
+    features (suffixes, shape, neighbours). The key strings of each template are specified
+    in ``perceptron_c._features_py``.
+    """
+
+    def __init__(self, templates: str = "standard", *, bias: bool = True, word: bool = True,
+                 lower: bool = True, prefix: int = 3, suffix: int = 3, shape: bool = True,
+                 flags: bool = True, window: int = 1, min_df: int = 1,
+                 n_features: int | None = None) -> None:
+        self.templates = templates
+        self.bias = bias
+        self.word = word
+        self.lower = lower
+        self.prefix = prefix
+        self.suffix = suffix
+        self.shape = shape
+        self.flags = flags
+        self.window = window
+        self.min_df = min_df
+        self.n_features = n_features
+
+    # ---- scikit-learn's protocol
+    @classmethod
+    def _get_param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return sorted(p.name for p in sig.parameters.values() if p.name != "self")
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor parameters and their current values."""
+        return {name: getattr(self, name) for name in self._get_param_names()}
+
+    def set_params(self, **params: Any) -> TokenFeatures:
+        """Set constructor parameters; unknown names are an error."""
+        valid = self._get_param_names()
+        for key, value in params.items():
+            if key not in valid:
+                raise ValueError(f"Invalid parameter {key!r} for TokenFeatures; valid "
+                                 f"parameters are {valid!r}")
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self) -> str:
+        sig = inspect.signature(type(self).__init__).parameters
+        changed = [f"{k}={v!r}" for k, v in self.get_params().items() if v != sig[k].default]
+        return f"TokenFeatures({', '.join(changed)})"
+
+    # ---- parameters
+    def _spec(self) -> tuple[int, ...]:
+        if self.templates not in _TEMPLATES:
+            raise ValueError(f"templates must be one of {_TEMPLATES}, got {self.templates!r}")
+        for name in ("bias", "word", "lower", "shape", "flags"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TypeError(f"{name} must be a bool, got {getattr(self, name)!r}")
+        for name, top in (("prefix", 64), ("suffix", 64), ("window", 64)):
+            value = getattr(self, name)
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or \
+                    not 0 <= value <= top:
+                raise ValueError(f"{name} must be an int in [0, {top}], got {value!r}")
+        return (int(self.templates == "nltk"), int(self.bias), int(self.word),
+                int(self.lower), int(self.prefix), int(self.suffix), int(self.shape),
+                int(self.flags), int(self.window))
+
+    def _hash_width(self) -> int:
+        n = self.n_features
+        if n is None:
+            return 0
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or not 1 <= n < 2**62:
+            raise ValueError(f"n_features must be None or an int in [1, 2^62), got {n!r}")
+        return int(n)
+
+    def _check_min_df(self) -> int:
+        m = self.min_df
+        if not isinstance(m, (int, np.integer)) or isinstance(m, bool) or m < 1:
+            raise ValueError(f"min_df must be an int >= 1, got {m!r}")
+        return int(m)
+
+    # ---- fitting and transforming
+    def fit(self, sentences: Any, y: Any = None) -> TokenFeatures:
+        """Learn the vocabulary of the keys of ``sentences`` (lists of str tokens)."""
+        self.fit_transform(sentences)
+        return self
+
+    def fit_transform(self, sentences: Any, y: Any = None, *,
+                      return_lengths: bool = False) -> Any:
+        """``fit(sentences).transform(sentences)`` in one pass."""
+        spec, width, min_df = self._spec(), self._hash_width(), self._check_min_df()
+        sentences = _check_sentences(sentences)
+        mod = _backend.features()
+        vocab = None if width else mod.Vocabulary()
+        data, indices, indptr, lengths = mod.extract_features(sentences, spec, vocab, True,
+                                                              width)
+        if vocab is not None and min_df > 1:
+            vocab, data, indices, indptr = _prune(mod, vocab, min_df, data, indices, indptr)
+        self._fitted = (spec, width)
+        self._vocab = vocab
+        self.n_features_out_ = width or len(vocab)  # type: ignore[arg-type]
+        X = _csr(data, indices, indptr, self.n_features_out_)
+        return (X, lengths) if return_lengths else X
+
+    def transform(self, sentences: Any, *, return_lengths: bool = False) -> Any:
+        """The feature rows of every token of ``sentences`` (lists of str tokens): a scipy
+        CSR matrix (or ``(data, indices, indptr)`` without scipy), and with
+        ``return_lengths`` also the int64 lengths of the sentences."""
+        spec, width = self._state()
+        sentences = _check_sentences(sentences)
+        mod = _backend.features()
+        vocab = self._vocab_for(mod)
+        data, indices, indptr, lengths = mod.extract_features(sentences, spec, vocab, False,
+                                                              width)
+        X = _csr(data, indices, indptr, self.n_features_out_)
+        return (X, lengths) if return_lengths else X
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """The key of every column, in column order (interning only)."""
+        _, width = self._state()
+        if width or self._vocab is None:
+            raise ValueError("hashed columns (n_features set) have no names")
+        return np.array(self._vocab.keys(), dtype=object)
+
+    def _state(self) -> tuple[tuple[int, ...], int]:
+        fitted: tuple[tuple[int, ...], int] | None = getattr(self, "_fitted", None)
+        if fitted is None:
+            raise NotFittedError("TokenFeatures: call fit(sentences) first")
+        return fitted
+
+    def _vocab_for(self, mod: Any) -> Any:
+        """The vocabulary as an object of the twin in use (rebuilt from its keys if the
+        model was fitted on the other one)."""
+        if self._vocab is not None and not isinstance(self._vocab, mod.Vocabulary):
+            self._vocab = mod.Vocabulary(self._vocab.keys())
+        return self._vocab
+
+    # ---- pickling: the vocabulary as its list of keys
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        if state.get("_vocab") is not None:
+            state["_vocab"] = state["_vocab"].keys()
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        if isinstance(state.get("_vocab"), list):
+            state["_vocab"] = _backend.features().Vocabulary(state["_vocab"])
+        self.__dict__.update(state)
+
+
+def _prune(mod: Any, vocab: Any, min_df: int, data: np.ndarray, indices: np.ndarray,
+           indptr: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
+    """The keys counted on at least min_df tokens, renumbered in their order, and the rows
+    without the others."""
+    keep = vocab.counts() >= min_df
+    new_id = np.cumsum(keep) - 1
+    kept = vocab.keys()
+    pruned = mod.Vocabulary([k for k, on in zip(kept, keep.tolist()) if on])
+    mask = keep[indices]
+    rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+    per_row = np.bincount(rows[mask], minlength=len(indptr) - 1)
+    new_ptr = np.concatenate([[0], np.cumsum(per_row)]).astype(np.int64)
+    return pruned, data[mask], new_id[indices[mask]].astype(np.int64), new_ptr
