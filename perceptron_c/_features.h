@@ -53,6 +53,13 @@ static inline uint64_t pc_cp_hash(const uint32_t *k, Py_ssize_t n) {
     return h;
 }
 
+/* a[:n] == b[:n]: keys are short, a loop beats a call of memcmp. */
+static inline int pc_same_key(const uint32_t *a, const uint32_t *b, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
 /* _features_py.fnv1a: 64-bit FNV-1a over the UTF-8 bytes of the code points, a lone
  * surrogate as three bytes (Python's 'surrogatepass'). */
 static inline uint64_t pc_utf8_fnv1a(const uint32_t *k, Py_ssize_t n) {

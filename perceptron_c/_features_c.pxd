@@ -4,6 +4,11 @@ cimport cython
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 
 
+cdef struct Slot:
+    uint64_t hash
+    int64_t id               # -1: empty
+
+
 cdef struct U32:
     uint32_t* p
     Py_ssize_t n
@@ -17,7 +22,7 @@ cdef class Vocabulary:
     cdef uint64_t* hashes    # cp_hash of key i
     cdef int64_t* counts_    # tokens key i was counted on while growing
     cdef Py_ssize_t n, cap_ids
-    cdef int64_t* slots      # open addressing, linear probing: an id or -1
+    cdef Slot* slots         # open addressing, linear probing; the hash beside the id
     cdef Py_ssize_t n_slots  # a power of 2, at least twice n
 
     cdef int _room(self, Py_ssize_t ids) except -1
