@@ -20,16 +20,7 @@ from libc.string cimport memcpy
 import numpy as np
 
 from perceptron_c._checks cimport between_chunks
-from perceptron_c._features_py import (
-    BOS,
-    EOS,
-    FLAG_KEYS,
-    NLTK_END,
-    NLTK_NORMAL,
-    NLTK_PREFIXES,
-    NLTK_START,
-    check_spec,
-)
+from perceptron_c._features_py import check_spec, prefix_table
 
 __all__ = ["Vocabulary", "extract_features", "sentence_keys"]
 
@@ -243,16 +234,6 @@ cdef inline uint32_t shape_of(uint32_t c) noexcept:
     return c
 
 
-def _prefix_table(spec):
-    """The template prefixes and markers, at the indices the _Keys methods use."""
-    if spec[0]:
-        return [*NLTK_PREFIXES, *NLTK_START, *NLTK_END, *NLTK_NORMAL]
-    offsets = [*range(-spec[8], 0), *range(1, spec[8] + 1)]
-    return ["bias", "w=", "lw=", *[f"p{k}=" for k in range(1, spec[4] + 1)],
-            *[f"s{k}=" for k in range(1, spec[5] + 1)], "shape=", *FLAG_KEYS,
-            *[f"{t}[{o:+d}]=" for o in offsets for t in ("w", "lw")], BOS, EOS]
-
-
 cdef class _Keys:
     """One extraction: the template prefixes, the current sentence's code points (token t:
     its word at tok[4t] of length tok[4t+1], its lower-cased or normalized form at tok[4t+2]
@@ -296,7 +277,7 @@ cdef class _Keys:
         self.nltk, self.bias, self.word, self.lower = spec[0], spec[1], spec[2], spec[3]
         self.prefix, self.suffix, self.shape, self.flags = spec[4], spec[5], spec[6], spec[7]
         self.window = spec[8]
-        table = _prefix_table(spec)
+        table = prefix_table(spec)
         self.n_pre = len(table)
         reserve(<void**>&self.pre_at, &self.pre_cap, self.n_pre + 1, sizeof(int64_t))
         self.pre_at[0] = 0
@@ -308,7 +289,7 @@ cdef class _Keys:
         self.t_flag = self.t_shape + 1
         self.t_win = self.t_flag + 3
         self.t_bos = self.t_win + 4 * self.window
-        self.per_token = 10 if self.nltk else self.t_win + 4 * self.window - 1
+        self.per_token = 10 if self.nltk else self.t_bos  # every template once at most
         self.n_features = 0
         self.keys_out = None
         self._push_ptr(0)

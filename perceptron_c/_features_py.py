@@ -116,6 +116,16 @@ def check_spec(spec: Any) -> None:
                          f"{SPEC_FIELDS}, got {spec!r:.80}")
 
 
+def prefix_table(spec: tuple[int, ...]) -> list[str]:
+    """The template prefixes (then the markers) in template order: the C twin's table."""
+    if spec[0]:
+        return [*NLTK_PREFIXES, *NLTK_START, *NLTK_END, *NLTK_NORMAL]
+    offsets = [*range(-spec[8], 0), *range(1, spec[8] + 1)]
+    return ["bias", "w=", "lw=", *[f"p{k}=" for k in range(1, spec[4] + 1)],
+            *[f"s{k}=" for k in range(1, spec[5] + 1)], "shape=", *FLAG_KEYS,
+            *[f"{t}[{o:+d}]=" for o in offsets for t in ("w", "lw")], BOS, EOS]
+
+
 def normalize(word: str) -> str:
     """NLTK's ``normalize`` (``nltk/tag/perceptron.py``): '!HYPHEN', '!YEAR', '!DIGITS' or
     the lower-cased word."""
