@@ -550,8 +550,8 @@ def extract_features(sentences, spec, vocab, grow, n_features):
     k.grow, k.n_features = grow, n_features
     if not n_features:
         k.vocab = vocab
-        # every row at its longest: one allocation instead of a dozen doublings
-        reserve(<void**>&k.ind, &k.ind_cap, total * k.per_token, sizeof(int64_t))
+        # every row at its longest (up to 1 GiB): one allocation instead of many doublings
+        reserve(<void**>&k.ind, &k.ind_cap, min(total * k.per_token, 1 << 27), sizeof(int64_t))
     lengths = np.empty(n_sent, dtype=np.int64)
     cdef int64_t[::1] lens = lengths
     for s in range(n_sent):

@@ -212,3 +212,17 @@ def test_vocabulary_pickles_as_its_keys(twin):
     again = pickle.loads(pickle.dumps(vocab))
     assert again.keys() == ["b", "a", "𝔘", ""] and again.get("𝔘") == 2 and again.get("z") == -1
     assert len(again) == 4
+
+
+def test_in_a_scikit_learn_pipeline(corpus):
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.base import clone
+    from sklearn.linear_model import Perceptron
+    from sklearn.pipeline import make_pipeline
+
+    tagged = make_tagged_sentences(0, 100, n_symbols=200)
+    X, y = words(tagged), [t for s in tagged for _, t in s]
+    pipe = make_pipeline(TokenFeatures(templates="nltk"), Perceptron(random_state=0))
+    assert pipe.fit(X, y).score(X, y) > 0.9
+    assert repr(clone(TokenFeatures(window=2))) == "TokenFeatures(window=2)"
+    assert sklearn.__version__
