@@ -30,8 +30,8 @@ Arithmetic contract shared with the C twin (so the two agree bit for bit on any 
   feature j of its row in the row's order, W[j, g] += 1 * x_j and then W[j, p] += -1 * x_j
   (b_g += 1, b_p -= 1 with an intercept); at each of the T + 1 transitions (start -> tag 0,
   tag t-1 -> tag t, tag T-1 -> end) whose gold pair differs from the predicted pair, the gold
-  pair's score += 1, then the predicted pair's -= 1. Pairs that agree are not touched (the full Collins update
-  Phi(gold) - Phi(pred) cancels on them);
+  pair's score += 1, then the predicted pair's -= 1. Pairs that agree are not touched (the
+  full Collins update Phi(gold) - Phi(pred) cancels on them);
 - averaging (Alg. 7): with the example counter c (``count``, 1 before the first sentence) the
   same update scaled by c goes into U, beta, U_trans (``c * x``, ``+-c``), and c grows by one
   after every sentence, mistake or not. The averaged model is (W - U/c, b - beta/c,
