@@ -143,6 +143,8 @@ class StructuredPerceptron(EpochClassifier):
     """
 
     _has_early_stopping = False
+    _mixable_state = True  # perceptron_c.dask.fit mixes it (_dask_sequence)
+    _sentences = True  # ... over blocks of whole sentences, with ``lengths``
     _state: dict[str, np.ndarray]
 
     def __init__(self, *, average: bool = True, fit_intercept: bool = True, max_iter: int = 10,
