@@ -26,6 +26,7 @@ pytestmark = [
     ("bench_kernel_perceptron.py", ["--quick", "--repeat", "1"], {"training", "prediction"}),
     ("bench_tagger.py", ["--quick"], {"taggers", "ratios"}),
     ("bench_tagging.py", ["--quick"], {"systems", "ratios", "goals"}),
+    ("bench_sequence.py", ["--quick"], {"results", "ratios"}),
 ])
 def test_quick_run_writes_its_json(tmp_path, script, args, keys):
     out = tmp_path / "result.json"
