@@ -17,10 +17,6 @@ import numpy as np
 import pytest
 from conftest import NO_EXTENSIONS, run_python
 
-# the sizes of the big cases on the Python twins, which run them 50-100x slower: each still
-# spans several blocks of every streaming mode and of the threads
-SCALE = 1 if not NO_EXTENSIONS else 4
-
 from perceptron_c import (
     BudgetKernelPerceptron,
     KernelPassiveAggressiveClassifier,
@@ -33,6 +29,9 @@ from perceptron_c import (
 from perceptron_c._base import epoch_order
 from perceptron_c.kernels import RBF, Linear, Polynomial, gram, pack_bits
 
+# the sizes of the big cases on the Python twins, which run them 50-100x slower: each still
+# spans several blocks of every streaming mode and of the threads
+SCALE = 1 if not NO_EXTENSIONS else 4
 BIG, TINY, SMALL = 10**9, 1, 6000  # max_gram_bytes: cached Gram / a row a block / blocks
 
 
