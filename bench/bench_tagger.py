@@ -88,7 +88,6 @@ def main(argv: list[str] | None = None) -> int:
     nltk_cls = _nltk_tagger()
     if nltk_cls is not None:
         results["nltk"] = measure(nltk_cls, train, test, args)
-    ours = results.get("perceptron_c", results.get("pure_python"))
     print(f"{sum(map(len, train)):,} training tokens x {args.nr_iter} epochs, "
           f"{sum(map(len, test)):,} tagged tokens (perceptron_c {perceptron_c.__version__}, "
           f"backend {_backend.BACKEND}; Python {platform.python_version()})")

@@ -15,14 +15,13 @@ trains and the tagger tags token by token, as before.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
 from . import _backend
 
-if TYPE_CHECKING:
-    from .tagging import PerceptronTagger
+PerceptronTagger = Any  # tagging.PerceptronTagger (a model: not imported from below it)
 
 EMPTY = np.uint64((1 << 64) - 1)
 MIN_ROWS = 1024  # first capacity of the weights and of the hash table (tests shrink them)

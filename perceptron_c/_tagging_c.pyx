@@ -27,8 +27,8 @@ cdef int DYNAMIC_SLOTS[4]
 DYNAMIC_SLOTS[:] = [3, 4, 5, 7]
 
 
-cdef inline uint64_t dyn_key(int template, int64_t prev, int64_t prev2,
-                             int64_t word) noexcept nogil:
+cdef uint64_t dyn_key(int template, int64_t prev, int64_t prev2,
+                      int64_t word) noexcept nogil:
     # _tagging_py.dynamic_key
     if template == 3:
         return (<uint64_t>1 << 60) | <uint64_t>prev
@@ -45,8 +45,8 @@ cdef inline uint64_t slot0(uint64_t z, uint64_t mask) noexcept nogil:
     return (z ^ (z >> 31)) & mask
 
 
-cdef inline int64_t hash_find(const uint64_t* keys, const int64_t* vals, uint64_t mask,
-                              uint64_t key) noexcept nogil:
+cdef int64_t hash_find(const uint64_t* keys, const int64_t* vals, uint64_t mask,
+                       uint64_t key) noexcept nogil:
     cdef uint64_t j = slot0(key, mask)
     while True:
         if keys[j] == key:
@@ -56,8 +56,8 @@ cdef inline int64_t hash_find(const uint64_t* keys, const int64_t* vals, uint64_
         j = (j + 1) & mask
 
 
-cdef inline void hash_put(uint64_t* keys, int64_t* vals, uint64_t mask, uint64_t key,
-                          int64_t val) noexcept nogil:
+cdef void hash_put(uint64_t* keys, int64_t* vals, uint64_t mask, uint64_t key,
+                   int64_t val) noexcept nogil:
     cdef uint64_t j = slot0(key, mask)
     while keys[j] != EMPTY:
         j = (j + 1) & mask
@@ -65,8 +65,8 @@ cdef inline void hash_put(uint64_t* keys, int64_t* vals, uint64_t mask, uint64_t
     vals[j] = val
 
 
-cdef inline Py_ssize_t predict_rows(const double* W, Py_ssize_t K, const int64_t* rows,
-                                    double* scores) noexcept nogil:
+cdef Py_ssize_t predict_rows(const double* W, Py_ssize_t K, const int64_t* rows,
+                             double* scores) noexcept nogil:
     # per class, the rows in template order from 0.0 (j outside c: the same sums, in order)
     cdef Py_ssize_t j, c, best = 0
     cdef const double* w
