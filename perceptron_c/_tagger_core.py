@@ -91,11 +91,10 @@ class _Words:
         """The raw word id of every token of ``sentences`` (lists of str), in order."""
         get = self.raw_ids.get
         wids = [get(w, -1) for words in sentences for w in words]
-        if -1 in wids:
-            words = [w for s in sentences for w in s]
-            for t, wid in enumerate(wids):
-                if wid < 0:
-                    wids[t] = self._raw_word(words[t])
+        if -1 in wids:  # new words: once each, in order of appearance
+            for w in dict.fromkeys(w for s in sentences for w in s if w not in self.raw_ids):
+                self._raw_word(w)
+            wids = [get(w, -1) for words in sentences for w in words]
         return np.array(wids, dtype=np.int64)
 
     def _raw_word(self, word: str) -> int:

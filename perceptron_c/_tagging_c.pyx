@@ -235,25 +235,51 @@ cdef Py_ssize_t epoch_pass(Tagger* m, const int64_t* static, int64_t* row_of,
     return n_order
 
 
+cdef bint within(const int64_t* a, Py_ssize_t n, int64_t lo, int64_t hi) noexcept nogil:
+    """lo <= a[i] < hi for every i < n (the checks scan without a Python call per entry)."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if a[i] < lo or a[i] >= hi:
+            return False
+    return True
+
+
+cdef bint within2(const int64_t[:, ::1] a, int64_t lo, int64_t hi) noexcept:
+    if a.shape[0] == 0 or a.shape[1] == 0:
+        return True
+    with nogil:
+        return within(&a[0, 0], a.shape[0] * a.shape[1], lo, hi)
+
+
+cdef bint within1(const int64_t[::1] a, int64_t lo, int64_t hi) noexcept:
+    if a.shape[0] == 0:
+        return True
+    with nogil:
+        return within(&a[0], a.shape[0], lo, hi)
+
+
 cdef object _check_tokens(Py_ssize_t n_tokens, const int64_t[::1] offsets,
                           const int64_t[::1] dict_guess, const int64_t[::1] guesses,
                           Py_ssize_t n_codes):
     cdef Py_ssize_t s
+    cdef bint ok = True
     need(offsets.shape[0] >= 1 and offsets[0] == 0 and
          offsets[offsets.shape[0] - 1] == n_tokens, "offsets must run from 0 to the tokens")
-    for s in range(offsets.shape[0] - 1):
-        need(offsets[s] <= offsets[s + 1], "offsets must be monotone")
+    with nogil:
+        for s in range(offsets.shape[0] - 1):
+            if offsets[s] > offsets[s + 1]:
+                ok = False
+    need(ok, "offsets must be monotone")
     need(dict_guess.shape[0] == n_tokens and guesses.shape[0] == n_tokens,
          "dict_guess and guesses must have one entry per token")
-    for s in range(n_tokens):
-        need(-1 <= dict_guess[s] < n_codes, f"dict_guess must lie in [-1, {n_codes})")
+    need(within1(dict_guess, -1, n_codes), f"dict_guess must lie in [-1, {n_codes})")
 
 
 cdef object _check_epoch(const int64_t[:, ::1] static, const int64_t[::1] row_of,
                          const int64_t[::1] gold, const int64_t[::1] order,
                          const int64_t[::1] counts, Py_ssize_t n_sent, Py_ssize_t K,
                          Py_ssize_t cap_rows, Py_ssize_t n_row_key):
-    cdef Py_ssize_t t, j, n_ids = row_of.shape[0]
+    cdef Py_ssize_t n_ids = row_of.shape[0]
     need(static.shape[1] == 10, "static must have 10 columns")
     need(gold.shape[0] == static.shape[0], "gold must have one class per token")
     need(all_in_range(gold, K), f"gold must hold classes in [0, {K})")
@@ -263,11 +289,8 @@ cdef object _check_epoch(const int64_t[:, ::1] static, const int64_t[::1] row_of
     need(n_row_key == cap_rows, "row_key must have one entry per row of weights")
     need(n_ids < (<Py_ssize_t>1 << 36) and K + 2 < (1 << 20),
          "too many feature ids or tags for the hash keys")
-    for t in range(static.shape[0]):
-        for j in range(10):
-            need(0 <= static[t, j] < n_ids, f"static must hold ids in [0, {n_ids})")
-    for t in range(n_ids):
-        need(-1 <= row_of[t] < counts[1], "row_of must hold rows in use, or -1")
+    need(within2(static, 0, n_ids), f"static must hold ids in [0, {n_ids})")
+    need(within1(row_of, -1, counts[1]), "row_of must hold rows in use, or -1")
 
 
 def tagger_epoch(const int64_t[:, ::1] static, int64_t[::1] row_of, const int64_t[::1] gold,
@@ -369,7 +392,7 @@ def tag_greedy(const int64_t[:, ::1] token_rows, const int64_t[::1] norm,
                const int64_t[::1] offsets, int64_t bias_row, const double[:, ::1] weights,
                const uint64_t[::1] keys, const int64_t[::1] vals, int64_t[::1] guesses):
     cdef Tagger m
-    cdef Py_ssize_t n_tok = token_rows.shape[0], n_rows = weights.shape[0], t, j
+    cdef Py_ssize_t n_tok = token_rows.shape[0], n_rows = weights.shape[0]
     cdef Py_ssize_t n_sent = offsets.shape[0] - 1, start = 0, stop
     cdef Py_ssize_t chunk = max(1, rows_per_chunk(14 * max(1, weights.shape[1]) * 24))
     _check_tokens(n_tok, offsets, dict_guess, guesses, 1 << 20)
@@ -379,12 +402,8 @@ def tag_greedy(const int64_t[:, ::1] token_rows, const int64_t[::1] norm,
          "context_rows must be (words, 6), words 0-3 NLTK's START and END")
     need(all_in_range(norm, context_rows.shape[0]), "norm must index context_rows")
     need(-1 <= bias_row < n_rows, "bias_row must be a row of weights, or -1")
-    for t in range(n_tok):
-        for j in range(3):
-            need(-1 <= token_rows[t, j] < n_rows, "token_rows must hold rows of weights")
-    for t in range(context_rows.shape[0]):
-        for j in range(6):
-            need(-1 <= context_rows[t, j] < n_rows, "context_rows must hold rows of weights")
+    need(within2(token_rows, -1, n_rows), "token_rows must hold rows of weights")
+    need(within2(context_rows, -1, n_rows), "context_rows must hold rows of weights")
     m.mask = _check_table(keys, vals, 0)
     if n_tok == 0:
         return
@@ -410,5 +429,9 @@ def tag_greedy(const int64_t[:, ::1] token_rows, const int64_t[::1] norm,
 
 cdef object _check_vals(const uint64_t[::1] keys, const int64_t[::1] vals, Py_ssize_t n_rows):
     cdef Py_ssize_t j
-    for j in range(keys.shape[0]):
-        need(keys[j] == EMPTY or 0 <= vals[j] < n_rows, "vals must hold rows of weights")
+    cdef bint ok = True
+    with nogil:
+        for j in range(keys.shape[0]):
+            if keys[j] != EMPTY and (vals[j] < 0 or vals[j] >= n_rows):
+                ok = False
+    need(ok, "vals must hold rows of weights")
