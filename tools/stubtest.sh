@@ -17,7 +17,7 @@ python=${PYTHON:-python}
 modules="perceptron_c._linear_c perceptron_c._gram_c perceptron_c._dual_c
          perceptron_c._conjunction_c perceptron_c._voted_c perceptron_c._sgd_c
          perceptron_c._budget_c perceptron_c._kpa_c perceptron_c._order_c
-         perceptron_c._sequence_c"
+         perceptron_c._sequence_c perceptron_c._tagging_c"
 
 cd "${TMPDIR:-/tmp}"  # away from the checkout, so the installed package is the one imported
 root=$("$python" - <<'PY'
