@@ -14,7 +14,8 @@ from setuptools.command.build_py import build_py
 
 NO_EXTENSIONS = bool(os.environ.get("PERCEPTRON_C_NO_EXTENSIONS"))
 MODULES = ["_linear_c", "_gram_c", "_dual_c", "_conjunction_c", "_voted_c", "_sgd_c",
-           "_budget_c", "_kpa_c", "_order_c", "_sequence_c", "_features_c"]
+           "_budget_c", "_kpa_c", "_order_c", "_sequence_c",
+           "_tagging_c", "_features_c"]
 DIRECTIVES = {"language_level": 3, "boundscheck": False, "wraparound": False,
               "cdivision": True, "initializedcheck": False, "embedsignature": True,
               "freethreading_compatible": True}

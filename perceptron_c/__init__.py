@@ -20,13 +20,14 @@ from .kernel_passive_aggressive import KernelPassiveAggressiveClassifier
 from .kernel_perceptron import KernelPerceptron
 from .passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
 from .perceptron import Perceptron
+from .sequence import StructuredPerceptron
 from .theory import margin, mistake_bound
 from .voted_perceptron import VotedPerceptron
 
 __version__ = "0.1.0"
 __all__ = ["BACKEND", "kernels", "Perceptron", "KernelPerceptron", "BudgetKernelPerceptron",
            "VotedPerceptron", "PassiveAggressiveClassifier", "PassiveAggressiveRegressor",
-           "KernelPassiveAggressiveClassifier",
+           "KernelPassiveAggressiveClassifier", "StructuredPerceptron",
            "margin", "mistake_bound", "load", "get_include", "NotFittedError", "FileFormatError",
            "ConcurrentUseError",
            "ConvergenceWarning", "__version__"]

@@ -38,12 +38,13 @@ from . import (
     _order_py,
     _sequence_py,
     _sgd_py,
+    _tagging_py,
     _voted_py,
 )
 
 __all__ = ["BACKEND", "NO_EXTENSIONS", "PureBuildWarning", "linear", "gram", "dual",
            "conjunction", "voted", "sgd", "budget", "kpa", "order", "sequence",
-           "features",            "active", "using"]
+           "tagging", "features", "active", "using"]
 
 NO_EXTENSIONS = bool(os.environ.get("PERCEPTRON_C_NO_EXTENSIONS"))
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -90,6 +91,7 @@ if TYPE_CHECKING or BACKEND == "c":
             _order_c,
             _sequence_c,
             _sgd_c,
+            _tagging_c,
             _voted_c,
         )
     except ImportError as exc:
@@ -160,6 +162,11 @@ def order() -> ModuleType:
 def sequence() -> ModuleType:
     """The structured perceptron (Viterbi, epochs): `_sequence_c` or its spec `_sequence_py`."""
     return _sequence_c if _c() else _sequence_py
+
+
+def tagging() -> ModuleType:
+    """The greedy tagger (NLTK's): epochs, tagging: `_tagging_c` or its spec `_tagging_py`."""
+    return _tagging_c if _c() else _tagging_py
 
 
 def features() -> ModuleType:

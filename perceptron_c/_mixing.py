@@ -51,7 +51,9 @@ __all__ = ["Job", "Shard", "When", "Textbook", "TextbookLoop", "SGD", "SGDLoop",
            "prepare", "shard_seed", "sgd_seeds", "block_classes", "block_rows", "mix_sum",
            "sklearn_order"]
 
-_AVERAGE_SUMS = ("u", "beta")  # lazy-averaging sums: scaled by the clock ratio when mixed
+# lazy-averaging sums (the linear models', the structured perceptron's): scaled by the clock
+# ratio when mixed
+_AVERAGE_SUMS = ("u", "beta", "U", "U_trans")
 
 
 class Job(NamedTuple):

@@ -7,7 +7,8 @@
 from libc.stdint cimport int32_t, int64_t
 from cython cimport floating
 
-# The weights: W (K x d), b (K), trans ((K+2) x K); averaging is on when U != NULL (then
+# The weights: W (d x K, feature-major: row j is feature j's weight for every tag), b (K),
+# trans ((K+2) x K); averaging is on when U != NULL (then
 # beta, U_trans and count are set too: CIML Alg. 7's sums and example counter).
 cdef struct SeqModel:
     double* W
@@ -22,18 +23,25 @@ cdef struct SeqModel:
     bint fit_intercept
 
 # Scratch for sentences of up to max_len tokens: E (max_len x K emissions), delta (2K),
-# back (max_len x K backpointers), path (max_len tags).
+# back (max_len x K backpointers, as doubles), path (max_len tags), lanes (4K running sums).
 cdef struct SeqWork:
     double* E
     double* delta
-    int32_t* back
+    double* back
     int64_t* path
+    double* lanes
     Py_ssize_t max_len
 
 # Viterbi of one sentence of T >= 1 tokens with emissions E (T x K) into path: 0, or -1 when
 # a score is not finite.
 cdef int best_path(const double* E, const double* trans, Py_ssize_t T, Py_ssize_t K,
-                   double* delta, int32_t* back, int64_t* path) noexcept nogil
+                   double* delta, double* back, int64_t* path) noexcept nogil
+
+# Emissions E (T x K) of T rows under the feature-major W (d x K) and b: _linear's decision
+# of W.T bit for bit (feature p of a row into lane p % 4). lanes: scratch of 4K doubles.
+cdef void emissions(const floating* data, const int32_t* idx, const int64_t* indptr,
+                    Py_ssize_t d, Py_ssize_t T, Py_ssize_t K, const double* W, const double* b,
+                    double* lanes, double* E) noexcept nogil
 
 # Decode sentences first..stop-1 into out (tags by token): -1, or the first sentence whose
 # score is not finite (decoding stops there).

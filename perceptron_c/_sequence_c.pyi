@@ -9,6 +9,8 @@ _I64 = npt.NDArray[np.int64]
 
 __all__ = [
     "viterbi",
+    "emissions_dense",
+    "emissions_csr",
     "decode_dense",
     "decode_csr",
     "structured_epoch_dense",
@@ -16,6 +18,8 @@ __all__ = [
 ]
 
 def viterbi(E: _D, trans: _D, offsets: _I64, out: _I64) -> None: ...
+def emissions_dense(X: _F, W: _D, b: _D, out: _D) -> None: ...
+def emissions_csr(data: _F, indices: _I32, indptr: _I64, W: _D, b: _D, out: _D) -> None: ...
 def decode_dense(X: _F, W: _D, b: _D, trans: _D, offsets: _I64, out: _I64, *,
                  n_jobs: object = None) -> None: ...
 def decode_csr(data: _F, indices: _I32, indptr: _I64, W: _D, b: _D, trans: _D,

@@ -3,8 +3,10 @@
 
 The Python twin is the specification; read its module docstring for the arithmetic contract
 (``_linear``'s 4-lane emissions, Viterbi's order of additions, ties to the lowest tag, the
-update where the sequences differ). Emissions are ``_linear_c.decision`` itself, so they are
-``_linear``'s decision values bit for bit. Sentences run without the GIL in chunks of a few
+update where the sequences differ). W is feature-major (d, K): a token's emissions walk its
+features once, adding each feature's K contiguous weights into 4 lanes of K running sums
+(``_lanes.h``, loops the compiler vectorizes), so they are ``_linear``'s decision values on
+W.T bit for bit. Sentences run without the GIL in chunks of a few
 milliseconds, with scratch buffers allocated once per call (per block when decoding on
 ``n_jobs`` threads) and sized by the longest sentence.
 """
@@ -14,7 +16,15 @@ from libc.stdlib cimport free, malloc
 from cython cimport floating
 
 from perceptron_c._checks cimport all_in_range, between_chunks, check_csr, need, rows_per_chunk
-from perceptron_c._linear_c cimport decision
+
+cdef extern from "_lanes.h" nogil:
+    void pc_lanes_add4(double* s0, double* s1, double* s2, double* s3, const double* w0,
+                       const double* w1, const double* w2, const double* w3, double x0,
+                       double x1, double x2, double x3, Py_ssize_t K)
+    void pc_lane_add(double* s, const double* w, double x, Py_ssize_t K)
+    void pc_lanes_sum(const double* s, const double* b, double* e, Py_ssize_t K)
+    void pc_viterbi_from(double di, const double* tr, const double* e, double* nxt,
+                         double* bk, double i, Py_ssize_t K)
 
 from perceptron_c._sequence_py import _non_finite, sentence_blocks
 from perceptron_c._threads import run_shared
@@ -22,6 +32,8 @@ from perceptron_c._threads import run_shared
 
 __all__ = [
     "viterbi",
+    "emissions_dense",
+    "emissions_csr",
     "decode_dense",
     "decode_csr",
     "structured_epoch_dense",
@@ -30,18 +42,17 @@ __all__ = [
 
 
 cdef int best_path(const double* E, const double* trans, Py_ssize_t T, Py_ssize_t K,
-                   double* delta, int32_t* back, int64_t* path) noexcept nogil:
+                   double* delta, double* back, int64_t* path) noexcept nogil:
     # _sequence_py._best_path; the loop over i is outside the one over j (contiguous rows of
     # trans), which compares each j's candidates in the same order, i = 0, 1, ...
     cdef double* cur = delta
     cdef double* nxt = delta + K
     cdef double* tmp
     cdef const double* e
-    cdef const double* tr
     cdef const double* end = trans + (K + 1) * K
-    cdef int32_t* bk
+    cdef double* bk
     cdef Py_ssize_t t, i, j, last = 0
-    cdef double cand, best, di
+    cdef double cand, best
     for j in range(K):
         cur[j] = trans[K * K + j] + E[j]
         if not isfinite(cur[j]):
@@ -52,14 +63,8 @@ cdef int best_path(const double* E, const double* trans, Py_ssize_t T, Py_ssize_
         for j in range(K):
             nxt[j] = (cur[0] + trans[j]) + e[j]
             bk[j] = 0
-        for i in range(1, K):
-            tr = trans + i * K
-            di = cur[i]
-            for j in range(K):
-                cand = (di + tr[j]) + e[j]
-                if cand > nxt[j]:  # strict: ties go to the lowest tag
-                    nxt[j] = cand
-                    bk[j] = <int32_t>i
+        for i in range(1, K):  # strict >: ties go to the lowest tag
+            pc_viterbi_from(cur[i], trans + i * K, e, nxt, bk, <double>i, K)
         for j in range(K):
             if not isfinite(nxt[j]):
                 return -1
@@ -78,17 +83,56 @@ cdef int best_path(const double* E, const double* trans, Py_ssize_t T, Py_ssize_
             best = cand
     path[T - 1] = last
     for t in range(T - 1, 0, -1):
-        path[t - 1] = back[t * K + path[t]]
+        path[t - 1] = <int64_t>back[t * K + path[t]]
     return 0
+
+
+cdef void emissions(const floating* data, const int32_t* idx, const int64_t* indptr,
+                    Py_ssize_t d, Py_ssize_t T, Py_ssize_t K, const double* W, const double* b,
+                    double* lanes, double* E) noexcept nogil:
+    # _sequence_py._emissions: feature p of a row into lane p % 4 of every tag
+    cdef Py_ssize_t t, p, m, k
+    cdef const floating* x
+    cdef const int32_t* cols
+    cdef double* s1 = lanes + K
+    cdef double* s2 = lanes + 2 * K
+    cdef double* s3 = lanes + 3 * K
+    for t in range(T):
+        if indptr == NULL:
+            x = data + t * d
+            cols = NULL
+            m = d
+        else:
+            x = data + indptr[t]
+            cols = idx + indptr[t]
+            m = indptr[t + 1] - indptr[t]
+        for k in range(4 * K):
+            lanes[k] = 0.0
+        p = 0
+        while p + 4 <= m:
+            if cols == NULL:
+                pc_lanes_add4(lanes, s1, s2, s3, W + p * K, W + (p + 1) * K, W + (p + 2) * K,
+                              W + (p + 3) * K, <double>x[p], <double>x[p + 1],
+                              <double>x[p + 2], <double>x[p + 3], K)
+            else:
+                pc_lanes_add4(lanes, s1, s2, s3, W + cols[p] * K, W + cols[p + 1] * K,
+                              W + cols[p + 2] * K, W + cols[p + 3] * K, <double>x[p],
+                              <double>x[p + 1], <double>x[p + 2], <double>x[p + 3], K)
+            p += 4
+        while p < m:
+            pc_lane_add(lanes + (p & 3) * K, W + (p if cols == NULL else cols[p]) * K,
+                        <double>x[p], K)
+            p += 1
+        pc_lanes_sum(lanes, b, E + t * K, K)
 
 
 cdef inline void _emissions(const floating* data, const int32_t* idx, const int64_t* indptr,
                             const SeqModel* m, Py_ssize_t start, Py_ssize_t T,
-                            double* E) noexcept nogil:
+                            SeqWork* work) noexcept nogil:
     if indptr == NULL:
-        decision(data + start * m.d, NULL, NULL, m.d, T, m.K, m.W, m.b, E)
+        emissions(data + start * m.d, NULL, NULL, m.d, T, m.K, m.W, m.b, work.lanes, work.E)
     else:
-        decision(data, idx, indptr + start, m.d, T, m.K, m.W, m.b, E)
+        emissions(data, idx, indptr + start, m.d, T, m.K, m.W, m.b, work.lanes, work.E)
 
 
 cdef Py_ssize_t decode_sentences(const floating* data, const int32_t* idx,
@@ -100,22 +144,10 @@ cdef Py_ssize_t decode_sentences(const floating* data, const int32_t* idx,
         T = offsets[s + 1] - offsets[s]
         if T == 0:
             continue
-        _emissions(data, idx, indptr, m, offsets[s], T, work.E)
+        _emissions(data, idx, indptr, m, offsets[s], T, work)
         if best_path(work.E, m.trans, T, m.K, work.delta, work.back, out + offsets[s]) < 0:
             return s
     return -1
-
-
-cdef inline void _add(double* w, double step, const floating* x, const int32_t* cols,
-                      Py_ssize_t n) noexcept nogil:
-    # w[cols[k]] += step * x[k], in order (_linear_py._add)
-    cdef Py_ssize_t k
-    if cols == NULL:
-        for k in range(n):
-            w[k] += step * <double>x[k]
-    else:
-        for k in range(n):
-            w[cols[k]] += step * <double>x[k]
 
 
 cdef inline void _pair(const int64_t* tags, Py_ssize_t t, Py_ssize_t T, Py_ssize_t K,
@@ -137,8 +169,9 @@ cdef Py_ssize_t _update(const floating* data, const int32_t* idx, const int64_t*
                         Py_ssize_t T, double step, double* W, double* b, double* trans,
                         const SeqModel* m) noexcept nogil:
     # _sequence_py._update: Phi(gold) - Phi(pred), scaled by step, where the two differ
-    cdef Py_ssize_t t, n, gi, gj, pi, pj, wrong = 0, K = m.K, d = m.d
+    cdef Py_ssize_t t, n, q, gi, gj, pi, pj, wrong = 0, K = m.K, d = m.d
     cdef int64_t g, p
+    cdef double* w
     cdef const floating* x
     cdef const int32_t* cols
     for t in range(T):
@@ -154,8 +187,10 @@ cdef Py_ssize_t _update(const floating* data, const int32_t* idx, const int64_t*
                 x = data + indptr[start + t]
                 cols = idx + indptr[start + t]
                 n = indptr[start + t + 1] - indptr[start + t]
-            _add(W + g * d, step, x, cols, n)
-            _add(W + p * d, -step, x, cols, n)
+            for q in range(n):  # row q of W is feature q's (dense) or cols[q]'s
+                w = W + (q if cols == NULL else cols[q]) * K
+                w[g] += step * <double>x[q]
+                w[p] += -step * <double>x[q]
             if b != NULL:
                 b[g] += step
                 b[p] -= step
@@ -181,7 +216,7 @@ cdef Py_ssize_t structured_pass(const floating* data, const int32_t* idx,
         start = offsets[s]
         T = offsets[s + 1] - start
         if T > 0:
-            _emissions(data, idx, indptr, m, start, T, work.E)
+            _emissions(data, idx, indptr, m, start, T, work)
             if best_path(work.E, m.trans, T, m.K, work.delta, work.back, work.path) < 0:
                 return -1 - t
             differ = False
@@ -245,9 +280,11 @@ cdef int _alloc(SeqWork* w, Py_ssize_t max_len, Py_ssize_t K) except -1:
     w.max_len = max_len
     w.E = <double*>malloc(max_len * K * sizeof(double))
     w.delta = <double*>malloc(2 * K * sizeof(double))
-    w.back = <int32_t*>malloc(max_len * K * sizeof(int32_t))
+    w.back = <double*>malloc(max_len * K * sizeof(double))
     w.path = <int64_t*>malloc(max_len * sizeof(int64_t))
-    if w.E == NULL or w.delta == NULL or w.back == NULL or w.path == NULL:
+    w.lanes = <double*>malloc(4 * K * sizeof(double))
+    if (w.E == NULL or w.delta == NULL or w.back == NULL or w.path == NULL or
+            w.lanes == NULL):
         raise MemoryError(f"no memory for the Viterbi buffers of a sentence of {max_len} "
                           f"tokens and {K} tags")
     return 0
@@ -258,6 +295,7 @@ cdef void _free(SeqWork* w) noexcept:
     free(w.delta)
     free(w.back)
     free(w.path)
+    free(w.lanes)
 
 
 cdef void _model(SeqModel* m, const double* W, const double* b, const double* trans,
@@ -279,8 +317,7 @@ def viterbi(const double[:, ::1] E, const double[:, ::1] trans, const int64_t[::
     _check_trans(trans, K)
     longest = _check_offsets(offsets, E.shape[0])
     need(out.shape[0] == E.shape[0], "out must have one entry per token")
-    w.E = w.delta = NULL
-    w.back = NULL
+    w.E = w.delta = w.lanes = w.back = NULL
     w.path = NULL
     try:
         _alloc(&w, longest, K)
@@ -299,6 +336,52 @@ def viterbi(const double[:, ::1] E, const double[:, ::1] trans, const int64_t[::
         _free(&w)
 
 
+cdef int _emissions_out(const floating* data, const int32_t* idx, const int64_t* indptr,
+                        Py_ssize_t n, Py_ssize_t d, row_len, const double[:, ::1] W,
+                        const double[::1] b, double[:, ::1] out) except -1:
+    """_sequence_py._emissions_out: chunks of rows, looking for Ctrl-C between them."""
+    cdef Py_ssize_t K = W.shape[1], start = 0, stop
+    cdef Py_ssize_t chunk = rows_per_chunk(max(1, K) * max(1, row_len))
+    cdef double* lanes
+    need(b.shape[0] == K, "b must have one entry per column of W")
+    need(out.shape[0] == n and out.shape[1] == K, "out must have shape (n_tokens, K)")
+    if n == 0:
+        return 0
+    lanes = <double*>malloc(max(1, 4 * K) * sizeof(double))
+    if lanes == NULL:
+        raise MemoryError(f"no memory for the lanes of {K} tags")
+    try:
+        while start < n:
+            stop = min(n, start + chunk)
+            with nogil:
+                if indptr == NULL:
+                    emissions(data + start * d, NULL, NULL, d, stop - start, K, &W[0, 0], &b[0],
+                              lanes, &out[start, 0])
+                else:
+                    emissions(data, idx, indptr + start, d, stop - start, K, &W[0, 0], &b[0],
+                              lanes, &out[start, 0])
+            start = stop
+            between_chunks()
+    finally:
+        free(lanes)
+    return 0
+
+
+def emissions_dense(const floating[:, ::1] X, const double[:, ::1] W, const double[::1] b,
+                    double[:, ::1] out):
+    need(W.shape[0] == X.shape[1], "W must have one row per feature")
+    _emissions_out(&X[0, 0], NULL, NULL, X.shape[0], X.shape[1], X.shape[1], W, b, out)
+
+
+def emissions_csr(const floating[::1] data, const int32_t[::1] indices,
+                  const int64_t[::1] indptr, const double[:, ::1] W, const double[::1] b,
+                  double[:, ::1] out):
+    check_csr(indptr, data.shape[0], indices.shape[0])
+    n = indptr.shape[0] - 1
+    _emissions_out(&data[0], &indices[0], &indptr[0], n, W.shape[0], indptr[n] // max(1, n),
+                   W, b, out)
+
+
 cdef Py_ssize_t _decode_range(const floating* data, const int32_t* idx, const int64_t* indptr,
                               Py_ssize_t d, const double[:, ::1] W, const double[::1] b,
                               const double[:, ::1] trans, const int64_t[::1] offsets,
@@ -307,9 +390,8 @@ cdef Py_ssize_t _decode_range(const floating* data, const int32_t* idx, const in
     cdef SeqModel m
     cdef SeqWork w
     cdef Py_ssize_t bad
-    _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[0], d)
-    w.E = w.delta = NULL
-    w.back = NULL
+    _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[1], d)
+    w.E = w.delta = w.lanes = w.back = NULL
     w.path = NULL
     try:
         _alloc(&w, _check_offsets(offsets, 0, first, stop), m.K)
@@ -341,8 +423,8 @@ def _decode(run, Py_ssize_t n_tokens, Py_ssize_t row_len, const double[:, ::1] W
             const double[::1] b, const double[:, ::1] trans, const int64_t[::1] offsets,
             int64_t[::1] out, n_jobs):
     """The blocks of `sentence_blocks` on n_jobs threads; the lowest failed sentence raises."""
-    K = W.shape[0]
-    need(b.shape[0] == K, "b must have one entry per row of W")
+    K = W.shape[1]
+    need(b.shape[0] == K, "b must have one entry per column of W")
     _check_trans(trans, K)
     _check_offsets(offsets, n_tokens)
     need(out.shape[0] == n_tokens, "out must have one entry per token")
@@ -360,7 +442,7 @@ def _decode(run, Py_ssize_t n_tokens, Py_ssize_t row_len, const double[:, ::1] W
 
 
 def decode_dense(X, W, b, trans, offsets, out, *, n_jobs=None):
-    need(W.shape[1] == X.shape[1], "W must have one column per feature")
+    need(W.shape[0] == X.shape[1], "W must have one row per feature")
     _decode(lambda first, stop: _decode_block_dense(X, W, b, trans, offsets, out, first, stop),
             X.shape[0], X.shape[1], W, b, trans, offsets, out, n_jobs)
 
@@ -369,7 +451,7 @@ def decode_csr(data, indices, const int64_t[::1] indptr, W, b, trans, offsets, o
                n_jobs=None):
     check_csr(indptr, data.shape[0], indices.shape[0])
     n = indptr.shape[0] - 1
-    _decode(lambda first, stop: _decode_block_csr(data, indices, indptr, W.shape[1], W, b, trans,
+    _decode(lambda first, stop: _decode_block_csr(data, indices, indptr, W.shape[0], W, b, trans,
                                                   offsets, out, first, stop),
             n, indptr[n] // max(1, n), W, b, trans, offsets, out, n_jobs)
 
@@ -380,9 +462,9 @@ cdef Py_ssize_t _check_epoch(Py_ssize_t n_tokens, Py_ssize_t d, const int64_t[::
                              const double[:, ::1] trans, object U, object beta, object U_trans,
                              object count, const int64_t[::1] mistakes) except -1:
     """_sequence_py._check_epoch; returns the longest sentence."""
-    cdef Py_ssize_t K = W.shape[0], longest
-    need(W.shape[1] == d, "W must have one column per feature")
-    need(b.shape[0] == K, "b must have one entry per row of W")
+    cdef Py_ssize_t K = W.shape[1], longest
+    need(W.shape[0] == d, "W must have one row per feature")
+    need(b.shape[0] == K, "b must have one entry per column of W")
     _check_trans(trans, K)
     longest = _check_offsets(offsets, n_tokens)
     need(y.shape[0] == n_tokens, "y must have one tag per token")
@@ -396,7 +478,7 @@ cdef Py_ssize_t _check_epoch(Py_ssize_t n_tokens, Py_ssize_t d, const int64_t[::
         return longest
     need(beta is not None and U_trans is not None and count is not None,
          "U, beta, U_trans and count go together")
-    need(U.shape[0] == K and U.shape[1] == d, "U must have the shape of W")
+    need(U.shape[0] == d and U.shape[1] == K, "U must have the shape of W")
     need(beta.shape[0] == K, "beta must have the shape of b")
     need(U_trans.shape[0] == K + 2 and U_trans.shape[1] == K,
          "U_trans must have the shape of trans")
@@ -414,8 +496,7 @@ cdef Py_ssize_t _epoch(const floating* data, const int32_t* idx, const int64_t* 
     cdef Py_ssize_t mean_len = max(1, offsets[n_sent] // max(1, n_sent))
     cdef Py_ssize_t chunk = max(1, rows_per_chunk(m.K * (row_len + m.K)) // mean_len)
     cdef SeqWork w
-    w.E = w.delta = NULL
-    w.back = NULL
+    w.E = w.delta = w.lanes = w.back = NULL
     w.path = NULL
     try:
         _alloc(&w, longest, m.K)
@@ -452,7 +533,7 @@ def structured_epoch_dense(const floating[:, ::1] X, const int64_t[::1] y,
     cdef SeqModel m
     longest = _check_epoch(X.shape[0], X.shape[1], y, offsets, order, W, b, trans, U, beta,
                            U_trans, count, mistakes)
-    _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[0], W.shape[1])
+    _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[1], W.shape[0])
     _averaging(&m, fit_intercept, U, beta, U_trans, count)
     return _epoch(&X[0, 0], NULL, NULL, X.shape[1], y, offsets, order, &m, longest, mistakes)
 
@@ -466,9 +547,9 @@ def structured_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
     cdef SeqModel m
     check_csr(indptr, data.shape[0], indices.shape[0])
     n = indptr.shape[0] - 1
-    longest = _check_epoch(n, W.shape[1], y, offsets, order, W, b, trans, U, beta, U_trans,
+    longest = _check_epoch(n, W.shape[0], y, offsets, order, W, b, trans, U, beta, U_trans,
                            count, mistakes)
-    _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[0], W.shape[1])
+    _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[1], W.shape[0])
     _averaging(&m, fit_intercept, U, beta, U_trans, count)
     return _epoch(&data[0], &indices[0], &indptr[0], indptr[n] // max(1, n), y, offsets, order,
                   &m, longest, mistakes)

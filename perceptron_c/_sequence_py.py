@@ -7,13 +7,16 @@ like its C twin of the same name and signature. Inputs are canonical (see ``_val
 one row of X per token (C-contiguous float32/float64, or CSR as (data, indices int32, indptr
 int64)), sentences as ``offsets`` (int64, offsets[0] = 0, monotone, offsets[-1] = n_tokens:
 sentence s is tokens offsets[s] to offsets[s + 1] - 1), gold tags ``y`` as int64 indices in
-[0, K), weights float64: W (K, d) and b (K,) score the tags of one token, ``trans`` (K + 2, K)
-their sequence: trans[i, j] tag i followed by tag j, trans[K, j] tag j first (start),
-trans[K + 1, j] tag j last (end).
+[0, K), weights float64: W (d, K) and b (K,) score the tags of one token (W is
+feature-major: row j holds feature j's weight for every tag, so a token's features are read
+once each, as K contiguous weights), ``trans`` (K + 2, K) their sequence: trans[i, j] tag i
+followed by tag j, trans[K, j] tag j first (start), trans[K + 1, j] tag j last (end).
 
 Arithmetic contract shared with the C twin (so the two agree bit for bit on any data):
-- the emission of tag k at a token is ``_linear``'s decision: the 4-lane sum of x . W_k,
-  plus b_k (``_linear_py._dot``);
+- the emission of tag k at a token is ``_linear``'s decision on the tag-major weights W.T:
+  the product x_p * W[j_p, k] of the feature at position p of the row (j_p its column) goes
+  to lane p % 4 of tag k, the lanes sum as (s0 + s1) + (s2 + s3), plus b_k
+  (``_linear_py._dot``);
 - Viterbi: delta_0[j] = trans[K, j] + E[0, j]; delta_t[j] = max over i of
   ((delta_{t-1}[i] + trans[i, j]) + E[t, j]), in exactly that order of additions; the path
   ends at the j of largest delta_{T-1}[j] + trans[K + 1, j]. Candidates are compared in index
@@ -23,12 +26,12 @@ Arithmetic contract shared with the C twin (so the two agree bit for bit on any 
   FloatingPointError naming the sentence (and in an epoch its position in the visiting
   order); the epoch stops there with the state written back as it is;
 - the update for a sentence decoded wrongly compares the two tag sequences position by
-  position: at each token whose predicted tag p differs from the gold tag g, W_g += 1 * x and
-  then W_p += -1 * x (element by element in the row's order; b_g += 1, b_p -= 1 with an
-  intercept); at each of the T + 1 transitions (start -> tag 0, tag t-1 -> tag t, tag T-1 ->
-  end) whose gold pair differs from the predicted pair, the gold pair's score += 1, then the
-  predicted pair's -= 1. Pairs that agree are not touched (the full Collins update
-  Phi(gold) - Phi(pred) cancels on them);
+  position: at each token whose predicted tag p differs from the gold tag g, for each
+  feature j of its row in the row's order, W[j, g] += 1 * x_j and then W[j, p] += -1 * x_j
+  (b_g += 1, b_p -= 1 with an intercept); at each of the T + 1 transitions (start -> tag 0,
+  tag t-1 -> tag t, tag T-1 -> end) whose gold pair differs from the predicted pair, the gold
+  pair's score += 1, then the predicted pair's -= 1. Pairs that agree are not touched (the
+  full Collins update Phi(gold) - Phi(pred) cancels on them);
 - averaging (Alg. 7): with the example counter c (``count``, 1 before the first sentence) the
   same update scaled by c goes into U, beta, U_trans (``c * x``, ``+-c``), and c grows by one
   after every sentence, mistake or not. The averaged model is (W - U/c, b - beta/c,
@@ -41,7 +44,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._linear_py import _add, _check_csr, _csr_rows, _dense_rows, _dot, _need
+from ._linear_py import _check_csr, _csr_rows, _dense_rows, _need
 from ._threads import run_shared
 
 if TYPE_CHECKING:
@@ -58,6 +61,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "viterbi",
+    "emissions_dense",
+    "emissions_csr",
     "decode_dense",
     "decode_csr",
     "structured_epoch_dense",
@@ -160,18 +165,46 @@ def viterbi(E: _D, trans: _D, offsets: _I64, out: _I64) -> None:
 
 def _emissions(row: _Rows, start: int, stop: int, W: list[list[float]],
                b: list[float]) -> list[list[float]]:
-    """E[t][k] = W_k . x_t + b_k for the tokens start..stop-1 (``_linear``'s decision)."""
-    E = []
+    """E[t][k] = x_t . W[:, k] + b_k for the tokens start..stop-1 (``_linear``'s decision on
+    W.T): each feature's row of W is read once, into lane p % 4 of every tag."""
+    K, E = len(b), []
     for i in range(start, stop):
         x, cols = row(i)
-        E.append([_dot(x, cols, W[k]) + b[k] for k in range(len(b))])
+        lanes = [[0.0] * K for _ in range(4)]
+        for p, v in enumerate(x):
+            lane, w = lanes[p & 3], W[p if cols is None else cols[p]]
+            for k in range(K):
+                lane[k] += v * w[k]
+        s0, s1, s2, s3 = lanes
+        E.append([((s0[k] + s1[k]) + (s2[k] + s3[k])) + b[k] for k in range(K)])
     return E
+
+
+def _emissions_out(row: _Rows, n_tokens: int, W: _D, b: _D, out: _D) -> None:
+    K = W.shape[1]
+    _need(b.shape[0] == K, "b must have one entry per column of W")
+    _need(out.shape[0] == n_tokens and out.shape[1] == K, "out must have shape (n_tokens, K)")
+    if n_tokens:
+        out[:] = _emissions(row, 0, n_tokens, W.tolist(), b.tolist())
+
+
+def emissions_dense(X: _F, W: _D, b: _D, out: _D) -> None:
+    """The emission scores of every token of X under the feature-major (W, b), into ``out``
+    (n_tokens, K): exactly ``_linear``'s decision of W.T (the contract above)."""
+    _need(W.shape[0] == X.shape[1], "W must have one row per feature")
+    _emissions_out(_dense_rows(X), X.shape[0], W, b, out)
+
+
+def emissions_csr(data: _F, indices: _I32, indptr: _I64, W: _D, b: _D, out: _D) -> None:
+    """`emissions_dense` on CSR rows."""
+    _check_csr(indptr, data.shape[0], indices.shape[0])
+    _emissions_out(_csr_rows(data, indices, indptr), indptr.shape[0] - 1, W, b, out)
 
 
 def _decode(row: _Rows, n_tokens: int, W: _D, b: _D, trans: _D, offsets: _I64, out: _I64,
             n_jobs: object, row_len: int) -> None:
-    K = W.shape[0]
-    _need(b.shape[0] == K, "b must have one entry per row of W")
+    K = W.shape[1]
+    _need(b.shape[0] == K, "b must have one entry per column of W")
     _check_trans(trans, K)
     _check_offsets(offsets, n_tokens)
     _need(out.shape[0] == n_tokens, "out must have one entry per token")
@@ -199,7 +232,7 @@ def decode_dense(X: _F, W: _D, b: _D, trans: _D, offsets: _I64, out: _I64, *,
     """The best tag sequence of every sentence of X under (W, b, trans), into ``out``: the
     emissions of one sentence at a time, then Viterbi. Sentences are cut into blocks of a few
     milliseconds that ``n_jobs`` threads share; the tags never depend on ``n_jobs``."""
-    _need(W.shape[1] == X.shape[1], "W must have one column per feature")
+    _need(W.shape[0] == X.shape[1], "W must have one row per feature")
     _decode(_dense_rows(X), X.shape[0], W, b, trans, offsets, out, n_jobs, X.shape[1])
 
 
@@ -215,9 +248,9 @@ def decode_csr(data: _F, indices: _I32, indptr: _I64, W: _D, b: _D, trans: _D,
 def _check_epoch(n_tokens: int, d: int, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D,
                  trans: _D, U: _D | None, beta: _D | None, U_trans: _D | None,
                  count: _I64 | None, mistakes: _I64) -> None:
-    K = W.shape[0]
-    _need(W.shape[1] == d, "W must have one column per feature")
-    _need(b.shape[0] == K, "b must have one entry per row of W")
+    K = W.shape[1]
+    _need(W.shape[0] == d, "W must have one row per feature")
+    _need(b.shape[0] == K, "b must have one entry per column of W")
     _check_trans(trans, K)
     _check_offsets(offsets, n_tokens)
     _need(y.shape[0] == n_tokens, "y must have one tag per token")
@@ -249,8 +282,10 @@ def _update(row: _Rows, start: int, gold: list[int], pred: list[int], step: floa
         if g != p:
             wrong += 1
             x, cols = row(start + t)
-            _add(W[g], step, x, cols)
-            _add(W[p], -step, x, cols)
+            for q, v in enumerate(x):
+                w = W[q if cols is None else cols[q]]
+                w[g] += step * v
+                w[p] += -step * v
             if b is not None:
                 b[g] += step
                 b[p] -= step
@@ -337,7 +372,7 @@ def structured_epoch_csr(data: _F, indices: _I32, indptr: _I64, y: _I64, offsets
                          count: _I64 | None, mistakes: _I64) -> int:
     """`structured_epoch_dense` on CSR rows."""
     _check_csr(indptr, data.shape[0], indices.shape[0])
-    _check_epoch(indptr.shape[0] - 1, W.shape[1], y, offsets, order, W, b, trans, U, beta,
+    _check_epoch(indptr.shape[0] - 1, W.shape[0], y, offsets, order, W, b, trans, U, beta,
                  U_trans, count, mistakes)
     return _epoch(_csr_rows(data, indices, indptr), y, offsets, order, W, b, trans,
                   fit_intercept, U, beta, U_trans, count, mistakes)

@@ -32,6 +32,17 @@ Arithmetic contract (bit-exact with NLTK, which the tests check against NLTK its
 - Average (lines 241-252): ``round((totals + (now - stamps) * W) / now, 3)`` with Python's
   ``round`` (correctly rounded from the exact binary value; ``np.round`` scales by 1000 first
   and differs, e.g. on 2.675 to 2 places), on the live pairs only; zeros are dropped.
+  `average` runs once per ``train``, so the C twin uses this one (Python's ``round``).
+
+Whole epochs (`tagger_epoch`) and greedy tagging (`tag_greedy`) run on integer codes. Tags:
+the class ids ``0..K-1``, then ``K`` for NLTK's ``-START-`` and ``K+1`` for ``-START2-``,
+then any other tag of the tag dictionary. The 10 static features of a token (template slots
+0, 1, 2, 6, 8-13) are rows known in advance (or ids of a vocabulary, -1 rows until NLTK
+would create them); the 4 dynamic ones (slots 3, 4, 5, 7: 'i-1 tag P', 'i-2 tag Q',
+'i tag+i-2 tag P Q', 'i-1 tag+i word P W') are found by `dynamic_key` in an open-addressing
+hash table (``keys``: uint64, `EMPTY` where free; ``vals``: the row; linear probing from the
+splitmix64 hash of the key). Keys are exact (template, codes and word id packed without
+overlap), so two features share a key only if they are the same feature.
 """
 from __future__ import annotations
 
@@ -47,8 +58,10 @@ if TYPE_CHECKING:
     _D: TypeAlias = npt.NDArray[np.float64]
     _I: TypeAlias = npt.NDArray[np.int64]
     _B: TypeAlias = npt.NDArray[np.bool_]
+    _U: TypeAlias = npt.NDArray[np.uint64]
 
-__all__ = ["score_rows", "best_class", "update_rows", "average"]
+__all__ = ["score_rows", "best_class", "update_rows", "average", "dynamic_key", "hash_insert",
+           "tagger_epoch", "tag_greedy"]
 
 
 def score_rows(weights: _D, rows: _I) -> _D:
@@ -97,3 +110,173 @@ def average(weights: _D, totals: _D, stamps: _I, live: _B, now: int) -> None:
     weights[where[0][kept], where[1][kept]] = rounded[kept]
     live[...] = False
     live[where[0][kept], where[1][kept]] = True
+
+
+EMPTY = (1 << 64) - 1
+_M64 = EMPTY
+N_TEMPLATES = 14
+# the template slot of each static feature, and of each dynamic one (nltk lines 598-611)
+STATIC_SLOTS = (0, 1, 2, 6, 8, 9, 10, 11, 12, 13)
+DYNAMIC_SLOTS = (3, 4, 5, 7)
+
+
+def dynamic_key(template: int, prev: int, prev2: int, word: int) -> int:
+    """The hash key of a dynamic feature: ``template`` 3 ('i-1 tag P'), 4 ('i-2 tag Q'),
+    5 ('i tag+i-2 tag P Q') or 7 ('i-1 tag+i word P W'); tag codes below 2**24, word ids
+    below 2**36. Static features use their id itself as key (below 2**36)."""
+    if template == 3:
+        return (1 << 60) | prev
+    if template == 4:
+        return (2 << 60) | prev2
+    if template == 5:
+        return (3 << 60) | (prev << 30) | prev2
+    return (4 << 60) | (prev << 36) | word
+
+
+def _slot0(key: int, mask: int) -> int:
+    """splitmix64's finalizer (Steele, Lea & Flood 2014), masked: the first slot probed."""
+    z = key
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return (z ^ (z >> 31)) & mask
+
+
+def _find(keys: _U, vals: _I, key: int) -> int:
+    """The row of ``key``, or -1 (linear probing; the table is never full)."""
+    mask = keys.shape[0] - 1
+    j = _slot0(key, mask)
+    while True:
+        k = int(keys[j])
+        if k == key:
+            return int(vals[j])
+        if k == EMPTY:
+            return -1
+        j = (j + 1) & mask
+
+
+def _put(keys: _U, vals: _I, key: int, val: int) -> None:
+    mask = keys.shape[0] - 1
+    j = _slot0(key, mask)
+    while int(keys[j]) != EMPTY:
+        j = (j + 1) & mask
+    keys[j] = key
+    vals[j] = val
+
+
+def hash_insert(keys: _U, vals: _I, new_keys: _U, new_vals: _I) -> None:
+    """Insert ``new_keys[i] -> new_vals[i]``, in order, into the table ``keys``/``vals`` (all
+    `EMPTY` or filled by this function and `tagger_epoch`; a power-of-two size that stays
+    at least half free). The keys must not be in the table yet."""
+    _check_table(keys, vals, new_keys.shape[0])
+    if new_vals.shape[0] != new_keys.shape[0]:
+        raise ValueError("new_vals must have one entry per new key")
+    for key, val in zip(new_keys.tolist(), new_vals.tolist()):
+        _put(keys, vals, key, val)
+
+
+def _check_table(keys: _U, vals: _I, extra: int) -> None:
+    cap = keys.shape[0]
+    if cap < 2 or cap & (cap - 1) or vals.shape[0] != cap:
+        raise ValueError("keys and vals must have the same power-of-two length")
+    if 2 * (int(np.count_nonzero(keys != EMPTY)) + extra) > cap:
+        raise ValueError("keys would be more than half full")
+
+
+def _token_rows(static_rows: list[int], dynamic_rows: list[int]) -> list[int]:
+    """The 14 rows of a token in template order (NLTK's ``_get_features``)."""
+    rows = [-1] * N_TEMPLATES
+    for slot, row in zip(STATIC_SLOTS, static_rows):
+        rows[slot] = row
+    for slot, row in zip(DYNAMIC_SLOTS, dynamic_rows):
+        rows[slot] = row
+    return rows
+
+
+def _predict(weights: _D, rows: list[int]) -> int:
+    return best_class(score_rows(weights, np.array([r for r in rows if r >= 0],
+                                                   dtype=np.int64)))
+
+
+def tagger_epoch(static: _I, row_of: _I, gold: _I, dict_guess: _I, offsets: _I, order: _I,
+                 weights: _D, totals: _D, stamps: _I, live: _B, row_key: _I, keys: _U,
+                 vals: _I, counts: _I, guesses: _I) -> int:
+    """One greedy training epoch of NLTK's tagger (``train``, lines 425-439) over the
+    sentences ``order`` (sentence ``s`` is tokens ``offsets[s]:offsets[s+1]``), in place.
+
+    ``static[t]``: the 10 static feature ids of token ``t`` (static slot order; slot 3 is
+    'i word W', whose id is the word of template 7); ``row_of[id]``: its row or -1.
+    ``gold[t]``: the class of the truth; ``dict_guess[t]``: the tag dictionary's tag code,
+    or -1 to predict. ``counts`` = [steps, rows used, keys used]. A token predicted counts
+    a step; on a mistake its missing features become rows, in template order (NLTK's
+    ``setdefault``), ``row_key[row]`` recording the feature (its id, or its `dynamic_key`),
+    then `update_rows`. ``guesses[t]`` receives the tag code guessed. Stops before a
+    sentence of ``n`` tokens when fewer than ``14 n`` rows or ``4 n`` keys (the table kept
+    at most half full) are free; returns the number of sentences of ``order`` done."""
+    n_classes = weights.shape[1]
+    _check_table(keys, vals, 0)
+    steps, n_rows, n_keys = (int(v) for v in counts[:3])
+    done = 0
+    for s in order.tolist():
+        first, stop = int(offsets[s]), int(offsets[s + 1])
+        n = stop - first
+        if n_rows + 14 * n > weights.shape[0] or 2 * (n_keys + 4 * n) > keys.shape[0]:
+            break
+        prev, prev2 = n_classes, n_classes + 1
+        for t in range(first, stop):
+            guess = int(dict_guess[t])
+            if guess < 0:
+                ids = static[t].tolist()
+                dkeys = [dynamic_key(slot, prev, prev2, ids[3]) for slot in DYNAMIC_SLOTS]
+                rows = _token_rows([int(row_of[v]) for v in ids],
+                                   [_find(keys, vals, k) for k in dkeys])
+                guess = _predict(weights, rows)
+                steps += 1
+                truth = int(gold[t])
+                if guess != truth:
+                    fkeys = _token_rows(ids, dkeys)
+                    for slot in range(N_TEMPLATES):  # NLTK's weights.setdefault, in order
+                        if rows[slot] < 0:
+                            rows[slot] = n_rows
+                            row_key[n_rows] = fkeys[slot]
+                            if slot in DYNAMIC_SLOTS:
+                                _put(keys, vals, fkeys[slot], n_rows)
+                                n_keys += 1
+                            else:
+                                row_of[fkeys[slot]] = n_rows
+                            n_rows += 1
+                    update_rows(weights, totals, stamps, live, np.array(rows, dtype=np.int64),
+                                truth, guess, steps)
+            guesses[t] = guess
+            prev2, prev = prev, guess
+        done += 1
+    counts[:3] = (steps, n_rows, n_keys)
+    return done
+
+
+def tag_greedy(token_rows: _I, norm: _I, context_rows: _I, dict_guess: _I, offsets: _I,
+               bias_row: int, weights: _D, keys: _U, vals: _I, guesses: _I) -> None:
+    """Greedy tagging of the sentences ``offsets`` (NLTK's ``tag``, lines 381-401) into
+    ``guesses`` (tag codes). ``token_rows[t]``: the rows of 'i suffix', 'i pref1' and
+    'i word' of token ``t`` (or -1); ``norm[t]``: the id of its normalized word, whose row
+    ``context_rows[norm]`` holds the rows of 'i-1 word', 'i-1 suffix', 'i-2 word',
+    'i+1 word', 'i+1 suffix', 'i+2 word' of that word (norm ids 0-3 are NLTK's -START-,
+    -START2-, -END-, -END2-), and which is the word id of template 7's key.
+    ``dict_guess[t]``: the tag dictionary's code, or -1 to predict."""
+    n_classes = weights.shape[1]
+    for s in range(offsets.shape[0] - 1):
+        first, stop = int(offsets[s]), int(offsets[s + 1])
+        ctx = [0, 1] + norm[first:stop].tolist() + [2, 3]
+        prev, prev2 = n_classes, n_classes + 1
+        for t in range(first, stop):
+            guess = int(dict_guess[t])
+            if guess < 0:
+                i = t - first + 2
+                own = token_rows[t].tolist()
+                around = [int(context_rows[ctx[i - 1], 0]), int(context_rows[ctx[i - 1], 1]),
+                          int(context_rows[ctx[i - 2], 2]), int(context_rows[ctx[i + 1], 3]),
+                          int(context_rows[ctx[i + 1], 4]), int(context_rows[ctx[i + 2], 5])]
+                dyn = [_find(keys, vals, dynamic_key(slot, prev, prev2, ctx[i]))
+                       for slot in DYNAMIC_SLOTS]
+                guess = _predict(weights, _token_rows([bias_row] + own + around, dyn))
+            guesses[t] = guess
+            prev2, prev = prev, guess

@@ -1,4 +1,4 @@
-"""The ``perceptron-c`` command line: ``demo``, ``train`` and ``predict``.
+"""The ``perceptron-c`` command line: ``demo``, ``train``, ``predict`` and ``tag``.
 
 ``main(argv)`` returns the exit status instead of exiting, so it can be called in-process.
 Every failure is one line on stderr (``perceptron-c: error: ...``), never a traceback, and
@@ -33,6 +33,7 @@ from . import (
     VotedPerceptron,
     __version__,
 )
+from ._cli_tagger import TAGGED_FORMATS, add_tag, cmd_tag, train_tagger
 from .datasets import DATA_EXTENSIONS, load_data
 from .io import check_regular_file, load_model, replace_file, save_model
 
@@ -84,14 +85,21 @@ def _add_train(commands: Any) -> None:
         description=f"Fit an estimator on DATA ({formats}) and save it as a .npz model. "
                     "Flags set the common parameters; --param NAME=VALUE sets any other "
                     "parameter of the chosen estimator (VALUE read as a Python literal, "
-                    "else as text).")
+                    "else as text). --estimator tagger trains a PerceptronTagger (NLTK's "
+                    "greedy averaged perceptron) on a tagged text file instead: word/TAG "
+                    "tokens, one sentence per line, or CoNLL columns (word first, tag last, "
+                    "a blank line between sentences), told apart by --format auto.")
     train.add_argument("data", metavar="DATA", help="training data file")
     train.add_argument("-o", "--output", required=True, metavar="MODEL.npz",
                        help="where to save the model ('.npz' is appended if missing)")
-    train.add_argument("--estimator", choices=sorted(ESTIMATORS), default="perceptron",
+    train.add_argument("--estimator", choices=sorted([*ESTIMATORS, "tagger"]),
+                       default="perceptron",
                        help="Perceptron, KernelPerceptron, VotedPerceptron, "
-                            "BudgetKernelPerceptron or PassiveAggressiveClassifier "
-                            "(perceptron)")
+                            "BudgetKernelPerceptron, PassiveAggressiveClassifier or "
+                            "PerceptronTagger (perceptron)")
+    train.add_argument("--format", choices=TAGGED_FORMATS, default=None,
+                       help="tagger: the tagged file's format, word/TAG (slash) or CoNLL "
+                            "columns (auto: by the extension or the first line)")
     train.add_argument("--average", action="store_true", default=None,
                        help="averaged perceptron (perceptron, kernel)")
     train.add_argument("--normalize", action="store_true", default=None,
@@ -104,10 +112,14 @@ def _add_train(commands: Any) -> None:
     train.add_argument("--degree", type=int, default=None, help="poly kernel degree")
     train.add_argument("--gamma", type=float, default=None, help="poly / rbf kernel gamma")
     train.add_argument("--coef0", type=float, default=None, help="poly kernel offset")
-    train.add_argument("--epochs", type=int, default=None, metavar="N",
-                       help="maximum epochs (max_iter; the estimator's default otherwise)")
+    train.add_argument("--epochs", "--max-iter", "--nr-iter", dest="epochs", type=int,
+                       default=None, metavar="N",
+                       help="maximum epochs (max_iter; the estimator's default otherwise; "
+                            "the tagger's nr_iter, 5 by default)")
     train.add_argument("--no-intercept", action="store_true", help="learn no bias term")
-    train.add_argument("--seed", type=int, default=0, help="shuffling seed (0)")
+    train.add_argument("--seed", type=int, default=0,
+                       help="shuffling seed (0); the tagger seeds Python's random with it, "
+                            "as NLTK's train shuffles with random")
     train.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                        help="any other estimator parameter, e.g. --param early_stopping=True")
     train.add_argument("-v", "--verbose", action="store_true",
@@ -135,6 +147,7 @@ def _build_parser() -> argparse.ArgumentParser:
     predict.add_argument("-o", "--output", metavar="OUT",
                          help="write the labels to OUT (the same CSV) instead; OUT is "
                               "replaced whole, or left as it was if writing fails")
+    add_tag(commands)
     return parser
 
 
@@ -145,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits on --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_ERROR
-    handler = {"demo": _cmd_demo, "train": _cmd_train, "predict": _cmd_predict}[args.command]
+    handler = {"demo": _cmd_demo, "train": _cmd_train, "predict": _cmd_predict,
+               "tag": _cmd_tag}[args.command]
     with warnings.catch_warnings():  # restores showwarning (and the filters) on return
         warnings.showwarning = _show_warning
         try:
@@ -224,6 +238,11 @@ def _load_data(path: str, **options: Any) -> tuple[Any, np.ndarray | None]:
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
+    if args.estimator == "tagger":
+        print(train_tagger(args, save_model))
+        return EXIT_OK
+    if args.format is not None:
+        raise _CommandError(f"--format does not apply to --estimator {args.estimator}")
     cls, params = _train_params(args)
     model = cls(**params)
     X, y = _load_data(args.data)
@@ -255,6 +274,9 @@ def _csv_rows(labels: list[Any]) -> str:
 
 def _cmd_predict(args: argparse.Namespace) -> int:
     model = load_model(args.model)
+    if not hasattr(model, "n_features_in_"):  # a tagger reads words, not feature rows
+        raise _CommandError(f"{args.model}: a {type(model).__name__} model: 'predict' needs "
+                            "a classifier; tag text with 'perceptron-c tag'")
     X, y = _load_data(args.data, n_features=model.n_features_in_, require_labels=False)
     predicted = model.predict(X)
     text = _csv_rows(predicted.tolist())
@@ -265,6 +287,13 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     if y is not None:
         correct = int(np.sum(_same_labels(predicted, y)))
         print(f"accuracy {correct / len(y):.4f} ({correct}/{len(y)})", file=sys.stderr)
+    return EXIT_OK
+
+
+def _cmd_tag(args: argparse.Namespace) -> int:
+    accuracy = cmd_tag(args)
+    if accuracy is not None:
+        print(accuracy, file=sys.stderr)
     return EXIT_OK
 
 

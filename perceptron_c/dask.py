@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _mixing
+from . import _dask_sequence, _mixing
 from . import kernels as _kernels
 from ._base import EpochClassifier, EpochModel, report_epoch
 from ._guard import OWNER_KEYS, training
@@ -255,7 +255,8 @@ def _check_estimator(est: Any) -> None:
 
 
 def fit(estimator: Any, X: Any, y: Any, *, sample_weight: Any = None, client: Any = None,
-        mixing: str = "uniform", classes: Any = None, persist: bool = False) -> Any:
+        mixing: str = "uniform", classes: Any = None, persist: bool = False,
+        lengths: Any = None) -> Any:
     """Train ``estimator`` on dask data by iterative parameter mixing.
 
     Parameters
@@ -281,6 +282,9 @@ def fit(estimator: Any, X: Any, y: Any, *, sample_weight: Any = None, client: An
     persist : bool, default False
         Keep the gated shards in the workers' memory for all epochs. Otherwise every epoch
         reads X's blocks from their graph again (persist X yourself to keep it in memory).
+    lengths : numpy or dask array, only for a `StructuredPerceptron`
+        The sentence lengths (read on the client). X must be a dask array with blocks of
+        whole sentences: a block boundary inside a sentence is a ValueError, not rechunked.
 
     Returns
     -------
@@ -299,8 +303,17 @@ def fit(estimator: Any, X: Any, y: Any, *, sample_weight: Any = None, client: An
     _check_estimator(estimator)
     check_choice(mixing, "mixing", MIXING)
     classifier = isinstance(estimator, EpochClassifier)
+    sentences = getattr(type(estimator), "_sentences", False)
+    if sentences:  # whole sentences per block, their lengths in sample_weight's place
+        if sample_weight is not None:
+            raise ValueError("sample_weight: the structured perceptron takes none")
+        per_block = _dask_sequence.shard_lengths(X, lengths)
+    elif lengths is not None:
+        raise ValueError(f"lengths: {type(estimator).__name__} trains on rows, not sentences")
     xs, ys, ws, d, names, labels = _inputs(X, y, sample_weight,
                                            classifier and classes is None, client)
+    if sentences:
+        ws = per_block
     cls = None
     if classifier:  # the labels found in y, or (none looked for) the classes given
         cls = check_classes(classes) if labels is None else labels
@@ -363,7 +376,8 @@ def _fit_copy(est: Any, xs: list, ys: list, ws: list, d: int, names: np.ndarray 
         est._init_common(d, est._draw_seed())
         est._init_state(np.zeros((1, d)), est._spec())
     est._set_feature_names(names)
-    mixer = _mixing.mixer_of(est)
+    mixer = _dask_sequence.Sentences if getattr(est, "_sentences", False) else \
+        _mixing.mixer_of(est)
     # the workers' estimators: no warm start, seeds passed in (random_state is not drawn)
     params = dict(est.get_params(), warm_start=False, random_state=0)
     validating = bool(getattr(est, "early_stopping", False))
@@ -371,7 +385,8 @@ def _fit_copy(est: Any, xs: list, ys: list, ws: list, d: int, names: np.ndarray 
     job = _mixing.Job(type(est), params, est.classes_ if cls is not None else None, est._seed,
                       d, validating, seeds)
     job_d = dask.delayed(job, name=f"perceptron-job-{uuid.uuid4().hex}", traverse=False)
-    shards = [dask.delayed(_mixing.prepare)(xb, yb, wb, job_d, s)
+    prepare = getattr(mixer, "prepare", _mixing.prepare)
+    shards = [dask.delayed(prepare)(xb, yb, wb, job_d, s)
               for s, (xb, yb, wb) in enumerate(zip(xs, ys, ws))]
     if persist:
         shards = list(dask.persist(*shards, scheduler=client))

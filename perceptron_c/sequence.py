@@ -143,6 +143,8 @@ class StructuredPerceptron(EpochClassifier):
     """
 
     _has_early_stopping = False
+    _mixable_state = True  # perceptron_c.dask.fit mixes it (_dask_sequence)
+    _sentences = True  # ... over blocks of whole sentences, with ``lengths``
     _state: dict[str, np.ndarray]
 
     def __init__(self, *, average: bool = True, fit_intercept: bool = True, max_iter: int = 10,
@@ -168,10 +170,11 @@ class StructuredPerceptron(EpochClassifier):
         return check_X(X)
 
     def _init_state(self, Xc: Any, spec: Any) -> None:
+        # W and U are feature-major (d, K): a token's features each read K contiguous weights
         K, d = len(self.classes_), Xc.shape[1]
-        st = {"W": np.zeros((K, d)), "b": np.zeros(K), "trans": np.zeros((K + 2, K))}
+        st = {"W": np.zeros((d, K)), "b": np.zeros(K), "trans": np.zeros((K + 2, K))}
         if self.average:
-            st.update(U=np.zeros((K, d)), beta=np.zeros(K), U_trans=np.zeros((K + 2, K)),
+            st.update(U=np.zeros((d, K)), beta=np.zeros(K), U_trans=np.zeros((K + 2, K)),
                       count=np.ones(1, dtype=np.int64))
         self._state = st
         self._publish()
@@ -187,14 +190,17 @@ class StructuredPerceptron(EpochClassifier):
         return _SequenceRun(self, Xc, y_idx, spec["offsets"])
 
     def _publish(self) -> None:
-        """coef_, intercept_ and the transition scores (the averages when averaging)."""
+        """coef_ (the transpose of the feature-major state: (n_classes, n_features) as in
+        scikit-learn), intercept_ and the transition scores (the averages when averaging)."""
         st = self._state
         W, b, trans = st["W"], st["b"], st["trans"]
         if "U" in st:
             c = float(st["count"][0])
             W, b, trans = W - st["U"] / c, b - st["beta"] / c, trans - st["U_trans"] / c
+        else:
+            W = W.copy()  # coef_ must not share memory with the state
         K = b.shape[0]
-        self.coef_, self.intercept_ = np.array(W), np.array(b)
+        self.coef_, self.intercept_ = W.T, np.array(b)
         self.coef_trans_ = np.array(trans[:K])
         self.coef_init_, self.coef_final_ = np.array(trans[K]), np.array(trans[K + 1])
 
@@ -253,7 +259,7 @@ class StructuredPerceptron(EpochClassifier):
         offsets = check_lengths(lengths, Xc.shape[0])
         out = np.empty(Xc.shape[0], dtype=np.int64)
         seq = _backend.sequence()
-        W = np.ascontiguousarray(self.coef_, dtype=np.float64)
+        W = np.ascontiguousarray(self.coef_.T, dtype=np.float64)  # feature-major, no copy
         b = np.ascontiguousarray(self.intercept_, dtype=np.float64)
         if isinstance(Xc, CSR):
             seq.decode_csr(Xc.data, Xc.indices, Xc.indptr, W, b, self._trans(), offsets, out,
@@ -282,7 +288,7 @@ class StructuredPerceptron(EpochClassifier):
         est._spec()
         names = ["W", "b", "trans"] + (["U", "beta", "U_trans", "count"] if est.average else [])
         K, d = est._restore_common_state(arrays, {f"state_{n}" for n in names})
-        shapes = {"W": (K, d), "b": (K,), "trans": (K + 2, K), "U": (K, d), "beta": (K,),
+        shapes = {"W": (d, K), "b": (K,), "trans": (K + 2, K), "U": (d, K), "beta": (K,),
                   "U_trans": (K + 2, K), "count": (1,)}
         est._state = {n: check_state_array(arrays, f"state_{n}", shapes[n],
                                            np.int64 if n == "count" else np.float64)

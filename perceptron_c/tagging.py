@@ -23,12 +23,14 @@ import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from types import SimpleNamespace
-from typing import IO, Any, TypeVar
+from typing import IO, Any
 
 import numpy as np
 
-from . import _tagging_py as _routines
+from . import _backend
 from ._guard import GuardedModel, _mark, _reader, _writer
+from ._tagger_core import CodedEpochs, StringEpochs, TagIndex, reserve, tag_codes
+from ._tagger_core import ordered as _ordered
 from ._tagtext import (
     check_sentences,
     check_tokens,
@@ -88,6 +90,7 @@ class PerceptronTagger(GuardedModel):
         self._stamps = np.zeros(shape, dtype=np.int64)
         self._live = np.zeros(shape, dtype=bool)
         self._steps = 0
+        self._index: TagIndex | None = None
 
     # ---- what NLTK exposes
     @property
@@ -160,6 +163,10 @@ class PerceptronTagger(GuardedModel):
         of the scores, computed stably: NLTK's ``np.exp`` of the raw scores overflows past
         709). ``use_tagdict=False`` predicts every word."""
         tokens = check_tokens(tokens, "tokens")
+        if not return_conf:
+            fast = self._tag_fast([tokens], use_tagdict)
+            if fast is not None:
+                return fast[0]
         prev, prev2 = self.START
         context = self._context(tokens)
         output: list[tuple] = []
@@ -180,8 +187,9 @@ class PerceptronTagger(GuardedModel):
         if not self._classes:
             raise NotFittedError("PerceptronTagger: no model yet; call train(sentences) or "
                                  "load one (PerceptronTagger.load, from_nltk_json)")
-        scores = _routines.score_rows(self._weights, rows)
-        best = _routines.best_class(scores)
+        routines = _backend.tagging()
+        scores = routines.score_rows(self._weights, rows)
+        best = routines.best_class(scores)
         conf = None
         if return_conf:
             conf = float(1.0 / np.sum(np.exp(scores - scores[best])))
@@ -190,8 +198,33 @@ class PerceptronTagger(GuardedModel):
     @_mark
     @_reader
     def tag_sents(self, sentences: Iterable[Iterable[str]]) -> list[list[tuple]]:
-        """``[self.tag(sentence) for sentence in sentences]`` (``nltk/tag/api.py``)."""
-        return [self.tag(sentence) for sentence in sentences]
+        """``[self.tag(sentence) for sentence in sentences]`` (``nltk/tag/api.py``), tagged in
+        one call of the compiled loop."""
+        checked = [check_tokens(s, f"sentences[{k}]") for k, s in enumerate(sentences)]
+        fast = self._tag_fast(checked, True)
+        return fast if fast is not None else [self.tag(sentence) for sentence in checked]
+
+    def _tag_fast(self, sentences: list[list[str]], use_tagdict: bool
+                  ) -> list[list[tuple]] | None:
+        """Greedy tags of ``sentences`` from `TagIndex`, or None when only the token-by-token
+        path names the features exactly (odd tags: `tag_codes`)."""
+        if self._index is None:
+            names = tag_codes(self) if self._classes else None
+            if names is None:
+                return None
+            self._index = TagIndex(self, names)
+        try:
+            codes = self._index.tag_codes(sentences, use_tagdict)
+        except KeyError:  # a tag put in the tag dictionary since the index was built
+            self._index = None
+            return None
+        names = self._index.names
+        tags = [names[c] for c in codes.tolist()]
+        out, t = [], 0
+        for words in sentences:
+            out.append(list(zip(words, tags[t:t + len(words)])))
+            t += len(words)
+        return out
 
     @_mark
     @_reader
@@ -228,14 +261,18 @@ class PerceptronTagger(GuardedModel):
         if not any(words for words, _ in data):
             raise ValueError("sentences holds no tokens: nothing to train on")
         self._make_tagdict(data)
-        epochs = _Epochs(self, data)
+        self._index = None
+        names = tag_codes(self)
+        epochs: CodedEpochs | StringEpochs = (
+            StringEpochs(self, data) if names is None else CodedEpochs(self, data, names))
         for epoch in range(int(nr_iter)):
             right, seen = epochs.run()
             random.shuffle(epochs.order)  # NLTK shuffles its list after every epoch, line 440
             _logger.info("Iter %r: %r/%r=%r", epoch, right, seen, right / seen * 100)
         n = len(self._features)
         self._trim(n)
-        _routines.average(self._weights, self._totals, self._stamps, self._live, self._steps)
+        _backend.tagging().average(self._weights, self._totals, self._stamps, self._live,
+                                   self._steps)
         if save_loc is not None:
             self.to_nltk_json(save_loc, lang=self.lang)
 
@@ -268,15 +305,7 @@ class PerceptronTagger(GuardedModel):
         self._class_ids = {c: k for k, c in enumerate(classes)}
 
     def _reserve(self, n: int) -> None:
-        """Room for ``n`` feature rows (capacity doubles, so interning stays amortized O(1))."""
-        if n <= self._weights.shape[0]:
-            return
-        cap = max(n, 2 * self._weights.shape[0], 1024)
-        for name in ("_weights", "_totals", "_stamps", "_live"):
-            old = getattr(self, name)
-            grown = np.zeros((cap, old.shape[1]), dtype=old.dtype)
-            grown[:old.shape[0]] = old
-            setattr(self, name, grown)
+        reserve(self, n)
 
     def _trim(self, n: int) -> None:
         for name in ("_weights", "_totals", "_stamps", "_live"):
@@ -392,14 +421,6 @@ class PerceptronTagger(GuardedModel):
         self.to_nltk_json(loc, lang)
 
 
-T = TypeVar("T")
-
-
-def _ordered(static: list[T], dynamic: list[T]) -> list[T]:
-    """The 14 features in NLTK's template order (lines 598-611)."""
-    return static[:3] + dynamic[:3] + static[3:4] + dynamic[3:] + static[4:]
-
-
 def _writing(data: bytes) -> Callable[[IO[bytes]], None]:
     def write(handle: IO[bytes]) -> None:
         handle.write(data)
@@ -417,70 +438,3 @@ def _find_nltk_model(name: str, lang: str) -> str:
         f"{', '.join(searched)}; perceptron_c downloads nothing. Pass load=False and train, "
         "or read a model: PerceptronTagger.from_nltk_json(folder, lang) or "
         "PerceptronTagger.load(path.npz)")
-
-
-class _Epochs:
-    """The training sentences encoded once: the static features of every token as ids of a
-    vocabulary (a row of the weights once NLTK would hold the feature), and the visiting
-    order that ``random.shuffle`` permutes as NLTK permutes its list of sentences."""
-
-    def __init__(self, tagger: PerceptronTagger, data: list) -> None:
-        self.tagger, self.data = tagger, data
-        self.order = list(range(len(data)))
-        vocab: dict[str, int] = {}
-        self.strings: list[str] = []
-        self.row_of: list[int] = []
-        self.static: list[list[list[int]]] = []
-        for words, _ in data:
-            context = tagger._context(list(words))
-            encoded = []
-            for i, word in enumerate(words):
-                ids = []
-                for key in tagger._static_features(i, word, context):
-                    vid = vocab.get(key)
-                    if vid is None:
-                        vid = vocab[key] = len(self.strings)
-                        self.strings.append(key)
-                        self.row_of.append(tagger._rows.get(key, -1))
-                    ids.append(vid)
-                encoded.append(ids)
-            self.static.append(encoded)
-
-    def run(self) -> tuple[int, int]:
-        """One epoch over the sentences in the current order (lines 425-439); returns the
-        number of right guesses and of tokens."""
-        t = self.tagger
-        right = seen = 0
-        for s in self.order:
-            words, tags = self.data[s]
-            prev, prev2 = t.START
-            for i, word in enumerate(words):
-                guess = t.tagdict.get(word)
-                if not guess:
-                    guess = self._learn(self.static[s][i], prev, prev2, tags[i])
-                prev2, prev = prev, guess
-                right += guess == tags[i]
-                seen += 1
-        return right, seen
-
-    def _learn(self, vids: list[int], prev: str, prev2: str, truth: str) -> str:
-        """Predict one token, count the step, and update on a mistake."""
-        t = self.tagger
-        row_of = self.row_of
-        dynamic = t._dynamic_features(self.strings[vids[3]], prev, prev2)
-        rows = _ordered([row_of[v] for v in vids], [t._rows.get(k, -1) for k in dynamic])
-        scores = _routines.score_rows(t._weights, np.array([r for r in rows if r >= 0],
-                                                           dtype=np.int64))
-        guess = t._classes[_routines.best_class(scores)]
-        t._steps += 1
-        if guess != truth:
-            keys = _ordered([self.strings[v] for v in vids], dynamic)
-            for k, key in enumerate(keys):  # NLTK's weights.setdefault, in template order
-                if rows[k] < 0:
-                    rows[k] = t._intern(key)
-            for v in vids:
-                row_of[v] = t._rows[self.strings[v]]
-            _routines.update_rows(t._weights, t._totals, t._stamps, t._live,
-                                  np.array(rows, dtype=np.int64), t._class_ids[truth],
-                                  t._class_ids[guess], t._steps)
-        return guess

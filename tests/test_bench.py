@@ -25,6 +25,8 @@ pytestmark = [
     ("bench_kernels.py", ["--quick", "--repeat", "1"], {"conjunction", "goals", "threads"}),
     ("bench_kernel_perceptron.py", ["--quick", "--repeat", "1"], {"training", "prediction"}),
     ("bench_tagger.py", ["--quick"], {"taggers", "ratios"}),
+    ("bench_tagging.py", ["--quick"], {"systems", "ratios", "goals"}),
+    ("bench_sequence.py", ["--quick"], {"results", "ratios"}),
     ("bench_features.py", ["--quick"], {"results", "ratios"}),
 ])
 def test_quick_run_writes_its_json(tmp_path, script, args, keys):

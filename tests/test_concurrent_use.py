@@ -17,12 +17,13 @@ from perceptron_c import (
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
     Perceptron,
+    StructuredPerceptron,
     VotedPerceptron,
 )
 
 ESTIMATORS = [Perceptron, PassiveAggressiveClassifier, PassiveAggressiveRegressor,
               VotedPerceptron, KernelPerceptron, KernelPassiveAggressiveClassifier,
-              BudgetKernelPerceptron]
+              BudgetKernelPerceptron, StructuredPerceptron]
 
 
 def _train_in_background(fit):
@@ -51,6 +52,8 @@ TRAINED = {  # (estimator, rows it trains on in the background)
     "KernelPerceptron": (lambda: KernelPerceptron(max_iter=20), 3000),
     "VotedPerceptron": (lambda: VotedPerceptron(max_iter=3), 2000),
     "BudgetKernelPerceptron": (lambda: BudgetKernelPerceptron(max_iter=5), 3000),
+    # (X, y without lengths: one sentence of every row)
+    "StructuredPerceptron": (lambda: StructuredPerceptron(max_iter=60), 20_000),
 }
 
 

@@ -57,7 +57,7 @@ def test_the_pxd_files_ship_with_the_package():
     here = pathlib.Path(perceptron_c.get_include())
     for name in ("_linear_c", "_dual_c", "_conjunction_c", "_voted_c", "_bigint", "_checks",
                  "_popcount", "_kpa_c", "_fixedpoint", "_sequence_c",
-                 "_features_c"):
+                 "_tagging_c", "_features_c"):
         assert (here / f"{name}.pxd").is_file(), name
     assert (here / "_popcount.h").is_file()
 

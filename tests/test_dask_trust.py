@@ -1,6 +1,7 @@
 """perceptron_c.dask: a failed fit leaves the estimator as it was; X, y and weights agree."""
 import _thread
 import copy
+import signal
 import threading
 import uuid
 import warnings
@@ -206,6 +207,16 @@ def test_an_overflow_in_epoch_2_leaves_the_model_as_it_was(average):
     _assert_unchanged(est, before)
 
 
+@pytest.fixture
+def sigint_handled():
+    """Python's Ctrl-C handler for the test: `_thread.interrupt_main` does nothing where
+    SIGINT is ignored, as a background job of a shell without job control inherits it."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
+@pytest.mark.usefixtures("sigint_handled")
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
 def test_ctrl_c_in_a_block_leaves_the_model_as_it_was(name):
     est = _fitted(name)

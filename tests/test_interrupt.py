@@ -157,6 +157,20 @@ THREADED = {
         m = KernelPerceptron(max_iter=100, max_gram_bytes=1 << 20, n_jobs=2)
         call, delay = lambda: m.fit(X, y), 3.0
     """,
+    "structured perceptron fit": """
+        from perceptron_c.datasets import make_sequences
+        from perceptron_c.sequence import StructuredPerceptron
+        X, y, L = make_sequences(0, 40_000, n_tags=40, n_symbols=5000, window=2)
+        m = StructuredPerceptron(max_iter=1000, random_state=0)  # ~1 s an epoch
+        call, delay = lambda: m.fit(X, y, L), 2.0  # (past the first epoch)
+    """,
+    "structured perceptron prediction": """
+        from perceptron_c.datasets import make_sequences
+        from perceptron_c.sequence import StructuredPerceptron
+        X, y, L = make_sequences(0, 40_000, n_tags=40, n_symbols=5000, window=2)
+        m = StructuredPerceptron(max_iter=1, n_jobs=2).fit(X[:3000], y[:3000], [3000])
+        call = lambda: [m.predict(X, L) for _ in range(200)]
+    """,
     "float Gram (rbf)": """
         from perceptron_c import kernels
         X = rng.normal(size=(6000, 2000))

@@ -29,6 +29,9 @@ from perceptron_c import (
 from perceptron_c._base import epoch_order
 from perceptron_c.kernels import RBF, Linear, Polynomial, gram, pack_bits
 
+# the sizes of the big cases on the Python twins, which run them 50-100x slower: each still
+# spans several blocks of every streaming mode and of the threads
+SCALE = 1 if not NO_EXTENSIONS else 4
 BIG, TINY, SMALL = 10**9, 1, 6000  # max_gram_bytes: cached Gram / a row a block / blocks
 
 
@@ -164,7 +167,8 @@ def test_a_big_conjunction_problem_in_every_mode(rng):
     the same model; the old way (full kernel rows, as every block computed them) too."""
     from perceptron_c._kernel_rows import exponents
 
-    B, y = bits_problem(rng, 1500, 1024, 2, density=0.1)
+    n = 1500 // SCALE
+    B, y = bits_problem(rng, n, 1024, 2, density=0.1)
     y = rng.integers(0, 2, len(y))  # hard labels: many support vectors
     P = pack_bits(B)
     models = [KernelPerceptron(kernel="conjunction", max_iter=2, random_state=0, **mode)
@@ -175,13 +179,13 @@ def test_a_big_conjunction_problem_in_every_mode(rng):
         assert np.array_equal(m.support_, models[0].support_)
     # the old way: each visited row against the whole pool
     E = exponents(P, P)
-    alpha, b = np.zeros(1500, np.int64), np.zeros(1, np.int64)
+    alpha, b = np.zeros(n, np.int64), np.zeros(1, np.int64)
     signs = np.where(y == 1, 1.0, -1.0)
     conj = _backend.conjunction()
     for epoch, count in enumerate(models[0].mistakes_):
-        order = epoch_order(models[0]._seed, epoch, 1500, True)
+        order = epoch_order(models[0]._seed, epoch, n, True)
         done = sum(conj.conjunction_epoch_rows(E[order[s:s + 100]], order[s:s + 100], signs,
-                                               alpha, b, True) for s in range(0, 1500, 100))
+                                               alpha, b, True) for s in range(0, n, 100))
         assert done == count
     assert np.array_equal(alpha[models[0].support_], models[0]._alpha[0])
 
@@ -260,8 +264,9 @@ def test_n_jobs_never_changes_a_conjunction_model(rng, make, k):
 ], ids=["perceptron", "perceptron-ovr-averaged", "pa"])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_n_jobs_never_changes_a_linear_decision(rng, make, sparse):
-    X = rng.normal(size=(20_000, 12))  # enough rows for several blocks (one per thread)
-    y = np.argmax(X[:, :3] + 0.5 * rng.normal(size=(20_000, 3)), axis=1)
+    n = 20_000 // SCALE  # enough rows for several blocks (one per thread)
+    X = rng.normal(size=(n, 12))
+    y = np.argmax(X[:, :3] + 0.5 * rng.normal(size=(n, 3)), axis=1)
     if sparse:
         scipy_sparse = pytest.importorskip("scipy.sparse")
         X[np.abs(X) < 0.8] = 0.0
@@ -553,10 +558,10 @@ def test_decisions_from_many_threads_are_the_serial_ones():
     from concurrent.futures import ThreadPoolExecutor
 
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(2000, 200))
+    X = rng.normal(size=(2000 // SCALE, 200))
     y = (X[:, 0] + X[:, 1] ** 2 > 1).astype(int)
     model = KernelPerceptron(kernel="rbf", gamma=0.005, max_iter=2,
-                             random_state=0).fit(X[:800], y[:800])
+                             random_state=0).fit(X[:800 // SCALE], y[:800 // SCALE])
     want = model.decision_function(X)
     with ThreadPoolExecutor(8) as pool:
         got = list(pool.map(lambda _: model.decision_function(X), range(16)))

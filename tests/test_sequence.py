@@ -1,5 +1,7 @@
 """StructuredPerceptron: learns transitions a per-token classifier cannot, stops on an
 error-free epoch, trains the same model on both twins, resumes, saves and loads."""
+import pickle
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -128,3 +130,25 @@ def test_other_refusals():
         m.predict(np.zeros((3, 5)), [3])
     with pytest.raises(ValueError, match="average"):
         m.set_params(average=False, warm_start=True).fit(X, y, [3])
+
+
+def test_the_cross_estimator_contract_holds_for_sentences(tmp_path, rng):
+    # the generic tables that need decision_function or row-wise predictions
+    # (test_fitted_params, check_estimator) cannot take a sentence model: this is their part
+    sklearn_base = pytest.importorskip("sklearn.base")
+    X, y, lengths = cycle_data(rng, noise=0.3)
+    m = StructuredPerceptron(max_iter=3).fit(X, y, lengths)
+    before = m.predict(X, lengths)
+    m.set_params(max_iter=7, average=False)  # changes no fitted model
+    assert np.array_equal(m.predict(X, lengths), before)
+    with pytest.raises(ValueError, match="another `average`"):
+        m.set_params(warm_start=True).fit(X, y, lengths)
+    clone = sklearn_base.clone(m)
+    assert clone.get_params() == m.get_params() and not hasattr(clone, "coef_")
+    m.set_params(average=True)
+    assert np.array_equal(pickle.loads(pickle.dumps(m)).predict(X, lengths), before)
+    m.save(tmp_path / "m.npz")
+    back = load(tmp_path / "m.npz")
+    assert np.array_equal(back.coef_, m.coef_) and back.coef_.shape == (len(m.classes_),
+                                                                        X.shape[1])
+    assert np.array_equal(back.predict(X, lengths), before)

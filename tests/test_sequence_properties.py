@@ -64,7 +64,7 @@ def test_epochs_and_decoding_agree(problem, sparse, averaged, fit_intercept, epo
 def _train_and_decode(mod, head, problem, averaged, fit_intercept, epochs):
     """(what each call did, the arrays left behind): a few epochs, then decoding."""
     X, y, offsets, order, K, trans0 = problem
-    W, b, trans = np.zeros((K, X.shape[1])), np.zeros(K), trans0.copy()
+    W, b, trans = np.zeros((X.shape[1], K)), np.zeros(K), trans0.copy()
     avg = (np.zeros_like(W), np.zeros_like(b), np.zeros_like(trans),
            np.ones(1, dtype=np.int64)) if averaged else (None,) * 4
     mistakes = np.zeros(2, dtype=np.int64)

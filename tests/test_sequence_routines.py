@@ -138,13 +138,40 @@ def test_emissions_are_the_linear_decision(seq, rng, dtype):
     E = np.empty((X.shape[0], 4))
     lin.decision_dense(X, W, b, E)
     expected = run_viterbi(seq, E, trans, lengths)
+    Wt = np.ascontiguousarray(W.T)  # the routines' weights are feature-major
     for args in ((X,), to_csr(X)):
         out = np.full(X.shape[0], -1, dtype=np.int64)
         fn = seq.decode_dense if len(args) == 1 else seq.decode_csr
-        fn(*args, W, b, trans, offsets_of(lengths), out)
+        fn(*args, Wt, b, trans, offsets_of(lengths), out)
         assert out.tolist() == expected
     # single tokens with no transitions: the argmax of the decision, lowest index on ties
     assert run_viterbi(seq, E, trans_of(4), [1] * len(E)) == np.argmax(E, axis=1).tolist()
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_feature_major_emissions_are_the_linear_decision_bit_for_bit(seq, rng, dtype, sparse):
+    # rows of every length mod 4 and repeated columns: each lane and the tail are exercised;
+    # the sums are inexact on normal data, so only the same order of additions agrees
+    lin = _module("c" if "_c" in seq.__name__ else "python", "_linear")
+    K, d = 7, 23
+    X = (rng.normal(size=(40, d)) * (rng.random((40, d)) < 0.4)).astype(dtype)
+    W, b = rng.normal(size=(K, d)) * 1e3, rng.normal(size=K)
+    expected, got = np.empty((40, K)), np.full((40, K), np.nan)
+    if sparse:
+        data, indices, indptr = to_csr(X)
+        indices = indices.copy()
+        indices[::5] = indices[::5] % 3  # columns out of order and repeated, as CSR allows
+        lin.decision_csr(data, indices, indptr, W, b, expected)
+        seq.emissions_csr(data, indices, indptr, np.ascontiguousarray(W.T), b, got)
+    else:
+        lin.decision_dense(X, W, b, expected)
+        seq.emissions_dense(X, np.ascontiguousarray(W.T), b, got)
+    assert expected.tobytes() == got.tobytes()
+    with pytest.raises(ValueError, match="W must have one row per feature"):
+        seq.emissions_dense(X, W, b, got)
+    with pytest.raises(ValueError, match=r"out must have shape \(n_tokens, K\)"):
+        seq.emissions_dense(X, np.ascontiguousarray(W.T), b, got[:3])
 
 
 def test_blocks_cover_every_sentence_once(seq, rng, monkeypatch):
@@ -163,7 +190,7 @@ def test_threads_change_nothing(seq, rng, monkeypatch, sparse):
     monkeypatch.setattr(_module("python", "_sequence"), "DECODE_WORK", 300)  # many blocks
     lengths = random_lengths(rng, 60, 8)
     X = rng.normal(size=(lengths.sum(), 5))
-    W, b, trans = rng.normal(size=(3, 5)), rng.normal(size=3), rng.normal(size=(5, 3))
+    W, b, trans = rng.normal(size=(5, 3)), rng.normal(size=3), rng.normal(size=(5, 3))
     head = to_csr(X) if sparse else (X,)
     fn = seq.decode_csr if sparse else seq.decode_dense
     outs = []
@@ -183,10 +210,10 @@ def test_threads_change_nothing(seq, rng, monkeypatch, sparse):
 
 # ------------------------------------------------------------------------ the epoch
 def state(K, d, averaged):
-    st = {"W": np.zeros((K, d)), "b": np.zeros(K), "trans": np.zeros((K + 2, K))}
+    st = {"W": np.zeros((d, K)), "b": np.zeros(K), "trans": np.zeros((K + 2, K))}
     st.update(U=None, beta=None, U_trans=None, count=None)
     if averaged:
-        st.update(U=np.zeros((K, d)), beta=np.zeros(K), U_trans=np.zeros((K + 2, K)),
+        st.update(U=np.zeros((d, K)), beta=np.zeros(K), U_trans=np.zeros((K + 2, K)),
                   count=np.ones(1, dtype=np.int64))
     st["mistakes"] = np.zeros(2, dtype=np.int64)
     return st
@@ -206,22 +233,22 @@ def test_hand_traced_updates(seq, sparse):
     st = state(2, 2, averaged=True)
     # all zero: the path is 0 0 (ties); gold 1 0 differs at token 0 and transitions 0, 1
     assert run_epoch(seq, X, [1, 0], [2], [0], st, sparse=sparse) == 1
-    assert st["W"].tolist() == [[-1.0, -2.0], [1.0, 2.0]] and st["b"].tolist() == [-1.0, 1.0]
+    assert st["W"].T.tolist() == [[-1.0, -2.0], [1.0, 2.0]] and st["b"].tolist() == [-1.0, 1.0]
     assert st["trans"].tolist() == [[-1.0, 0.0], [1.0, 0.0], [-1.0, 1.0], [0.0, 0.0]]
     assert st["mistakes"].tolist() == [1, 1] and st["count"].tolist() == [2]
     assert np.array_equal(st["U"], st["W"]) and np.array_equal(st["U_trans"], st["trans"])
     # E = [[-6, 6], [-3, 3]]: path 1 1, wrong at token 1 and transitions 1, 2 (c = 2)
     assert run_epoch(seq, X, [1, 0], [2], [0], st, sparse=sparse) == 1
-    assert st["W"].tolist() == [[-1.0, -1.0], [1.0, 1.0]] and st["b"].tolist() == [0.0, 0.0]
+    assert st["W"].T.tolist() == [[-1.0, -1.0], [1.0, 1.0]] and st["b"].tolist() == [0.0, 0.0]
     assert st["trans"].tolist() == [[-1.0, 0.0], [2.0, -1.0], [-1.0, 1.0], [1.0, -1.0]]
-    assert st["U"].tolist() == [[-1.0, 0.0], [1.0, 0.0]] and st["beta"].tolist() == [1.0, -1.0]
+    assert st["U"].T.tolist() == [[-1.0, 0.0], [1.0, 0.0]] and st["beta"].tolist() == [1.0, -1.0]
     assert st["U_trans"].tolist() == [[-1.0, 0.0], [3.0, -2.0], [-1.0, 1.0], [2.0, -2.0]]
     assert st["mistakes"].tolist() == [2, 2] and st["count"].tolist() == [3]
     # the average (W - U/c) is the mean of the weights after 0, 1 and 2 sentences
-    assert np.array_equal(3 * st["W"] - st["U"], [[-2.0, -3.0], [2.0, 3.0]])
+    assert np.array_equal((3 * st["W"] - st["U"]).T, [[-2.0, -3.0], [2.0, 3.0]])
     # now right: no update, the counter still ticks
     assert run_epoch(seq, X, [1, 0], [2], [0], st, sparse=sparse) == 0
-    assert st["W"].tolist() == [[-1.0, -1.0], [1.0, 1.0]] and st["count"].tolist() == [4]
+    assert st["W"].T.tolist() == [[-1.0, -1.0], [1.0, 1.0]] and st["count"].tolist() == [4]
 
 
 def test_agreeing_transitions_are_not_touched(seq):
@@ -239,7 +266,7 @@ def test_no_intercept_leaves_the_bias_alone(seq):
     st["b"][:] = [0.5, -0.5]
     run_epoch(seq, np.array([[1.0, 2.0], [0.0, 1.0]]), [1, 1], [2], [0], st, False)
     assert st["b"].tolist() == [0.5, -0.5] and st["beta"].tolist() == [0.0, 0.0]
-    assert st["W"].tolist() == [[-1.0, -3.0], [1.0, 3.0]]
+    assert st["W"].T.tolist() == [[-1.0, -3.0], [1.0, 3.0]]
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -324,7 +351,7 @@ def test_non_finite_transitions_are_refused(seq):
         with pytest.raises(FloatingPointError, match=r"trans\[1, 0\]"):
             run_viterbi(seq, np.zeros((2, 2)), trans, [2])
         with pytest.raises(FloatingPointError, match=r"trans\[1, 0\]"):
-            seq.decode_dense(np.zeros((2, 1)), np.zeros((2, 1)), np.zeros(2), trans,
+            seq.decode_dense(np.zeros((2, 1)), np.zeros((1, 2)), np.zeros(2), trans,
                              offsets_of([2]), np.empty(2, dtype=np.int64))
 
 
@@ -362,8 +389,8 @@ def test_an_epoch_that_overflows_stops_alike(seq_twins):
     (dict(y=[0, 2, 0]), r"y must hold tag indices in \[0, 2\)"),
     (dict(y=[0, 1]), "y must have one tag per token"),
     (dict(order=[0, 2]), r"order must hold sentence indices in \[0, 2\)"),
-    (dict(W=np.zeros((2, 3))), "W must have one column per feature"),
-    (dict(b=np.zeros(3)), "b must have one entry per row of W"),
+    (dict(W=np.zeros((3, 2))), "W must have one row per feature"),
+    (dict(b=np.zeros(3)), "b must have one entry per column of W"),
     (dict(trans=np.zeros((3, 2))), r"trans must have shape \(n_tags \+ 2, n_tags\)"),
     (dict(mistakes=np.zeros(1, dtype=np.int64)), r"mistakes must have shape \(2,\)"),
     (dict(count=None), "U, beta, U_trans and count go together"),

@@ -22,6 +22,9 @@ from perceptron_c import (  # noqa: E402
 )
 from perceptron_c.kernels import RBF, Linear  # noqa: E402
 
+# Not StructuredPerceptron: a token's tag depends on its sentence's other rows, which the
+# row-wise checks (subset and sample-order invariance) assume it does not; its part of the
+# contract is test_sequence.py's test_the_cross_estimator_contract_holds_for_sentences.
 ESTIMATORS = [
     Perceptron(),
     Perceptron(average=True, multiclass="ovr", random_state=0),

@@ -52,7 +52,7 @@ def test_the_corpus_exercises_the_tagger(pair):
 
 
 @pytest.mark.parametrize("seed,nr_iter", [(0, 1), (1, 3), (7, 5), (11, 8)])
-def test_same_model_as_nltk(seed, nr_iter):
+def test_same_model_as_nltk(seed, nr_iter, model_backend):
     theirs, ours = _both(seed, nr_iter)
     assert ours.weights == theirs.model.weights  # averaged and rounded, zeros dropped
     assert list(ours.weights) == list(theirs.model.weights)  # features in NLTK's order
@@ -60,9 +60,11 @@ def test_same_model_as_nltk(seed, nr_iter):
     for words in _words(HELD_OUT):
         assert ours.tag(words) == theirs.tag(words)
         assert ours.tag(words, use_tagdict=False) == theirs.tag(words, use_tagdict=False)
+    words = _words(HELD_OUT)
+    assert ours.tag_sents(words) == theirs.tag_sents(words)
 
 
-def test_a_second_train_goes_on_as_nltk_does():
+def test_a_second_train_goes_on_as_nltk_does(model_backend):
     more = tagged_sentences(5, 2_000) + [[("zzz", "SYM"), ("run", "VB")]]
     random.seed(4)
     theirs = NLTKTagger(load=False)
@@ -76,6 +78,16 @@ def test_a_second_train_goes_on_as_nltk_does():
     assert ours.tagdict == theirs.tagdict
     for words in _words(HELD_OUT[:100]):
         assert ours.tag(words, use_tagdict=False) == theirs.tag(words, use_tagdict=False)
+
+
+def test_odd_tags_as_nltk():
+    """Tags with spaces or named -START-: the string path, still NLTK's model."""
+    odd = [[(w, {"NN": "N N", "DT": "-START-"}.get(t, t)) for w, t in s]
+           for s in TRAIN[:400]]
+    theirs, ours = _both(2, 2, odd)
+    assert ours.weights == theirs.model.weights
+    words = _words(HELD_OUT[:100])
+    assert ours.tag_sents(words) == theirs.tag_sents(words)
 
 
 def test_return_conf(pair):

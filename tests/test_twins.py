@@ -14,7 +14,7 @@ import pytest
 from conftest import _module
 
 ROUTINE_MODULES = ["_linear", "_dual", "_conjunction", "_voted", "_sgd", "_budget", "_kpa",
-                   "_sequence", "_features"]
+                   "_sequence", "_tagging", "_features"]
 
 # _gram is being rewritten (both twins at once): only the names both twins export today are
 # compared, each twin's signature against the other's, so the test keeps passing while the

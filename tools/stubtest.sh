@@ -17,7 +17,7 @@ python=${PYTHON:-python}
 modules="perceptron_c._linear_c perceptron_c._gram_c perceptron_c._dual_c
          perceptron_c._conjunction_c perceptron_c._voted_c perceptron_c._sgd_c
          perceptron_c._budget_c perceptron_c._kpa_c perceptron_c._order_c
-         perceptron_c._sequence_c perceptron_c._features_c"
+         perceptron_c._sequence_c perceptron_c._tagging_c perceptron_c._features_c"
 
 cd "${TMPDIR:-/tmp}"  # away from the checkout, so the installed package is the one imported
 root=$("$python" - <<'PY'
@@ -47,6 +47,13 @@ if missing:
     sys.exit(f"stubtest.sh: mypy finds no .pyi stub for {', '.join(missing)}")
 PY
 
+# pyproject.toml's mypy settings, less the warning for per-module sections that match no
+# module: stubtest builds only what the compiled modules' stubs import, not the whole
+# package, so the sections of the other modules are unused here (and only here).
+config=$(mktemp "${TMPDIR:-/tmp}/stubtest-XXXXXX.toml")
+trap 'rm -f "$config"' EXIT
+sed 's/^warn_unused_configs = true$/warn_unused_configs = false/' "$here/pyproject.toml" \
+    >"$config"
 # shellcheck disable=SC2086
-exec "$python" -m mypy.stubtest --mypy-config-file "$here/pyproject.toml" \
+"$python" -m mypy.stubtest --mypy-config-file "$config" \
     --allowlist "$here/tests/stubtest-allowlist.txt" $modules

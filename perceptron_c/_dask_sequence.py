@@ -1,0 +1,81 @@
+"""Iterative parameter mixing of the structured perceptron (McDonald, Hall & Mann 2010, the
+paper's own case): `perceptron_c.dask.fit` with ``lengths``; runs on the workers.
+
+A shard is a block of rows of X holding whole sentences: a block boundary that cuts a
+sentence is refused (no silent rechunking: the caller chooses the blocks, the error names
+the sentence and how to rechunk). Each epoch every shard runs one serial epoch of the
+structured perceptron (``StructuredPerceptron``'s own run, its sentence order from the shard's
+seed) from the mixed state; the mix is the textbook one (`_mixing.Textbook`): W, b and trans
+weighted by mu_s, the averaging sums U, beta, U_trans scaled to the mixed clock as the
+linear models' u and beta are, so one shard is the serial fit bit for bit.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._mixing import Job, Shard, Textbook, When, _local, _shard_epoch, block_rows
+from ._validation import check_n_features, check_y, encode_labels
+
+
+def shard_lengths(X: Any, lengths: Any) -> list[np.ndarray]:
+    """The sentence lengths of each block of rows of the dask array X (in memory), refusing
+    blocks of unknown size and boundaries inside a sentence."""
+    from .sequence import check_lengths
+
+    if not hasattr(X, "chunks") or X.ndim != 2:
+        raise TypeError("X: a StructuredPerceptron trains on a 2-d dask array chunked by rows")
+    rows = X.chunks[0]
+    if any(np.isnan(r) for r in rows):
+        raise ValueError("X: blocks of unknown size (nan chunks); call X.compute_chunk_sizes()")
+    if hasattr(lengths, "compute"):
+        lengths = lengths.compute()
+    if lengths is None:
+        raise ValueError("lengths is required: the sentence lengths, summing to X's rows")
+    offsets = check_lengths(lengths, int(sum(rows)))
+    cuts = np.cumsum((0,) + tuple(int(r) for r in rows))
+    at = np.searchsorted(offsets, cuts)
+    for b, (cut, k) in enumerate(zip(cuts.tolist(), at.tolist())):
+        if k >= offsets.shape[0] or offsets[k] != cut:
+            s = k - 1
+            raise ValueError(
+                f"X: the block boundary at row {cut} (before block {b}) cuts sentence {s} "
+                f"(rows {offsets[s]} to {offsets[s + 1] - 1}); chunk X at sentence "
+                "boundaries, e.g. X.rechunk({0: rows}) with rows summing whole sentences")
+    return [np.diff(offsets[at[b]:at[b + 1] + 1]) for b in range(len(rows))]
+
+
+def prepare(X: Any, y: Any, lengths: np.ndarray, job: Job, shard: int) -> Shard | None:
+    """Gate one block on its worker (None for an empty one): X as a serial fit gates it,
+    the tags as class indices, and the block's sentence offsets in ``w``'s place."""
+    if X.shape[0] != block_rows(y):
+        raise ValueError(f"X and y have inconsistent numbers of samples in block {shard} of "
+                         f"rows: {X.shape[0]} != {block_rows(y)}")
+    if X.shape[0] == 0:
+        return None
+    est = _local(job, None, shard, 0)
+    Xc = est._gate_X(X, est._spec(), fitting=True)
+    check_n_features(Xc, job.n_features, type(est).__name__)
+    _, y_enc = encode_labels(check_y(y, Xc.shape[0]), job.classes)
+    offsets = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return Shard(Xc, y_enc, offsets, None)
+
+
+class Sentences(Textbook):
+    """`Textbook` mixing over shards of whole sentences; a shard's mistakes are its tokens
+    tagged wrongly (the serial stopping rule: an epoch without one ends the fit)."""
+
+    prepare = staticmethod(prepare)
+
+    @staticmethod
+    def epoch(state: dict[str, np.ndarray], shard: Shard | None, job: Job, index: int,
+              when: When) -> dict[str, Any]:
+        if shard is None:
+            return {"state": state, "mistakes": 0, "n": 0}
+        est = _local(job, state, index, when.epochs_seen)
+        assert shard.w is not None
+        run = est._start(shard.X, shard.y, None, {"offsets": shard.w})
+        mistakes = _shard_epoch(est, run, None, index)
+        return {"state": est._state, "mistakes": int(mistakes), "n": int(shard.X.shape[0])}

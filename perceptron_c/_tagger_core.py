@@ -1,0 +1,383 @@
+"""The `PerceptronTagger`'s sentences as integer codes for `_backend.tagging()`: whole training
+epochs in one call (`CodedEpochs`) and greedy tagging of many sentences in one call
+(`TagIndex`), plus the string-keyed epoch NLTK's feature names need when tags are odd
+(`StringEpochs`).
+
+The features are NLTK's (``nltk/tag/perceptron.py`` lines 586-612). Those of a token that do
+not depend on the previous tags are built once per distinct word (the raw word gives the
+suffix, the first letter and the normalized word; the normalized word gives the features it
+lends its neighbours), so a token costs a dict lookup. Tags are coded as `_tagging_py` says:
+classes, then NLTK's ``-START-`` and ``-START2-``, then other tags of the tag dictionary. The
+codes name features exactly only if no tag holds a space (``'i tag+i-2 tag A B C'`` would have
+two readings) and no class is called ``-START-`` or ``-START2-``; otherwise `StringEpochs`
+trains and the tagger tags token by token, as before.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+
+from . import _backend
+
+PerceptronTagger = Any  # tagging.PerceptronTagger (a model: not imported from below it)
+
+EMPTY = np.uint64((1 << 64) - 1)
+MIN_ROWS = 1024  # first capacity of the weights and of the hash table (tests shrink them)
+MIN_KEYS = 1024
+_START = ("-START-", "-START2-", "-END-", "-END2-")
+T = TypeVar("T")
+
+
+def ordered(static: list[T], dynamic: list[T]) -> list[T]:
+    """The 14 features in NLTK's template order (lines 598-611)."""
+    return static[:3] + dynamic[:3] + static[3:4] + dynamic[3:] + static[4:]
+
+
+def tag_codes(tagger: PerceptronTagger) -> list[str] | None:
+    """Every tag's name by code, or None when codes cannot name features exactly."""
+    classes = list(tagger._classes)
+    if "-START-" in classes or "-START2-" in classes:
+        return None
+    names = classes + ["-START-", "-START2-"]
+    seen = set(names)
+    names += sorted({t for t in tagger.tagdict.values() if t and t not in seen})
+    if any(" " in t for t in names) or len(names) >= 1 << 20:
+        return None
+    return names
+
+
+def reserve(tagger: PerceptronTagger, n: int) -> None:
+    """Room for ``n`` feature rows (capacity doubles, so interning stays amortized O(1))."""
+    cap = tagger._weights.shape[0]
+    if n <= cap:
+        return
+    cap = max(n, 2 * cap, MIN_ROWS)
+    for name in ("_weights", "_totals", "_stamps", "_live"):
+        old = getattr(tagger, name)
+        grown = np.zeros((cap, old.shape[1]), dtype=old.dtype)
+        grown[:old.shape[0]] = old
+        setattr(tagger, name, grown)
+
+
+class _Words:
+    """Per distinct word, the ids (``lookup`` of the feature strings) of its static features:
+    ``raw``: suffix, first letter, normalized word; ``norm``: 'i word', then what it lends its
+    neighbours: 'i-1 word', 'i-1 suffix', 'i-2 word', 'i+1 word', 'i+1 suffix', 'i+2 word'.
+    Normalized words 0-3 are NLTK's -START-, -START2-, -END-, -END2-."""
+
+    def __init__(self, normalize: Callable[[str], str], lookup: Callable[[str], int]) -> None:
+        self.normalize, self.lookup = normalize, lookup
+        self.raw_ids: dict[str, int] = {}
+        self.raw: list[tuple[int, int, int]] = []
+        self.norm_ids: dict[str, int] = {}
+        self.norm: list[tuple[int, ...]] = []
+        for word in _START:
+            self.norm_word(word)
+
+    def norm_word(self, n: str) -> int:
+        nid = self.norm_ids.get(n)
+        if nid is None:
+            get = self.lookup
+            nid = self.norm_ids[n] = len(self.norm)
+            self.norm.append((get("i word " + n), get("i-1 word " + n),
+                              get("i-1 suffix " + n[-3:]), get("i-2 word " + n),
+                              get("i+1 word " + n), get("i+1 suffix " + n[-3:]),
+                              get("i+2 word " + n)))
+        return nid
+
+    def encode(self, sentences: list[Any]) -> np.ndarray:
+        """The raw word id of every token of ``sentences`` (lists of str), in order."""
+        get = self.raw_ids.get
+        wids = [get(w, -1) for words in sentences for w in words]
+        if -1 in wids:  # new words: once each, in order of appearance
+            for w in dict.fromkeys(w for s in sentences for w in s if w not in self.raw_ids):
+                self._raw_word(w)
+            wids = [get(w, -1) for words in sentences for w in words]
+        return np.array(wids, dtype=np.int64)
+
+    def _raw_word(self, word: str) -> int:
+        wid = self.raw_ids.get(word)
+        if wid is None:
+            wid = self.raw_ids[word] = len(self.raw)
+            self.raw.append((self.lookup("i suffix " + word[-3:]),
+                             self.lookup("i pref1 " + (word[0] if word else "")),
+                             self.norm_word(self.normalize(word))))
+        return wid
+
+
+def _offsets(lengths: list[int]) -> np.ndarray:
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets
+
+
+def _neighbours(nid: np.ndarray, offsets: np.ndarray) -> list[np.ndarray]:
+    """The normalized word ids at i-2, i-1, i+1, i+2 of every token (START/END at the ends)."""
+    n = nid.shape[0]
+    lengths = np.diff(offsets)
+    pos = np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+    length = np.repeat(lengths, lengths)
+    out = []
+    for k in (-2, -1, 1, 2):
+        at = pos + k
+        inside = (at >= 0) & (at < length)
+        src = np.clip(np.arange(n) + k, 0, max(n - 1, 0))
+        edge = np.where(at < 0, at + 2, 2 + at - length)  # 0/1 START, 2/3 END
+        out.append(np.where(inside, nid[src] if n else nid, edge))
+    return out
+
+
+class CodedEpochs:
+    """The training sentences as codes, and one epoch per call of ``tagger_epoch``; the
+    visiting ``order`` is permuted by the caller's ``random.shuffle``, as NLTK's list."""
+
+    def __init__(self, tagger: PerceptronTagger, data: list, names: list[str]) -> None:
+        self.tagger, self.names = tagger, names
+        self.order = list(range(len(data)))
+        self.strings: list[str] = []
+        vocab: dict[str, int] = {}
+
+        def intern(key: str) -> int:
+            vid = vocab.get(key)
+            if vid is None:
+                vid = vocab[key] = len(self.strings)
+                self.strings.append(key)
+            return vid
+
+        words = _Words(tagger.normalize, intern)
+        bias = intern("bias")
+        wid = words.encode([w for w, _ in data])
+        self.offsets = _offsets([len(w) for w, _ in data])
+        raw = np.array(words.raw, dtype=np.int64).reshape(-1, 3)
+        norm = np.array(words.norm, dtype=np.int64).reshape(-1, 7)
+        nid = raw[wid, 2]
+        m2, m1, p1, p2 = _neighbours(nid, self.offsets)
+        self.static = np.ascontiguousarray(np.stack(
+            [np.full_like(nid, bias), raw[wid, 0], raw[wid, 1], norm[nid, 0], norm[m1, 1],
+             norm[m1, 2], norm[m2, 3], norm[p1, 4], norm[p1, 5], norm[p2, 6]], axis=1))
+        rows = tagger._rows
+        self.row_of = np.array([rows.get(s, -1) for s in self.strings], dtype=np.int64)
+        code = {t: k for k, t in enumerate(names)}
+        self.gold = np.array([code[t] for _, tags in data for t in tags], dtype=np.int64)
+        td = tagger.tagdict
+        self.dict_guess = np.array([code[g] if (g := td.get(w)) else -1
+                                    for words_, _ in data for w in words_], dtype=np.int64)
+        self.guesses = np.zeros_like(self.gold)
+        self.row_key = np.zeros(tagger._weights.shape[0], dtype=np.int64)
+        self._hash_existing(vocab, code)
+
+    def _hash_existing(self, vocab: dict[str, int], code: dict[str, int]) -> None:
+        """The hash table of the dynamic features the model already has."""
+        keys, vals = [], []
+        key = _backend.tagging().dynamic_key
+        for row, f in enumerate(self.tagger._features):
+            k = _parse_dynamic(f, code, lambda w: vocab.get("i word " + w, -1), key)
+            if k >= 0:
+                keys.append(k)
+                vals.append(row)
+        self.keys, self.vals = _table(np.array(keys, dtype=np.uint64),
+                                      np.array(vals, dtype=np.int64), 0)
+        self.n_keys = len(keys)
+
+    def run(self) -> tuple[int, int]:
+        """One epoch over the sentences in the current order (NLTK lines 425-439); returns the
+        number of right guesses and of tokens."""
+        t = self.tagger
+        routines = _backend.tagging()
+        order = np.array(self.order, dtype=np.int64)
+        counts = np.array([t._steps, len(t._features), self.n_keys], dtype=np.int64)
+        done = 0
+        while done < order.shape[0]:
+            done += routines.tagger_epoch(
+                self.static, self.row_of, self.gold, self.dict_guess, self.offsets,
+                order[done:], t._weights, t._totals, t._stamps, t._live, self.row_key,
+                self.keys, self.vals, counts, self.guesses)
+            self._name_rows(int(counts[1]))
+            t._steps, self.n_keys = int(counts[0]), int(counts[2])
+            if done < order.shape[0]:  # out of room: grow, then go on
+                s = int(order[done])
+                n = int(self.offsets[s + 1] - self.offsets[s])
+                self._grow(int(counts[1]) + 14 * n, self.n_keys + 4 * n)
+        right = int(np.count_nonzero(self.guesses == self.gold))
+        return right, int(self.gold.shape[0])
+
+    def _grow(self, rows: int, keys: int) -> None:
+        t = self.tagger
+        reserve(t, rows)
+        grown = np.zeros(t._weights.shape[0], dtype=np.int64)
+        grown[:self.row_key.shape[0]] = self.row_key
+        self.row_key = grown
+        if 2 * keys > self.keys.shape[0]:
+            used = self.keys != EMPTY
+            self.keys, self.vals = _table(self.keys[used], self.vals[used], keys)
+
+    def _name_rows(self, n_rows: int) -> None:
+        """Name the rows the routine created (NLTK's feature strings), in row order."""
+        t = self.tagger
+        names, strings = self.names, self.strings
+        for row in range(len(t._features), n_rows):
+            k = int(self.row_key[row])
+            kind, low = k >> 60, k & ((1 << 60) - 1)
+            if kind == 0:
+                f = strings[k]
+            elif kind == 1:
+                f = "i-1 tag " + names[low]
+            elif kind == 2:
+                f = "i-2 tag " + names[low]
+            elif kind == 3:
+                f = f"i tag+i-2 tag {names[low >> 30]} {names[low & ((1 << 30) - 1)]}"
+            else:
+                f = f"i-1 tag+i word {names[low >> 36]} {strings[low & ((1 << 36) - 1)][7:]}"
+            t._features.append(f)
+            t._rows[f] = row
+
+
+def _table(keys: np.ndarray, vals: np.ndarray, room: int) -> tuple[np.ndarray, np.ndarray]:
+    """A hash table holding ``keys -> vals`` with room for ``room`` keys in all, at most half
+    full (a power of two, at least `MIN_KEYS`)."""
+    cap = MIN_KEYS
+    while cap < 2 * max(room, keys.shape[0]):
+        cap *= 2
+    table = np.full(cap, EMPTY, dtype=np.uint64)
+    vals_ = np.full(cap, -1, dtype=np.int64)
+    _backend.tagging().hash_insert(table, vals_, keys, vals)
+    return table, vals_
+
+
+def _parse_dynamic(f: str, code: dict[str, int], word: Callable[[str], int],
+                   key: Callable[[int, int, int, int], int]) -> int:
+    """The hash key of the dynamic feature named ``f``, or -1 (not dynamic, or naming a tag
+    or word the codes do not know: no token can meet it)."""
+    if f.startswith("i-1 tag+i word "):
+        prev, _, w = f[15:].partition(" ")
+        wid = word(w)
+        return key(7, code[prev], 0, wid) if prev in code and wid >= 0 else -1
+    if f.startswith("i tag+i-2 tag "):
+        prev, _, prev2 = f[14:].partition(" ")
+        return key(5, code[prev], code[prev2], 0) if prev in code and prev2 in code else -1
+    for template, head in ((3, "i-1 tag "), (4, "i-2 tag ")):
+        if f.startswith(head):
+            tag = f[len(head):]
+            return key(template, code[tag], code[tag], 0) if tag in code else -1
+    return -1
+
+
+class TagIndex:
+    """What greedy tagging needs beside the weights: the static rows of every word met so far,
+    and the hash table of the dynamic features. Built from a trained model; the tagger drops
+    it whenever its features change."""
+
+    def __init__(self, tagger: PerceptronTagger, names: list[str]) -> None:
+        self.tagger, self.names = tagger, names
+        self.code = {t: k for k, t in enumerate(names)}
+        rows = tagger._rows
+        self.words = _Words(tagger.normalize, lambda f: rows.get(f, -1))
+        self.bias = rows.get("bias", -1)
+        keys, vals = [], []
+        key = _backend.tagging().dynamic_key
+        for row, f in enumerate(tagger._features):
+            k = _parse_dynamic(f, self.code, self.words.norm_word, key)
+            if k >= 0:
+                keys.append(k)
+                vals.append(row)
+        self.keys, self.vals = _table(np.array(keys, dtype=np.uint64),
+                                      np.array(vals, dtype=np.int64), 0)
+        self._raw = np.zeros((0, 3), dtype=np.int64)
+        self._norm = np.zeros((0, 7), dtype=np.int64)
+
+    def tag_codes(self, sentences: list[list[str]], use_tagdict: bool) -> np.ndarray:
+        """The tag code of every token of ``sentences`` (greedy, NLTK's ``tag``)."""
+        wid = self.words.encode(sentences)
+        if len(self.words.raw) > self._raw.shape[0]:
+            self._raw = np.array(self.words.raw, dtype=np.int64).reshape(-1, 3)
+        if len(self.words.norm) > self._norm.shape[0]:
+            self._norm = np.array(self.words.norm, dtype=np.int64).reshape(-1, 7)
+        raw = self._raw[wid]
+        nid = np.ascontiguousarray(raw[:, 2])
+        token_rows = np.ascontiguousarray(
+            np.stack([raw[:, 0], raw[:, 1], self._norm[nid, 0]], axis=1))
+        n = wid.shape[0]
+        if use_tagdict:
+            td, code = self.tagger.tagdict, self.code
+            dict_guess = np.array([code[g] if (g := td.get(w)) else -1
+                                   for words in sentences for w in words], dtype=np.int64)
+        else:
+            dict_guess = np.full(n, -1, dtype=np.int64)
+        out = np.zeros(n, dtype=np.int64)
+        if n:
+            _backend.tagging().tag_greedy(
+                token_rows, nid, np.ascontiguousarray(self._norm[:, 1:]), dict_guess,
+                _offsets([len(s) for s in sentences]), self.bias, self.tagger._weights,
+                self.keys, self.vals, out)
+        return out
+
+
+class StringEpochs:
+    """The training sentences encoded once: the static features of every token as ids of a
+    vocabulary (a row of the weights once NLTK would hold the feature), and the visiting
+    order that ``random.shuffle`` permutes as NLTK permutes its list of sentences. Token by
+    token, with strings: for tags the codes cannot name (`tag_codes`)."""
+
+    def __init__(self, tagger: PerceptronTagger, data: list) -> None:
+        self.tagger, self.data = tagger, data
+        self.order = list(range(len(data)))
+        vocab: dict[str, int] = {}
+        self.strings: list[str] = []
+        self.row_of: list[int] = []
+        self.static: list[list[list[int]]] = []
+        for words, _ in data:
+            context = tagger._context(list(words))
+            encoded = []
+            for i, word in enumerate(words):
+                ids = []
+                for key in tagger._static_features(i, word, context):
+                    vid = vocab.get(key)
+                    if vid is None:
+                        vid = vocab[key] = len(self.strings)
+                        self.strings.append(key)
+                        self.row_of.append(tagger._rows.get(key, -1))
+                    ids.append(vid)
+                encoded.append(ids)
+            self.static.append(encoded)
+
+    def run(self) -> tuple[int, int]:
+        """One epoch over the sentences in the current order (lines 425-439); returns the
+        number of right guesses and of tokens."""
+        t = self.tagger
+        right = seen = 0
+        for s in self.order:
+            words, tags = self.data[s]
+            prev, prev2 = t.START
+            for i, word in enumerate(words):
+                guess = t.tagdict.get(word)
+                if not guess:
+                    guess = self._learn(self.static[s][i], prev, prev2, tags[i])
+                prev2, prev = prev, guess
+                right += guess == tags[i]
+                seen += 1
+        return right, seen
+
+    def _learn(self, vids: list[int], prev: str, prev2: str, truth: str) -> str:
+        """Predict one token, count the step, and update on a mistake."""
+        t = self.tagger
+        routines = _backend.tagging()
+        row_of = self.row_of
+        dynamic = t._dynamic_features(self.strings[vids[3]], prev, prev2)
+        rows = ordered([row_of[v] for v in vids], [t._rows.get(k, -1) for k in dynamic])
+        scores = routines.score_rows(t._weights, np.array([r for r in rows if r >= 0],
+                                                          dtype=np.int64))
+        guess = t._classes[routines.best_class(scores)]
+        t._steps += 1
+        if guess != truth:
+            keys = ordered([self.strings[v] for v in vids], dynamic)
+            for k, key in enumerate(keys):  # NLTK's weights.setdefault, in template order
+                if rows[k] < 0:
+                    rows[k] = t._intern(key)
+            for v in vids:
+                row_of[v] = t._rows[self.strings[v]]
+            routines.update_rows(t._weights, t._totals, t._stamps, t._live,
+                                 np.array(rows, dtype=np.int64), t._class_ids[truth],
+                                 t._class_ids[guess], t._steps)
+        return guess
