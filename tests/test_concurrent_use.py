@@ -57,6 +57,22 @@ TRAINED = {  # (estimator, rows it trains on in the background)
 }
 
 
+def _paused_inside_its_training(model):
+    """The model's next training call waits, inside the call, until the test has tried a
+    prediction: the two overlap on any machine, however fast or loaded (a call that ended
+    before the other thread ran once left nothing to refuse)."""
+    inside, probed = threading.Event(), threading.Event()
+    start = model._start
+
+    def paused_start(*args, **kwargs):
+        run = start(*args, **kwargs)
+        inside.set()
+        probed.wait(60)
+        return run
+    model._start = paused_start
+    return inside, probed
+
+
 @pytest.mark.parametrize("name", sorted(TRAINED))
 def test_a_prediction_never_sees_a_half_trained_model(rng, name):
     make, n = TRAINED[name]
@@ -66,19 +82,25 @@ def test_a_prediction_never_sees_a_half_trained_model(rng, name):
     # fitted before on two classes; now refitted on five, in another thread
     model = make().fit(rng.normal(size=(100, 50)), rng.integers(0, 2, 100))
     before = model.predict(Xq)
+    inside, probed = _paused_inside_its_training(model)
     thread, done, errors = _train_in_background(lambda: model.fit(X, y))
-    seen, refused = [], 0
+    assert inside.wait(60)
+    try:
+        with pytest.raises(ConcurrentUseError, match="another thread is training"):
+            model.predict(Xq)
+    finally:
+        probed.set()
+    seen = []
     while not done.is_set():
         try:
             seen.append(model.predict(Xq))
         except ConcurrentUseError:
-            refused += 1
+            pass
     thread.join()
     assert not errors, errors
     after = model.predict(Xq)
     # every answer is the model before the training call or after it, never one in between
     assert all(np.array_equal(s, before) or np.array_equal(s, after) for s in seen)
-    assert refused > 0
 
 
 def test_a_second_training_call_from_another_thread_is_refused(rng):
