@@ -8,6 +8,8 @@ import math
 import os
 import sys
 from collections.abc import Iterable
+from itertools import accumulate, chain
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -17,7 +19,7 @@ from .io import FileFormatError, check_regular_file, reject_constant
 __all__ = ["check_sentences", "check_tokens", "pack_text", "unpack_text", "check_state",
            "param_files", "read_nltk_json", "nltk_data_dirs"]
 
-Sentence = tuple[tuple[str, ...], tuple[str, ...]]
+Sentence = tuple[list[str], list[str]]
 
 
 def _iterable(value: Any, name: str, what: str) -> list:
@@ -26,8 +28,15 @@ def _iterable(value: Any, name: str, what: str) -> list:
     return list(value)
 
 
+def _all_str(values: Any) -> bool:
+    """Every value an exact str (a C-speed pass; subclasses take the slow path)."""
+    return not values or set(map(type, values)) == {str}
+
+
 def check_tokens(tokens: Any, name: str) -> list[str]:
     """``tokens`` as a list of str; TypeError naming the first one that is not."""
+    if type(tokens) is list and _all_str(tokens):
+        return tokens
     tokens = _iterable(tokens, name, "a list of str tokens (a sentence split into words)")
     for i, token in enumerate(tokens):
         if not isinstance(token, str):
@@ -36,20 +45,34 @@ def check_tokens(tokens: Any, name: str) -> list[str]:
 
 
 def check_sentences(sentences: Any, name: str) -> list[Sentence]:
-    """``sentences`` (lists of (word, tag) pairs of str) as (words, tags) tuples; TypeError
-    or ValueError naming the first bad sentence or pair."""
-    out = []
-    for s, sentence in enumerate(_iterable(sentences, name, "a list of sentences")):
-        pairs = _iterable(sentence, f"{name}[{s}]", "a list of (word, tag) pairs")
-        for t, pair in enumerate(pairs):
-            where = f"{name}[{s}][{t}]"
-            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-                raise ValueError(f"{where} must be a (word, tag) pair, got {pair!r:.60}")
-            if not isinstance(pair[0], str) or not isinstance(pair[1], str):
-                raise TypeError(f"{where} must hold a str word and a str tag, got "
-                                f"({type(pair[0]).__name__}, {type(pair[1]).__name__})")
-        out.append((tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)))
-    return out
+    """``sentences`` (lists of (word, tag) pairs of str) as (words, tags) lists; TypeError
+    or ValueError naming the first bad sentence or pair. Type checks only, as C-speed passes
+    over all the pairs at once; anything odd goes the slow way, which names it."""
+    sents = _iterable(sentences, name, "a list of sentences")
+    if set(map(type, sents)) <= {list, tuple}:
+        flat = list(chain.from_iterable(sents))
+        if not flat or (set(map(type, flat)) <= {tuple, list} and set(map(len, flat)) == {2}):
+            words, tags = list(map(itemgetter(0), flat)), list(map(itemgetter(1), flat))
+            if _all_str(words) and _all_str(tags):
+                out, start = [], 0
+                for stop in accumulate(map(len, sents)):
+                    out.append((words[start:stop], tags[start:stop]))
+                    start = stop
+                return out
+    return [_check_pairs(sentence, f"{name}[{s}]") for s, sentence in enumerate(sents)]
+
+
+def _check_pairs(sentence: Any, name: str) -> Sentence:
+    """The slow path of `check_sentences`: pair by pair, naming the first bad one."""
+    pairs = _iterable(sentence, name, "a list of (word, tag) pairs")
+    for t, pair in enumerate(pairs):
+        where = f"{name}[{t}]"
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise ValueError(f"{where} must be a (word, tag) pair, got {pair!r:.60}")
+        if not isinstance(pair[0], str) or not isinstance(pair[1], str):
+            raise TypeError(f"{where} must hold a str word and a str tag, got "
+                            f"({type(pair[0]).__name__}, {type(pair[1]).__name__})")
+    return [p[0] for p in pairs], [p[1] for p in pairs]
 
 
 # ---------------------------------------------------------------- text in the .npz file

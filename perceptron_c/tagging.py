@@ -20,8 +20,9 @@ import logging
 import os
 import random
 import warnings
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable
+from itertools import chain
 from types import SimpleNamespace
 from typing import IO, Any
 
@@ -42,8 +43,9 @@ from ._tagtext import (
 )
 from ._validation import NotFittedError
 from .io import FileFormatError, replace_file, save_model
+from .token_features import TokenFeatures  # re-exported: the issue's name for it
 
-__all__ = ["PerceptronTagger"]
+__all__ = ["PerceptronTagger", "TokenFeatures"]
 
 _logger = logging.getLogger(__name__)
 FREQ_THRESH, AMBIGUITY_THRESH = 20, 0.97  # NLTK's _make_tagdict, lines 625-626
@@ -276,14 +278,20 @@ class PerceptronTagger(GuardedModel):
         if save_loc is not None:
             self.to_nltk_json(save_loc, lang=self.lang)
 
-    def _make_tagdict(self, data: list[tuple[tuple[str, ...], tuple[str, ...]]]) -> None:
+    def _make_tagdict(self, data: list[tuple[list[str], list[str]]]) -> None:
         """NLTK's ``_make_tagdict`` (lines 614-633): the classes, and the words seen at least
-        20 times with one tag at least 97% of the time."""
-        counts: defaultdict[str, defaultdict[str, int]] = defaultdict(lambda: defaultdict(int))
-        for words, tags in data:
-            for word, tag in zip(words, tags):
-                counts[word][tag] += 1
-        self._add_classes({tag for _, tags in data for tag in tags})
+        20 times with one tag at least 97% of the time. The (word, tag) pairs are counted by
+        `Counter` in C; grouped in order of first sight, as NLTK's dicts are, so ties of
+        ``max`` and the dictionary's order are NLTK's."""
+        pairs = Counter(zip(chain.from_iterable(w for w, _ in data),
+                            chain.from_iterable(t for _, t in data)))
+        counts: dict[str, dict[str, int]] = {}
+        for (word, tag), n in pairs.items():
+            per = counts.get(word)
+            if per is None:
+                per = counts[word] = {}
+            per[tag] = n
+        self._add_classes({tag for word, tag in pairs})
         for word, tag_freqs in counts.items():
             tag, mode = max(tag_freqs.items(), key=lambda item: item[1])
             n = sum(tag_freqs.values())

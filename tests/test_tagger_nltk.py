@@ -213,10 +213,17 @@ def test_load_true_without_a_model_says_what_to_do(tmp_path, monkeypatch):
     (lambda t: t.train([[("a", "DT", "x")]]), ValueError, r"sentences\[0\]\[0\]"),
     (lambda t: t.train([["a", "b"]]), ValueError, r"sentences\[0\]\[0\]"),
     (lambda t: t.train([[("a", 1)]]), TypeError, r"sentences\[0\]\[0\]"),
+    (lambda t: t.train([[("a", "DT")], [("b", "NN"), ("c", "NN", "x")]]), ValueError,
+     r"sentences\[1\]\[1\]"),
+    (lambda t: t.train([[("a", "DT")], [("b", None)]]), TypeError, r"sentences\[1\]\[0\]"),
+    (lambda t: t.train([[("a", "DT")], "bc"]), TypeError, r"sentences\[1\]"),
+    (lambda t: t.train([[("a", "DT")], [["bc", "NN"], "cd"]]), ValueError,
+     r"sentences\[1\]\[1\]"),
     (lambda t: t.train([[("a", "DT")]], nr_iter=-1), ValueError, "nr_iter"),
     (lambda t: t.train([[("a", "DT")]], nr_iter=2.0), ValueError, "nr_iter"),
     (lambda t: t.tag("the cat"), TypeError, "tokens"),
     (lambda t: t.tag(["the", 3]), TypeError, r"tokens\[1\]"),
+    (lambda t: t.tag_sents([["a"], ["b", 2]]), TypeError, r"sentences\[1\]\[1\]"),
     (lambda t: t.tag(["the"]), NotFittedError, "train"),
     (lambda t: t.save("x.npz"), NotFittedError, "train"),
     (lambda t: t.accuracy([]), ValueError, "gold"),
@@ -225,6 +232,21 @@ def test_bad_input(call, error, match, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(error, match=match):
         call(PerceptronTagger(load=False))
+
+
+class _Str(str):
+    pass
+
+
+def test_any_sequence_of_pairs_trains_the_same_model(pair, model_backend):
+    """The one-pass gate's slow path (tuples, lists, generators, str subclasses) gives the
+    model the fast path gives."""
+    odd = [tuple([_Str(w), t] if k % 2 else (w, t) for k, (w, t) in enumerate(s))
+           for s in TRAIN]
+    random.seed(3)
+    ours = PerceptronTagger(load=False)
+    ours.train((iter(s) if k % 3 else s for k, s in enumerate(odd)), nr_iter=5)
+    assert ours.weights == pair[1].weights and ours.tagdict == pair[1].tagdict
 
 
 def test_training_from_another_thread_is_refused(pair):
