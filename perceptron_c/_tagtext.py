@@ -8,7 +8,7 @@ import math
 import os
 import sys
 from collections.abc import Iterable
-from itertools import accumulate, chain
+from itertools import chain
 from operator import itemgetter
 from typing import Any
 
@@ -20,6 +20,7 @@ __all__ = ["check_sentences", "check_tokens", "pack_text", "unpack_text", "check
            "param_files", "read_nltk_json", "nltk_data_dirs"]
 
 Sentence = tuple[list[str], list[str]]
+_WORD, _TAG = itemgetter(0), itemgetter(1)
 
 
 def _iterable(value: Any, name: str, what: str) -> list:
@@ -47,18 +48,15 @@ def check_tokens(tokens: Any, name: str) -> list[str]:
 def check_sentences(sentences: Any, name: str) -> list[Sentence]:
     """``sentences`` (lists of (word, tag) pairs of str) as (words, tags) lists; TypeError
     or ValueError naming the first bad sentence or pair. Type checks only, as C-speed passes
-    over all the pairs at once; anything odd goes the slow way, which names it."""
+    (``map``, ``set``) over all the pairs; anything odd goes the slow way, which names it."""
     sents = _iterable(sentences, name, "a list of sentences")
-    if set(map(type, sents)) <= {list, tuple}:
-        flat = list(chain.from_iterable(sents))
-        if not flat or (set(map(type, flat)) <= {tuple, list} and set(map(len, flat)) == {2}):
-            words, tags = list(map(itemgetter(0), flat)), list(map(itemgetter(1), flat))
-            if _all_str(words) and _all_str(tags):
-                out, start = [], 0
-                for stop in accumulate(map(len, sents)):
-                    out.append((words[start:stop], tags[start:stop]))
-                    start = stop
-                return out
+    flat = chain.from_iterable
+    if set(map(type, sents)) <= {list, tuple} and set(map(type, flat(sents))) <= {tuple, list} \
+            and set(map(len, flat(sents))) <= {2}:
+        out = [(list(map(_WORD, s)), list(map(_TAG, s))) for s in sents]
+        if set(map(type, flat(w for w, _ in out))) | set(map(type, flat(t for _, t in out))) \
+                <= {str}:
+            return out
     return [_check_pairs(sentence, f"{name}[{s}]") for s, sentence in enumerate(sents)]
 
 
