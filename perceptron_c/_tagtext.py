@@ -17,7 +17,7 @@ import numpy as np
 from .io import FileFormatError, check_regular_file, reject_constant
 
 __all__ = ["check_sentences", "check_tokens", "pack_text", "unpack_text", "check_state",
-           "param_files", "read_nltk_json", "nltk_data_dirs"]
+           "check_text_state", "param_files", "read_nltk_json", "nltk_data_dirs"]
 
 Sentence = tuple[list[str], list[str]]
 _WORD, _TAG = itemgetter(0), itemgetter(1)
@@ -125,6 +125,13 @@ def check_state(arrays: dict[str, np.ndarray], text: dict[str, list[str]]) -> No
         raise ValueError("stamps must lie in [0, steps]")
     if (arrays["weights"][~arrays["live"]] != 0).any():
         raise ValueError("a weight outside the live pairs is not zero")
+    check_text_state(arrays, text)
+
+
+def check_text_state(arrays: dict[str, np.ndarray], text: dict[str, list[str]]) -> None:
+    """The features, classes and tag dictionary of a saved tagger (greedy or structured) are
+    ones a training could have left; ValueError if not."""
+    features, classes = text["features"], text["classes"]
     if len(set(features)) != len(features) or len(set(text["tagdict_words"])) != \
             len(text["tagdict_words"]):
         raise ValueError("features and tag dictionary words must be unique")
