@@ -7,8 +7,11 @@ A composite, as the tagger is: it joins two models the way a Pipeline would.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from ._validation import CSR
 from .sequence import StructuredPerceptron
 from .token_features import TokenFeatures
 
@@ -19,6 +22,15 @@ def _flat(sentences: list[list[str]]) -> tuple[list[list[str]], list[int]]:
     """The non-empty sentences (a Viterbi path needs a token) and their positions."""
     kept = [k for k, s in enumerate(sentences) if s]
     return [sentences[k] for k in kept], kept
+
+
+def _rows(X: Any, n_columns: int) -> Any:
+    """`TokenFeatures`' matrix as the estimator takes it (without scipy, its arrays: scipy is
+    not a dependency)."""
+    if isinstance(X, tuple):
+        data, indices, indptr = X
+        return CSR(data, indices.astype(np.int32), indptr, (len(indptr) - 1, n_columns))
+    return X
 
 
 class StructuredCore:
@@ -39,6 +51,7 @@ class StructuredCore:
         tags = np.array([code[t] for k in kept for t in data[k][1]], dtype=np.int64)
         features = TokenFeatures(templates="nltk")
         X, lengths = features.fit_transform(words, return_lengths=True)
+        X = _rows(X, features.n_features_out_)
         model = StructuredPerceptron(average=True, max_iter=nr_iter, random_state=seed)
         model.fit(X, tags, lengths)
         return cls(features, model, classes)
@@ -50,6 +63,7 @@ class StructuredCore:
         if not words:
             return out
         X, lengths = self.features.transform(words, return_lengths=True)
+        X = _rows(X, self.features.n_features_out_)
         names = self.classes
         tags = [names[c] for c in self.model.predict(X, lengths).tolist()]
         start = 0

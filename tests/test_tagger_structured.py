@@ -118,3 +118,15 @@ def test_constructor_and_untrained_errors():
         fresh.tag(["a"])
     with pytest.raises(NotFittedError):
         fresh.save("never.npz")
+
+
+def test_without_scipy(structured, monkeypatch):
+    """TokenFeatures gives its three arrays when scipy is missing: the tagger still works."""
+    from perceptron_c import token_features
+
+    monkeypatch.setattr(token_features, "_csr", lambda data, indices, indptr, n: (data, indices,
+                                                                                   indptr))
+    ours = _trained(True)
+    assert all(np.array_equal(a, b) for a, b in zip(_state(ours), _state(structured)))
+    words = [[w for w, _ in s] for s in TEST[:30]]
+    assert ours.tag_sents(words) == structured.tag_sents(words)
