@@ -17,7 +17,8 @@ import numpy as np
 from .io import FileFormatError, check_regular_file, reject_constant
 
 __all__ = ["check_sentences", "check_tokens", "pack_text", "unpack_text", "check_state",
-           "check_text_state", "param_files", "read_nltk_json", "nltk_data_dirs"]
+           "check_text_state", "sparse_pairs", "dense_pairs", "param_files", "read_nltk_json",
+           "nltk_data_dirs"]
 
 Sentence = tuple[list[str], list[str]]
 _WORD, _TAG = itemgetter(0), itemgetter(1)
@@ -103,6 +104,49 @@ def unpack_text(arrays: dict[str, np.ndarray], name: str) -> list[str]:
 
 _STATE = {"steps", "weights", "totals", "stamps", "live", "tagdict_tags"} | {
     f"{n}{s}" for n in ("features", "classes", "tagdict_words") for s in ("", "_lengths")}
+
+
+_PAIRS = ("pair_rows", "pair_cols", "pair_weights", "pair_totals", "pair_stamps", "pair_live")
+_DENSE = ("weights", "totals", "stamps", "live")
+
+
+def sparse_pairs(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The dense (features x classes) state as the pairs that hold anything: rows, columns,
+    and the weight, total, stamp and live flag of each. Every other pair is all zeros. (A
+    pair NLTK's averaging dropped, its average rounding to 0, is not live but keeps its
+    total and stamp: a later ``train`` goes on from them, as NLTK's does.)"""
+    w, totals, stamps, live = (arrays[name] for name in _DENSE)
+    rows, cols = np.nonzero(live | (totals != 0) | (stamps != 0))
+    out = {k: v for k, v in arrays.items() if k not in _DENSE}
+    out.update(pair_rows=rows.astype(np.int64), pair_cols=cols.astype(np.int64),
+               pair_weights=w[rows, cols], pair_totals=totals[rows, cols],
+               pair_stamps=stamps[rows, cols], pair_live=live[rows, cols])
+    return out
+
+
+def dense_pairs(arrays: dict[str, np.ndarray], shape: tuple[int, int]
+                ) -> dict[str, np.ndarray]:
+    """The inverse of `sparse_pairs` (a file of the dense layout, older, passes through);
+    ValueError if the pairs are not distinct and in range."""
+    if "pair_rows" not in arrays:
+        return arrays
+    rows, cols = arrays["pair_rows"], arrays["pair_cols"]
+    n = rows.shape[0]
+    dtypes = (np.int64, np.int64, np.float64, np.float64, np.int64, np.bool_)
+    for name, dtype in zip(_PAIRS, dtypes):
+        if name not in arrays or arrays[name].dtype != dtype or arrays[name].shape != (n,):
+            raise ValueError(f"{name} must be {np.dtype(dtype)} of shape ({n},)")
+    if n and (rows.min() < 0 or rows.max() >= shape[0] or cols.min() < 0 or
+              cols.max() >= shape[1]):
+        raise ValueError(f"pair_rows and pair_cols must lie inside {shape}")
+    if np.unique(rows * shape[1] + cols).shape[0] != n:
+        raise ValueError("pair_rows and pair_cols repeat a pair")
+    out = {k: v for k, v in arrays.items() if k not in _PAIRS}
+    for name, dtype in zip(_DENSE, dtypes[2:]):
+        dense = np.zeros(shape, dtype=dtype)
+        dense[rows, cols] = arrays["pair_" + name]
+        out[name] = dense
+    return out
 
 
 def check_state(arrays: dict[str, np.ndarray], text: dict[str, list[str]]) -> None:

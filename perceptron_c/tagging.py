@@ -40,6 +40,7 @@ from ._tagtext import (
     pack_text,
     param_files,
     read_nltk_json,
+    sparse_pairs,
     unpack_text,
 )
 from ._validation import NotFittedError
@@ -92,6 +93,7 @@ class PerceptronTagger(GuardedModel):
         self.lang = lang
         self.structured = bool(structured)
         self._core: StructuredCore | None = None
+        self._dense_file = False
         self.tagdict: dict[str, str] = {}
         self._reset([], [])
         if load:
@@ -307,6 +309,7 @@ class PerceptronTagger(GuardedModel):
             self._train_structured(data, int(nr_iter), save_loc)
             return
         self._make_tagdict(data)
+        self._dense_file = False
         self._index = None
         names = tag_codes(self)
         epochs: CodedEpochs | StringEpochs = (
@@ -416,6 +419,8 @@ class PerceptronTagger(GuardedModel):
             arrays = {"steps": np.array([self._steps], dtype=np.int64),
                       "weights": self._weights[:n], "totals": self._totals[:n],
                       "stamps": self._stamps[:n], "live": self._live[:n]}
+            if not self._dense_file:  # a model read from a dense file writes it back as read
+                arrays = sparse_pairs(arrays)
             features = self._features
         words = list(self.tagdict)
         arrays["tagdict_tags"] = np.array([self._class_ids[self.tagdict[w]] for w in words],
@@ -428,7 +433,7 @@ class PerceptronTagger(GuardedModel):
     @classmethod
     def _from_state(cls, params: dict[str, Any], arrays: dict[str, np.ndarray]
                     ) -> PerceptronTagger:
-        from ._tagtext import check_state, check_text_state
+        from ._tagtext import check_state, check_text_state, dense_pairs
 
         lang, structured = params.get("lang"), params.get("structured", False)
         if not set(params) <= {"lang", "structured"} or not isinstance(lang, str) or \
@@ -442,6 +447,8 @@ class PerceptronTagger(GuardedModel):
             tagger._core = StructuredCore.from_state(arrays, text["features"], text["classes"])
             tagger._reset([], text["classes"])
         else:
+            tagger._dense_file = "pair_rows" not in arrays  # the layout before the pairs
+            arrays = dense_pairs(arrays, (len(text["features"]), len(text["classes"])))
             check_state(arrays, text)
             tagger._reset(text["features"], text["classes"])
             tagger._weights, tagger._totals = arrays["weights"], arrays["totals"]

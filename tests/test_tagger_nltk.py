@@ -156,10 +156,38 @@ def test_bad_model_files(pair, tmp_path):
         PerceptronTagger.load(tmp_path / "cut.npz")
     with np.load(path, allow_pickle=False) as archive:
         arrays = dict(archive)
-    arrays["state/stamps"] = arrays["state/stamps"] + 10**9  # beyond the steps
-    np.savez(tmp_path / "stamps.npz", **arrays)
-    with pytest.raises(FileFormatError, match="stamps"):
-        perceptron_c.load(tmp_path / "stamps.npz")
+    for name, value, match in (
+            ("pair_stamps", arrays["state/pair_stamps"] + 10**9, "stamps"),  # beyond the steps
+            ("pair_rows", arrays["state/pair_rows"] + 10**9, "pair_rows"),
+            ("pair_cols", np.zeros_like(arrays["state/pair_cols"]), "pair_rows and pair_cols"),
+            ("pair_totals", arrays["state/pair_totals"][:-1], "pair_totals")):
+        np.savez(tmp_path / "bad.npz", **{**arrays, f"state/{name}": value})
+        with pytest.raises(FileFormatError, match=match):
+            perceptron_c.load(tmp_path / "bad.npz")
+
+
+def test_files_hold_the_live_pairs_and_old_dense_files_load(pair, tmp_path, monkeypatch):
+    """The .npz holds the updated (feature, tag) pairs only, and a later train goes on from
+    a loaded model as from the one saved; files of the dense layout still load."""
+    from perceptron_c import tagging
+
+    _, ours = pair
+    sparse = ours.save(tmp_path / "sparse.npz")
+    monkeypatch.setattr(tagging, "sparse_pairs", lambda arrays: arrays)
+    dense = ours.save(tmp_path / "dense.npz")
+    monkeypatch.undo()
+    assert os.path.getsize(sparse) < os.path.getsize(dense)
+    more = tagged_sentences(8, 1_500)
+    for path in (sparse, dense):
+        again = PerceptronTagger.load(path)
+        for name in ("_weights", "_totals", "_stamps", "_live"):
+            assert np.array_equal(getattr(again, name), getattr(ours, name)), name
+        random.seed(6)
+        again.train(more, nr_iter=2)
+        random.seed(6)
+        fresh = PerceptronTagger.load(sparse)
+        fresh.train(more, nr_iter=2)
+        assert again.weights == fresh.weights
 
 
 def test_reads_the_json_files_nltk_writes(pair, tmp_path, monkeypatch):
