@@ -143,7 +143,7 @@ def dense_pairs(arrays: dict[str, np.ndarray], shape: tuple[int, int]
         raise ValueError("pair_rows and pair_cols repeat a pair")
     out = {k: v for k, v in arrays.items() if k not in _PAIRS}
     for name, dtype in zip(_DENSE, dtypes[2:]):
-        dense = np.zeros(shape, dtype=dtype)
+        dense: np.ndarray = np.zeros(shape, dtype=dtype)
         dense[rows, cols] = arrays["pair_" + name]
         out[name] = dense
     return out
