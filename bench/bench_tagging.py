@@ -367,7 +367,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{source}: {len(sentences):,} sentences; train {len(train):,} sentences "
           f"({n_train:,} tokens), test the last {len(test):,} ({sum(map(len, test)):,} "
           f"tokens); {args.epochs} epochs; perceptron_c {perceptron_c.__version__} "
-          f"(backend {perceptron_c.BACKEND}; the tagger's epochs in pure Python); Python "
+          f"(backend {perceptron_c.BACKEND}); load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} CPUs; Python "
           f"{platform.python_version()}", flush=True)
     gold = [[t for _, t in s] for s in test]
     results, skipped = {}, {}
