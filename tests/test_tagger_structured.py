@@ -32,7 +32,7 @@ def _state(tagger):
 
 
 def test_accuracy_at_least_greedys(structured):
-    """Measured: greedy 0.8924, structured 0.9099 on these 250 held-out sentences."""
+    """Measured: greedy 0.8924, structured 0.9061 on these 250 held-out sentences."""
     greedy = _trained(False).accuracy(TEST)
     ours = structured.accuracy(TEST)
     assert ours >= greedy - 0.005, (ours, greedy)
@@ -48,14 +48,14 @@ def test_tags_and_tag_sents(structured):
     assert {t for s in tagged for _, t in s} <= structured.classes
 
 
-def test_tag_dictionary_overrides_viterbi(structured):
+def test_the_tag_dictionary_is_not_used(structured):
     word = next(w for w in structured.tagdict)
-    other = next(c for c in sorted(structured.classes) if c != structured.tagdict[word])
-    structured.tagdict[word] = other
+    saved, before = structured.tagdict[word], structured.tag([word])
+    structured.tagdict[word] = next(c for c in sorted(structured.classes) if c != saved)
     try:
-        assert structured.tag([word])[0][1] == other
+        assert structured.tag([word]) == structured.tag([word], use_tagdict=False) == before
     finally:
-        del structured.tagdict[word]
+        structured.tagdict[word] = saved
 
 
 def test_both_backends_equal_bit_for_bit(model_backend, structured):
