@@ -1,5 +1,6 @@
 """Part-of-speech taggers on a real corpus, in one run and on one split (issue 22, part 5):
-ours greedy (`PerceptronTagger`), ours structured (`StructuredPerceptron`, Viterbi), NLTK's
+ours greedy (`PerceptronTagger`, compiled), ours structured (`PerceptronTagger(structured=True)`:
+TokenFeatures and `StructuredPerceptron`, Viterbi), NLTK's
 `PerceptronTagger` and python-crfsuite's averaged perceptron.
 
     python bench/bench_tagging.py                   # the nlp-id corpus, 5 epochs, ~10 min
@@ -19,9 +20,9 @@ Features. Greedy (ours and NLTK): NLTK's 14 features (10 of the token and its ne
 words, 4 of the previous two predicted tags) and its tag dictionary. Structured (ours and
 crfsuite): the 10 static ones of the same templates (``bias``, suffix, first letter, word,
 the words and suffixes of the neighbours, as NLTK normalizes them), one string each,
-interned here to the columns of a CSR matrix for ours (``fit_intercept=False``: ``bias`` is
-the intercept) and passed as attribute strings to crfsuite; both add first-order
-transitions (ours also start and end scores), neither has a tag dictionary.
+interned in C by the tagger for ours and passed as attribute strings to crfsuite; both add
+first-order transitions (ours also start and end scores); ours applies NLTK's tag dictionary
+after decoding, as the structured tagger does, crfsuite has none.
 
 Measures, per system, each in its own child process: accuracy on the test split; training
 tokens/s per epoch (training tokens x epochs / seconds of the training call); tagging
@@ -129,32 +130,6 @@ def static_features(words: list[str]) -> list[list[str]]:
     return [tagger._static_features(i, w, context) for i, w in enumerate(words)]
 
 
-class Vocabulary:
-    """Feature strings interned to columns while training; unknown ones dropped after."""
-
-    def __init__(self) -> None:
-        self.columns: dict[str, int] = {}
-
-    def csr(self, sentences: list[list[list[str]]], grow: bool):
-        import numpy as np
-        import scipy.sparse
-
-        columns, indices, indptr = self.columns, [], [0]
-        for features in sentences:
-            for token in features:
-                for key in token:
-                    col = columns.get(key)
-                    if col is None and grow:
-                        col = columns[key] = len(columns)
-                    if col is not None:
-                        indices.append(col)
-                indptr.append(len(indices))
-        data = np.ones(len(indices))
-        shape = (len(indptr) - 1, max(len(columns), 1))
-        return scipy.sparse.csr_matrix((data, np.array(indices, dtype=np.int64),
-                                        np.array(indptr, dtype=np.int64)), shape=shape)
-
-
 # --------------------------------------------------------------------------- the systems
 
 def _best_of(repeat: int, run) -> tuple[float, object]:
@@ -185,37 +160,27 @@ def run_greedy(cls: type, split: dict, args: argparse.Namespace, workdir: str) -
 
 
 def run_structured(split: dict, args: argparse.Namespace, workdir: str) -> dict:
-    """Our StructuredPerceptron on the static features interned to a CSR matrix."""
+    """Our ``PerceptronTagger(structured=True)``, as a user runs it: its training time includes
+    its C feature extraction (TokenFeatures' nltk preset); ``decode`` tags the test split's
+    features extracted beforehand."""
     import numpy as np
 
-    from perceptron_c.io import save_model
-    from perceptron_c.sequence import StructuredPerceptron
+    from perceptron_c.tagging import PerceptronTagger
 
+    random.seed(args.seed)
+    tagger = PerceptronTagger(load=False, structured=True)
     tic = time.perf_counter()
-    vocab = Vocabulary()
-    X = vocab.csr(split["train_features"], grow=True)
-    y = [t for s in split["train"] for _, t in s]
-    lengths = np.array([len(s) for s in split["train"]])
-    prep_s = time.perf_counter() - tic
-    model = StructuredPerceptron(max_iter=args.epochs, random_state=args.seed,
-                                 fit_intercept=False)
-    tic = time.perf_counter()
-    model.fit(X, y, lengths)
+    tagger.train(split["train"], nr_iter=args.epochs)
     train_s = time.perf_counter() - tic
-    test_lengths = np.array([len(s) for s in split["test_words"]])
-
-    def tag(features):
-        out = model.predict(vocab.csr(features, grow=False), test_lengths).tolist()
-        return [out[a:b] for a, b in zip(np.r_[0, np.cumsum(test_lengths)[:-1]],
-                                         np.cumsum(test_lengths))]
-
-    tag_s, predicted = _best_of(args.repeat, lambda: tag([static_features(w) for w in
-                                                          split["test_words"]]))
-    decode_s, _ = _best_of(args.repeat, lambda: tag(split["test_features"]))
-    path = save_model(model, os.path.join(workdir, "structured.npz"))
-    size = os.path.getsize(path) + len(json.dumps(list(vocab.columns)).encode("utf-8"))
-    return {"train_s": train_s, "prep_s": prep_s, "tag_s": tag_s, "decode_s": decode_s,
-            "predicted": predicted, "model_bytes": size, "epochs_run": int(model.n_iter_)}
+    tag_s, tagged = _best_of(args.repeat, lambda: tagger.tag_sents(split["test_words"]))
+    predicted = [[t for _, t in s] for s in tagged]
+    core = tagger._core
+    X, lengths = core.features.transform(split["test_words"], return_lengths=True)
+    decode_s, _ = _best_of(args.repeat, lambda: core.model.predict(X, lengths))
+    size = os.path.getsize(tagger.save(os.path.join(workdir, "structured.npz")))
+    return {"train_s": train_s, "prep_s": 0.0, "tag_s": tag_s, "decode_s": decode_s,
+            "predicted": predicted, "model_bytes": size,
+            "epochs_run": int(core.model.n_iter_), "n_tokens_decoded": int(np.sum(lengths))}
 
 
 def run_crfsuite(split: dict, args: argparse.Namespace, workdir: str) -> dict:
@@ -252,8 +217,7 @@ def child(args: argparse.Namespace) -> int:
         split = json.load(handle)
     split["train"] = [[tuple(p) for p in s] for s in split["train"]]
     split["test_words"] = [[w for w, _ in s] for s in split["test"]]
-    structured = args.child in ("ours_structured", "crfsuite")
-    if structured:  # data, not training: built before the baseline, as both systems get it
+    if args.child == "crfsuite":  # its attribute strings: data, built before the baseline
         split["train_features"] = [static_features([w for w, _ in s]) for s in split["train"]]
         split["test_features"] = [static_features(w) for w in split["test_words"]]
     # every library is imported before the baseline: the peak above it is the system's work
@@ -285,8 +249,8 @@ def _available(system: str) -> str | None:
     """Why ``system`` cannot run here, or None."""
     import importlib.util
 
-    module, package = {"nltk": ("nltk", "nltk"), "crfsuite": ("pycrfsuite", "python-crfsuite"),
-                       "ours_structured": ("scipy", "scipy")}.get(system, (None, None))
+    module, package = {"nltk": ("nltk", "nltk"), "crfsuite": ("pycrfsuite", "python-crfsuite")
+                       }.get(system, (None, None))
     if module and importlib.util.find_spec(module) is None:
         return f"{module} is not installed (pip install {package})"
     return None
@@ -403,7 +367,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{source}: {len(sentences):,} sentences; train {len(train):,} sentences "
           f"({n_train:,} tokens), test the last {len(test):,} ({sum(map(len, test)):,} "
           f"tokens); {args.epochs} epochs; perceptron_c {perceptron_c.__version__} "
-          f"(backend {perceptron_c.BACKEND}; the tagger's epochs in pure Python); Python "
+          f"(backend {perceptron_c.BACKEND}); load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} CPUs; Python "
           f"{platform.python_version()}", flush=True)
     gold = [[t for _, t in s] for s in test]
     results, skipped = {}, {}

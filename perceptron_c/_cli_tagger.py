@@ -82,7 +82,7 @@ def train_tagger(args: argparse.Namespace, save: Any) -> str:
     params = _tagger_params(args)
     nr_iter = DEFAULT_NR_ITER if args.epochs is None else args.epochs
     sentences = load_tagged(args.data, args.format or "auto")
-    tagger = PerceptronTagger(load=False, **params)
+    tagger = PerceptronTagger(load=False, structured=args.structured, **params)
     logger = logging.getLogger("perceptron_c.tagging")
     handler, level, propagate = _EpochLines(), logger.level, logger.propagate
     state = random.getstate()
@@ -101,8 +101,10 @@ def train_tagger(args: argparse.Namespace, save: Any) -> str:
     path = save(tagger, args.output)
     n_tokens = sum(len(s) for s in sentences)
     accuracy = tagger.accuracy(sentences)
-    return (f"trained PerceptronTagger on {len(sentences)} sentences, {n_tokens} tokens, "
-            f"{len(tagger.classes)} tags, {len(tagger._features)} features: epochs={nr_iter} "
+    kind = "structured " if args.structured else ""
+    n_features = len(tagger._core.feature_keys()) if tagger._core else len(tagger._features)
+    return (f"trained {kind}PerceptronTagger on {len(sentences)} sentences, {n_tokens} "
+            f"tokens, {len(tagger.classes)} tags, {n_features} features: epochs={nr_iter} "
             f"train_accuracy={accuracy:.4f} -> {path}")
 
 

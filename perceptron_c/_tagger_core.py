@@ -15,6 +15,7 @@ trains and the tagger tags token by token, as before.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import chain, repeat
 from typing import Any, TypeVar
 
 import numpy as np
@@ -27,6 +28,7 @@ EMPTY = np.uint64((1 << 64) - 1)
 MIN_ROWS = 1024  # first capacity of the weights and of the hash table (tests shrink them)
 MIN_KEYS = 1024
 _START = ("-START-", "-START2-", "-END-", "-END2-")
+NLTK_SPEC = (1, 0, 0, 0, 0, 0, 0, 0, 0)  # _features: NLTK's 10 static keys
 T = TypeVar("T")
 
 
@@ -113,20 +115,13 @@ def _offsets(lengths: list[int]) -> np.ndarray:
     return offsets
 
 
-def _neighbours(nid: np.ndarray, offsets: np.ndarray) -> list[np.ndarray]:
-    """The normalized word ids at i-2, i-1, i+1, i+2 of every token (START/END at the ends)."""
-    n = nid.shape[0]
-    lengths = np.diff(offsets)
-    pos = np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
-    length = np.repeat(lengths, lengths)
-    out = []
-    for k in (-2, -1, 1, 2):
-        at = pos + k
-        inside = (at >= 0) & (at < length)
-        src = np.clip(np.arange(n) + k, 0, max(n - 1, 0))
-        edge = np.where(at < 0, at + 2, 2 + at - length)  # 0/1 START, 2/3 END
-        out.append(np.where(inside, nid[src] if n else nid, edge))
-    return out
+def dict_codes(tagdict: dict[str, str], code: dict[str, int], sentences: list[list[str]],
+               n: int) -> np.ndarray:
+    """The tag dictionary's code of every token of ``sentences`` (``n`` in all), or -1 (not in
+    it, or NLTK's "" entry, which is no entry)."""
+    by_word = {w: code[t] for w, t in tagdict.items() if t}
+    return np.fromiter(map(by_word.get, chain.from_iterable(sentences), repeat(-1)),
+                       dtype=np.int64, count=n)
 
 
 class CodedEpochs:
@@ -136,44 +131,33 @@ class CodedEpochs:
     def __init__(self, tagger: PerceptronTagger, data: list, names: list[str]) -> None:
         self.tagger, self.names = tagger, names
         self.order = list(range(len(data)))
-        self.strings: list[str] = []
-        vocab: dict[str, int] = {}
-
-        def intern(key: str) -> int:
-            vid = vocab.get(key)
-            if vid is None:
-                vid = vocab[key] = len(self.strings)
-                self.strings.append(key)
-            return vid
-
-        words = _Words(tagger.normalize, intern)
-        bias = intern("bias")
-        wid = words.encode([w for w, _ in data])
-        self.offsets = _offsets([len(w) for w, _ in data])
-        raw = np.array(words.raw, dtype=np.int64).reshape(-1, 3)
-        norm = np.array(words.norm, dtype=np.int64).reshape(-1, 7)
-        nid = raw[wid, 2]
-        m2, m1, p1, p2 = _neighbours(nid, self.offsets)
-        self.static = np.ascontiguousarray(np.stack(
-            [np.full_like(nid, bias), raw[wid, 0], raw[wid, 1], norm[nid, 0], norm[m1, 1],
-             norm[m1, 2], norm[m2, 3], norm[p1, 4], norm[p1, 5], norm[p2, 6]], axis=1))
+        words = [w for w, _ in data]
+        n = sum(map(len, words))
+        # the 10 static keys of every token, interned in C: the `TokenFeatures` "nltk" preset
+        features = _backend.features()
+        vocab = features.Vocabulary()
+        _, indices, _, lengths = features.extract_features(words, NLTK_SPEC, vocab, True, 0)
+        if indices.shape[0] != 10 * n:
+            raise AssertionError("the nltk preset must give 10 keys per token")
+        self.static = indices.reshape(n, 10)
+        self.strings = vocab.keys()
+        self.offsets = _offsets(lengths)
         rows = tagger._rows
         self.row_of = np.array([rows.get(s, -1) for s in self.strings], dtype=np.int64)
         code = {t: k for k, t in enumerate(names)}
-        self.gold = np.array([code[t] for _, tags in data for t in tags], dtype=np.int64)
-        td = tagger.tagdict
-        self.dict_guess = np.array([code[g] if (g := td.get(w)) else -1
-                                    for words_, _ in data for w in words_], dtype=np.int64)
+        self.gold = np.fromiter(map(code.__getitem__, chain.from_iterable(t for _, t in data)),
+                                dtype=np.int64, count=n)
+        self.dict_guess = dict_codes(tagger.tagdict, code, words, n)
         self.guesses = np.zeros_like(self.gold)
         self.row_key = np.zeros(tagger._weights.shape[0], dtype=np.int64)
         self._hash_existing(vocab, code)
 
-    def _hash_existing(self, vocab: dict[str, int], code: dict[str, int]) -> None:
+    def _hash_existing(self, vocab: Any, code: dict[str, int]) -> None:
         """The hash table of the dynamic features the model already has."""
         keys, vals = [], []
         key = _backend.tagging().dynamic_key
         for row, f in enumerate(self.tagger._features):
-            k = _parse_dynamic(f, code, lambda w: vocab.get("i word " + w, -1), key)
+            k = _parse_dynamic(f, code, lambda w: vocab.get("i word " + w), key)
             if k >= 0:
                 keys.append(k)
                 vals.append(row)

@@ -8,6 +8,8 @@ import math
 import os
 import sys
 from collections.abc import Iterable
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -15,9 +17,11 @@ import numpy as np
 from .io import FileFormatError, check_regular_file, reject_constant
 
 __all__ = ["check_sentences", "check_tokens", "pack_text", "unpack_text", "check_state",
-           "param_files", "read_nltk_json", "nltk_data_dirs"]
+           "check_text_state", "sparse_pairs", "dense_pairs", "param_files", "read_nltk_json",
+           "nltk_data_dirs"]
 
-Sentence = tuple[tuple[str, ...], tuple[str, ...]]
+Sentence = tuple[list[str], list[str]]
+_WORD, _TAG = itemgetter(0), itemgetter(1)
 
 
 def _iterable(value: Any, name: str, what: str) -> list:
@@ -26,8 +30,15 @@ def _iterable(value: Any, name: str, what: str) -> list:
     return list(value)
 
 
+def _all_str(values: Any) -> bool:
+    """Every value an exact str (a C-speed pass; subclasses take the slow path)."""
+    return not values or set(map(type, values)) == {str}
+
+
 def check_tokens(tokens: Any, name: str) -> list[str]:
     """``tokens`` as a list of str; TypeError naming the first one that is not."""
+    if type(tokens) is list and _all_str(tokens):
+        return tokens
     tokens = _iterable(tokens, name, "a list of str tokens (a sentence split into words)")
     for i, token in enumerate(tokens):
         if not isinstance(token, str):
@@ -36,20 +47,31 @@ def check_tokens(tokens: Any, name: str) -> list[str]:
 
 
 def check_sentences(sentences: Any, name: str) -> list[Sentence]:
-    """``sentences`` (lists of (word, tag) pairs of str) as (words, tags) tuples; TypeError
-    or ValueError naming the first bad sentence or pair."""
-    out = []
-    for s, sentence in enumerate(_iterable(sentences, name, "a list of sentences")):
-        pairs = _iterable(sentence, f"{name}[{s}]", "a list of (word, tag) pairs")
-        for t, pair in enumerate(pairs):
-            where = f"{name}[{s}][{t}]"
-            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-                raise ValueError(f"{where} must be a (word, tag) pair, got {pair!r:.60}")
-            if not isinstance(pair[0], str) or not isinstance(pair[1], str):
-                raise TypeError(f"{where} must hold a str word and a str tag, got "
-                                f"({type(pair[0]).__name__}, {type(pair[1]).__name__})")
-        out.append((tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)))
-    return out
+    """``sentences`` (lists of (word, tag) pairs of str) as (words, tags) lists; TypeError
+    or ValueError naming the first bad sentence or pair. Type checks only, as C-speed passes
+    (``map``, ``set``) over all the pairs; anything odd goes the slow way, which names it."""
+    sents = _iterable(sentences, name, "a list of sentences")
+    flat = chain.from_iterable
+    if set(map(type, sents)) <= {list, tuple} and set(map(type, flat(sents))) <= {tuple, list} \
+            and set(map(len, flat(sents))) <= {2}:
+        out = [(list(map(_WORD, s)), list(map(_TAG, s))) for s in sents]
+        if set(map(type, flat(w for w, _ in out))) | set(map(type, flat(t for _, t in out))) \
+                <= {str}:
+            return out
+    return [_check_pairs(sentence, f"{name}[{s}]") for s, sentence in enumerate(sents)]
+
+
+def _check_pairs(sentence: Any, name: str) -> Sentence:
+    """The slow path of `check_sentences`: pair by pair, naming the first bad one."""
+    pairs = _iterable(sentence, name, "a list of (word, tag) pairs")
+    for t, pair in enumerate(pairs):
+        where = f"{name}[{t}]"
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise ValueError(f"{where} must be a (word, tag) pair, got {pair!r:.60}")
+        if not isinstance(pair[0], str) or not isinstance(pair[1], str):
+            raise TypeError(f"{where} must hold a str word and a str tag, got "
+                            f"({type(pair[0]).__name__}, {type(pair[1]).__name__})")
+    return [p[0] for p in pairs], [p[1] for p in pairs]
 
 
 # ---------------------------------------------------------------- text in the .npz file
@@ -84,6 +106,49 @@ _STATE = {"steps", "weights", "totals", "stamps", "live", "tagdict_tags"} | {
     f"{n}{s}" for n in ("features", "classes", "tagdict_words") for s in ("", "_lengths")}
 
 
+_PAIRS = ("pair_rows", "pair_cols", "pair_weights", "pair_totals", "pair_stamps", "pair_live")
+_DENSE = ("weights", "totals", "stamps", "live")
+
+
+def sparse_pairs(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The dense (features x classes) state as the pairs that hold anything: rows, columns,
+    and the weight, total, stamp and live flag of each. Every other pair is all zeros. (A
+    pair NLTK's averaging dropped, its average rounding to 0, is not live but keeps its
+    total and stamp: a later ``train`` goes on from them, as NLTK's does.)"""
+    w, totals, stamps, live = (arrays[name] for name in _DENSE)
+    rows, cols = np.nonzero(live | (totals != 0) | (stamps != 0))
+    out = {k: v for k, v in arrays.items() if k not in _DENSE}
+    out.update(pair_rows=rows.astype(np.int64), pair_cols=cols.astype(np.int64),
+               pair_weights=w[rows, cols], pair_totals=totals[rows, cols],
+               pair_stamps=stamps[rows, cols], pair_live=live[rows, cols])
+    return out
+
+
+def dense_pairs(arrays: dict[str, np.ndarray], shape: tuple[int, int]
+                ) -> dict[str, np.ndarray]:
+    """The inverse of `sparse_pairs` (a file of the dense layout, older, passes through);
+    ValueError if the pairs are not distinct and in range."""
+    if "pair_rows" not in arrays:
+        return arrays
+    rows, cols = arrays["pair_rows"], arrays["pair_cols"]
+    n = rows.shape[0]
+    dtypes = (np.int64, np.int64, np.float64, np.float64, np.int64, np.bool_)
+    for name, dtype in zip(_PAIRS, dtypes):
+        if name not in arrays or arrays[name].dtype != dtype or arrays[name].shape != (n,):
+            raise ValueError(f"{name} must be {np.dtype(dtype)} of shape ({n},)")
+    if n and (rows.min() < 0 or rows.max() >= shape[0] or cols.min() < 0 or
+              cols.max() >= shape[1]):
+        raise ValueError(f"pair_rows and pair_cols must lie inside {shape}")
+    if np.unique(rows * shape[1] + cols).shape[0] != n:
+        raise ValueError("pair_rows and pair_cols repeat a pair")
+    out = {k: v for k, v in arrays.items() if k not in _PAIRS}
+    for name, dtype in zip(_DENSE, dtypes[2:]):
+        dense: np.ndarray = np.zeros(shape, dtype=dtype)
+        dense[rows, cols] = arrays["pair_" + name]
+        out[name] = dense
+    return out
+
+
 def check_state(arrays: dict[str, np.ndarray], text: dict[str, list[str]]) -> None:
     """The tagger's saved state is one a training could have left; ValueError if not."""
     if set(arrays) != _STATE:
@@ -104,6 +169,13 @@ def check_state(arrays: dict[str, np.ndarray], text: dict[str, list[str]]) -> No
         raise ValueError("stamps must lie in [0, steps]")
     if (arrays["weights"][~arrays["live"]] != 0).any():
         raise ValueError("a weight outside the live pairs is not zero")
+    check_text_state(arrays, text)
+
+
+def check_text_state(arrays: dict[str, np.ndarray], text: dict[str, list[str]]) -> None:
+    """The features, classes and tag dictionary of a saved tagger (greedy or structured) are
+    ones a training could have left; ValueError if not."""
+    features, classes = text["features"], text["classes"]
     if len(set(features)) != len(features) or len(set(text["tagdict_words"])) != \
             len(text["tagdict_words"]):
         raise ValueError("features and tag dictionary words must be unique")

@@ -117,6 +117,9 @@ def _add_train(commands: Any) -> None:
                        help="maximum epochs (max_iter; the estimator's default otherwise; "
                             "the tagger's nr_iter, 5 by default)")
     train.add_argument("--no-intercept", action="store_true", help="learn no bias term")
+    train.add_argument("--structured", action="store_true",
+                       help="--estimator tagger: Viterbi over NLTK's static features (a "
+                            "StructuredPerceptron) instead of NLTK's greedy tagger")
     train.add_argument("--seed", type=int, default=0,
                        help="shuffling seed (0); the tagger seeds Python's random with it, "
                             "as NLTK's train shuffles with random")
@@ -241,8 +244,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if args.estimator == "tagger":
         print(train_tagger(args, save_model))
         return EXIT_OK
-    if args.format is not None:
-        raise _CommandError(f"--format does not apply to --estimator {args.estimator}")
+    for flag in ("format", "structured"):
+        if getattr(args, flag) not in (None, False):
+            raise _CommandError(f"--{flag} does not apply to --estimator {args.estimator}")
     cls, params = _train_params(args)
     model = cls(**params)
     X, y = _load_data(args.data)

@@ -20,8 +20,9 @@ import logging
 import os
 import random
 import warnings
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable
+from itertools import chain
 from types import SimpleNamespace
 from typing import IO, Any
 
@@ -31,6 +32,7 @@ from . import _backend
 from ._guard import GuardedModel, _mark, _reader, _writer
 from ._tagger_core import CodedEpochs, StringEpochs, TagIndex, reserve, tag_codes
 from ._tagger_core import ordered as _ordered
+from ._tagger_structured import StructuredCore
 from ._tagtext import (
     check_sentences,
     check_tokens,
@@ -38,12 +40,14 @@ from ._tagtext import (
     pack_text,
     param_files,
     read_nltk_json,
+    sparse_pairs,
     unpack_text,
 )
 from ._validation import NotFittedError
 from .io import FileFormatError, replace_file, save_model
+from .token_features import TokenFeatures  # re-exported: the issue's name for it
 
-__all__ = ["PerceptronTagger"]
+__all__ = ["PerceptronTagger", "TokenFeatures"]
 
 _logger = logging.getLogger(__name__)
 FREQ_THRESH, AMBIGUITY_THRESH = 20, 0.97  # NLTK's _make_tagdict, lines 625-626
@@ -66,14 +70,30 @@ class PerceptronTagger(GuardedModel):
         The language code in the names of NLTK's model files.
     loc : str or path, optional
         The folder of an NLTK JSON model.
+    structured : bool, default=False
+        Our addition (keyword, after NLTK's three): ``train`` fits a first-order
+        `perceptron_c.sequence.StructuredPerceptron` (averaged, Viterbi decoding) on NLTK's
+        10 static features instead of the greedy tagger; see docs/tagging.md for what this
+        changes. A structured tagger is trained, or read by `load`; ``load=True`` is an
+        error (NLTK's files hold greedy models).
     """
 
     START = ["-START-", "-START2-"]
     END = ["-END-", "-END2-"]
     TAGGER_NAME = "averaged_perceptron_tagger"
 
-    def __init__(self, load: bool = True, lang: str = "eng", loc: Any = None) -> None:
+    def __init__(self, load: bool = True, lang: str = "eng", loc: Any = None, *,
+                 structured: bool = False) -> None:
+        if not isinstance(structured, (bool, np.bool_)):
+            raise TypeError(f"structured must be a bool, got {structured!r}")
+        if structured and load:
+            raise ValueError("PerceptronTagger(structured=True) cannot load NLTK's model (a "
+                             "greedy one): pass load=False and train, or use "
+                             "PerceptronTagger.load(path.npz)")
         self.lang = lang
+        self.structured = bool(structured)
+        self._core: StructuredCore | None = None
+        self._dense_file = False
         self.tagdict: dict[str, str] = {}
         self._reset([], [])
         if load:
@@ -101,6 +121,7 @@ class PerceptronTagger(GuardedModel):
     @property
     def weights(self) -> dict[str, dict[str, float]]:
         """NLTK's ``model.weights``: feature -> {tag: weight} for every pair NLTK holds."""
+        self._refuse_structured("weights")
         n = len(self._features)
         out: dict[str, dict[str, float]] = {f: {} for f in self._features}
         rows, cols = np.nonzero(self._live[:n])
@@ -163,6 +184,11 @@ class PerceptronTagger(GuardedModel):
         of the scores, computed stably: NLTK's ``np.exp`` of the raw scores overflows past
         709). ``use_tagdict=False`` predicts every word."""
         tokens = check_tokens(tokens, "tokens")
+        if self.structured:
+            if return_conf:
+                raise ValueError("return_conf: a structured tagger decodes whole sentences "
+                                 "(Viterbi) and has no per-token confidence")
+            return self._tag_structured([tokens])[0]
         if not return_conf:
             fast = self._tag_fast([tokens], use_tagdict)
             if fast is not None:
@@ -201,8 +227,24 @@ class PerceptronTagger(GuardedModel):
         """``[self.tag(sentence) for sentence in sentences]`` (``nltk/tag/api.py``), tagged in
         one call of the compiled loop."""
         checked = [check_tokens(s, f"sentences[{k}]") for k, s in enumerate(sentences)]
+        if self.structured:
+            return self._tag_structured(checked)
         fast = self._tag_fast(checked, True)
         return fast if fast is not None else [self.tag(sentence) for sentence in checked]
+
+    def _tag_structured(self, sentences: list[list[str]]) -> list[list[tuple]]:
+        """Viterbi's tags; the tag dictionary is not used (measured: overriding the decoded
+        tags with it lost 0.09 pt on nlp-id, see docs/tagging.md)."""
+        if self._core is None:
+            raise NotFittedError("PerceptronTagger: no model yet; call train(sentences) or "
+                                 "load one (PerceptronTagger.load)")
+        tagged = self._core.tag(sentences)
+        return [list(zip(words, tags)) for words, tags in zip(sentences, tagged)]
+
+    def _refuse_structured(self, what: str) -> None:
+        if self.structured:
+            raise ValueError(f"{what}: a structured tagger has no NLTK form (NLTK's tagger is "
+                             "greedy); save it with save(path.npz)")
 
     def _tag_fast(self, sentences: list[list[str]], use_tagdict: bool
                   ) -> list[list[tuple]] | None:
@@ -260,7 +302,11 @@ class PerceptronTagger(GuardedModel):
         data = check_sentences(sentences, "sentences")
         if not any(words for words, _ in data):
             raise ValueError("sentences holds no tokens: nothing to train on")
+        if self.structured:
+            self._train_structured(data, int(nr_iter), save_loc)
+            return
         self._make_tagdict(data)
+        self._dense_file = False
         self._index = None
         names = tag_codes(self)
         epochs: CodedEpochs | StringEpochs = (
@@ -276,14 +322,33 @@ class PerceptronTagger(GuardedModel):
         if save_loc is not None:
             self.to_nltk_json(save_loc, lang=self.lang)
 
-    def _make_tagdict(self, data: list[tuple[tuple[str, ...], tuple[str, ...]]]) -> None:
+    def _train_structured(self, data: list, nr_iter: int, save_loc: Any) -> None:
+        """A new model on ``data`` (a second call starts over: the features change), shuffled
+        from a seed drawn from Python's ``random``, so ``random.seed`` fixes it."""
+        if nr_iter < 1:
+            raise ValueError(f"nr_iter must be >= 1 for a structured tagger, got {nr_iter}")
+        if save_loc is not None:
+            self._refuse_structured("save_loc")
+        self.tagdict = {}
+        self._reset([], [])
+        self._make_tagdict(data)
+        seed = random.getrandbits(32)
+        self._core = StructuredCore.train(data, list(self._classes), nr_iter, seed)
+
+    def _make_tagdict(self, data: list[tuple[list[str], list[str]]]) -> None:
         """NLTK's ``_make_tagdict`` (lines 614-633): the classes, and the words seen at least
-        20 times with one tag at least 97% of the time."""
-        counts: defaultdict[str, defaultdict[str, int]] = defaultdict(lambda: defaultdict(int))
-        for words, tags in data:
-            for word, tag in zip(words, tags):
-                counts[word][tag] += 1
-        self._add_classes({tag for _, tags in data for tag in tags})
+        20 times with one tag at least 97% of the time. The (word, tag) pairs are counted by
+        `Counter` in C; grouped in order of first sight, as NLTK's dicts are, so ties of
+        ``max`` and the dictionary's order are NLTK's."""
+        pairs = Counter(zip(chain.from_iterable(w for w, _ in data),
+                            chain.from_iterable(t for _, t in data)))
+        counts: dict[str, dict[str, int]] = {}
+        for (word, tag), n in pairs.items():
+            per = counts.get(word)
+            if per is None:
+                per = counts[word] = {}
+            per[tag] = n
+        self._add_classes({tag for word, tag in pairs})
         for word, tag_freqs in counts.items():
             tag, mode = max(tag_freqs.items(), key=lambda item: item[1])
             n = sum(tag_freqs.values())
@@ -320,13 +385,14 @@ class PerceptronTagger(GuardedModel):
 
     # ---- model files
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor's model parameter (``lang``), for the model file."""
-        return {"lang": self.lang}
+        """The constructor's model parameters (``lang``, ``structured``), for the model
+        file."""
+        return {"lang": self.lang, "structured": self.structured}
 
     def save(self, path: Any) -> str:
         """Write the model to a versioned ``.npz`` (no pickle); read it back with `load` or
         `perceptron_c.load`. Returns the path written (``.npz`` appended if missing)."""
-        if not self._classes:
+        if not self._classes or (self.structured and self._core is None):
             raise NotFittedError("PerceptronTagger.save: no model yet; call train first")
         return save_model(self, path)
 
@@ -342,14 +408,21 @@ class PerceptronTagger(GuardedModel):
         return model
 
     def _state_arrays(self) -> dict[str, np.ndarray]:
-        n = len(self._features)
+        if self._core is not None:
+            arrays = self._core.state_arrays()
+            features = self._core.feature_keys()
+        else:
+            n = len(self._features)
+            arrays = {"steps": np.array([self._steps], dtype=np.int64),
+                      "weights": self._weights[:n], "totals": self._totals[:n],
+                      "stamps": self._stamps[:n], "live": self._live[:n]}
+            if not self._dense_file:  # a model read from a dense file writes it back as read
+                arrays = sparse_pairs(arrays)
+            features = self._features
         words = list(self.tagdict)
-        arrays = {"steps": np.array([self._steps], dtype=np.int64),
-                  "weights": self._weights[:n], "totals": self._totals[:n],
-                  "stamps": self._stamps[:n], "live": self._live[:n],
-                  "tagdict_tags": np.array([self._class_ids[self.tagdict[w]] for w in words],
-                                           dtype=np.int64)}
-        for name, strings in (("features", self._features), ("classes", self._classes),
+        arrays["tagdict_tags"] = np.array([self._class_ids[self.tagdict[w]] for w in words],
+                                          dtype=np.int64)
+        for name, strings in (("features", features), ("classes", self._classes),
                               ("tagdict_words", words)):
             arrays[name], arrays[name + "_lengths"] = pack_text(strings)
         return arrays
@@ -357,19 +430,27 @@ class PerceptronTagger(GuardedModel):
     @classmethod
     def _from_state(cls, params: dict[str, Any], arrays: dict[str, np.ndarray]
                     ) -> PerceptronTagger:
-        from ._tagtext import check_state
+        from ._tagtext import check_state, check_text_state, dense_pairs
 
-        lang = params.get("lang")
-        if set(params) != {"lang"} or not isinstance(lang, str):
-            raise ValueError("the parameters must be {'lang': str}")
+        lang, structured = params.get("lang"), params.get("structured", False)
+        if not set(params) <= {"lang", "structured"} or not isinstance(lang, str) or \
+                not isinstance(structured, bool):
+            raise ValueError("the parameters must be {'lang': str, 'structured': bool}")
         text = {name: unpack_text(arrays, name) for name in ("features", "classes",
                                                              "tagdict_words")}
-        check_state(arrays, text)
-        tagger = cls(load=False, lang=lang)
-        tagger._reset(text["features"], text["classes"])
-        tagger._weights, tagger._totals = arrays["weights"], arrays["totals"]
-        tagger._stamps, tagger._live = arrays["stamps"], arrays["live"]
-        tagger._steps = int(arrays["steps"][0])
+        tagger = cls(load=False, lang=lang, structured=structured)
+        if structured:
+            check_text_state(arrays, text)
+            tagger._core = StructuredCore.from_state(arrays, text["features"], text["classes"])
+            tagger._reset([], text["classes"])
+        else:
+            tagger._dense_file = "pair_rows" not in arrays  # the layout before the pairs
+            arrays = dense_pairs(arrays, (len(text["features"]), len(text["classes"])))
+            check_state(arrays, text)
+            tagger._reset(text["features"], text["classes"])
+            tagger._weights, tagger._totals = arrays["weights"], arrays["totals"]
+            tagger._stamps, tagger._live = arrays["stamps"], arrays["live"]
+            tagger._steps = int(arrays["steps"][0])
         tagger.tagdict = {w: text["classes"][k] for w, k in
                           zip(text["tagdict_words"], arrays["tagdict_tags"].tolist())}
         return tagger
@@ -403,6 +484,7 @@ class PerceptronTagger(GuardedModel):
     def to_nltk_json(self, loc: Any, lang: str | None = None) -> list[str]:
         """Write the three JSON files NLTK's ``load_from_json`` reads into the folder ``loc``
         (created if missing), each whole or not at all; return their paths."""
+        self._refuse_structured("to_nltk_json")
         loc = os.fspath(loc)
         names = param_files(self.TAGGER_NAME, self.lang if lang is None else lang)
         os.makedirs(loc, exist_ok=True)

@@ -195,3 +195,17 @@ def test_a_failed_write_leaves_the_output_as_it_was(corpus, capsys, monkeypatch)
     assert out_path.read_text() == "old\n"
     assert [p.name for p in tmp.iterdir() if p.name.startswith("out")] == ["out.txt"]
     assert [p.name for p in tmp.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_train_structured(corpus, capsys):
+    tmp, _, test = corpus
+    model = tmp / "s.npz"
+    assert cli.main(["train", str(tmp / "train.txt"), "--estimator", "tagger", "--structured",
+                     "-o", str(model)]) == 0
+    assert capsys.readouterr().out.startswith("trained structured PerceptronTagger on 300 ")
+    tagger = PerceptronTagger.load(model)
+    assert tagger.structured
+    tagged = tagger.tag_sents([[w for w, _ in s] for s in test])
+    assert _accuracy(tagged, test) > 0.8
+    assert cli.main(["train", str(tmp / "train.txt"), "--structured", "-o", str(model)]) == 2
+    _one_line_error(capsys, "--structured does not apply")

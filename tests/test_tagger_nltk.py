@@ -156,10 +156,38 @@ def test_bad_model_files(pair, tmp_path):
         PerceptronTagger.load(tmp_path / "cut.npz")
     with np.load(path, allow_pickle=False) as archive:
         arrays = dict(archive)
-    arrays["state/stamps"] = arrays["state/stamps"] + 10**9  # beyond the steps
-    np.savez(tmp_path / "stamps.npz", **arrays)
-    with pytest.raises(FileFormatError, match="stamps"):
-        perceptron_c.load(tmp_path / "stamps.npz")
+    for name, value, match in (
+            ("pair_stamps", arrays["state/pair_stamps"] + 10**9, "stamps"),  # beyond the steps
+            ("pair_rows", arrays["state/pair_rows"] + 10**9, "pair_rows"),
+            ("pair_cols", np.zeros_like(arrays["state/pair_cols"]), "pair_rows and pair_cols"),
+            ("pair_totals", arrays["state/pair_totals"][:-1], "pair_totals")):
+        np.savez(tmp_path / "bad.npz", **{**arrays, f"state/{name}": value})
+        with pytest.raises(FileFormatError, match=match):
+            perceptron_c.load(tmp_path / "bad.npz")
+
+
+def test_files_hold_the_live_pairs_and_old_dense_files_load(pair, tmp_path, monkeypatch):
+    """The .npz holds the updated (feature, tag) pairs only, and a later train goes on from
+    a loaded model as from the one saved; files of the dense layout still load."""
+    from perceptron_c import tagging
+
+    _, ours = pair
+    sparse = ours.save(tmp_path / "sparse.npz")
+    monkeypatch.setattr(tagging, "sparse_pairs", lambda arrays: arrays)
+    dense = ours.save(tmp_path / "dense.npz")
+    monkeypatch.undo()
+    assert os.path.getsize(sparse) < os.path.getsize(dense)
+    more = tagged_sentences(8, 1_500)
+    for path in (sparse, dense):
+        again = PerceptronTagger.load(path)
+        for name in ("_weights", "_totals", "_stamps", "_live"):
+            assert np.array_equal(getattr(again, name), getattr(ours, name)), name
+        random.seed(6)
+        again.train(more, nr_iter=2)
+        random.seed(6)
+        fresh = PerceptronTagger.load(sparse)
+        fresh.train(more, nr_iter=2)
+        assert again.weights == fresh.weights
 
 
 def test_reads_the_json_files_nltk_writes(pair, tmp_path, monkeypatch):
@@ -213,10 +241,17 @@ def test_load_true_without_a_model_says_what_to_do(tmp_path, monkeypatch):
     (lambda t: t.train([[("a", "DT", "x")]]), ValueError, r"sentences\[0\]\[0\]"),
     (lambda t: t.train([["a", "b"]]), ValueError, r"sentences\[0\]\[0\]"),
     (lambda t: t.train([[("a", 1)]]), TypeError, r"sentences\[0\]\[0\]"),
+    (lambda t: t.train([[("a", "DT")], [("b", "NN"), ("c", "NN", "x")]]), ValueError,
+     r"sentences\[1\]\[1\]"),
+    (lambda t: t.train([[("a", "DT")], [("b", None)]]), TypeError, r"sentences\[1\]\[0\]"),
+    (lambda t: t.train([[("a", "DT")], "bc"]), TypeError, r"sentences\[1\]"),
+    (lambda t: t.train([[("a", "DT")], [["bc", "NN"], "cd"]]), ValueError,
+     r"sentences\[1\]\[1\]"),
     (lambda t: t.train([[("a", "DT")]], nr_iter=-1), ValueError, "nr_iter"),
     (lambda t: t.train([[("a", "DT")]], nr_iter=2.0), ValueError, "nr_iter"),
     (lambda t: t.tag("the cat"), TypeError, "tokens"),
     (lambda t: t.tag(["the", 3]), TypeError, r"tokens\[1\]"),
+    (lambda t: t.tag_sents([["a"], ["b", 2]]), TypeError, r"sentences\[1\]\[1\]"),
     (lambda t: t.tag(["the"]), NotFittedError, "train"),
     (lambda t: t.save("x.npz"), NotFittedError, "train"),
     (lambda t: t.accuracy([]), ValueError, "gold"),
@@ -225,6 +260,21 @@ def test_bad_input(call, error, match, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(error, match=match):
         call(PerceptronTagger(load=False))
+
+
+class _Str(str):
+    pass
+
+
+def test_any_sequence_of_pairs_trains_the_same_model(pair, model_backend):
+    """The one-pass gate's slow path (tuples, lists, generators, str subclasses) gives the
+    model the fast path gives."""
+    odd = [tuple([_Str(w), t] if k % 2 else (w, t) for k, (w, t) in enumerate(s))
+           for s in TRAIN]
+    random.seed(3)
+    ours = PerceptronTagger(load=False)
+    ours.train((iter(s) if k % 3 else s for k, s in enumerate(odd)), nr_iter=5)
+    assert ours.weights == pair[1].weights and ours.tagdict == pair[1].tagdict
 
 
 def test_training_from_another_thread_is_refused(pair):

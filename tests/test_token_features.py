@@ -226,3 +226,10 @@ def test_in_a_scikit_learn_pipeline(corpus):
     assert pipe.fit(X, y).score(X, y) > 0.9
     assert repr(clone(TokenFeatures(window=2))) == "TokenFeatures(window=2)"
     assert sklearn.__version__
+
+
+def test_tagging_reexports_token_features():
+    import perceptron_c.tagging
+
+    assert perceptron_c.tagging.TokenFeatures is TokenFeatures
+    assert TokenFeatures.__module__ == "perceptron_c.token_features"
