@@ -80,4 +80,68 @@ static inline void pc_viterbi_from(double di, const double *PC_RESTRICT tr,
     }
 }
 
+
+/* The emissions e[k] of one row of m <= PC_ROW_MAX features (row p's weights w[p], its value
+ * x[p]): lane l of tag k is 0.0 + x[l] w[l][k] + x[l + 4] w[l + 4][k] + ..., in that order,
+ * and e[k] = ((s0 + s1) + (s2 + s3)) + b[k], the sums of pc_lanes_add4, pc_lane_add and
+ * pc_lanes_sum. Blocks of 4 tags outside, features inside: the 4 lanes of a block stay in
+ * registers instead of going through memory once per feature. */
+#define PC_ROW_MAX 64
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#define PC_EMIT_STEP(A, C, X, W) do { __m128d v_ = _mm_set1_pd(X); \
+    A = _mm_add_pd(A, _mm_mul_pd(v_, _mm_loadu_pd(W))); \
+    C = _mm_add_pd(C, _mm_mul_pd(v_, _mm_loadu_pd((W) + 2))); } while (0)
+#endif
+static inline void pc_emit_row(const double *const *PC_RESTRICT w, const double *PC_RESTRICT x,
+                               ptrdiff_t m, const double *PC_RESTRICT b,
+                               double *PC_RESTRICT e, ptrdiff_t K)
+{
+    ptrdiff_t k = 0, p, m4 = m & ~(ptrdiff_t)3;
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+    for (; k + 4 <= K; k += 4) {  /* lane l of tags k, k + 1 (a_l) and k + 2, k + 3 (c_l) */
+        __m128d a0 = _mm_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+        __m128d c0 = a0, c1 = a0, c2 = a0, c3 = a0;
+        for (p = 0; p < m4; p += 4) {
+            PC_EMIT_STEP(a0, c0, x[p], w[p] + k);
+            PC_EMIT_STEP(a1, c1, x[p + 1], w[p + 1] + k);
+            PC_EMIT_STEP(a2, c2, x[p + 2], w[p + 2] + k);
+            PC_EMIT_STEP(a3, c3, x[p + 3], w[p + 3] + k);
+        }
+        if (p < m)
+            PC_EMIT_STEP(a0, c0, x[p], w[p] + k);
+        if (p + 1 < m)
+            PC_EMIT_STEP(a1, c1, x[p + 1], w[p + 1] + k);
+        if (p + 2 < m)
+            PC_EMIT_STEP(a2, c2, x[p + 2], w[p + 2] + k);
+        a0 = _mm_add_pd(_mm_add_pd(a0, a1), _mm_add_pd(a2, a3));
+        c0 = _mm_add_pd(_mm_add_pd(c0, c1), _mm_add_pd(c2, c3));
+        _mm_storeu_pd(e + k, _mm_add_pd(a0, _mm_loadu_pd(b + k)));
+        _mm_storeu_pd(e + k + 2, _mm_add_pd(c0, _mm_loadu_pd(b + k + 2)));
+    }
+#undef PC_EMIT_STEP
+#endif
+    for (; k < K; k++) {
+        double s[4] = {0.0, 0.0, 0.0, 0.0};
+        for (p = 0; p < m; p++)
+            s[p & 3] += x[p] * w[p][k];
+        e[k] = ((s[0] + s[1]) + (s[2] + s[3])) + b[k];
+    }
+}
+
+/* Ask for the weights of the next row (m features of columns cols, K doubles each) while
+ * this one is summed: W is far larger than the caches and the columns are random. */
+static inline void pc_prefetch_rows(const double *W, const int32_t *cols, ptrdiff_t m,
+                                    ptrdiff_t K)
+{
+#if defined(__GNUC__)
+    for (ptrdiff_t p = 0; p < m; p++) {
+        const char *r = (const char *)(W + (ptrdiff_t)cols[p] * K);
+        for (ptrdiff_t o = 0; o < K * (ptrdiff_t)sizeof(double); o += 64)
+            __builtin_prefetch(r + o);
+    }
+#else
+    (void)W; (void)cols; (void)m; (void)K;
+#endif
+}
+
 #endif

@@ -25,6 +25,10 @@ cdef extern from "_lanes.h" nogil:
     void pc_lanes_sum(const double* s, const double* b, double* e, Py_ssize_t K)
     void pc_viterbi_from(double di, const double* tr, const double* e, double* nxt,
                          double* bk, double i, Py_ssize_t K)
+    enum: PC_ROW_MAX
+    void pc_prefetch_rows(const double* W, const int32_t* cols, Py_ssize_t m, Py_ssize_t K)
+    void pc_emit_row(const double** w, const double* x, Py_ssize_t m, const double* b,
+                     double* e, Py_ssize_t K)
 
 from perceptron_c._sequence_py import _non_finite, sentence_blocks
 from perceptron_c._threads import run_shared
@@ -97,6 +101,8 @@ cdef void emissions(const floating* data, const int32_t* idx, const int64_t* ind
     cdef double* s1 = lanes + K
     cdef double* s2 = lanes + 2 * K
     cdef double* s3 = lanes + 3 * K
+    cdef const double* rows[PC_ROW_MAX]
+    cdef double xs[PC_ROW_MAX]
     for t in range(T):
         if indptr == NULL:
             x = data + t * d
@@ -106,6 +112,14 @@ cdef void emissions(const floating* data, const int32_t* idx, const int64_t* ind
             x = data + indptr[t]
             cols = idx + indptr[t]
             m = indptr[t + 1] - indptr[t]
+        if m <= PC_ROW_MAX:  # short rows: the lanes in registers (the same sums)
+            for p in range(m):
+                rows[p] = W + (p if cols == NULL else cols[p]) * K
+                xs[p] = <double>x[p]
+            if cols != NULL and t + 1 < T:
+                pc_prefetch_rows(W, idx + indptr[t + 1], indptr[t + 2] - indptr[t + 1], K)
+            pc_emit_row(rows, xs, m, b, E + t * K, K)
+            continue
         for k in range(4 * K):
             lanes[k] = 0.0
         p = 0

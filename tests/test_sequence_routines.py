@@ -150,13 +150,17 @@ def test_emissions_are_the_linear_decision(seq, rng, dtype):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("sparse", [False, True])
-def test_feature_major_emissions_are_the_linear_decision_bit_for_bit(seq, rng, dtype, sparse):
-    # rows of every length mod 4 and repeated columns: each lane and the tail are exercised;
-    # the sums are inexact on normal data, so only the same order of additions agrees
+@pytest.mark.parametrize("K, d", [(7, 23), (45, 150), (4, 70)])
+def test_feature_major_emissions_are_the_linear_decision_bit_for_bit(seq, rng, dtype, sparse,
+                                                                      K, d):
+    # rows of every length mod 4 and repeated columns: each lane and the tail are exercised,
+    # rows short enough for the C twin's lanes in registers (<= 64 features) and longer ones,
+    # blocks of 4 tags and the tags left over; signed zeros among the weights. The sums are
+    # inexact on normal data, so only the same order of additions agrees
     lin = _module("c" if "_c" in seq.__name__ else "python", "_linear")
-    K, d = 7, 23
     X = (rng.normal(size=(40, d)) * (rng.random((40, d)) < 0.4)).astype(dtype)
     W, b = rng.normal(size=(K, d)) * 1e3, rng.normal(size=K)
+    W[rng.random(W.shape) < 0.1] = -0.0
     expected, got = np.empty((40, K)), np.full((40, K), np.nan)
     if sparse:
         data, indices, indptr = to_csr(X)
