@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "_prefetch.h"
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
 #endif
@@ -133,15 +134,11 @@ static inline void pc_emit_row(const double *const *PC_RESTRICT w, const double 
 static inline void pc_prefetch_rows(const double *W, const int32_t *cols, ptrdiff_t m,
                                     ptrdiff_t K)
 {
-#if defined(__GNUC__)
     for (ptrdiff_t p = 0; p < m; p++) {
         const char *r = (const char *)(W + (ptrdiff_t)cols[p] * K);
         for (ptrdiff_t o = 0; o < K * (ptrdiff_t)sizeof(double); o += 64)
-            __builtin_prefetch(r + o);
+            PC_PREFETCH(r + o);
     }
-#else
-    (void)W; (void)cols; (void)m; (void)K;
-#endif
 }
 
 #endif
