@@ -55,7 +55,8 @@ static inline void pc_lanes_sum(const double *PC_RESTRICT s, const double *PC_RE
  * a tie keeps the lower tag already there; false on NaN), take it and the backpointer i.
  * Backpointers are doubles (exact: tags < 2^53) so that one compare mask selects both; the
  * compiler does not if-convert a float compare (it may trap), so SSE2 (x86-64's baseline)
- * selects by hand, and other CPUs take the scalar loop. */
+ * selects by hand (the score by MAXPD, which is exactly cand > old ? cand : old, -0.0 and NaN
+ * included), and other CPUs take the scalar loop. */
 static inline void pc_viterbi_from(double di, const double *PC_RESTRICT tr,
                                    const double *PC_RESTRICT e, double *PC_RESTRICT nxt,
                                    double *PC_RESTRICT bk, double i, ptrdiff_t K)
@@ -67,7 +68,7 @@ static inline void pc_viterbi_from(double di, const double *PC_RESTRICT tr,
         __m128d cand = _mm_add_pd(_mm_add_pd(vdi, _mm_loadu_pd(tr + j)), _mm_loadu_pd(e + j));
         __m128d old = _mm_loadu_pd(nxt + j);
         __m128d better = _mm_cmpgt_pd(cand, old);
-        _mm_storeu_pd(nxt + j, _mm_or_pd(_mm_and_pd(better, cand), _mm_andnot_pd(better, old)));
+        _mm_storeu_pd(nxt + j, _mm_max_pd(cand, old));  /* cand > old ? cand : old */
         _mm_storeu_pd(bk + j, _mm_or_pd(_mm_and_pd(better, vi),
                                         _mm_andnot_pd(better, _mm_loadu_pd(bk + j))));
     }
