@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "_prefetch.h"
+#include "_simd.h"
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
 #endif
@@ -82,6 +83,55 @@ static inline void pc_viterbi_from(double di, const double *PC_RESTRICT tr,
     }
 }
 
+
+/* The Viterbi step paths: 0 the baseline (pc_viterbi_from: SSE2 on x86-64, scalar elsewhere),
+ * 1 AVX2 (4 candidates per instruction, chosen at run time after asking the CPU, _simd.h).
+ * The same additions in the same order and the same strict > on every path: VMAXPD is
+ * cand > old ? cand : old as MAXPD, and the backpointer follows the same ordered compare. */
+#ifdef PC_X86_DISPATCH
+#define PC_VITERBI_AVX2 1
+PC_TARGET("avx2") static void pc_viterbi_from_avx2(double di, const double *PC_RESTRICT tr,
+                                                   const double *PC_RESTRICT e,
+                                                   double *PC_RESTRICT nxt,
+                                                   double *PC_RESTRICT bk, double i, ptrdiff_t K)
+{
+    ptrdiff_t j = 0;
+    __m256d vdi = _mm256_set1_pd(di), vi = _mm256_set1_pd(i);
+    for (; j + 4 <= K; j += 4) {
+        __m256d cand = _mm256_add_pd(_mm256_add_pd(vdi, _mm256_loadu_pd(tr + j)),
+                                     _mm256_loadu_pd(e + j));
+        __m256d old = _mm256_loadu_pd(nxt + j);
+        __m256d better = _mm256_cmp_pd(cand, old, _CMP_GT_OQ);
+        _mm256_storeu_pd(nxt + j, _mm256_max_pd(cand, old));
+        _mm256_storeu_pd(bk + j, _mm256_blendv_pd(_mm256_loadu_pd(bk + j), vi, better));
+    }
+    if (j < K)
+        pc_viterbi_from(di, tr + j, e + j, nxt + j, bk + j, i, K - j);
+}
+#endif
+
+static inline int pc_viterbi_best_path(void)
+{
+#ifdef PC_VITERBI_AVX2
+    if (pc_x86_has(PC_X86_AVX2))
+        return 1;
+#endif
+    return 0;
+}
+
+/* pc_viterbi_from on the path chosen (pc_viterbi_best_path, or a test's) */
+static inline void pc_viterbi_step(double di, const double *tr, const double *e, double *nxt,
+                                   double *bk, double i, ptrdiff_t K, int path)
+{
+#ifdef PC_VITERBI_AVX2
+    if (path == 1) {
+        pc_viterbi_from_avx2(di, tr, e, nxt, bk, i, K);
+        return;
+    }
+#endif
+    (void)path;
+    pc_viterbi_from(di, tr, e, nxt, bk, i, K);
+}
 
 /* The emissions e[k] of one row of m <= PC_ROW_MAX features (row p's weights w[p], its value
  * x[p]): lane l of tag k is 0.0 + x[l] w[l][k] + x[l + 4] w[l + 4][k] + ..., in that order,
