@@ -10,7 +10,8 @@ learners see the same features: crfsuite gets each token's row as a dict ``{'f<j
 
 Measured, every number best of ``--repeat`` and side by side:
 - ours, epoch: one averaged epoch of ``structured_epoch_csr`` on the model's state (the
-  routine alone), and ``partial_fit`` (the estimator: gate, epoch and publishing coef_);
+  routine alone), and ``partial_fit`` (the estimator: gate, epoch, its checkpoint and the
+  finite check of the state; coef_ is averaged when first read, not by partial_fit);
 - ours, decode: ``predict`` of the held-out set;
 - crfsuite: the time its ``ap`` trainer logs for its last epoch (epoch ``--epochs``: the
   steady state ours is timed in too, without reading the data in), and ``Tagger.tag`` over

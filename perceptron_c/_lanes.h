@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "_prefetch.h"
+#include "_simd.h"
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
 #endif
@@ -54,7 +56,8 @@ static inline void pc_lanes_sum(const double *PC_RESTRICT s, const double *PC_RE
  * a tie keeps the lower tag already there; false on NaN), take it and the backpointer i.
  * Backpointers are doubles (exact: tags < 2^53) so that one compare mask selects both; the
  * compiler does not if-convert a float compare (it may trap), so SSE2 (x86-64's baseline)
- * selects by hand, and other CPUs take the scalar loop. */
+ * selects by hand (the score by MAXPD, which is exactly cand > old ? cand : old, -0.0 and NaN
+ * included), and other CPUs take the scalar loop. */
 static inline void pc_viterbi_from(double di, const double *PC_RESTRICT tr,
                                    const double *PC_RESTRICT e, double *PC_RESTRICT nxt,
                                    double *PC_RESTRICT bk, double i, ptrdiff_t K)
@@ -66,7 +69,7 @@ static inline void pc_viterbi_from(double di, const double *PC_RESTRICT tr,
         __m128d cand = _mm_add_pd(_mm_add_pd(vdi, _mm_loadu_pd(tr + j)), _mm_loadu_pd(e + j));
         __m128d old = _mm_loadu_pd(nxt + j);
         __m128d better = _mm_cmpgt_pd(cand, old);
-        _mm_storeu_pd(nxt + j, _mm_or_pd(_mm_and_pd(better, cand), _mm_andnot_pd(better, old)));
+        _mm_storeu_pd(nxt + j, _mm_max_pd(cand, old));  /* cand > old ? cand : old */
         _mm_storeu_pd(bk + j, _mm_or_pd(_mm_and_pd(better, vi),
                                         _mm_andnot_pd(better, _mm_loadu_pd(bk + j))));
     }
@@ -77,6 +80,115 @@ static inline void pc_viterbi_from(double di, const double *PC_RESTRICT tr,
             nxt[j] = cand;
             bk[j] = i;
         }
+    }
+}
+
+
+/* The Viterbi step paths: 0 the baseline (pc_viterbi_from: SSE2 on x86-64, scalar elsewhere),
+ * 1 AVX2 (4 candidates per instruction, chosen at run time after asking the CPU, _simd.h).
+ * The same additions in the same order and the same strict > on every path: VMAXPD is
+ * cand > old ? cand : old as MAXPD, and the backpointer follows the same ordered compare. */
+#ifdef PC_X86_DISPATCH
+#define PC_VITERBI_AVX2 1
+PC_TARGET("avx2") static void pc_viterbi_from_avx2(double di, const double *PC_RESTRICT tr,
+                                                   const double *PC_RESTRICT e,
+                                                   double *PC_RESTRICT nxt,
+                                                   double *PC_RESTRICT bk, double i, ptrdiff_t K)
+{
+    ptrdiff_t j = 0;
+    __m256d vdi = _mm256_set1_pd(di), vi = _mm256_set1_pd(i);
+    for (; j + 4 <= K; j += 4) {
+        __m256d cand = _mm256_add_pd(_mm256_add_pd(vdi, _mm256_loadu_pd(tr + j)),
+                                     _mm256_loadu_pd(e + j));
+        __m256d old = _mm256_loadu_pd(nxt + j);
+        __m256d better = _mm256_cmp_pd(cand, old, _CMP_GT_OQ);
+        _mm256_storeu_pd(nxt + j, _mm256_max_pd(cand, old));
+        _mm256_storeu_pd(bk + j, _mm256_blendv_pd(_mm256_loadu_pd(bk + j), vi, better));
+    }
+    if (j < K)
+        pc_viterbi_from(di, tr + j, e + j, nxt + j, bk + j, i, K - j);
+}
+#endif
+
+static inline int pc_viterbi_best_path(void)
+{
+#ifdef PC_VITERBI_AVX2
+    if (pc_x86_has(PC_X86_AVX2))
+        return 1;
+#endif
+    return 0;
+}
+
+/* pc_viterbi_from on the path chosen (pc_viterbi_best_path, or a test's) */
+static inline void pc_viterbi_step(double di, const double *tr, const double *e, double *nxt,
+                                   double *bk, double i, ptrdiff_t K, int path)
+{
+#ifdef PC_VITERBI_AVX2
+    if (path == 1) {
+        pc_viterbi_from_avx2(di, tr, e, nxt, bk, i, K);
+        return;
+    }
+#endif
+    (void)path;
+    pc_viterbi_from(di, tr, e, nxt, bk, i, K);
+}
+
+/* The emissions e[k] of one row of m <= PC_ROW_MAX features (row p's weights w[p], its value
+ * x[p]): lane l of tag k is 0.0 + x[l] w[l][k] + x[l + 4] w[l + 4][k] + ..., in that order,
+ * and e[k] = ((s0 + s1) + (s2 + s3)) + b[k], the sums of pc_lanes_add4, pc_lane_add and
+ * pc_lanes_sum. Blocks of 4 tags outside, features inside: the 4 lanes of a block stay in
+ * registers instead of going through memory once per feature. */
+#define PC_ROW_MAX 64
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#define PC_EMIT_STEP(A, C, X, W) do { __m128d v_ = _mm_set1_pd(X); \
+    A = _mm_add_pd(A, _mm_mul_pd(v_, _mm_loadu_pd(W))); \
+    C = _mm_add_pd(C, _mm_mul_pd(v_, _mm_loadu_pd((W) + 2))); } while (0)
+#endif
+static inline void pc_emit_row(const double *const *PC_RESTRICT w, const double *PC_RESTRICT x,
+                               ptrdiff_t m, const double *PC_RESTRICT b,
+                               double *PC_RESTRICT e, ptrdiff_t K)
+{
+    ptrdiff_t k = 0, p, m4 = m & ~(ptrdiff_t)3;
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+    for (; k + 4 <= K; k += 4) {  /* lane l of tags k, k + 1 (a_l) and k + 2, k + 3 (c_l) */
+        __m128d a0 = _mm_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+        __m128d c0 = a0, c1 = a0, c2 = a0, c3 = a0;
+        for (p = 0; p < m4; p += 4) {
+            PC_EMIT_STEP(a0, c0, x[p], w[p] + k);
+            PC_EMIT_STEP(a1, c1, x[p + 1], w[p + 1] + k);
+            PC_EMIT_STEP(a2, c2, x[p + 2], w[p + 2] + k);
+            PC_EMIT_STEP(a3, c3, x[p + 3], w[p + 3] + k);
+        }
+        if (p < m)
+            PC_EMIT_STEP(a0, c0, x[p], w[p] + k);
+        if (p + 1 < m)
+            PC_EMIT_STEP(a1, c1, x[p + 1], w[p + 1] + k);
+        if (p + 2 < m)
+            PC_EMIT_STEP(a2, c2, x[p + 2], w[p + 2] + k);
+        a0 = _mm_add_pd(_mm_add_pd(a0, a1), _mm_add_pd(a2, a3));
+        c0 = _mm_add_pd(_mm_add_pd(c0, c1), _mm_add_pd(c2, c3));
+        _mm_storeu_pd(e + k, _mm_add_pd(a0, _mm_loadu_pd(b + k)));
+        _mm_storeu_pd(e + k + 2, _mm_add_pd(c0, _mm_loadu_pd(b + k + 2)));
+    }
+#undef PC_EMIT_STEP
+#endif
+    for (; k < K; k++) {
+        double s[4] = {0.0, 0.0, 0.0, 0.0};
+        for (p = 0; p < m; p++)
+            s[p & 3] += x[p] * w[p][k];
+        e[k] = ((s[0] + s[1]) + (s[2] + s[3])) + b[k];
+    }
+}
+
+/* Ask for the weights of the next row (m features of columns cols, K doubles each) while
+ * this one is summed: W is far larger than the caches and the columns are random. */
+static inline void pc_prefetch_rows(const double *W, const int32_t *cols, ptrdiff_t m,
+                                    ptrdiff_t K)
+{
+    for (ptrdiff_t p = 0; p < m; p++) {
+        const char *r = (const char *)(W + (ptrdiff_t)cols[p] * K);
+        for (ptrdiff_t o = 0; o < K * (ptrdiff_t)sizeof(double); o += 64)
+            PC_PREFETCH(r + o);
     }
 }
 

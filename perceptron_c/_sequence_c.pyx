@@ -25,9 +25,37 @@ cdef extern from "_lanes.h" nogil:
     void pc_lanes_sum(const double* s, const double* b, double* e, Py_ssize_t K)
     void pc_viterbi_from(double di, const double* tr, const double* e, double* nxt,
                          double* bk, double i, Py_ssize_t K)
+    int pc_viterbi_best_path()
+    void pc_viterbi_step(double di, const double* tr, const double* e, double* nxt,
+                         double* bk, double i, Py_ssize_t K, int path)
+    enum: PC_ROW_MAX
+    void pc_prefetch_rows(const double* W, const int32_t* cols, Py_ssize_t m, Py_ssize_t K)
+    void pc_emit_row(const double** w, const double* x, Py_ssize_t m, const double* b,
+                     double* e, Py_ssize_t K)
 
 from perceptron_c._sequence_py import _non_finite, sentence_blocks
 from perceptron_c._threads import run_shared
+
+# The Viterbi step's paths (the same bits on each): the widest this CPU has unless a test
+# picks another (_set_viterbi_path).
+_VITERBI_PATHS = ("baseline", "avx2")
+cdef int _vit_best = pc_viterbi_best_path()
+cdef int _vit_path = _vit_best
+
+
+def _viterbi_paths():
+    """The names of the Viterbi step's paths this CPU has (the tests run every one)."""
+    return _VITERBI_PATHS[:_vit_best + 1]
+
+
+def _set_viterbi_path(name):
+    """Use the Viterbi path ``name`` (for the tests); returns the name of the one before."""
+    global _vit_path
+    if name not in _viterbi_paths():
+        raise ValueError(f"Viterbi path {name!r} is not supported by this CPU; it has "
+                         f"{_viterbi_paths()}")
+    before, _vit_path = _VITERBI_PATHS[_vit_path], _VITERBI_PATHS.index(name)
+    return before
 
 
 __all__ = [
@@ -64,7 +92,7 @@ cdef int best_path(const double* E, const double* trans, Py_ssize_t T, Py_ssize_
             nxt[j] = (cur[0] + trans[j]) + e[j]
             bk[j] = 0
         for i in range(1, K):  # strict >: ties go to the lowest tag
-            pc_viterbi_from(cur[i], trans + i * K, e, nxt, bk, <double>i, K)
+            pc_viterbi_step(cur[i], trans + i * K, e, nxt, bk, <double>i, K, _vit_path)
         for j in range(K):
             if not isfinite(nxt[j]):
                 return -1
@@ -97,6 +125,8 @@ cdef void emissions(const floating* data, const int32_t* idx, const int64_t* ind
     cdef double* s1 = lanes + K
     cdef double* s2 = lanes + 2 * K
     cdef double* s3 = lanes + 3 * K
+    cdef const double* rows[PC_ROW_MAX]
+    cdef double xs[PC_ROW_MAX]
     for t in range(T):
         if indptr == NULL:
             x = data + t * d
@@ -106,6 +136,14 @@ cdef void emissions(const floating* data, const int32_t* idx, const int64_t* ind
             x = data + indptr[t]
             cols = idx + indptr[t]
             m = indptr[t + 1] - indptr[t]
+        if m <= PC_ROW_MAX:  # short rows: the lanes in registers (the same sums)
+            for p in range(m):
+                rows[p] = W + (p if cols == NULL else cols[p]) * K
+                xs[p] = <double>x[p]
+            if cols != NULL and t + 1 < T:
+                pc_prefetch_rows(W, idx + indptr[t + 1], indptr[t + 2] - indptr[t + 1], K)
+            pc_emit_row(rows, xs, m, b, E + t * K, K)
+            continue
         for k in range(4 * K):
             lanes[k] = 0.0
         p = 0

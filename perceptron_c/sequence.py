@@ -66,6 +66,7 @@ class _SequenceRun:
                  offsets: np.ndarray) -> None:
         self.est, self.X, self.y, self.offsets = est, X, y_idx, offsets
         self.last = -1
+        self.saved: dict[str, np.ndarray] | None = None
 
     def epoch(self, order: np.ndarray | None) -> int:
         est, st, X = self.est, self.est._state, self.X
@@ -89,7 +90,14 @@ class _SequenceRun:
         return self.last == 0, ""
 
     def checkpoint(self) -> dict[str, np.ndarray]:
-        return {key: value.copy() for key, value in self.est._state.items()}
+        # one buffer for every epoch of the call: copying into pages already mapped takes
+        # about half the time of a fresh copy of the (d, K) arrays
+        if self.saved is None:
+            self.saved = {key: value.copy() for key, value in self.est._state.items()}
+        else:
+            for key, value in self.est._state.items():
+                np.copyto(self.saved[key], value)
+        return self.saved
 
     def rollback(self, saved: dict[str, np.ndarray]) -> None:
         for key, value in saved.items():
@@ -190,19 +198,43 @@ class StructuredPerceptron(EpochClassifier):
         return _SequenceRun(self, Xc, y_idx, spec["offsets"])
 
     def _publish(self) -> None:
+        """The state changed: the published attributes are recomputed from it when next read
+        (`_published`), so an epoch of ``partial_fit`` does not pay for averaging ~d K
+        weights that nobody reads."""
+        self.__dict__.pop("_published_cache", None)
+
+    def _published(self, name: str) -> np.ndarray:
         """coef_ (the transpose of the feature-major state: (n_classes, n_features) as in
-        scikit-learn), intercept_ and the transition scores (the averages when averaging)."""
-        st = self._state
-        W, b, trans = st["W"], st["b"], st["trans"]
-        if "U" in st:
-            c = float(st["count"][0])
-            W, b, trans = W - st["U"] / c, b - st["beta"] / c, trans - st["U_trans"] / c
-        else:
-            W = W.copy()  # coef_ must not share memory with the state
-        K = b.shape[0]
-        self.coef_, self.intercept_ = W.T, np.array(b)
-        self.coef_trans_ = np.array(trans[:K])
-        self.coef_init_, self.coef_final_ = np.array(trans[K]), np.array(trans[K + 1])
+        scikit-learn), intercept_ and the transition scores (the averages when averaging),
+        computed once per state."""
+        cache = self.__dict__.get("_published_cache")
+        if cache is None:
+            st = self.__dict__.get("_state")
+            if st is None:
+                raise AttributeError(f"{type(self).__name__} has no attribute {name!r} "
+                                     "before fit")
+            W, b, trans = st["W"], st["b"], st["trans"]
+            if "U" in st:
+                c = float(st["count"][0])
+                W, b, trans = W - st["U"] / c, b - st["beta"] / c, trans - st["U_trans"] / c
+            else:
+                W = W.copy()  # coef_ must not share memory with the state
+            K = b.shape[0]
+            cache = self.__dict__["_published_cache"] = {
+                "coef_": W.T, "intercept_": np.array(b), "coef_trans_": np.array(trans[:K]),
+                "coef_init_": np.array(trans[K]), "coef_final_": np.array(trans[K + 1])}
+        return cache[name]
+
+    coef_ = property(lambda self: self._published("coef_"),
+                     doc="(n_classes, n_features): the emission weights")
+    intercept_ = property(lambda self: self._published("intercept_"),
+                          doc="(n_classes,): the emission biases")
+    coef_trans_ = property(lambda self: self._published("coef_trans_"),
+                           doc="(n_classes, n_classes): [i, j] tag i followed by tag j")
+    coef_init_ = property(lambda self: self._published("coef_init_"),
+                          doc="(n_classes,): the score of each tag first in a sentence")
+    coef_final_ = property(lambda self: self._published("coef_final_"),
+                           doc="(n_classes,): the score of each tag last in a sentence")
 
     # ------------------------------------------------------------------ training
     def fit(self, X: Any, y: Any, lengths: Any = None) -> StructuredPerceptron:

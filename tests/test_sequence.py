@@ -152,3 +152,25 @@ def test_the_cross_estimator_contract_holds_for_sentences(tmp_path, rng):
     assert np.array_equal(back.coef_, m.coef_) and back.coef_.shape == (len(m.classes_),
                                                                         X.shape[1])
     assert np.array_equal(back.predict(X, lengths), before)
+
+
+@pytest.mark.parametrize("average", [True, False])
+def test_published_attributes_are_the_state_average(model_backend, rng, average):
+    # fit and partial_fit publish lazily: what is read afterwards is computed from the state
+    # they leave, W - U / c (the last weights without averaging), bit for bit
+    X, y, lengths = cycle_data(rng, noise=0.5)
+    m = StructuredPerceptron(average=average, max_iter=3).fit(X, y, lengths)
+    for _ in range(2):
+        st = m._state
+        W, b, trans = st["W"], st["b"], st["trans"]
+        if average:
+            c = float(st["count"][0])
+            W, b, trans = W - st["U"] / c, b - st["beta"] / c, trans - st["U_trans"] / c
+        assert np.array_equal(m.coef_, W.T) and np.array_equal(m.intercept_, b)
+        assert np.array_equal(m.coef_trans_, trans[:3])
+        assert np.array_equal(m.coef_init_, trans[3]) and np.array_equal(m.coef_final_, trans[4])
+        assert not np.shares_memory(m.coef_, st["W"]) and m.coef_ is m.coef_  # computed once
+        before = m.coef_.copy()
+        m.partial_fit(X, y, lengths)  # the next epoch changes the state: coef_ follows it
+        assert "_published_cache" not in vars(m)  # nothing averaged until read
+    assert not np.array_equal(before, m.coef_) or m.mistakes_[-1] == 0

@@ -150,13 +150,17 @@ def test_emissions_are_the_linear_decision(seq, rng, dtype):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("sparse", [False, True])
-def test_feature_major_emissions_are_the_linear_decision_bit_for_bit(seq, rng, dtype, sparse):
-    # rows of every length mod 4 and repeated columns: each lane and the tail are exercised;
-    # the sums are inexact on normal data, so only the same order of additions agrees
+@pytest.mark.parametrize("K, d", [(7, 23), (45, 150), (4, 70)])
+def test_feature_major_emissions_are_the_linear_decision_bit_for_bit(seq, rng, dtype, sparse,
+                                                                      K, d):
+    # rows of every length mod 4 and repeated columns: each lane and the tail are exercised,
+    # rows short enough for the C twin's lanes in registers (<= 64 features) and longer ones,
+    # blocks of 4 tags and the tags left over; signed zeros among the weights. The sums are
+    # inexact on normal data, so only the same order of additions agrees
     lin = _module("c" if "_c" in seq.__name__ else "python", "_linear")
-    K, d = 7, 23
     X = (rng.normal(size=(40, d)) * (rng.random((40, d)) < 0.4)).astype(dtype)
     W, b = rng.normal(size=(K, d)) * 1e3, rng.normal(size=K)
+    W[rng.random(W.shape) < 0.1] = -0.0
     expected, got = np.empty((40, K)), np.full((40, K), np.nan)
     if sparse:
         data, indices, indptr = to_csr(X)
@@ -342,6 +346,49 @@ def test_twins_agree_bit_for_bit(seq_twins, rng, dtype, sparse):
                 outs.append((out.tolist(), run_viterbi(m, E, st["trans"], lengths)))
             assert outs[0] == outs[1]
 
+
+
+def _refusal(mod, E, trans, lengths):
+    try:
+        return run_viterbi(mod, E, trans, lengths)
+    except FloatingPointError as exc:
+        return str(exc)
+
+
+@pytest.mark.skipif(not HAVE_C, reason="compares the C twin with the Python one")
+def test_every_viterbi_path_gives_the_twins_tags(seq_twins, rng):
+    # each Viterbi step path this CPU has (the baseline, AVX2): the Python twin's tags on
+    # scores full of ties (small integers, signed zeros) and on inexact ones, for K of every
+    # residue mod 4, non-finite scores refused alike; then epochs leave the same state
+    C, P = seq_twins
+    assert C._viterbi_paths()[0] == "baseline"
+    before = C._set_viterbi_path(C._viterbi_paths()[-1])
+    try:
+        for path in C._viterbi_paths():
+            C._set_viterbi_path(path)
+            for K in (1, 2, 3, 4, 5, 7, 8, 9, 45):
+                lengths = random_lengths(rng, 20, max_len=9)
+                trans = rng.integers(-2, 3, size=(K + 2, K)).astype(np.float64)
+                ties = rng.integers(-2, 3, size=(lengths.sum(), K)).astype(np.float64)
+                ties[rng.random(ties.shape) < 0.1] = -0.0
+                inexact = rng.normal(size=ties.shape) * 1e3
+                bad = inexact.copy()
+                bad[rng.integers(bad.shape[0]), rng.integers(K)] = rng.choice([np.nan, np.inf])
+                for E in (ties, inexact, bad):
+                    got, want = _refusal(C, E, trans, lengths), _refusal(P, E, trans, lengths)
+                    assert got == want, (path, K)
+            X, y, lengths = _problem(rng, np.float64, 30, 6, 9)
+            states = [state(9, 6, True) for _ in range(2)]
+            for _ in range(3):
+                order = rng.permutation(30)
+                assert run_epoch(C, X, y, lengths, order, states[0]) == \
+                    run_epoch(P, X, y, lengths, order, states[1])
+            for k, v in states[0].items():
+                assert np.array_equal(v, states[1][k]), (path, k)
+    finally:
+        C._set_viterbi_path(before)
+    with pytest.raises(ValueError, match="not supported"):
+        C._set_viterbi_path("avx-1024")
 
 # ------------------------------------------------------------------------ refusals
 def test_non_finite_transitions_are_refused(seq):

@@ -93,7 +93,7 @@ def test_every_path_agrees_with_the_portable_one_in_both_branches(tmp_path, cc):
         assert lines[0] == f"branch: {branch}" and lines[-1] == "ok", run.stdout
         if " avx2=1" in run.stdout:  # the CPU check itself is compared with the compiler's
             assert {"dispatch: x86", "popcount path avx2: ok", "rbf path avx2: ok",
-                    "dot path avx2: ok"} <= set(lines)
+                    "dot path avx2: ok", "viterbi path avx2: ok"} <= set(lines)
     # every path compiles in the MSVC branch, AVX-512 included where this CPU lacks it
     wide = ["-mpopcnt", "-mavx2", "-mavx512f", "-mavx512bw", "-mavx512vpopcntdq"]
     build = _run(flags + msvc + wide + ["-c", str(source), "-o", str(tmp_path / "all.o")])

@@ -1,4 +1,5 @@
-/* Every SIMD path of _popcount.h and _rbf.h that this CPU runs, against a plain reference
+/* Every SIMD path of _popcount.h, _rbf.h, _dot.h and _lanes.h's Viterbi step that this CPU
+ * runs, against a plain reference
  * (popcounts) and against the portable path bit for bit (the RBF exponential and rows), plus
  * the CPU check of _simd.h against the compiler's own (__builtin_cpu_supports).
  *
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "_dot.h"
+#include "_lanes.h"
 #include "_popcount.h"
 #include "_rbf.h"
 
@@ -196,6 +198,43 @@ static int check_dot_paths(void) {
     return 0;
 }
 
+/* The Viterbi step on every path against the baseline, bit for bit: the scores and the
+ * backpointers of all K tags i of one step, on scores full of ties (small integers, signed
+ * zeros) for K of every residue mod 4. */
+static int check_viterbi_paths(void) {
+    enum { KMAX = 45 };
+    static const char *names[] = {"baseline", "avx2"};
+    static double cur[KMAX], tr[KMAX * KMAX], e[KMAX], nxt[2][KMAX], bk[2][KMAX];
+    int best = pc_viterbi_best_path(), path, rep;
+    ptrdiff_t K, i, j;
+    for (path = 1; path <= best; path++) {
+        for (rep = 0; rep < 200; rep++) {
+            K = 1 + (ptrdiff_t)(next64() % KMAX);
+            for (j = 0; j < K; j++) {
+                cur[j] = (double)(int)(next64() % 5) - 2.0;
+                e[j] = next64() % 7 ? (double)(int)(next64() % 5) - 2.0 : -0.0;
+            }
+            for (j = 0; j < K * K; j++)
+                tr[j] = (double)(int)(next64() % 5) - 2.0;
+            for (int p = 0; p < 2; p++) {
+                for (j = 0; j < K; j++) {
+                    nxt[p][j] = (cur[0] + tr[j]) + e[j];
+                    bk[p][j] = 0;
+                }
+                for (i = 1; i < K; i++)
+                    pc_viterbi_step(cur[i], tr + i * K, e, nxt[p], bk[p], (double)i, K,
+                                    p ? path : 0);
+            }
+            if (!same_bits(nxt[0], nxt[1], K) || !same_bits(bk[0], bk[1], K)) {
+                printf("viterbi path %s: differs at K = %d\n", names[path], (int)K);
+                return 1;
+            }
+        }
+        printf("viterbi path %s: ok\n", names[path]);
+    }
+    return 0;
+}
+
 int main(void) {
 #ifdef PC_MSVC
     printf("branch: msvc\n");
@@ -205,7 +244,8 @@ int main(void) {
 #ifdef PC_X86_DISPATCH
     printf("dispatch: x86\n");
 #endif
-    if (check_cpu() || check_popcount_paths() || check_rbf_paths() || check_dot_paths())
+    if (check_cpu() || check_popcount_paths() || check_rbf_paths() || check_dot_paths() ||
+        check_viterbi_paths())
         return 1;
     printf("ok\n");
     return 0;
