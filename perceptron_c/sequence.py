@@ -225,16 +225,13 @@ class StructuredPerceptron(EpochClassifier):
                 "coef_init_": np.array(trans[K]), "coef_final_": np.array(trans[K + 1])}
         return cache[name]
 
-    coef_ = property(lambda self: self._published("coef_"),
-                     doc="(n_classes, n_features): the emission weights")
-    intercept_ = property(lambda self: self._published("intercept_"),
-                          doc="(n_classes,): the emission biases")
-    coef_trans_ = property(lambda self: self._published("coef_trans_"),
-                           doc="(n_classes, n_classes): [i, j] tag i followed by tag j")
-    coef_init_ = property(lambda self: self._published("coef_init_"),
-                          doc="(n_classes,): the score of each tag first in a sentence")
-    coef_final_ = property(lambda self: self._published("coef_final_"),
-                           doc="(n_classes,): the score of each tag last in a sentence")
+    # documented in the class's Attributes section (a docstring here too makes Sphinx
+    # describe them twice, a -W error)
+    coef_ = property(lambda self: self._published("coef_"))
+    intercept_ = property(lambda self: self._published("intercept_"))
+    coef_trans_ = property(lambda self: self._published("coef_trans_"))
+    coef_init_ = property(lambda self: self._published("coef_init_"))
+    coef_final_ = property(lambda self: self._published("coef_final_"))
 
     # ------------------------------------------------------------------ training
     def fit(self, X: Any, y: Any, lengths: Any = None) -> StructuredPerceptron:
