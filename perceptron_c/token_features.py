@@ -130,6 +130,18 @@ class TokenFeatures:
             setattr(self, key, value)
         return self
 
+    def __sklearn_tags__(self) -> Any:
+        # a transformer of token lists; scikit-learn 1.6-1.7 refuse an estimator without
+        # tags inside a Pipeline (imported only when scikit-learn asks)
+        from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
+
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False),
+                    transformer_tags=TransformerTags(), classifier_tags=None,
+                    regressor_tags=None, input_tags=InputTags(two_d_array=False, string=True))
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "n_features_out_")
+
     def __repr__(self) -> str:
         sig = inspect.signature(type(self).__init__).parameters
         changed = [f"{k}={v!r}" for k, v in self.get_params().items() if v != sig[k].default]
