@@ -245,6 +245,25 @@ def test_sparse_duplicates_are_summed(rng):
     assert np.array_equal(a.coef_, b.coef_)
 
 
+def test_the_gate_finds_a_column_twice_in_a_row_exactly_where_there_is_one(rng):
+    from perceptron_c._validation import CSR, _has_duplicates
+
+    def naive(indices, indptr):
+        return any(len(set(indices[a:b])) < b - a for a, b in zip(indptr[:-1], indptr[1:]))
+
+    cases = [([], [0, 0, 0]), ([3], [0, 1]), ([0, 1, 2, 0, 1], [0, 3, 5]),  # rows rise
+             ([2, 0, 1], [0, 3]), ([1, 1], [0, 2]), ([0, 2, 0], [0, 3]),  # unsorted; twice
+             ([0, 0], [0, 1, 1, 2])]  # the same column in two rows (an empty one between)
+    for _ in range(300):  # rows of random lengths, some empty, columns drawn with repeats
+        lengths = rng.integers(0, 6, rng.integers(1, 8))
+        indptr = np.concatenate([[0], np.cumsum(lengths)])
+        cases.append((rng.integers(0, int(rng.integers(1, 12)), indptr[-1]).tolist(), indptr))
+    for indices, indptr in cases:
+        indices, indptr = np.array(indices, np.int32), np.array(indptr, np.int64)
+        P = CSR(np.ones(indices.shape[0]), indices, indptr, (indptr.shape[0] - 1, 20))
+        assert _has_duplicates(P) == naive(indices.tolist(), indptr.tolist()), (indices, indptr)
+
+
 def test_early_stopping(rng):
     X, y = noisy_blobs(rng, 400, 5, 3)
     y[:60] = rng.integers(0, 3, 60)  # label noise: never converges
