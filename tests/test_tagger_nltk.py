@@ -3,12 +3,12 @@ tag dictionary, classes and tags; its files, its errors and the routines traced 
 import json
 import os
 import random
-import subprocess
 import sys
 import threading
 
 import numpy as np
 import pytest
+from conftest import run_python
 from nltk.tag.perceptron import PerceptronTagger as NLTKTagger
 from tagged_corpus import tagged_sentences
 
@@ -304,7 +304,7 @@ def test_nltk_is_not_imported():
     code = ("import sys, perceptron_c.tagging as t; g = t.PerceptronTagger(load=False); "
             "g.train([[('a', 'DT'), ('cat', 'NN')]] * 30); g.tag(['a', 'dog']); "
             "sys.exit('nltk' in sys.modules)")
-    assert subprocess.run([sys.executable, "-c", code], env=dict(os.environ)).returncode == 0
+    assert run_python(["-c", code], env=dict(os.environ)).returncode == 0
 
 
 # ---------------------------------------------------------------- the routines by hand
