@@ -14,11 +14,10 @@ test-python:    ## the same code forced onto the Python twins (no rebuild needed
 
 lint:
 	ruff check .
-	cython-lint perceptron_c/*.pyx perceptron_c/*.pxd
+	cython-lint perceptron_c/_core/*.pyx perceptron_c/_core/*.pxd perceptron_c/capi/*.pxd
 
 types:
 	mypy
-	bash tools/stubtest.sh
 
 docs:
 	sphinx-build -W --keep-going -b html docs docs/_build/html

@@ -6,6 +6,7 @@ telling anyone. With it, the build is pure and leaves a PURE_BUILD file in the p
 the installed package knows it has no C core on purpose and says so once at import.
 """
 import os
+import runpy
 import sys
 
 from setuptools import Extension, setup
@@ -13,9 +14,9 @@ from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
 NO_EXTENSIONS = bool(os.environ.get("PERCEPTRON_C_NO_EXTENSIONS"))
-MODULES = ["_linear_c", "_gram_c", "_dual_c", "_conjunction_c", "_voted_c", "_sgd_c",
-           "_budget_c", "_kpa_c", "_order_c", "_sequence_c",
-           "_tagging_c", "_features_c"]
+# the one list of routine modules (perceptron_c/_core/registry.py imports nothing)
+REGISTRY = runpy.run_path(os.path.join("perceptron_c", "_core", "registry.py"))
+MODULES = [REGISTRY["twins"](name)[0] for name in REGISTRY["ROUTINES"]]
 DIRECTIVES = {"language_level": 3, "boundscheck": False, "wraparound": False,
               "cdivision": True, "initializedcheck": False, "embedsignature": True,
               "freethreading_compatible": True}
@@ -74,8 +75,8 @@ class BuildPy(build_py):
 def extensions():
     if NO_EXTENSIONS:
         return []
-    return [Extension(f"perceptron_c.{name}", [f"perceptron_c/{name}.pyx"],
-                      include_dirs=["perceptron_c"], extra_compile_args=compile_args())
+    return [Extension(f"perceptron_c._core.{name}", [f"perceptron_c/_core/{name}.pyx"],
+                      include_dirs=["perceptron_c/_core"], extra_compile_args=compile_args())
             for name in MODULES]
 
 

@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 import perceptron_c
-from perceptron_c import _backend, _features_py
+from perceptron_c import _backend
+from perceptron_c._core import _features_py
 from perceptron_c.datasets import make_tagged_sentences
 from perceptron_c.token_features import TokenFeatures
 

@@ -32,23 +32,23 @@ CASES = {
     "linear epoch, dense 4000 x 1000, 3e7 visits": """
         X = rng.normal(size=(4000, 1000)); y = np.where(rng.random(4000) < .5, -1., 1.)
         order = rng.integers(0, 4000, size=30_000_000); w, b = np.zeros(1000), np.zeros(1)
-        call = lambda: _backend.linear().perceptron_epoch_dense(X, y, order, w, b, True, False)
+        call = lambda: _backend.linear.perceptron_epoch_dense(X, y, order, w, b, True, False)
     """,
     "dual epoch, cached Gram 3000 x 3000, 2e7 visits": """
         A = rng.normal(size=(3000, 20)); G = A @ A.T
         y = np.where(rng.random(3000) < .5, -1., 1.); order = rng.integers(0, 3000, 20_000_000)
         alpha, b, s = np.zeros(3000), np.zeros(1), np.zeros(3000)
-        call = lambda: _backend.dual().dual_epoch_cached(G, y, order, alpha, b, s, True)
+        call = lambda: _backend.dual.dual_epoch_cached(G, y, order, alpha, b, s, True)
     """,
     "vote, 20000 rows x 5000 mistakes": """
         K = rng.normal(size=(20000, 2000)); idx = rng.integers(0, 2000, 5000)
         sg = np.where(rng.random(5000) < .5, -1., 1.); c = np.ones(5001); out = np.empty(20000)
-        call = lambda: [_backend.voted().vote(K, idx, sg, c, 1.0, out) for _ in range(100)]
+        call = lambda: [_backend.voted.vote(K, idx, sg, c, 1.0, out) for _ in range(100)]
     """,
     "conjunction Gram 28000 x 28000 at 4096 bits": """
         W = rng.integers(0, 2**63, size=(28000, 64), dtype=np.uint64)
         out = np.empty((28000, 28000), dtype=np.int32)
-        call = lambda: _backend.gram().gram_conjunction_log2(W, W, out)
+        call = lambda: _backend.gram.gram_conjunction_log2(W, W, out)
     """,
     # n_jobs=2: only the main thread receives SIGINT; the pool thread must stop too
     "voted prediction, 60000 rows x 12000 vectors, n_jobs=2": """

@@ -151,8 +151,8 @@ def old_fit(X, y, kernel, max_gram_bytes=512 * 2**20):
     exact = kind == "conjunction"
     dtype = np.int64 if exact else np.float64
     alpha, b = np.zeros(n, dtype), np.zeros(1, dtype)
-    fn = _backend.conjunction().conjunction_epoch_rows if exact else \
-        _backend.dual().dual_epoch_rows
+    fn = _backend.conjunction.conjunction_epoch_rows if exact else \
+        _backend.dual.dual_epoch_rows
     mistakes = []
     for epoch in range(2):
         order = epoch_order(seed, epoch, n, True)
@@ -284,7 +284,7 @@ def main():
     print(f"CPU: {cpu_model()} ({CORES} cores)   python {platform.python_version()}   numpy "
           f"{np.__version__}   scikit-learn {sklearn.__version__ if sklearn else '-'}   "
           f"perceptron_c {perceptron_c.__version__}   popcount "
-          f"{_backend.gram().popcount_impl()}")
+          f"{_backend.gram.popcount_impl()}")
     results = {"cpu": cpu_model(), "cores": CORES, "python": platform.python_version(),
                "numpy": np.__version__, "quick": args.quick,
                "date": datetime.datetime.now().isoformat(timespec="seconds")}

@@ -34,13 +34,13 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 import perceptron_c  # noqa: E402
-from perceptron_c import _gram_py as P  # noqa: E402
+from perceptron_c._core import _gram_py as P  # noqa: E402
 from perceptron_c.kernels import gram  # noqa: E402
 
 try:
-    from perceptron_c import _gram_c as C
+    from perceptron_c._core import _gram_c as C
 except ImportError as exc:
-    sys.exit(f"bench_kernels: the compiled module perceptron_c._gram_c is missing ({exc})")
+    sys.exit(f"bench_kernels: the compiled module perceptron_c._core._gram_c is missing ({exc})")
 
 try:
     import sklearn
@@ -123,7 +123,8 @@ def kernel_perceptron_training(rng, n, d=20, epochs=5):
 
     A fit includes the Gram, which is the same numpy code on both twins, so the ratio of the
     training epochs themselves is measured on the routines, from the same start."""
-    from perceptron_c import KernelPerceptron, _backend, _dual_c, _dual_py
+    from perceptron_c import KernelPerceptron, _backend
+    from perceptron_c._core import _dual_c, _dual_py
 
     X = rng.normal(size=(n, d))
     y = (X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=n) > 0).astype(int)

@@ -46,9 +46,9 @@ except ImportError:
 
 try:
     import perceptron_c
-    from perceptron_c import _linear_c as C
-    from perceptron_c import _linear_py as P
-    from perceptron_c import _order_c as ORDER
+    from perceptron_c._core import _linear_c as C
+    from perceptron_c._core import _linear_py as P
+    from perceptron_c._core import _order_c as ORDER
     from perceptron_c._threads import effective_n_jobs
 except ImportError as exc:  # not installed, or a pure install: nothing to compare
     sys.exit(f"bench_linear: cannot import perceptron_c with its compiled module ({exc}); "

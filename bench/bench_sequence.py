@@ -90,7 +90,7 @@ def ours(train, test, args) -> dict:
     X, y, lengths = train
     est = StructuredPerceptron(max_iter=args.epochs, random_state=args.seed).fit(X, y, lengths)
     acc = est.score(test[0], test[1], test[2])
-    st, seq = est._state, _backend.sequence()
+    st, seq = est._state, _backend.sequence
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     order = np.random.default_rng(0).permutation(len(lengths)).astype(np.int64)
     y_idx = np.searchsorted(est.classes_, y).astype(np.int64)

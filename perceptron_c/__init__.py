@@ -42,6 +42,7 @@ def load(path: str | _os.PathLike[str]) -> _Any:
 
 
 def get_include() -> str:
-    """The directory holding the package's ``.pxd`` files and C headers (``_popcount.h``), for
-    Cython extensions that ``cimport perceptron_c`` routines: pass it in ``include_dirs``."""
-    return _os.path.dirname(_os.path.abspath(__file__))
+    """The directory of the C headers (``_popcount.h``, ...) that the ``perceptron_c.capi``
+    declarations include: pass it in ``include_dirs`` of a Cython extension that cimports
+    ``perceptron_c.capi`` (see the guide's "Cython" section)."""
+    return _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "_core")

@@ -1,53 +1,47 @@
 """The one dispatcher: which twin (C or Python) of each routine module runs.
 
-Both twins are imported here by name, so a reader, an editor or a type checker can follow a
-call from a model (``_backend.linear().perceptron_epoch_dense``) to the loop that runs it.
+Each routine module of ``_core/registry.py`` has one accessor here, named after it:
+``_backend.linear.perceptron_epoch_dense(...)`` runs the C twin ``_core._linear_c`` or its
+specification ``_core._linear_py``. To a type checker the accessor *is* the Python twin (it is
+imported under that name when ``TYPE_CHECKING``), so every call a model makes is checked
+against the specification's signature. At run time it is a small object that picks the twin
+at each attribute lookup and imports it on first use, so ``import perceptron_c`` loads no
+compiled module it does not need.
 
 Which twin:
 
 - ``PERCEPTRON_C_NO_EXTENSIONS`` set to a non-empty value: the Python twins, silently.
 - Otherwise the compiled twins, which must import: a compiled file that is there but fails
-  to load is an error, not a silent slowdown.
+  to load is an error (at its first use), not a silent slowdown.
 - A pure install (built with the variable set: a file ``PURE_BUILD`` sits in the package and
   no compiled file does) runs the Python twins and warns once, at import, that the C core is
   absent. A source checkout that was never built is an error that says how to build it.
 
 ``using("python")`` runs the calling thread (more exactly, its context) on the other twin for
 the duration of a ``with`` block: tests and the demo use it to run one model on both twins.
-It is safe with threads: it never changes what any other thread runs.
+It is safe with threads: it never changes what any other thread runs. Resolve an accessor's
+attribute inside the context that should run it (the package's worker threads run in a copy
+of the caller's context).
 """
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import importlib
 import importlib.machinery
 import os
 import warnings
 from collections.abc import Iterator
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from . import (
-    _budget_py,
-    _conjunction_py,
-    _dual_py,
-    _features_py,
-    _gram_py,
-    _kpa_py,
-    _linear_py,
-    _order_py,
-    _sequence_py,
-    _sgd_py,
-    _tagging_py,
-    _voted_py,
-)
+from ._core.registry import ROUTINES, twins
 
-__all__ = ["BACKEND", "NO_EXTENSIONS", "PureBuildWarning", "linear", "gram", "dual",
-           "conjunction", "voted", "sgd", "budget", "kpa", "order", "sequence",
-           "tagging", "features", "active", "using"]
+__all__ = ["BACKEND", "NO_EXTENSIONS", "PureBuildWarning", "active", "using", *ROUTINES]
 
 NO_EXTENSIONS = bool(os.environ.get("PERCEPTRON_C_NO_EXTENSIONS"))
 _HERE = os.path.dirname(os.path.abspath(__file__))
+_CORE = os.path.join(_HERE, "_core")
 
 
 class PureBuildWarning(RuntimeWarning):
@@ -56,7 +50,7 @@ class PureBuildWarning(RuntimeWarning):
 
 def _has_compiled_files() -> bool:
     suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
-    return any(f.startswith("_") and f.endswith(suffixes) for f in os.listdir(_HERE))
+    return any(f.startswith("_") and f.endswith(suffixes) for f in os.listdir(_CORE))
 
 
 def _choose() -> str:
@@ -78,28 +72,6 @@ def _choose() -> str:
 
 BACKEND = _choose()
 
-if TYPE_CHECKING or BACKEND == "c":
-    try:
-        from . import (
-            _budget_c,
-            _conjunction_c,
-            _dual_c,
-            _features_c,
-            _gram_c,
-            _kpa_c,
-            _linear_c,
-            _order_c,
-            _sequence_c,
-            _sgd_c,
-            _tagging_c,
-            _voted_c,
-        )
-    except ImportError as exc:
-        raise ImportError(
-            f"perceptron_c: a compiled module is present but does not load ({exc}). "
-            "Reinstall with a C compiler, or set PERCEPTRON_C_NO_EXTENSIONS=1 to use the "
-            "pure-Python twins.") from exc
-
 # True while the current context runs on the Python twins although the C ones are loaded.
 _python_forced: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "perceptron_c_python_forced", default=False)
@@ -114,64 +86,79 @@ def _c() -> bool:
     return BACKEND == "c" and not _python_forced.get()
 
 
-def linear() -> ModuleType:
-    """The linear epoch routines: `_linear_c` or its spec `_linear_py`."""
-    return _linear_c if _c() else _linear_py
+def _load(module: str) -> ModuleType:
+    try:
+        return importlib.import_module(f"perceptron_c._core.{module}")
+    except ImportError as exc:
+        if not module.endswith("_c"):
+            raise
+        raise ImportError(
+            f"perceptron_c: a compiled module is present but does not load ({exc}). "
+            "Reinstall with a C compiler, or set PERCEPTRON_C_NO_EXTENSIONS=1 to use the "
+            "pure-Python twins.") from exc
 
 
-def gram() -> ModuleType:
-    """Bit packing and Gram matrices: `_gram_c` or its spec `_gram_py`."""
-    return _gram_c if _c() else _gram_py
+class _Twins:
+    """A routine module whose twin is chosen at each attribute lookup (see the module's
+    docstring); each twin is imported on its first use."""
+
+    __slots__ = ("_names", "_loaded")
+
+    def __init__(self, name: str) -> None:
+        self._names = twins(name)
+        self._loaded: list[ModuleType | None] = [None, None]
+
+    def _module(self) -> ModuleType:
+        which = 0 if _c() else 1
+        module = self._loaded[which]
+        if module is None:
+            module = self._loaded[which] = _load(self._names[which])
+        return module
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._module(), attr)
+
+    # Setting an attribute sets it on the twin in use, as on a module (tests patch routines).
+    def __setattr__(self, attr: str, value: Any) -> None:
+        if attr in _Twins.__slots__:
+            object.__setattr__(self, attr, value)
+        else:
+            setattr(self._module(), attr, value)
+
+    def __delattr__(self, attr: str) -> None:
+        delattr(self._module(), attr)
+
+    def __repr__(self) -> str:
+        return f"<perceptron_c routines {self._names[1][1:-3]!r}>"
 
 
-def dual() -> ModuleType:
-    """The float dual (kernel) perceptron epochs: `_dual_c` or its spec `_dual_py`."""
-    return _dual_c if _c() else _dual_py
-
-
-def conjunction() -> ModuleType:
-    """The exact conjunction-kernel epochs: `_conjunction_c` or its spec `_conjunction_py`."""
-    return _conjunction_c if _c() else _conjunction_py
-
-
-def voted() -> ModuleType:
-    """The voted perceptron's vote: `_voted_c` or its spec `_voted_py`."""
-    return _voted_c if _c() else _voted_py
-
-
-def sgd() -> ModuleType:
-    """scikit-learn's SGD epoch (Perceptron, PA): `_sgd_c` or its spec `_sgd_py`."""
-    return _sgd_c if _c() else _sgd_py
-
-
-def budget() -> ModuleType:
-    """The budget kernel perceptron epochs: `_budget_c` or its spec `_budget_py`."""
-    return _budget_c if _c() else _budget_py
-
-
-def kpa() -> ModuleType:
-    """The kernel passive-aggressive epochs: `_kpa_c` or its spec `_kpa_py`."""
-    return _kpa_c if _c() else _kpa_py
-
-
-def order() -> ModuleType:
-    """The visiting orders: `_order_c` or its spec `_order_py`."""
-    return _order_c if _c() else _order_py
-
-
-def sequence() -> ModuleType:
-    """The structured perceptron (Viterbi, epochs): `_sequence_c` or its spec `_sequence_py`."""
-    return _sequence_c if _c() else _sequence_py
-
-
-def tagging() -> ModuleType:
-    """The greedy tagger (NLTK's): epochs, tagging: `_tagging_c` or its spec `_tagging_py`."""
-    return _tagging_c if _c() else _tagging_py
-
-
-def features() -> ModuleType:
-    """Token features (keys, interning, hashing): `_features_c` or its spec `_features_py`."""
-    return _features_c if _c() else _features_py
+# One accessor per entry of ROUTINES (tests/test_backend.py checks that they match).
+if TYPE_CHECKING:
+    from ._core import _budget_py as budget
+    from ._core import _conjunction_py as conjunction
+    from ._core import _dual_py as dual
+    from ._core import _features_py as features
+    from ._core import _gram_py as gram
+    from ._core import _kpa_py as kpa
+    from ._core import _linear_py as linear
+    from ._core import _order_py as order
+    from ._core import _sequence_py as sequence
+    from ._core import _sgd_py as sgd
+    from ._core import _tagging_py as tagging
+    from ._core import _voted_py as voted
+else:
+    budget = _Twins("budget")
+    conjunction = _Twins("conjunction")
+    dual = _Twins("dual")
+    features = _Twins("features")
+    gram = _Twins("gram")
+    kpa = _Twins("kpa")
+    linear = _Twins("linear")
+    order = _Twins("order")
+    sequence = _Twins("sequence")
+    sgd = _Twins("sgd")
+    tagging = _Twins("tagging")
+    voted = _Twins("voted")
 
 
 @contextlib.contextmanager

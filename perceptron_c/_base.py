@@ -148,7 +148,7 @@ def epoch_order(seed: int, epoch: int, n: int, shuffle: bool) -> np.ndarray:
     time of a shuffled epoch)."""
     order = np.arange(n, dtype=np.int64)
     if shuffle:
-        _backend.order().draw_permutation(order, seed, epoch)
+        _backend.order.draw_permutation(order, seed, epoch)
     return order
 
 

@@ -111,13 +111,13 @@ def exponents(A: PackedBits, B: PackedBits, n_jobs: Any = None) -> np.ndarray:
     """popcount(a AND b) for every pair of rows, in `exponent_dtype` (written directly)."""
     out: np.ndarray = np.empty((A.words.shape[0], B.words.shape[0]),
                                dtype=exponent_dtype(A.n_bits))
-    _backend.gram().gram_conjunction_log2(A.words, B.words, out, n_jobs=n_jobs)
+    _backend.gram.gram_conjunction_log2(A.words, B.words, out, n_jobs=n_jobs)
     return out
 
 
 def sqnorms(kern: Any, X: np.ndarray) -> np.ndarray | None:
     """The squared norms of the rows, for the RBF kernel (None for the others)."""
-    return _backend.gram().row_sqnorms(X) if isinstance(kern, RBF) else None
+    return _backend.gram.row_sqnorms(X) if isinstance(kern, RBF) else None
 
 
 def _float_rows(kern: Any, A: np.ndarray, B: np.ndarray, n_jobs: Any,

@@ -30,7 +30,7 @@ def decision(X: Any, W: np.ndarray, b: np.ndarray, n_jobs: Any = None) -> np.nda
     """w.x + b of every row of canonical X against every row of W, shape (n, len(W)); the rows
     are cut into blocks of a few milliseconds that ``n_jobs`` threads share (each row's sums
     are the same whatever the blocks and threads)."""
-    lin = _backend.linear()
+    lin = _backend.linear
     n = X.shape[0]
     out = np.empty((n, W.shape[0]), dtype=np.float64)
     sparse = isinstance(X, CSR)

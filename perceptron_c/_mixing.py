@@ -327,7 +327,7 @@ def sklearn_order(n: int, seed: int, shuffles: int) -> np.ndarray:
     if shuffles == 0:
         return order
     p = np.arange(n, dtype=np.int64)
-    _backend.sgd().sklearn_shuffle(p, seed)
+    _backend.sgd.sklearn_shuffle(p, seed)
     while shuffles:
         if shuffles & 1:
             order = order[p]
@@ -359,7 +359,7 @@ class SGD:
     @staticmethod
     def begin(est: Any) -> dict[str, np.ndarray]:
         """The state of a fresh run from the model's weights, as `SGDRun` sets it up."""
-        sgd, st = _backend.sgd(), est._state
+        sgd, st = _backend.sgd, est._state
         rows, d = st["w"].shape
         l1 = est._spec().penalty in (sgd.PENALTY_L1, sgd.PENALTY_ELASTICNET)
         machine, q = np.zeros((rows, sgd.N_STATE)), np.zeros((rows, d if l1 else 0))
@@ -391,7 +391,7 @@ class SGD:
         mistakes = _shard_epoch(est, run, None, index)
         out = dict(est._state, machine=np.array(run.states), q=np.array(run.qs).reshape(
             state["q"].shape))
-        objective = out["machine"][:, _backend.sgd().OBJECTIVE].copy()
+        objective = out["machine"][:, _backend.sgd.OBJECTIVE].copy()
         return {"state": out, "mistakes": int(mistakes), "n": int(n), "last": list(run.last),
                 "objective": objective}
 
@@ -403,7 +403,7 @@ class SGD:
 
     @staticmethod
     def plan(stats: list[tuple], mixing: str, state: dict[str, np.ndarray]) -> _SGDPlan:
-        sgd = _backend.sgd()
+        sgd = _backend.sgd
         mu = _weights_of([(s[0], s[1]) for s in stats], mixing)
         mixed = [s[2] for s, m in zip(stats, mu) if m != 0.0]
         scalars = [sgd.WSCALE, sgd.AVERAGE_A, sgd.AVERAGE_B]
@@ -421,7 +421,7 @@ class SGD:
 
     @staticmethod
     def part(plan: _SGDPlan, outs: list[dict[str, Any]], first: int) -> dict | None:
-        sgd = _backend.sgd()
+        sgd = _backend.sgd
         linear = [sgd.INTERCEPT, sgd.AVERAGE_INTERCEPT, sgd.U]
 
         def terms(st: dict[str, np.ndarray], mu: float) -> dict[str, np.ndarray]:
@@ -440,7 +440,7 @@ class SGD:
     @staticmethod
     def finish(total: dict[str, np.ndarray], plan: _SGDPlan,
                state: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        sgd = _backend.sgd()
+        sgd = _backend.sgd
         machine = plan.machine.copy()
         machine[:, [sgd.INTERCEPT, sgd.AVERAGE_INTERCEPT, sgd.U]] = total["linear"]
         for k in np.flatnonzero(np.isnan(machine[:, sgd.SQ_NORM])):
@@ -461,7 +461,7 @@ class SGD:
         rows = state["machine"].shape[0]
         if shard is None or shard.val is None:
             return [0.0] if job.classes is None else [(0.0, 0.0)] * rows
-        sgd = _backend.sgd()
+        sgd = _backend.sgd
         X, y, w = shard.val
         p = decision(X, state["w"] * state["machine"][:, sgd.WSCALE][:, None],
                      np.ascontiguousarray(state["machine"][:, sgd.INTERCEPT]))
@@ -494,7 +494,7 @@ class SGD:
     @staticmethod
     def end(est: Any, state: dict[str, np.ndarray]) -> None:
         """Fold the run into the model, as `SGDRun.finish` does."""
-        sgd = _backend.sgd()
+        sgd = _backend.sgd
         st = {key: state[key].copy() for key in est._state}
         machine = state["machine"].copy()
         for k in range(machine.shape[0]):

@@ -86,7 +86,7 @@ def pool_of(old: Any, Xc: Any, kind: str) -> Any:
 def exponent_rows(A: PackedBits, B: PackedBits) -> np.ndarray:
     """int32 popcount(a AND b) for every pair of rows (the conjunction kernel's exponents)."""
     out = np.empty((A.words.shape[0], B.words.shape[0]), dtype=np.int64)
-    _backend.gram().gram_conjunction_log2(A.words, B.words, out)
+    _backend.gram.gram_conjunction_log2(A.words, B.words, out)
     return out.astype(np.int32)
 
 
@@ -140,7 +140,7 @@ def kernel_block(kern: Any, kind: str, X: Any, sv: Any, max_bytes: int = 2**27) 
 
 def _linear_block(X: Any, sv: Any, max_bytes: int) -> np.ndarray:
     """x . sv_j for every row and stored example, on the linear routines (dense or CSR)."""
-    lin = _backend.linear()
+    lin = _backend.linear
     n_sv, m = sv.shape[0], X.shape[0]
     K = np.empty((m, n_sv))
     if isinstance(sv, CSR):  # sv_j . x with a few rows of X at a time as (dense) weights

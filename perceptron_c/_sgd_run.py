@@ -116,7 +116,7 @@ class SGDRun:
         self.sw = np.ones(n) if sample_weight is None else sample_weight
         self.seeds = seeds
         self.index = [np.arange(n, dtype=np.int64) for _ in targets]
-        sgd, st = _backend.sgd(), est._state
+        sgd, st = _backend.sgd, est._state
         d = st["w"].shape[1]
         self.states, self.qs, self.params = [], [], []
         l1 = spec.penalty in (sgd.PENALTY_L1, sgd.PENALTY_ELASTICNET)
@@ -144,7 +144,7 @@ class SGDRun:
     def epoch(self, order: Any = None) -> int:
         """One epoch of every machine still training (machines on ``n_jobs`` threads: each
         has its own rows of the state, so the result does not depend on the threads)."""
-        sgd, X, st = _backend.sgd(), self.X, self.est._state
+        sgd, X, st = _backend.sgd, self.X, self.est._state
         sparse = isinstance(X, CSR)
         head = (X.data, X.indices, X.indptr) if sparse else (X,)
         fn = sgd.sgd_epoch_csr if sparse else sgd.sgd_epoch_dense
@@ -171,7 +171,7 @@ class SGDRun:
 
     def after_epoch(self, val: tuple | None) -> tuple[bool, str]:
         """scikit-learn's stopping rule, machine by machine: True once every one stopped."""
-        sgd, n = _backend.sgd(), self.X.shape[0]
+        sgd, n = _backend.sgd, self.X.shape[0]
         extra = ""
         for k in range(len(self.targets)):
             if not self.active[k]:
@@ -183,7 +183,7 @@ class SGDRun:
         return not any(self.active), extra if len(self.targets) == 1 else ""
 
     def _true_weights(self, k: int) -> tuple[np.ndarray, float]:
-        sgd = _backend.sgd()
+        sgd = _backend.sgd
         state = self.states[k]
         return self.est._state["w"][k] * state[sgd.WSCALE], float(state[sgd.INTERCEPT])
 
@@ -221,7 +221,7 @@ class SGDRun:
         return np.argmax(scores, axis=1)
 
     def finish(self, credit_epochs: int) -> None:
-        sgd, st = _backend.sgd(), self.est._state
+        sgd, st = _backend.sgd, self.est._state
         for k, state in enumerate(self.states):
             sgd.sgd_finish(st["w"][k], self._aw(k), state)
             st["b"][k] = state[sgd.INTERCEPT]

@@ -1,4 +1,4 @@
-"""The `PerceptronTagger`'s sentences as integer codes for `_backend.tagging()`: whole training
+"""The `PerceptronTagger`'s sentences as integer codes for `_backend.tagging`: whole training
 epochs in one call (`CodedEpochs`) and greedy tagging of many sentences in one call
 (`TagIndex`), plus the string-keyed epoch NLTK's feature names need when tags are odd
 (`StringEpochs`).
@@ -134,7 +134,7 @@ class CodedEpochs:
         words = [w for w, _ in data]
         n = sum(map(len, words))
         # the 10 static keys of every token, interned in C: the `TokenFeatures` "nltk" preset
-        features = _backend.features()
+        features = _backend.features
         vocab = features.Vocabulary()
         _, indices, _, lengths = features.extract_features(words, NLTK_SPEC, vocab, True, 0)
         if indices.shape[0] != 10 * n:
@@ -155,7 +155,7 @@ class CodedEpochs:
     def _hash_existing(self, vocab: Any, code: dict[str, int]) -> None:
         """The hash table of the dynamic features the model already has."""
         keys, vals = [], []
-        key = _backend.tagging().dynamic_key
+        key = _backend.tagging.dynamic_key
         for row, f in enumerate(self.tagger._features):
             k = _parse_dynamic(f, code, lambda w: vocab.get("i word " + w), key)
             if k >= 0:
@@ -169,7 +169,7 @@ class CodedEpochs:
         """One epoch over the sentences in the current order (NLTK lines 425-439); returns the
         number of right guesses and of tokens."""
         t = self.tagger
-        routines = _backend.tagging()
+        routines = _backend.tagging
         order = np.array(self.order, dtype=np.int64)
         counts = np.array([t._steps, len(t._features), self.n_keys], dtype=np.int64)
         done = 0
@@ -226,7 +226,7 @@ def _table(keys: np.ndarray, vals: np.ndarray, room: int) -> tuple[np.ndarray, n
         cap *= 2
     table = np.full(cap, EMPTY, dtype=np.uint64)
     vals_ = np.full(cap, -1, dtype=np.int64)
-    _backend.tagging().hash_insert(table, vals_, keys, vals)
+    _backend.tagging.hash_insert(table, vals_, keys, vals)
     return table, vals_
 
 
@@ -260,7 +260,7 @@ class TagIndex:
         self.words = _Words(tagger.normalize, lambda f: rows.get(f, -1))
         self.bias = rows.get("bias", -1)
         keys, vals = [], []
-        key = _backend.tagging().dynamic_key
+        key = _backend.tagging.dynamic_key
         for row, f in enumerate(tagger._features):
             k = _parse_dynamic(f, self.code, self.words.norm_word, key)
             if k >= 0:
@@ -291,7 +291,7 @@ class TagIndex:
             dict_guess = np.full(n, -1, dtype=np.int64)
         out = np.zeros(n, dtype=np.int64)
         if n:
-            _backend.tagging().tag_greedy(
+            _backend.tagging.tag_greedy(
                 token_rows, nid, np.ascontiguousarray(self._norm[:, 1:]), dict_guess,
                 _offsets([len(s) for s in sentences]), self.bias, self.tagger._weights,
                 self.keys, self.vals, out)
@@ -346,7 +346,7 @@ class StringEpochs:
     def _learn(self, vids: list[int], prev: str, prev2: str, truth: str) -> str:
         """Predict one token, count the step, and update on a mistake."""
         t = self.tagger
-        routines = _backend.tagging()
+        routines = _backend.tagging
         row_of = self.row_of
         dynamic = t._dynamic_features(self.strings[vids[3]], prev, prev2)
         rows = ordered([row_of[v] for v in vids], [t._rows.get(k, -1) for k in dynamic])

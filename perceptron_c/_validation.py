@@ -323,7 +323,7 @@ def as_packed(X: Any, name: str) -> PackedBits:
         return check_packed(X, name)
     X01 = check_01(X, name)
     words = np.empty((X01.shape[0], n_words(X01.shape[1])), dtype=np.uint64)
-    _backend.gram().pack_rows(X01, words)
+    _backend.gram.pack_rows(X01, words)
     return PackedBits(words, X01.shape[1])
 
 

@@ -191,7 +191,7 @@ class _BudgetRun:
         self.slots[1, :] = -1
         self.slots[1, old] = m + np.arange(old.shape[0])
         args = (K, rows, self.y, self.alpha, self.b, self.slots, self.where, self.counts)
-        budget = _backend.budget()
+        budget = _backend.budget
         if self.exact:
             mistakes = budget.budget_epoch_exact(*args, fi, _POLICY[self.strategy], rand,
                                                  *self.avg)
@@ -444,7 +444,7 @@ class BudgetKernelPerceptron(EpochClassifier):
             out[:] = int(np.argmax(self.intercept_)) if argmax else self.intercept_
             return out
         if self._exact:
-            conj = _backend.conjunction()
+            conj = _backend.conjunction
             c = int(self._count[0]) if average else 1
             coef = np.ascontiguousarray(c * self._alpha - (self._u if average else 0))
             bias = np.ascontiguousarray(c * self._b - (self._beta if average else 0))
@@ -454,7 +454,7 @@ class BudgetKernelPerceptron(EpochClassifier):
                 fn(E, coef, bias, out[s:e])
             row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, exact)
             return out if argmax else out / c
-        lin = _backend.linear()  # the decision as KernelPerceptron's: 4-lane sums, no BLAS
+        lin = _backend.linear  # the decision as KernelPerceptron's: 4-lane sums, no BLAS
         coef = np.ascontiguousarray(self.dual_coef_, dtype=np.float64)
         bias = np.ascontiguousarray(self.intercept_, dtype=np.float64)
 

@@ -81,7 +81,7 @@ def make_separable(rng: np.random.Generator, n: int, d: int, gap: float = 0.2,
     """Dense points with labels sign(u.x + b0), keeping only ``|u.x + b0| >= gap`` (||u|| = 1),
     so (u, b0) separates them with geometric margin at least ``gap``."""
     u = rng.standard_normal(d)
-    u /= math.sqrt(_backend.gram().row_sqnorms(u[None, :])[0])
+    u /= math.sqrt(_backend.gram.row_sqnorms(u[None, :])[0])
     kept: list[np.ndarray] = []
     while sum(len(block) for block in kept) < n:
         block = rng.standard_normal((2 * n, d))
@@ -95,7 +95,7 @@ def _activations(X: np.ndarray, u: np.ndarray, bias: float) -> np.ndarray:
     """u . x + bias for every row, the dot the package's 4-lane sum (BLAS's would change the
     set generated with the machine and its thread count)."""
     out = np.empty((X.shape[0], 1))
-    _backend.linear().decision_dense(np.ascontiguousarray(X), u[None, :], np.array([bias]), out)
+    _backend.linear.decision_dense(np.ascontiguousarray(X), u[None, :], np.array([bias]), out)
     return out[:, 0]
 
 

@@ -138,7 +138,7 @@ class _KPARun:
         return steps
 
     def _run(self, visit: np.ndarray, loss: np.ndarray) -> int:
-        kpa, est = _backend.kpa(), self.est
+        kpa, est = _backend.kpa, self.est
         C, squared, fi = est._step_params()
         u, beta, count = self.avg if self.avg else (None, None, None)
         if self.cached:
@@ -390,7 +390,7 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
             self.dual_coef_ = np.ldexp(coef, -self._ediag.astype(np.int64))
             out = np.zeros((1, coef.shape[0]))
             if self._fitted_intercept() and coef.shape[1]:
-                _backend.kpa().kpa_conjunction_decision(
+                _backend.kpa.kpa_conjunction_decision(
                     np.zeros((1, coef.shape[1]), np.int32), self._ediag, coef, False, out)
             self.intercept_ = out[0]
         else:
@@ -427,7 +427,7 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
         out = np.zeros((m, R))
         idx = np.zeros(m, dtype=np.int64)
         if kind == _CONJ:
-            kpa = _backend.kpa()
+            kpa = _backend.kpa
             fn = kpa.kpa_conjunction_predict if labels else kpa.kpa_conjunction_decision
 
             def exact(s: int, e: int, E: np.ndarray) -> None:
@@ -435,7 +435,7 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
                    idx[s:e] if labels else out[s:e])
             row_blocks_run(kern, kind, Xc, sv, self.max_gram_bytes, self.n_jobs, exact)
         else:
-            lin = _backend.linear()  # as KernelPerceptron's decision: 4-lane sums, no BLAS
+            lin = _backend.linear  # as KernelPerceptron's decision: 4-lane sums, no BLAS
             coef = np.ascontiguousarray(coef, dtype=np.float64)
             bias = np.ascontiguousarray(b, dtype=np.float64)
 

@@ -151,16 +151,16 @@ class _DualRun:
                                getattr(self, "beta", None), getattr(self, "count", None))
         weighted = {} if self.weights is None else {"sample_weight": self.weights}
         if self.cached:
-            dual = _backend.dual()
+            dual = _backend.dual
             fn = dual.multiclass_dual_epoch_cached if self.joint else dual.dual_epoch_cached
             s = self.scores if self.joint else self.scores[0]
             return fn(self.source.full, self.y, order, a, self.b, s, fi, *extra, **weighted)
         if self.kind == "conjunction":
-            conj = _backend.conjunction()
+            conj = _backend.conjunction
             fn = conj.multiclass_conjunction_epoch_rows if self.joint \
                 else conj.conjunction_epoch_rows
         else:
-            dual = _backend.dual()
+            dual = _backend.dual
             fn = dual.multiclass_dual_epoch_rows if self.joint else dual.dual_epoch_rows
 
         def block(rows: np.ndarray, K: np.ndarray, cols: np.ndarray | None) -> int:
@@ -388,7 +388,7 @@ class KernelPerceptron(EpochClassifier):
             out[:] = int(np.argmax(self.intercept_)) if argmax else self.intercept_
             return out
         if kind == "conjunction":
-            conj = _backend.conjunction()
+            conj = _backend.conjunction
             coef, bias, c = self._exact_coefs()
             coef, bias = np.ascontiguousarray(coef), np.ascontiguousarray(bias)
             fn = conj.conjunction_argmax if argmax else conj.conjunction_decision
@@ -397,7 +397,7 @@ class KernelPerceptron(EpochClassifier):
                 fn(E, coef, bias, out[s:e])
             row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, exact)
             return out if argmax else out / c
-        lin = _backend.linear()  # the decision as Perceptron's: 4-lane sums, no BLAS
+        lin = _backend.linear  # the decision as Perceptron's: 4-lane sums, no BLAS
         coef = np.ascontiguousarray(self.dual_coef_, dtype=np.float64)
         bias = np.ascontiguousarray(self.intercept_, dtype=np.float64)
 

@@ -154,12 +154,12 @@ class Linear(_FloatKernel):
 
     def __call__(self, X: Any, Y: Any = None, n_jobs: Any = None) -> np.ndarray:
         Xf, Yf, out = self._prepare(X, Y)
-        _backend.gram().gram_linear(Xf, Yf, out, n_jobs=n_jobs)
+        _backend.gram.gram_linear(Xf, Yf, out, n_jobs=n_jobs)
         return _finite_gram(out, "linear")
 
     def _rows_into(self, A: Any, B: Any, out: np.ndarray, n_jobs: Any = None,
                    norms: tuple | None = None) -> None:
-        _backend.gram().gram_linear(A, B, out, n_jobs=n_jobs)
+        _backend.gram.gram_linear(A, B, out, n_jobs=n_jobs)
         _finite_gram(out, "linear")
 
 
@@ -184,14 +184,14 @@ class Polynomial(_FloatKernel):
     def __call__(self, X: Any, Y: Any = None, n_jobs: Any = None) -> np.ndarray:
         Xf, Yf, out = self._prepare(X, Y)
         with np.errstate(over="ignore"):
-            _backend.gram().gram_poly(Xf, Yf, self.degree, self.gamma, self.coef0, out,
+            _backend.gram.gram_poly(Xf, Yf, self.degree, self.gamma, self.coef0, out,
                                       n_jobs=n_jobs)
         return _finite_gram(out, "polynomial")
 
     def _rows_into(self, A: Any, B: Any, out: np.ndarray, n_jobs: Any = None,
                    norms: tuple | None = None) -> None:
         with np.errstate(over="ignore"):
-            _backend.gram().gram_poly(A, B, self.degree, self.gamma, self.coef0, out,
+            _backend.gram.gram_poly(A, B, self.degree, self.gamma, self.coef0, out,
                                       n_jobs=n_jobs)
         _finite_gram(out, "polynomial")
 
@@ -211,13 +211,13 @@ class RBF(_FloatKernel):
     def __call__(self, X: Any, Y: Any = None, n_jobs: Any = None) -> np.ndarray:
         Xf, Yf, out = self._prepare(X, Y)
         gamma = 1.0 / Xf.shape[1] if self.gamma is None else self.gamma
-        _backend.gram().gram_rbf(Xf, Yf, gamma, out, n_jobs=n_jobs)
+        _backend.gram.gram_rbf(Xf, Yf, gamma, out, n_jobs=n_jobs)
         return out
 
     def _rows_into(self, A: Any, B: Any, out: np.ndarray, n_jobs: Any = None,
                    norms: tuple | None = None) -> None:
         gamma = 1.0 / A.shape[1] if self.gamma is None else self.gamma
-        _backend.gram().gram_rbf(A, B, gamma, out, n_jobs=n_jobs, norms=norms)
+        _backend.gram.gram_rbf(A, B, gamma, out, n_jobs=n_jobs, norms=norms)
 
     def _key(self) -> tuple[Any, ...]:
         return (self.gamma,)
@@ -237,7 +237,7 @@ class Conjunction(Kernel):
         PY = PX if Y is None else as_packed(Y, "Y")
         _check_same_features(PX.n_bits, PY.n_bits)
         out = np.empty((PX.words.shape[0], PY.words.shape[0]), dtype=dtype)
-        _backend.gram().gram_conjunction_log2(PX.words, PY.words, out, n_jobs=n_jobs)
+        _backend.gram.gram_conjunction_log2(PX.words, PY.words, out, n_jobs=n_jobs)
         return out
 
     def __call__(self, X: Any, Y: Any = None, n_jobs: Any = None) -> np.ndarray:

@@ -1,7 +1,7 @@
 """The numpy-only low-level API: the epoch routines, checked, on the active backend.
 
 For libraries that want the perceptron loops without the estimator. Every function has the
-name and signature of the routine it runs (see ``perceptron_c._linear_py`` for the exact
+name and signature of the routine it runs (see ``perceptron_c._core._linear_py`` for the exact
 semantics, which both twins share), works in place on the weight arrays, returns the number of
 mistakes, and validates all of its arguments first, so no input can crash the interpreter:
 
@@ -109,7 +109,7 @@ def _run(name: str, head: tuple, rest: tuple, state: tuple, flags: tuple,
     """Call the routine of the active twin; FloatingPointError if the state it leaves (the
     weights, bias and averaging sums) is not finite."""
     n = head[0].shape[0] if len(head) == 1 else head[2].shape[0] - 1
-    fn = getattr(_backend.linear(), name)
+    fn = getattr(_backend.linear, name)
     mistakes = fn(*head, *rest, *state, bool(flags[0]), bool(flags[1]),
                   sample_weight=_weights(sample_weight, n))
     for array in state:
@@ -237,7 +237,7 @@ def decision_dense(X: npt.ArrayLike, W: npt.ArrayLike, b: npt.ArrayLike,
         raise ValueError(f"W must have {X.shape[1]} columns (one per feature)")
     out = np.empty((X.shape[0], W.shape[0])) if out is None else check_inout(
         out, "out", (X.shape[0], W.shape[0]))
-    _backend.linear().decision_dense(X, W, b, out)
+    _backend.linear.decision_dense(X, W, b, out)
     return out
 
 
@@ -249,5 +249,5 @@ def decision_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.ArrayL
     head = _csr(data, indices, indptr, W.shape[1], check_finite)
     n = head[2].shape[0] - 1
     out = np.empty((n, W.shape[0])) if out is None else check_inout(out, "out", (n, W.shape[0]))
-    _backend.linear().decision_csr(*head, W, b, out)
+    _backend.linear.decision_csr(*head, W, b, out)
     return out

@@ -68,7 +68,7 @@ class _PassiveAggressive:
         return True
 
     def _pa_spec(self, loss_kind: int, margin: float) -> SGDSpec:
-        sgd = _backend.sgd()
+        sgd = _backend.sgd
         check_choice(self.loss, "loss", self._losses)
         c = check_real(self.C, "C", 0.0, np.inf, low_open=True)
         if self.tol is not None:
@@ -195,7 +195,7 @@ class PassiveAggressiveClassifier(_PassiveAggressive, LinearClassifierMixin, Epo
         self._check_common_params()
         check_n_jobs(self.n_jobs)
         check_class_weight(self.class_weight)
-        return self._pa_spec(_backend.sgd().LOSS_HINGE, 1.0)
+        return self._pa_spec(_backend.sgd.LOSS_HINGE, 1.0)
 
     def _init_state(self, Xc: Any, spec: SGDSpec) -> None:
         k = len(self.classes_)
@@ -289,7 +289,7 @@ class PassiveAggressiveRegressor(_PassiveAggressive, LinearModelMixin, EpochRegr
     def _spec(self) -> SGDSpec:
         self._check_common_params()
         eps = check_real(self.epsilon, "epsilon", 0.0, np.inf)
-        return self._pa_spec(_backend.sgd().LOSS_EPSILON_INSENSITIVE, eps)
+        return self._pa_spec(_backend.sgd.LOSS_EPSILON_INSENSITIVE, eps)
 
     def _init_state(self, Xc: Any, spec: SGDSpec) -> None:
         self._state = init_sgd_state(1, Xc.shape[1], bool(spec.average_start))

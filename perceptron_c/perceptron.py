@@ -69,7 +69,7 @@ class _LinearRun:
         return None if self.weights is None else self.weights[min(k, len(self.weights) - 1)]
 
     def epoch(self, order: np.ndarray) -> int:
-        lin, st, X = _backend.linear(), self.est._state, self.X
+        lin, st, X = _backend.linear, self.est._state, self.X
         if self.keep is not None:
             order = np.ascontiguousarray(order[self.keep[order]])
         sparse = isinstance(X, CSR)
@@ -264,7 +264,7 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
             raise ValueError("multiclass='argmax' is the textbook's K-class perceptron: it "
                              "needs tol=None and penalty=None (scikit-learn's arithmetic "
                              "trains one-vs-rest)")
-        sgd = _backend.sgd()
+        sgd = _backend.sgd
         penalty = {None: sgd.PENALTY_NONE, "l2": sgd.PENALTY_L2, "l1": sgd.PENALTY_L1,
                    "elasticnet": sgd.PENALTY_ELASTICNET}[self.penalty]
         return SGDSpec(loss=sgd.LOSS_HINGE, learning_rate=sgd.RATE_CONSTANT, penalty=penalty,

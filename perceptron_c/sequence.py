@@ -8,7 +8,7 @@ convention; None: all of X is one sentence). A tag sequence scores the emissions
 sentence with the current weights and, when the sequence is wrong, adds the features of the
 gold sequence and subtracts those of the predicted one; averaged by default (Collins 2002,
 section 2.5; lazy, as CIML Alg. 7, one tick per sentence). The routines are
-`_backend.sequence()`'s, the epoch loop `EpochClassifier`'s.
+`_backend.sequence`'s, the epoch loop `EpochClassifier`'s.
 """
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ class _SequenceRun:
 
     def epoch(self, order: np.ndarray | None) -> int:
         est, st, X = self.est, self.est._state, self.X
-        seq = _backend.sequence()
+        seq = _backend.sequence
         n_sent = self.offsets.shape[0] - 1
         order = epoch_order(est._seed, est._epochs_seen, n_sent, est.shuffle)
         avg = [st.get(k) for k in ("U", "beta", "U_trans", "count")]
@@ -287,7 +287,7 @@ class StructuredPerceptron(EpochClassifier):
         check_n_features(Xc, self.n_features_in_, type(self).__name__)
         offsets = check_lengths(lengths, Xc.shape[0])
         out = np.empty(Xc.shape[0], dtype=np.int64)
-        seq = _backend.sequence()
+        seq = _backend.sequence
         W = np.ascontiguousarray(self.coef_.T, dtype=np.float64)  # feature-major, no copy
         b = np.ascontiguousarray(self.intercept_, dtype=np.float64)
         if isinstance(Xc, CSR):

@@ -6,7 +6,7 @@ A drop-in for ``nltk.tag.perceptron.PerceptronTagger`` (NLTK 3.10.4, whose file
 ``tag``, ``tag_sents``, ``accuracy``/``evaluate`` (``nltk/tag/api.py``), the same features,
 word normalization and tag dictionary. Trained on the same sentences after the same
 ``random.seed``, it learns the same weights as NLTK, rounding included, and gives every token
-the same tag (the arithmetic contract is in `perceptron_c._tagging_py`). Features and classes
+the same tag (the arithmetic contract is in `perceptron_c._core._tagging_py`). Features and classes
 are interned to integer rows and columns of numpy arrays instead of NLTK's dicts of dicts.
 
 Model files: ``save`` writes this package's versioned ``.npz`` (read back by `load` or
@@ -213,7 +213,7 @@ class PerceptronTagger(GuardedModel):
         if not self._classes:
             raise NotFittedError("PerceptronTagger: no model yet; call train(sentences) or "
                                  "load one (PerceptronTagger.load, from_nltk_json)")
-        routines = _backend.tagging()
+        routines = _backend.tagging
         scores = routines.score_rows(self._weights, rows)
         best = routines.best_class(scores)
         conf = None
@@ -317,7 +317,7 @@ class PerceptronTagger(GuardedModel):
             _logger.info("Iter %r: %r/%r=%r", epoch, right, seen, right / seen * 100)
         n = len(self._features)
         self._trim(n)
-        _backend.tagging().average(self._weights, self._totals, self._stamps, self._live,
+        _backend.tagging.average(self._weights, self._totals, self._stamps, self._live,
                                    self._steps)
         if save_loc is not None:
             self.to_nltk_json(save_loc, lang=self.lang)

@@ -231,7 +231,7 @@ def _norm(v: np.ndarray) -> float:
 def _sq_norms(rows: np.ndarray) -> np.ndarray:
     """||x_i||^2 of every dense row: the package's 4-lane sums (not BLAS's, nor einsum's,
     which change with the machine)."""
-    return _backend.gram().row_sqnorms(np.ascontiguousarray(rows, dtype=np.float64))
+    return _backend.gram.row_sqnorms(np.ascontiguousarray(rows, dtype=np.float64))
 
 
 def _signed_activations(rows: _Rows, signs: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
@@ -244,7 +244,7 @@ def _signed_activations(rows: _Rows, signs: np.ndarray, w: np.ndarray, b: float)
                            minlength=n_samples)
     else:
         out = np.empty((rows.shape[0], 1))
-        _backend.linear().decision_dense(rows, np.ascontiguousarray(w, dtype=np.float64)[None, :],
+        _backend.linear.decision_dense(rows, np.ascontiguousarray(w, dtype=np.float64)[None, :],
                                          np.zeros(1), out)
         dots = out[:, 0]
     return signs * (dots + b)

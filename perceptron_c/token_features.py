@@ -91,7 +91,7 @@ class TokenFeatures:
     -----
     ``transform`` drops the keys ``fit`` did not keep: an unseen word still gets its other
     features (suffixes, shape, neighbours). The key strings of each template are specified
-    in ``perceptron_c._features_py``.
+    in ``perceptron_c._core._features_py``.
     """
 
     def __init__(self, templates: str = "standard", *, bias: bool = True, word: bool = True,
@@ -188,7 +188,7 @@ class TokenFeatures:
         """``fit(sentences).transform(sentences)`` in one pass."""
         spec, width, min_df = self._spec(), self._hash_width(), self._check_min_df()
         sentences = _check_sentences(sentences)
-        mod = _backend.features()
+        mod = _backend.features
         vocab = None if width else mod.Vocabulary()
         data, indices, indptr, lengths = mod.extract_features(sentences, spec, vocab, True,
                                                               width)
@@ -206,7 +206,7 @@ class TokenFeatures:
         ``return_lengths`` also the int64 lengths of the sentences."""
         spec, width = self._state()
         sentences = _check_sentences(sentences)
-        mod = _backend.features()
+        mod = _backend.features
         vocab = self._vocab_for(mod)
         data, indices, indptr, lengths = mod.extract_features(sentences, spec, vocab, False,
                                                               width)
@@ -242,7 +242,7 @@ class TokenFeatures:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         if isinstance(state.get("_vocab"), list):
-            state["_vocab"] = _backend.features().Vocabulary(state["_vocab"])
+            state["_vocab"] = _backend.features.Vocabulary(state["_vocab"])
         self.__dict__.update(state)
 
 

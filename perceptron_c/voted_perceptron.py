@@ -7,7 +7,7 @@ count c_k of every weight vector w_0 = 0, w_1, ..., w_K (CIML ch. 4, section 4.6
 Freund & Schapire 1999, who count the example that created a vector towards it, so the
 counts add up to the examples seen). Prediction rebuilds the activations w_k . x + b_k as
 prefix sums over the mistakes, one kernel evaluation per stored example
-(`perceptron_c._voted_py.vote`).
+(`perceptron_c._core._voted_py.vote`).
 
 More than two classes: one-vs-rest, one voted perceptron per class against the rest, all
 trained on the same visiting orders; ``decision_function`` gives each its vote margin
@@ -98,13 +98,13 @@ class _VotedRun:
         go to ``self.steps[m]``."""
         est, fi, steps = self.est, self.est.fit_intercept, self.steps[m]
         if self.kind == "primal":
-            lin, X = _backend.linear(), self.Xc
+            lin, X = _backend.linear, self.Xc
             sparse = isinstance(X, CSR)
             head = (X.data, X.indices, X.indptr) if sparse else (X,)
             fn = lin.perceptron_epoch_csr if sparse else lin.perceptron_epoch_dense
             return fn(*head, self.signs[m], order, est._w[m], est._b[m:m + 1], fi, False,
                       steps)
-        return _backend.dual().dual_epoch_cached(
+        return _backend.dual.dual_epoch_cached(
             self.source.full, self.y_pool[m], self.n_old + order, self.alpha[m],
             est._b[m:m + 1], self.scores[m], fi, steps=steps)
 
@@ -113,8 +113,8 @@ class _VotedRun:
         independent: each makes the mistakes it makes alone); their mistakes' positions go
         to ``self.steps``."""
         est, fi, machines = self.est, self.est.fit_intercept, len(self.signs)
-        fn = (_backend.conjunction().conjunction_epoch_rows if self.kind == "conjunction"
-              else _backend.dual().dual_epoch_rows)
+        fn = (_backend.conjunction.conjunction_epoch_rows if self.kind == "conjunction"
+              else _backend.dual.dual_epoch_rows)
         counts, done = [0] * machines, [0]
 
         def block(rows: np.ndarray, K: np.ndarray, cols: np.ndarray | None) -> int:
@@ -349,7 +349,7 @@ class VotedPerceptron(EpochClassifier):
         Xc = self._gate_X(X, (kind, kern), fitting=False)
         m_rows, machines = Xc.shape[0], self._b.shape[0]
         out = np.zeros((m_rows, machines))
-        voted = _backend.voted()
+        voted = _backend.voted
         bias_step = 1.0 if fit_intercept else 0.0
         votes = []
         for m in range(machines):

@@ -74,7 +74,7 @@ def _module(backend, name):
     of one twin; skips the test for the C twin when the C core is not in use."""
     if backend == "c" and not HAVE_C:
         pytest.skip("the C core is not in use (pure install or PERCEPTRON_C_NO_EXTENSIONS)")
-    return importlib.import_module(f"perceptron_c.{name}_{'c' if backend == 'c' else 'py'}")
+    return importlib.import_module(f"perceptron_c._core.{name}_{'c' if backend == 'c' else 'py'}")
 
 
 def twin(backend, *names):

@@ -29,13 +29,15 @@ def _run(code, env_extra=None, path=None):
 
 
 def _copy_package(tmp_path, with_compiled, pure_marker):
+    for folder in (PACKAGE, PACKAGE / "_core"):
+        target = tmp_path / folder.relative_to(PACKAGE.parent)
+        target.mkdir()
+        for f in folder.iterdir():
+            compiled = f.name.endswith((".so", ".pyd"))
+            if f.is_file() and (f.suffix in (".py", ".pxd", ".h") or
+                                (compiled and with_compiled)):
+                shutil.copy(f, target / f.name)
     target = tmp_path / "perceptron_c"
-    target.mkdir()
-    for f in PACKAGE.iterdir():
-        compiled = f.name.endswith((".so", ".pyd"))
-        if f.is_file() and (f.suffix in (".py", ".pyi", ".pxd", ".h") or
-                            (compiled and with_compiled)):
-            shutil.copy(f, target / f.name)
     if pure_marker:
         (target / "PURE_BUILD").write_text("pure\n")
     return tmp_path
@@ -79,7 +81,9 @@ def test_import_pulls_in_neither_sklearn_nor_scipy():
     assert result.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("name", sorted(m.name for m in pkgutil.iter_modules([str(PACKAGE)])))
+@pytest.mark.parametrize("name", sorted(
+    [m.name for m in pkgutil.iter_modules([str(PACKAGE)])] +
+    [f"_core.{m.name}" for m in pkgutil.iter_modules([str(PACKAGE / "_core")])]))
 def test_every_module_imports_alone_in_a_fresh_interpreter(name):
     """Catches circular imports: each module first, before anything else of the package."""
     if name.endswith("_c") and perceptron_c.BACKEND != "c":
@@ -96,16 +100,16 @@ def test_using_is_per_thread():
         with _backend.using("python"):
             ready.set()
             release.wait(5)
-            seen["switcher"] = _backend.gram().__name__
+            seen["switcher"] = _backend.gram.__name__
 
     thread = threading.Thread(target=switcher)
     thread.start()
     ready.wait(5)
-    seen["main"] = _backend.gram().__name__
+    seen["main"] = _backend.gram.__name__
     release.set()
     thread.join()
-    assert seen["switcher"] == "perceptron_c._gram_py"
-    assert seen["main"] == f"perceptron_c._gram_{'c' if _backend.BACKEND == 'c' else 'py'}"
+    assert seen["switcher"] == "perceptron_c._core._gram_py"
+    assert seen["main"] == f"perceptron_c._core._gram_{'c' if _backend.BACKEND == 'c' else 'py'}"
     assert _backend.active() == _backend.BACKEND
 
 

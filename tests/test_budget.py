@@ -420,7 +420,7 @@ def test_no_pool_of_the_stream(monkeypatch, rng):
     """Kernel blocks are (at most 256 visited rows [+ as many stored rows]) x (budget + the
     block), whatever the batch: memory O(budget), not O(examples seen)."""
     shapes = []
-    module = _backend.budget()
+    module = _backend.budget
     for name in ("budget_epoch", "projectron_epoch"):
         original = getattr(module, name)
 
@@ -551,7 +551,7 @@ def test_an_interrupted_epoch_leaves_no_trace(monkeypatch, rng):
     y = rng.integers(0, 2, 600)
     kw = dict(budget=10, strategy="forgetron", random_state=1, average=True)
     ref = BudgetKernelPerceptron(max_iter=1, **kw).fit(X, y)
-    module, calls = _backend.budget(), []
+    module, calls = _backend.budget, []
     original = module.budget_epoch
 
     def interrupt(*args, **kwargs):

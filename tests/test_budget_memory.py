@@ -153,7 +153,7 @@ def test_the_slots_grow_with_the_support_set(monkeypatch, strategy, budget):
     if not HAVE_C and strategy == "projectron++" and budget == HUGE:
         pytest.skip("the slots are the model's choice, the same on both backends; the Python "
                     "twin's Projectron++ holding 2000 vectors takes over a minute")
-    module, calls = _backend.budget(), []
+    module, calls = _backend.budget, []
     for name in ("budget_epoch", "projectron_epoch"):
         original = getattr(module, name)
 

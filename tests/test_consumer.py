@@ -1,5 +1,6 @@
-"""A Cython extension of another library, built against the installed package, cimports every
-shipped .pxd and calls the C routines directly; its results must equal the Python twins'.
+"""A Cython extension of another library, built by pip against the installed package, cimports
+every module of ``perceptron_c.capi`` and calls the C routines directly; its results must equal
+the Python twins'.
 
 Needs Cython, setuptools and a C compiler (the test extra installs the first two); skipped
 where the C core is not in use or Cython is missing.
@@ -18,48 +19,54 @@ import perceptron_c
 
 pytestmark = pytest.mark.skipif(not HAVE_C, reason="the C core is not in use")
 
-# Cython finds the .pxd files from the directory above the package (include_path); the C
-# compiler finds _popcount.h in the package directory (include_dirs).
-SETUP = """
-import os
-
-from Cython.Build import cythonize
-from setuptools import Extension, setup
-
-import perceptron_c
-
-here = perceptron_c.get_include()
-ext = Extension("pc_consumer", ["consumer.pyx"], include_dirs=[here])
-setup(name="pc_consumer",
-      ext_modules=cythonize([ext], include_path=[os.path.dirname(here)], quiet=True),
-      script_args=["build_ext", "--inplace"])
-"""
+CONSUMER = pathlib.Path(__file__).parent / "consumer"
+CAPI = ("linear", "dual", "conjunction", "voted", "popcount", "bigint", "sequence")
 
 
 @pytest.fixture(scope="module")
 def consumer(tmp_path_factory):
+    """The consumer project of the guide (pyproject.toml, setup.py, consumer.pyx), installed
+    by pip with this environment's Cython and setuptools (no build isolation: no network)."""
     pytest.importorskip("Cython")
     pytest.importorskip("setuptools")
-    build = tmp_path_factory.mktemp("consumer")
-    shutil.copy(pathlib.Path(__file__).parent / "consumer" / "consumer.pyx", build)
-    (build / "setup.py").write_text(SETUP)
-    result = subprocess.run([sys.executable, "setup.py"], cwd=build, capture_output=True,
-                            text=True, timeout=600)
+    source, target = tmp_path_factory.mktemp("consumer"), tmp_path_factory.mktemp("site")
+    for name in ("pyproject.toml", "setup.py", "consumer.pyx"):
+        shutil.copy(CONSUMER / name, source)
+    result = subprocess.run([sys.executable, "-m", "pip", "install", "--no-build-isolation",
+                             "--no-deps", "--no-index", "--target", str(target), str(source)],
+                            capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    sys.path.insert(0, str(build))
+    sys.path.insert(0, str(target))
     try:
         yield importlib.import_module("pc_consumer")
     finally:
-        sys.path.remove(str(build))
+        sys.path.remove(str(target))
 
 
-def test_the_pxd_files_ship_with_the_package():
-    here = pathlib.Path(perceptron_c.get_include())
-    for name in ("_linear_c", "_dual_c", "_conjunction_c", "_voted_c", "_bigint", "_checks",
-                 "_popcount", "_kpa_c", "_fixedpoint", "_sequence_c",
-                 "_tagging_c", "_features_c"):
-        assert (here / f"{name}.pxd").is_file(), name
-    assert (here / "_popcount.h").is_file()
+def test_the_c_api_ships_with_the_package():
+    capi = pathlib.Path(perceptron_c.__file__).parent / "capi"
+    for name in CAPI:
+        assert (capi / f"{name}.pxd").is_file(), name
+    assert sorted(p.stem for p in capi.glob("*.pxd")) == sorted(CAPI)
+    assert (pathlib.Path(perceptron_c.get_include()) / "_popcount.h").is_file()
+
+
+def test_the_guide_shows_the_consumer_as_tested():
+    """The guide's consumer project is the one this file builds, file for file."""
+    guide = (pathlib.Path(__file__).parents[1] / "docs" / "guide.md").read_text(encoding="utf-8")
+    for name in ("pyproject.toml", "setup.py"):
+        assert (CONSUMER / name).read_text(encoding="utf-8").strip() in guide, name
+
+
+def test_viterbi(consumer, rng):
+    P = _module("python", "_sequence")
+    for T, K in ((1, 1), (5, 3), (9, 6), (4, 9)):
+        E = rng.integers(-3, 4, size=(T, K)).astype(np.float64)
+        trans = rng.integers(-2, 3, size=(K + 2, K)).astype(np.float64)
+        path, expected = np.empty(T, np.int64), np.empty(T, np.int64)
+        assert consumer.viterbi(E, trans, np.empty(2 * K), np.empty(T * K), path) == 0
+        P.viterbi(E, trans, np.array([0, T], np.int64), expected)
+        assert np.array_equal(path, expected)
 
 
 def test_linear_epoch_and_decision(consumer, rng):

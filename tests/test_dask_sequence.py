@@ -38,7 +38,7 @@ def test_one_block_is_the_serial_fit(average):
 
 def _shard_epoch(X, y, offsets, order, st):
     st = {k: v.copy() for k, v in st.items()}
-    _backend.sequence().structured_epoch_dense(
+    _backend.sequence.structured_epoch_dense(
         X, y, offsets, order, st["W"], st["b"], st["trans"], True, st["U"], st["beta"],
         st["U_trans"], st["count"], np.zeros(2, dtype=np.int64))
     return st

@@ -122,7 +122,7 @@ def test_one_vs_rest_machines_stop_at_their_own_epochs():
 
 
 def test_sklearn_order_composes_the_shuffle(model_backend):
-    sgd = _backend.sgd()
+    sgd = _backend.sgd
     for n, seed in [(1, 5), (7, 0), (100, 12345), (257, 2**32 - 1)]:
         index = np.arange(n, dtype=np.int64)
         for epochs in range(9):
@@ -133,7 +133,7 @@ def test_sklearn_order_composes_the_shuffle(model_backend):
 def _reference_ipm(X, y, bounds, seeds, epochs, mixing, penalty, alpha):
     """Parameter mixing of scikit-learn's binary PA-I / perceptron epochs, written out on the
     `_sgd` routines: every shard's state is folded into true weights before the mix."""
-    sgd = _backend.sgd()
+    sgd = _backend.sgd
     d = X.shape[1]
     signs = np.where(y == 1, 1.0, -1.0)
     l1 = penalty in (sgd.PENALTY_L1, sgd.PENALTY_ELASTICNET)
@@ -171,7 +171,7 @@ def _reference_ipm(X, y, bounds, seeds, epochs, mixing, penalty, alpha):
 @pytest.mark.parametrize("mixing", ["uniform", "mistakes"])
 @pytest.mark.parametrize("penalty", ["pa", "l2", "elasticnet"])
 def test_several_shards_mix_as_documented(mixing, penalty):
-    sgd = _backend.sgd()
+    sgd = _backend.sgd
     X, y = _noisy(500, 5, 2, seed=1)
     chunks = (120, 200, 180)  # unequal: with l2 the shards' weight scales differ (folded)
     if penalty == "pa":

@@ -635,9 +635,9 @@ def test_backend_switch_swaps_dual():
     from perceptron_c import _backend
 
     with _backend.using("python"):
-        assert _backend.dual().__name__ == "perceptron_c._dual_py"
-        assert _backend.conjunction().__name__ == "perceptron_c._conjunction_py"
+        assert _backend.dual.__name__ == "perceptron_c._core._dual_py"
+        assert _backend.conjunction.__name__ == "perceptron_c._core._conjunction_py"
     _module("c", "_dual")
     with _backend.using("c"):
-        assert _backend.dual().__name__ == "perceptron_c._dual_c"
-        assert _backend.conjunction().__name__ == "perceptron_c._conjunction_c"
+        assert _backend.dual.__name__ == "perceptron_c._core._dual_c"
+        assert _backend.conjunction.__name__ == "perceptron_c._core._conjunction_c"

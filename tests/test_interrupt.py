@@ -28,7 +28,7 @@ LONG_CALL = DEFAULT_SIGINT + textwrap.dedent("""
         os.kill(os.getpid(), signal.SIGINT)
     threading.Timer(0.3, interrupt).start()
     try:
-        _backend.linear().perceptron_epoch_dense(X, y, order, w, b, True, False)
+        _backend.linear.perceptron_epoch_dense(X, y, order, w, b, True, False)
         print("finished")
     except KeyboardInterrupt:
         print("interrupted", time.perf_counter() - sent[0])
@@ -68,7 +68,7 @@ def test_an_interrupted_epoch_leaves_no_trace(monkeypatch, rng, average):
     ref = Perceptron(average=average, random_state=3, max_iter=2).fit(X, y)
     model = Perceptron(average=average, random_state=3, max_iter=50)
     routine = "averaged_epoch_dense" if average else "perceptron_epoch_dense"
-    _interrupt_after_real_work(monkeypatch, _backend.linear(), routine, after_calls=3)
+    _interrupt_after_real_work(monkeypatch, _backend.linear, routine, after_calls=3)
     with pytest.raises(KeyboardInterrupt):
         model.fit(X, y)
     # two full epochs kept, the third undone: the same model as max_iter=2
@@ -86,7 +86,7 @@ def test_an_interrupted_kernel_epoch_leaves_no_trace(monkeypatch, rng):
     y = rng.integers(0, 2, 60)
     ref = KernelPerceptron(kernel="rbf", random_state=1, max_iter=1).fit(X, y)
     model = KernelPerceptron(kernel="rbf", random_state=1, max_iter=20)
-    _interrupt_after_real_work(monkeypatch, _backend.dual(), "dual_epoch_cached",
+    _interrupt_after_real_work(monkeypatch, _backend.dual, "dual_epoch_cached",
                                after_calls=2)
     with pytest.raises(KeyboardInterrupt):
         model.fit(X, y)
@@ -179,7 +179,7 @@ THREADED = {
     "conjunction Gram": """
         W = rng.integers(0, 2**63, size=(16_000, 64), dtype=np.uint64)
         out = np.empty((16_000, 16_000), dtype=np.int32)
-        call = lambda: [_backend.gram().gram_conjunction_log2(W, W, out, n_jobs=2)
+        call = lambda: [_backend.gram.gram_conjunction_log2(W, W, out, n_jobs=2)
                         for _ in range(10)]
     """,
 }

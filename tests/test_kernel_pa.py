@@ -312,7 +312,7 @@ def test_conjunction_cancellation_keeps_its_sign(model_backend):
     """f = 2^1500 2^-1500 + 2^-60 - 2^1500 2^-1500: float64 loses the small term (1 + 2^-60
     is 1), and unscaled it cannot even hold the terms (2^1500 overflows, 2^-1500 underflows);
     the exact sum keeps it, and its sign."""
-    kpa = _backend.kpa()
+    kpa = _backend.kpa
     ediag = np.array([1500, 1000, 1500], np.int32)
     coef = np.array([[1.0, 2.0 ** 940, -1.0]])  # alpha_2 = 2^940 2^-1000 = 2^-60
     E = np.array([[1500, 0, 1500]], np.int32)  # x shares all ones of rows 1 and 3, none of 2
@@ -337,7 +337,7 @@ def test_exact_sums_are_correctly_rounded(model_backend, seed):
     """The nearest float64 of sums of float64 times powers of two (subnormals, the largest
     finite values, cancellations), against Fractions; beyond float64: the largest finite."""
     rng = np.random.default_rng(seed)
-    kpa = _backend.kpa()
+    kpa = _backend.kpa
     for _ in range(60):
         n, R = int(rng.integers(1, 7)), int(rng.integers(1, 4))
         ediag = rng.integers(0, int(rng.choice([3, 80, 1200, 3000])) + 1, n).astype(np.int32)
@@ -568,7 +568,7 @@ def test_an_interrupted_epoch_leaves_no_trace(monkeypatch, rng):
     X, y = problem(rng, 50, 3, 3)
     ref = KPA(kernel="rbf", random_state=1, tol=None, max_iter=1).fit(X, y)
     model = KPA(kernel="rbf", random_state=1, tol=None, max_iter=20)
-    original, calls = _backend.kpa().kpa_epoch_cached, []
+    original, calls = _backend.kpa.kpa_epoch_cached, []
 
     def interrupted(*args, **kwargs):
         result = original(*args, **kwargs)  # runs for real, then Ctrl-C
@@ -577,7 +577,7 @@ def test_an_interrupted_epoch_leaves_no_trace(monkeypatch, rng):
             raise KeyboardInterrupt
         return result
 
-    monkeypatch.setattr(_backend.kpa(), "kpa_epoch_cached", interrupted)
+    monkeypatch.setattr(_backend.kpa, "kpa_epoch_cached", interrupted)
     with pytest.raises(KeyboardInterrupt):
         model.fit(X, y)
     assert model.n_iter_ == 1
@@ -588,7 +588,7 @@ def test_an_interrupted_epoch_leaves_no_trace(monkeypatch, rng):
 LONG_CALL = DEFAULT_SIGINT + textwrap.dedent("""
     import os, signal, threading, time
     import numpy as np
-    from perceptron_c import _kpa_c
+    from perceptron_c._core import _kpa_c
     rng = np.random.default_rng(0)
     n = 3000
     G = rng.normal(size=(n, n))

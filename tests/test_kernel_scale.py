@@ -181,7 +181,7 @@ def test_a_big_conjunction_problem_in_every_mode(rng):
     E = exponents(P, P)
     alpha, b = np.zeros(n, np.int64), np.zeros(1, np.int64)
     signs = np.where(y == 1, 1.0, -1.0)
-    conj = _backend.conjunction()
+    conj = _backend.conjunction
     for epoch, count in enumerate(models[0].mistakes_):
         order = epoch_order(models[0]._seed, epoch, n, True)
         done = sum(conj.conjunction_epoch_rows(E[order[s:s + 100]], order[s:s + 100], signs,
@@ -308,7 +308,7 @@ def test_float_gram_products_share_the_threads(model_backend, rng, monkeypatch, 
     X = rng.normal(size=(1100, 200))  # several blocks of product_blocks' rows
     Y = None if same else rng.normal(size=(300, 200))
     ref = gram(X, Y, kernel=kernel, **params)
-    module = _backend.gram()
+    module = _backend.gram
     threads, real = [], module.run_blocks
 
     def run_blocks(fn, blocks, n_threads):
@@ -328,7 +328,8 @@ def test_float_gram_products_share_the_threads(model_backend, rng, monkeypatch, 
 BLAS_CHILD = """
 import hashlib, sys
 import numpy as np
-from perceptron_c import KernelPerceptron, _gram_py, margin
+from perceptron_c import KernelPerceptron, margin
+from perceptron_c._core import _gram_py
 from perceptron_c.datasets import make_separable
 from perceptron_c.kernels import gram
 rng = np.random.default_rng(7)

@@ -356,12 +356,12 @@ def test_bad_packed_bits(model_backend):
 
 
 def test_backend_using_swaps_kernels():
-    before = _backend.gram()
+    before = _backend.gram
     with _backend.using("python"):
-        assert _backend.gram().__name__ == "perceptron_c._gram_py"
-        assert _backend.linear().__name__ == "perceptron_c._linear_py"
-    assert _backend.gram() is before
+        assert _backend.gram.__name__ == "perceptron_c._core._gram_py"
+        assert _backend.linear.__name__ == "perceptron_c._core._linear_py"
+    assert _backend.gram is before
     if not NO_EXTENSIONS:
         with _backend.using("c"):
-            assert _backend.gram().__name__ == "perceptron_c._gram_c"
+            assert _backend.gram.__name__ == "perceptron_c._core._gram_c"
 

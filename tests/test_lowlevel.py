@@ -12,7 +12,7 @@ def test_same_result_as_the_routine(rng):
     order = rng.permutation(50)
     w1, b1, w2, b2 = np.zeros(7), np.zeros(1), np.zeros(7), np.zeros(1)
     m1 = lowlevel.perceptron_epoch_csr(*to_csr(X), y, order, w1, b1)
-    m2 = _backend.linear().perceptron_epoch_csr(*to_csr(X), y, order.astype(np.int64), w2, b2,
+    m2 = _backend.linear.perceptron_epoch_csr(*to_csr(X), y, order.astype(np.int64), w2, b2,
                                               True, False)
     assert m1 == m2 and np.array_equal(w1, w2) and np.array_equal(b1, b2)
     W, bb = np.zeros((3, 7)), np.zeros(3)

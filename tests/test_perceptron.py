@@ -99,7 +99,7 @@ def test_shuffle_is_reproducible_and_matters(rng):
 
 
 def test_unshuffled_fit_is_the_routine_in_row_order(rng):
-    from perceptron_c import _linear_py
+    from perceptron_c._core import _linear_py
 
     X, y = noisy_blobs(rng, 60, 3, 2)
     m = Perceptron(max_iter=3, shuffle=False).fit(X, y)

@@ -226,7 +226,7 @@ def test_environment_forces_each_path(C):
     code = """
         import warnings
         warnings.simplefilter("error")
-        from perceptron_c import _gram_c
+        from perceptron_c._core import _gram_c
         print(_gram_c.popcount_impl())
     """
     for impl in C.available_popcount_impls():
@@ -242,7 +242,7 @@ def test_environment_with_a_path_this_cpu_lacks_warns_and_keeps_the_best(C):
     code = """
         import warnings
         warnings.simplefilter("always")
-        from perceptron_c import _gram_c
+        from perceptron_c._core import _gram_c
         print(_gram_c.popcount_impl())
     """
     missing = [i for i in ("builtin", "popcnt", "avx2", "avx512")
@@ -259,7 +259,7 @@ def test_environment_with_a_path_this_cpu_lacks_warns_and_keeps_the_best(C):
 INTERRUPT = """
     import os, signal, sys, threading, time, traceback
     import numpy as np
-    from perceptron_c import _gram_c
+    from perceptron_c._core import _gram_c
 
     _gram_c.set_popcount_impl("builtin")  # the slowest path: each call takes seconds
     A = np.random.default_rng(0).integers(0, 2**63, size=(2000, 256), dtype=np.uint64)

@@ -14,7 +14,7 @@ from tagged_corpus import tagged_sentences
 
 import perceptron_c
 from perceptron_c import ConcurrentUseError, FileFormatError, NotFittedError
-from perceptron_c import _tagging_py as routines
+from perceptron_c._core import _tagging_py as routines
 from perceptron_c.tagging import PerceptronTagger
 
 TRAIN = tagged_sentences(0, 12_000)

@@ -9,7 +9,7 @@ from tagged_corpus import tagged_sentences
 
 import perceptron_c
 from perceptron_c import _backend, _tagger_core
-from perceptron_c import _tagging_py as spec
+from perceptron_c._core import _tagging_py as spec
 from perceptron_c.tagging import PerceptronTagger
 
 EMPTY = np.uint64(spec.EMPTY)

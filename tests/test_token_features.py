@@ -6,7 +6,7 @@ import pytest
 from conftest import HAVE_C, _module
 
 from perceptron_c import _backend
-from perceptron_c._features_py import fnv1a, normalize, shape
+from perceptron_c._core._features_py import fnv1a, normalize, shape
 from perceptron_c.datasets import make_tagged_sentences
 from perceptron_c.tagging import PerceptronTagger
 from perceptron_c.token_features import TokenFeatures

@@ -40,7 +40,7 @@ def test_twins_agree_on_any_text(sentences, spec, n_features):
 
 LONG_CALL = DEFAULT_SIGINT + textwrap.dedent("""
     import os, signal, threading, time
-    from perceptron_c import _features_c
+    from perceptron_c._core import _features_c
     sentence = ["The", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "."]
     sentences = [sentence] * 3_000_000  # 30M tokens: tens of seconds
     sent = []

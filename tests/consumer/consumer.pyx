@@ -1,16 +1,17 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""A Cython extension of another library: it cimports every shipped .pxd of perceptron_c and
+"""A Cython extension of another library: it cimports every module of perceptron_c.capi and
 calls the C-level routines directly, as a library using perceptron_c as its backend would.
 tests/test_consumer.py builds it against the installed package and compares its results
 with the Python twins."""
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
-from perceptron_c._bigint cimport conjunction_sign, limbs_add_pow2, limbs_sign, limbs_sub_pow2
-from perceptron_c._conjunction_c cimport conjunction_binary_rows
-from perceptron_c._dual_c cimport binary_cached
-from perceptron_c._linear_c cimport binary_epoch, decision
-from perceptron_c._popcount cimport pc_best_impl, pc_gram_popcount, pc_impl_available
-from perceptron_c._voted_c cimport vote_rows
+from perceptron_c.capi.bigint cimport conjunction_sign, limbs_add_pow2, limbs_sign, limbs_sub_pow2
+from perceptron_c.capi.conjunction cimport conjunction_binary_rows
+from perceptron_c.capi.dual cimport binary_cached
+from perceptron_c.capi.linear cimport binary_epoch, decision
+from perceptron_c.capi.popcount cimport pc_best_impl, pc_gram_popcount, pc_impl_available
+from perceptron_c.capi.sequence cimport best_path
+from perceptron_c.capi.voted cimport vote_rows
 
 
 def linear_epoch(double[:, ::1] X, double[::1] y, int64_t[::1] order, double[::1] w,
@@ -80,3 +81,12 @@ def popcount_gram(uint64_t[:, ::1] A, uint64_t[:, ::1] B, int64_t[:, ::1] out):
     with nogil:
         pc_gram_popcount(impl, &A[0, 0], A.shape[0], &B[0, 0], B.shape[0], A.shape[1],
                          &out[0, 0])
+
+
+def viterbi(double[:, ::1] E, double[:, ::1] trans, double[::1] delta, double[::1] back,
+            int64_t[::1] path):
+    cdef int r
+    with nogil:
+        r = best_path(&E[0, 0], &trans[0, 0], E.shape[0], E.shape[1], &delta[0], &back[0],
+                      &path[0])
+    return r

@@ -9,8 +9,8 @@ data. Whole epochs run without the GIL.
 from libc.math cimport isfinite
 from libc.stdint cimport int64_t
 
-from perceptron_c._checks cimport (all_in_range, between_chunks, check_avg, check_steps, need,
-                                   non_finite, rows_per_chunk)
+from perceptron_c._core._checks cimport (all_in_range, between_chunks, check_avg, check_steps, need,
+                                         non_finite, rows_per_chunk)
 
 
 __all__ = [

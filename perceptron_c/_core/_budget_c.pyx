@@ -10,8 +10,8 @@ signs with the bucket sums of ``_bigint.pxd``.
 from libc.math cimport fabs, isfinite, sqrt
 from libc.stdint cimport int32_t, int64_t
 
-from perceptron_c._bigint cimport NO_TERM, conjunction_sign, scatter
-from perceptron_c._checks cimport between_chunks, check_avg, need, non_finite, rows_per_chunk
+from perceptron_c._core._bigint cimport NO_TERM, conjunction_sign, scatter
+from perceptron_c._core._checks cimport between_chunks, check_avg, need, non_finite, rows_per_chunk
 
 import numpy as np
 

@@ -12,10 +12,10 @@ GIL.
 from libc.math cimport isfinite
 from libc.stdint cimport int16_t, int32_t, int64_t
 
-from perceptron_c._bigint cimport NO_TERM, conjunction_sign, conjunction_value, scatter
-from perceptron_c._checks cimport (all_in_range, between_chunks, check_avg, check_steps, need,
-                                   rows_per_chunk)
-from perceptron_c._dual_c cimport check_cols, check_krows, zero_outside_i64
+from perceptron_c._core._bigint cimport NO_TERM, conjunction_sign, conjunction_value, scatter
+from perceptron_c._core._checks cimport (all_in_range, between_chunks, check_avg, check_steps, need,
+                                         rows_per_chunk)
+from perceptron_c._core._dual_c cimport check_cols, check_krows, zero_outside_i64
 
 import numpy as np
 

@@ -15,7 +15,8 @@ from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport free, malloc
 from cython cimport floating
 
-from perceptron_c._checks cimport all_in_range, between_chunks, check_csr, need, rows_per_chunk
+from perceptron_c._core._checks cimport (all_in_range, between_chunks, check_csr, need,
+                                         rows_per_chunk)
 
 cdef extern from "_lanes.h" nogil:
     void pc_lanes_add4(double* s0, double* s1, double* s2, double* s3, const double* w0,
@@ -33,7 +34,7 @@ cdef extern from "_lanes.h" nogil:
     void pc_emit_row(const double** w, const double* x, Py_ssize_t m, const double* b,
                      double* e, Py_ssize_t K)
 
-from perceptron_c._sequence_py import _non_finite, sentence_blocks
+from perceptron_c._core._sequence_py import _non_finite, sentence_blocks
 from perceptron_c._threads import run_shared
 
 # The Viterbi step's paths (the same bits on each): the widest this CPU has unless a test

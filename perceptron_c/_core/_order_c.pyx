@@ -3,7 +3,7 @@
 between chunks of swaps."""
 from libc.stdint cimport int64_t, uint64_t
 
-from perceptron_c._checks cimport between_chunks, need
+from perceptron_c._core._checks cimport between_chunks, need
 
 
 __all__ = ["draw_permutation"]

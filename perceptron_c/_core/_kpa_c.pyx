@@ -13,9 +13,10 @@ from libc.math cimport isfinite, isinf, ldexp
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memset
 
-from perceptron_c._checks cimport all_in_range, between_chunks, need, non_finite, rows_per_chunk
-from perceptron_c._fixedpoint cimport (FIXED_NORM_EVERY, acc_add, acc_cmp, acc_nearest,
-                                       acc_norm, acc_sign, accumulator_size)
+from perceptron_c._core._checks cimport (all_in_range, between_chunks, need, non_finite,
+                                         rows_per_chunk)
+from perceptron_c._core._fixedpoint cimport (FIXED_NORM_EVERY, acc_add, acc_cmp, acc_nearest,
+                                             acc_norm, acc_sign, accumulator_size)
 
 import numpy as np
 

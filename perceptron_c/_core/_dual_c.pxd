@@ -14,7 +14,7 @@
 from libc.math cimport isfinite
 from libc.stdint cimport int64_t
 
-from perceptron_c._checks cimport all_in_range, check_rows, need
+from perceptron_c._core._checks cimport all_in_range, check_rows, need
 
 cdef Py_ssize_t binary_cached(const double* G, const double* y, const int64_t* order,
                               Py_ssize_t m, Py_ssize_t n, double* alpha, double* b,

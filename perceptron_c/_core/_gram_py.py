@@ -26,7 +26,7 @@ import os
 
 import numpy as np
 
-from ._threads import run_shared
+from .._threads import run_shared
 
 __all__ = [
     "pack_rows",

@@ -10,8 +10,8 @@ from libc.math cimport isfinite
 from libc.stdint cimport int16_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free
 
-from perceptron_c._bigint cimport limbs_add_pow2, limbs_sign, limbs_sub_pow2
-from perceptron_c._checks cimport between_chunks, need, rows_per_chunk
+from perceptron_c._core._bigint cimport limbs_add_pow2, limbs_sign, limbs_sub_pow2
+from perceptron_c._core._checks cimport between_chunks, need, rows_per_chunk
 
 
 __all__ = ["vote", "vote_conjunction"]

@@ -12,7 +12,8 @@ from libc.math cimport INFINITY, fabs, fma, isfinite, sqrt
 from libc.stdint cimport int32_t, int64_t, uint32_t
 from cython cimport floating
 
-from perceptron_c._checks cimport all_in_range, between_chunks, check_csr, need, rows_per_chunk
+from perceptron_c._core._checks cimport (all_in_range, between_chunks, check_csr, need,
+                                         rows_per_chunk)
 
 
 __all__ = ["sgd_start", "sgd_epoch_dense", "sgd_epoch_csr", "sgd_finish", "sklearn_shuffle"]

@@ -44,8 +44,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._threads import run_shared
 from ._linear_py import _check_csr, _csr_rows, _dense_rows, _need
-from ._threads import run_shared
 
 if TYPE_CHECKING:
     from typing import TypeAlias

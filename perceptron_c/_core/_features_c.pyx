@@ -19,8 +19,8 @@ from libc.string cimport memcpy
 
 import numpy as np
 
-from perceptron_c._checks cimport between_chunks
-from perceptron_c._features_py import check_spec, prefix_table
+from perceptron_c._core._checks cimport between_chunks
+from perceptron_c._core._features_py import check_spec, prefix_table
 
 __all__ = ["Vocabulary", "extract_features", "sentence_keys"]
 

@@ -10,9 +10,9 @@ a few milliseconds, looking for Ctrl-C between them.
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 
-from perceptron_c._checks cimport all_in_range, between_chunks, need, rows_per_chunk
+from perceptron_c._core._checks cimport all_in_range, between_chunks, need, rows_per_chunk
 
-from perceptron_c._tagging_py import average, dynamic_key
+from perceptron_c._core._tagging_py import average, dynamic_key
 
 __all__ = ["score_rows", "best_class", "update_rows", "average", "dynamic_key", "hash_insert",
            "tagger_epoch", "tag_greedy"]

@@ -10,8 +10,8 @@ from libc.math cimport fabs, frexp, isfinite, ldexp, sqrt
 from libc.stdint cimport int32_t, int64_t
 from cython cimport floating
 
-from perceptron_c._checks cimport (all_in_range, between_chunks, check_csr, check_steps, need,
-                                   non_finite, rows_per_chunk)
+from perceptron_c._core._checks cimport (all_in_range, between_chunks, check_csr, check_steps, need,
+                                         non_finite, rows_per_chunk)
 
 
 __all__ = [

@@ -23,14 +23,14 @@ import numpy as np
 from libc.math cimport ldexp
 from libc.stdint cimport int16_t, int32_t, int64_t, uint64_t
 
-from perceptron_c._popcount cimport (PC_IMPL_AVX2, PC_IMPL_AVX512, PC_IMPL_BUILTIN,
-                                     PC_IMPL_POPCNT, PC_OUT_I16, PC_OUT_I32, PC_OUT_I64,
-                                     pc_best_impl, pc_gram_rows, pc_impl_available, pc_pack_b,
-                                     pc_packed_words, pc_sym_pays)
+from perceptron_c._core._popcount cimport (PC_IMPL_AVX2, PC_IMPL_AVX512, PC_IMPL_BUILTIN,
+                                           PC_IMPL_POPCNT, PC_OUT_I16, PC_OUT_I32, PC_OUT_I64,
+                                           pc_best_impl, pc_gram_rows, pc_impl_available, pc_pack_b,
+                                           pc_packed_words, pc_sym_pays)
 
-from perceptron_c._gram_py import (_check_float, _check_words, _direct_sq_distances, _norms,
-                                   effective_jobs, int_power, mirror_lower, product_blocks,
-                                   run_blocks)
+from perceptron_c._core._gram_py import (_check_float, _check_words, _direct_sq_distances, _norms,
+                                         effective_jobs, int_power, mirror_lower, product_blocks,
+                                         run_blocks)
 from perceptron_c._threads import run_shared
 
 __all__ = [
