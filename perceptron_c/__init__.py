@@ -9,13 +9,10 @@ from __future__ import annotations
 import os as _os
 from typing import Any as _Any
 
-from . import kernels
+from . import exceptions, kernels
 from ._backend import BACKEND
-from ._guard import ConcurrentUseError
-from ._sgd_run import ConvergenceWarning
-from ._validation import NotFittedError
 from .budget_perceptron import BudgetKernelPerceptron
-from .io import FileFormatError
+from .exceptions import ConcurrentUseError, ConvergenceWarning, FileFormatError, NotFittedError
 from .kernel_passive_aggressive import KernelPassiveAggressiveClassifier
 from .kernel_perceptron import KernelPerceptron
 from .passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
@@ -25,12 +22,12 @@ from .theory import margin, mistake_bound
 from .voted_perceptron import VotedPerceptron
 
 __version__ = "0.1.0"
-__all__ = ["BACKEND", "kernels", "Perceptron", "KernelPerceptron", "BudgetKernelPerceptron",
-           "VotedPerceptron", "PassiveAggressiveClassifier", "PassiveAggressiveRegressor",
-           "KernelPassiveAggressiveClassifier", "StructuredPerceptron",
-           "margin", "mistake_bound", "load", "get_include", "NotFittedError", "FileFormatError",
-           "ConcurrentUseError",
-           "ConvergenceWarning", "__version__"]
+__all__ = ["BACKEND", "exceptions", "kernels", "Perceptron", "KernelPerceptron",
+           "BudgetKernelPerceptron", "VotedPerceptron", "PassiveAggressiveClassifier",
+           "PassiveAggressiveRegressor", "KernelPassiveAggressiveClassifier",
+           "StructuredPerceptron", "margin", "mistake_bound", "load", "get_include",
+           "NotFittedError", "FileFormatError", "ConcurrentUseError", "ConvergenceWarning",
+           "__version__"]
 
 
 def load(path: str | _os.PathLike[str]) -> _Any:

@@ -36,16 +36,13 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ._core.registry import ROUTINES, twins
+from .exceptions import PureBuildWarning
 
 __all__ = ["BACKEND", "NO_EXTENSIONS", "PureBuildWarning", "active", "using", *ROUTINES]
 
 NO_EXTENSIONS = bool(os.environ.get("PERCEPTRON_C_NO_EXTENSIONS"))
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _CORE = os.path.join(_HERE, "_core")
-
-
-class PureBuildWarning(RuntimeWarning):
-    """This install has no C core: every routine runs on its (much slower) Python twin."""
 
 
 def _has_compiled_files() -> bool:

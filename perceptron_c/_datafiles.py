@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 
 from ._textdata import _labels_array, _load_csv, _number, _plain_text, _text_lines
-from .io import FileFormatError, check_regular_file, read_npz
+from .exceptions import FileFormatError
+from .io import check_regular_file, read_npz
 
 __all__ = ["DATA_EXTENSIONS", "SVMLIGHT_EXTENSIONS", "load_data", "dump_svmlight"]
 

@@ -20,7 +20,9 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["ConcurrentUseError", "GuardedModel", "OWNER_KEYS", "training"]
+from .exceptions import ConcurrentUseError
+
+__all__ = ["GuardedModel", "OWNER_KEYS", "training"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -33,10 +35,6 @@ READERS = ("predict", "predict_proba", "predict_log_proba", "decision_function",
 _owner_lock = threading.Lock()
 # the instance attributes that hold the guard's state while a training call runs
 OWNER_KEYS = ("_training_thread", "_training_calls")
-
-
-class ConcurrentUseError(RuntimeError):
-    """An estimator was used from one thread while another thread was training it."""
 
 
 def _busy(est: Any, action: str) -> ConcurrentUseError:

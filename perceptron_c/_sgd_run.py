@@ -28,17 +28,13 @@ from ._base import EpochModel, _Stopping, r2_score
 from ._linear_model import decision
 from ._rows import check_finite_state
 from ._threads import run_parallel
-from ._validation import CSR, _with_sklearn, check_state_array
+from ._validation import CSR, check_state_array
+from .exceptions import ConvergenceWarning, sklearn_flavoured
 
-__all__ = ["ConvergenceWarning", "SGDSpec", "SGDRun", "sklearn_seeds", "init_sgd_state",
+__all__ = ["SGDSpec", "SGDRun", "sklearn_seeds", "init_sgd_state",
            "publish_sgd", "classifier_run", "regressor_run", "restore_sgd_state",
            "warm_restart", "warn_if_not_converged", "set_initial"]
 
-
-class ConvergenceWarning(UserWarning):
-    """``fit`` ran ``max_iter`` epochs without meeting the ``tol`` stopping rule, as
-    scikit-learn warns in the same case (when scikit-learn is loaded, the warning is also an
-    instance of ``sklearn.exceptions.ConvergenceWarning``)."""
 
 MAX_INT = 2**31 - 1
 
@@ -302,4 +298,4 @@ def warn_if_not_converged(est: EpochModel) -> None:
     if tol is not None and est.n_iter_ == est.max_iter:
         warnings.warn(f"{type(est).__name__}: max_iter={est.max_iter} epochs ran before the "
                       f"tol={tol} rule stopped training; consider increasing max_iter.",
-                      _with_sklearn(ConvergenceWarning, "ConvergenceWarning"), stacklevel=3)
+                      sklearn_flavoured(ConvergenceWarning), stacklevel=3)

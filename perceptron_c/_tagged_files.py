@@ -10,7 +10,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 
 from ._textdata import _text_lines
-from .io import FileFormatError, check_regular_file, replace_file
+from .exceptions import FileFormatError
+from .io import check_regular_file, replace_file
 
 __all__ = ["TAGGED_FORMATS", "load_tagged", "dump_tagged"]
 

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .io import FileFormatError, check_regular_file, reject_constant
+from .exceptions import FileFormatError
+from .io import check_regular_file, reject_constant
 
 __all__ = ["check_sentences", "check_tokens", "pack_text", "unpack_text", "check_state",
            "check_text_state", "sparse_pairs", "dense_pairs", "param_files", "read_nltk_json",

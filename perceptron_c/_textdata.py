@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .io import FileFormatError
+from .exceptions import FileFormatError
 
 _PLAIN_INTEGER = re.compile(r"[ \t]*[+-]?[0-9]+[ \t]*")
 _PLAIN_NUMBER = re.compile(r"[ \t]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t]*")

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
-__all__ = ["Cancelled", "check_n_jobs", "effective_n_jobs", "run_parallel", "run_shared",
+__all__ = ["check_n_jobs", "effective_n_jobs", "run_parallel", "run_shared",
            "row_blocks", "stop_point"]
 
 T = TypeVar("T")
@@ -54,7 +54,7 @@ _pool_lock = threading.Lock()
 _local = threading.local()
 
 
-class Cancelled(KeyboardInterrupt):
+class _Cancelled(KeyboardInterrupt):
     """Raised in a thread whose call has been stopped by an error in another of its threads
     (Ctrl-C in the calling thread included). It never leaves the call: the call raises the
     error that stopped it. A KeyboardInterrupt, so that whatever undoes an interrupted epoch
@@ -62,7 +62,7 @@ class Cancelled(KeyboardInterrupt):
 
 
 def stop_point() -> None:
-    """Raise `Cancelled` when the call this thread runs a block of has been stopped.
+    """Raise `_Cancelled` when the call this thread runs a block of has been stopped.
 
     Only the main thread receives Ctrl-C; the compiled loops of the other threads call this
     between their chunks of a few milliseconds (where the main thread looks for signals), so a
@@ -70,7 +70,7 @@ def stop_point() -> None:
     share. A no-op outside `run_shared` / `run_parallel` (about 0.1 microseconds)."""
     abort = getattr(_local, "abort", None)
     if abort is not None and abort.is_set():
-        raise Cancelled
+        raise _Cancelled
 
 
 def _shared_pool() -> ThreadPoolExecutor:
@@ -171,7 +171,7 @@ def run_shared(fn: Callable[[int], None], n_blocks: int, n_jobs: Any) -> None:
 def _join(futures: Sequence[Any], errors: list[BaseException],
           abort: threading.Event) -> None:
     """Wait until every future has ended, even through a second Ctrl-C meanwhile (which
-    stops the helpers' blocks); then raise the first error that is not a `Cancelled`: the
+    stops the helpers' blocks); then raise the first error that is not a `_Cancelled`: the
     caller's own, a Ctrl-C here, or a helper's."""
     while True:
         try:
@@ -181,7 +181,7 @@ def _join(futures: Sequence[Any], errors: list[BaseException],
             abort.set()
             errors.insert(0, exc)
     errors += [e for e in (f.exception() for f in futures) if e is not None]
-    real = [e for e in errors if not isinstance(e, Cancelled)]
+    real = [e for e in errors if not isinstance(e, _Cancelled)]
     if real or errors:
         raise (real or errors)[0]
 

@@ -17,7 +17,6 @@ Errors are ``ValueError`` / ``TypeError`` naming the argument and what was expec
 from __future__ import annotations
 
 import numbers
-import sys
 import warnings
 from typing import Any, NamedTuple
 
@@ -25,46 +24,22 @@ import numpy as np
 
 from . import _backend
 from ._params import check_choice, check_flag, check_fraction, check_int  # noqa: F401
+from .exceptions import DataConversionWarning, NotFittedError, sklearn_flavoured
 
 _INT32_MAX = int(np.iinfo(np.int32).max)
 
 
 # ------------------------------------------------------------------------------- exceptions
 
-class NotFittedError(ValueError, AttributeError):
-    """A model was used before ``fit``. When scikit-learn is loaded, the error raised is also
-    an instance of ``sklearn.exceptions.NotFittedError``."""
-
-
-class DataConversionWarning(UserWarning):
-    """Input was converted in a way the user may not expect (a column-vector y)."""
-
-
-_sklearn_twins: dict[type, type] = {}
-
-
-def _with_sklearn(ours: type, name: str) -> type:
-    """``ours``, or a subclass of it and of scikit-learn's class of the same name when
-    scikit-learn is already imported, so ``except`` clauses written for either match. Never
-    imports scikit-learn itself."""
-    sk = sys.modules.get("sklearn.exceptions")
-    theirs = getattr(sk, name, None) if sk is not None else None
-    if theirs is None:
-        return ours
-    if ours not in _sklearn_twins:
-        _sklearn_twins[ours] = type(name, (ours, theirs), {"__module__": ours.__module__})
-    return _sklearn_twins[ours]
-
-
 def not_fitted(estimator: object) -> Exception:
     name = type(estimator).__name__
-    return _with_sklearn(NotFittedError, "NotFittedError")(
+    return sklearn_flavoured(NotFittedError)(
         f"This {name} instance is not fitted yet. Call 'fit' with appropriate arguments before "
         "using this estimator.")
 
 
 def warn_data_conversion(message: str) -> None:
-    warnings.warn(message, _with_sklearn(DataConversionWarning, "DataConversionWarning"),
+    warnings.warn(message, sklearn_flavoured(DataConversionWarning),
                   stacklevel=4)
 
 

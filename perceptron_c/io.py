@@ -53,6 +53,8 @@ from typing import IO, Any
 
 import numpy as np
 
+from .exceptions import FileFormatError
+
 __all__ = [
     "FORMAT_NAME",
     "FORMAT_VERSION",
@@ -74,9 +76,6 @@ MAX_EXPANSION = 64
 MAX_KERNEL_DEPTH = 32  # sums and products of kernels nested deeper than this are refused
 
 
-class FileFormatError(ValueError):
-    """A model or data file that perceptron_c cannot read: damaged, crafted, truncated, or of
-    another format. The message names the file and what is wrong with it."""
 
 # Class name stored in the file -> "module:attribute" (imported only when needed, so reading
 # this module never imports the models) or the class itself.

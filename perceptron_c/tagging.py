@@ -43,8 +43,8 @@ from ._tagtext import (
     sparse_pairs,
     unpack_text,
 )
-from ._validation import NotFittedError
-from .io import FileFormatError, replace_file, save_model
+from .exceptions import FileFormatError, NotFittedError
+from .io import replace_file, save_model
 from .token_features import TokenFeatures  # re-exported: the name for it
 
 __all__ = ["PerceptronTagger", "TokenFeatures"]

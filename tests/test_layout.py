@@ -17,14 +17,14 @@ MODELS = {"perceptron", "kernel_perceptron", "voted_perceptron", "passive_aggres
           "token_features"}
 # models built of models, as a Pipeline is: the tagger is token features plus a sequence model
 COMPOSITES = {"tagging", "_tagger_structured"}
+# modules that import nothing from the package: every layer may use them, routines included
+LEAVES = {"_threads", "exceptions"}
+# the one door into the routines folder
+DISPATCHER = "_backend"
 # what each layer may import from the package (CONTRIBUTING.md: arrows point down only)
 BELOW_MODELS = {"_base", "_rows", "_validation", "_backend", "kernels", "theory", "lowlevel",
                 "io", "_params", "_threads", "_linear_model", "_sgd_run",
-                "_kernel_rows", "_guard", "_tagtext", "_tagger_core"}
-# modules that import nothing from the package: every layer may use them, routines included
-LEAVES = {"_threads"}
-# the one door into the routines folder
-DISPATCHER = "_backend"
+                "_kernel_rows", "_guard", "_tagtext", "_tagger_core"} | LEAVES
 
 
 def _lines(path):

@@ -1,0 +1,46 @@
+"""Every error and warning class of the package lives in ``perceptron_c.exceptions``, and the
+names users import from elsewhere are the same classes."""
+import importlib
+import inspect
+import pkgutil
+
+import pytest
+
+import perceptron_c
+from perceptron_c import exceptions
+
+MODULES = sorted(m.name for m in pkgutil.iter_modules(perceptron_c.__path__)
+                 if not m.name.endswith("_c"))
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_no_module_defines_its_own_exception(name):
+    if name in ("dask", "_dask_sequence", "plots", "experiments"):
+        pytest.importorskip("dask" if "dask" in name else "matplotlib")
+    module = importlib.import_module(f"perceptron_c.{name}")
+    own = [obj for _, obj in inspect.getmembers(module, inspect.isclass)
+           if issubclass(obj, BaseException) and obj.__module__ == module.__name__
+           and not obj.__name__.startswith("_")]
+    if name != "exceptions":
+        assert not own, f"perceptron_c.{name} defines {own}: move them to perceptron_c.exceptions"
+
+
+def test_the_public_names_are_the_same_classes():
+    from perceptron_c import io
+
+    for name in exceptions.__all__:
+        assert getattr(exceptions, name).__module__ == "perceptron_c.exceptions"
+    for name in ("NotFittedError", "FileFormatError", "ConcurrentUseError",
+                 "ConvergenceWarning"):
+        assert getattr(perceptron_c, name) is getattr(exceptions, name)
+    assert io.FileFormatError is exceptions.FileFormatError
+
+
+def test_sklearn_flavoured_classes_match_both_except_clauses():
+    sk = pytest.importorskip("sklearn.exceptions")
+    for name in ("NotFittedError", "ConvergenceWarning", "DataConversionWarning"):
+        ours = getattr(exceptions, name)
+        flavoured = exceptions.sklearn_flavoured(ours)
+        assert issubclass(flavoured, ours) and issubclass(flavoured, getattr(sk, name))
+        assert exceptions.sklearn_flavoured(ours) is flavoured
+    assert exceptions.sklearn_flavoured(exceptions.FileFormatError) is exceptions.FileFormatError
