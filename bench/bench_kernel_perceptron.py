@@ -12,8 +12,8 @@ Four tables (JSON: ``bench/results/kernel_perceptron.json``):
    kernel on 50,000 x 20 normal rows (goal <= 8 s). Every fit of a case must give the same
    model (checked).
 2. The previous algorithm side by side, on 20,000 rows: every block of visited rows against
-   the whole pool, the exponents computed into int64 and copied to int32 (`_rows.KernelRows`,
-   still there for comparison), against the new fit; both models must be equal.
+   the whole pool, the exponents computed into int64 and copied to int32 (`PreviousRows`,
+   kept here for comparison), against the new fit; both models must be equal.
 3. Memory: the peak (tracemalloc) of a conjunction fit whose exponent Gram is cached, over
    ``max_gram_bytes`` (goal <= 1.0x), new against the previous int64 -> int32 path.
 4. Prediction, 1 thread vs every core: ``KernelPerceptron.decision_function`` (RBF,
@@ -41,7 +41,7 @@ import numpy as np
 import perceptron_c
 from perceptron_c import KernelPerceptron, VotedPerceptron, _backend
 from perceptron_c._base import epoch_order
-from perceptron_c._rows import KernelRows
+from perceptron_c._rows import take_rows
 from perceptron_c._threads import effective_n_jobs
 from perceptron_c.datasets import make_dnf
 from perceptron_c.kernels import gram, pack_bits, resolve_kernel
@@ -140,14 +140,37 @@ def training(args, results):
     results["training"] = rows
 
 
+class PreviousRows:
+    """The previous kernel-row source: the whole pool Gram when it fits (exponents computed
+    into int64 and copied to int32), else blocks of rows against the whole pool."""
+
+    def __init__(self, kern, kind, pool, n_visit, max_bytes):
+        self.kern, self.kind, self.pool = kern, kind, pool
+        n, item = pool.shape[0], 4 if kind == "conjunction" else 8
+        self.block = max(1, min(n_visit, max_bytes // max(1, n * item)))
+        self.full = self._rows(pool, pool) if n * n * item <= max_bytes else None
+
+    def _rows(self, A, B):
+        if self.kind == "conjunction":
+            out = np.empty((A.words.shape[0], B.words.shape[0]), dtype=np.int64)
+            _backend.gram.gram_conjunction_log2(A.words, B.words, out)
+            return out.astype(np.int32)
+        return np.ascontiguousarray(self.kern(A, B), dtype=np.float64)
+
+    def rows(self, idx):
+        if self.full is not None:
+            return np.ascontiguousarray(self.full[idx])
+        return self._rows(take_rows(self.pool, idx), self.pool)
+
+
 def old_fit(X, y, kernel, max_gram_bytes=512 * 2**20):
     """The previous training loop (before the support-set rows): every block of visited rows
-    against the whole pool, through `_rows.KernelRows` (int64 exponents copied to int32)."""
+    against the whole pool, through `PreviousRows` (int64 exponents copied to int32)."""
     kind, kern = resolve_kernel(kernel)
     n = X.shape[0]
     seed = KernelPerceptron(random_state=0)._draw_seed()
     signs = np.where(y == 1, 1.0, -1.0)
-    source = KernelRows(kern, kind, X, n, max_gram_bytes)
+    source = PreviousRows(kern, kind, X, n, max_gram_bytes)
     exact = kind == "conjunction"
     dtype = np.int64 if exact else np.float64
     alpha, b = np.zeros(n, dtype), np.zeros(1, dtype)
@@ -201,7 +224,7 @@ def memory(args, results):
     kind, kern = resolve_kernel("conjunction")
     out = {}
     for name, fn in (("previous (int64 -> int32)",
-                      lambda: KernelRows(kern, kind, P, n, budget)),
+                      lambda: PreviousRows(kern, kind, P, n, budget)),
                      ("new (int16, written once)",
                       lambda: KernelPerceptron(kernel="conjunction", max_iter=2,
                                                max_gram_bytes=budget).fit(P, y))):

@@ -14,7 +14,6 @@ state, and a `Run`: one training call's epoch function.
 """
 from __future__ import annotations
 
-import inspect
 import sys
 import time
 from typing import Any, Protocol, TypeVar
@@ -23,13 +22,11 @@ import numpy as np
 
 from . import _backend
 from ._guard import GuardedModel
+from ._params import Flag, Fraction, Free, Integer, Parameters
 from ._rows import take_rows
 from ._validation import (
     check_classes,
     check_feature_names,
-    check_flag,
-    check_fraction,
-    check_int,
     check_n_features,
     check_same_classes,
     check_sample_weight,
@@ -42,51 +39,26 @@ from ._validation import (
     not_fitted,
 )
 
-__all__ = ["BaseEstimator", "EpochModel", "EpochClassifier", "EpochRegressor", "Run",
-           "available_if", "draw_seed", "epoch_order", "r2_score"]
+__all__ = ["BaseEstimator", "EARLY_STOPPING", "EpochModel", "EpochClassifier", "EpochRegressor",
+           "Run", "available_if", "draw_seed", "epoch_order", "r2_score"]
 
 # fit / partial_fit / set_params return the estimator itself, typed as its own class
 _Estimator = TypeVar("_Estimator", bound="BaseEstimator")
 _Classifier = TypeVar("_Classifier", bound="EpochClassifier")
 
 
+# the rules of the early-stopping parameters, for the estimators that have them
+EARLY_STOPPING = {"early_stopping": Flag(), "n_iter_no_change": Integer(1),
+                  "validation_fraction": Fraction()}
+
+
 # ----------------------------------------------------------------------- scikit-learn protocol
 
-class BaseEstimator:
-    """get_params / set_params / repr / tags / score, following scikit-learn's conventions."""
+class BaseEstimator(Parameters):
+    """get_params / set_params / repr (`_params.Parameters`), tags and score, following
+    scikit-learn's conventions."""
 
     _estimator_type = "classifier"
-
-    @classmethod
-    def _get_param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return sorted(p.name for p in sig.parameters.values()
-                      if p.name != "self" and p.kind != p.VAR_KEYWORD)
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor parameters and their current values."""
-        return {name: getattr(self, name) for name in self._get_param_names()}
-
-    def set_params(self: _Estimator, **params: Any) -> _Estimator:
-        """Set constructor parameters; unknown names are an error."""
-        valid = self._get_param_names()
-        for key, value in params.items():
-            if key not in valid:
-                raise ValueError(f"Invalid parameter {key!r} for estimator {self!r}. "
-                                 f"Valid parameters are: {valid!r}.")
-            setattr(self, key, value)
-        return self
-
-    def __repr__(self) -> str:
-        defaults = {p.name: p.default
-                    for p in inspect.signature(type(self).__init__).parameters.values()}
-        changed = []
-        for k, v in self.get_params().items():
-            d = defaults.get(k)
-            same = v is d or (type(v) is type(d) and not isinstance(v, np.ndarray) and v == d)
-            if not same:
-                changed.append(f"{k}={v!r}")
-        return f"{type(self).__name__}({', '.join(changed)})"
 
     def __sklearn_tags__(self) -> Any:
         from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
@@ -213,6 +185,12 @@ class EpochModel(GuardedModel, BaseEstimator):
     validation_fraction: float
     n_iter_no_change: int
 
+    _parameter_constraints = {
+        "fit_intercept": Flag(), "max_iter": Integer(1), "shuffle": Flag(),
+        "warm_start": Flag(), "verbose": Integer(0),
+        "random_state": Free("check_random_state, when a training call draws its seed"),
+    }
+
     # ---- hooks
     def _spec(self) -> Any:
         raise NotImplementedError
@@ -256,17 +234,6 @@ class EpochModel(GuardedModel, BaseEstimator):
         return float(np.average(run.predict_idx(X) == y, weights=w))
 
     # ---- common parameters
-    def _check_common_params(self) -> None:
-        check_flag(self.fit_intercept, "fit_intercept")
-        check_flag(self.shuffle, "shuffle")
-        check_flag(self.warm_start, "warm_start")
-        check_int(self.max_iter, "max_iter", 1)
-        check_int(self.verbose, "verbose", 0)
-        if self._has_early_stopping:
-            check_flag(self.early_stopping, "early_stopping")
-            check_int(self.n_iter_no_change, "n_iter_no_change", 1)
-            check_fraction(self.validation_fraction, "validation_fraction")
-
     def _is_fitted(self) -> bool:
         return hasattr(self, "n_features_in_")
 

@@ -44,7 +44,8 @@ from typing import Any, TypeVar
 import numpy as np
 
 from . import _backend
-from ._rows import take_rows
+from ._params import Free
+from ._rows import dense_rows, take_rows
 from ._threads import effective_n_jobs, run_parallel
 from ._validation import CSR, PackedBits
 from .kernels import (
@@ -59,7 +60,8 @@ from .kernels import (
 
 __all__ = ["exponent_dtype", "exponents", "cached_scores", "kernel_rows", "KernelSource",
            "stream", "run_tasks", "row_blocks_run", "check_weighted_headroom",
-           "EXACT_LIMIT", "KERNEL_PARAMS", "FIT_PARAMS_ENTRY", "record_fit_params",
+           "check_exact_headroom", "kernel_block",
+           "EXACT_LIMIT", "KERNEL_PARAMS", "KERNEL_RULES", "FIT_PARAMS_ENTRY", "record_fit_params",
            "fit_params", "fitted_kernel", "check_fit_params", "fit_params_state",
            "fit_params_from_state"]
 
@@ -79,7 +81,9 @@ PREDICT_ENTRIES = 1 << 20
 # copied block by block).
 MIN_BLOCK_ROWS = 128
 CACHED_BLOCK_ROWS = 64
-# As _rows.EXACT_LIMIT: every sum of |coefficients| of an exact model stays below it.
+# The exact conjunction sums keep every bucket below 2^62 (``_bigint.pxd``); with a factor 2
+# of room for the difference of two classes' coefficients, every sum of |coefficients| of a
+# model stays below this.
 EXACT_LIMIT = 2.0 ** 60
 
 
@@ -107,10 +111,11 @@ def _task_jobs(kern: Any, kind: str, n_jobs: Any) -> Any:
 
 # ------------------------------------------------------------------------- kernel values
 
-def exponents(A: PackedBits, B: PackedBits, n_jobs: Any = None) -> np.ndarray:
-    """popcount(a AND b) for every pair of rows, in `exponent_dtype` (written directly)."""
+def exponents(A: PackedBits, B: PackedBits, n_jobs: Any = None, dtype: Any = None) -> np.ndarray:
+    """popcount(a AND b) for every pair of rows, in ``dtype`` (default `exponent_dtype`),
+    written directly."""
     out: np.ndarray = np.empty((A.words.shape[0], B.words.shape[0]),
-                               dtype=exponent_dtype(A.n_bits))
+                               dtype=exponent_dtype(A.n_bits) if dtype is None else dtype)
     _backend.gram.gram_conjunction_log2(A.words, B.words, out, n_jobs=n_jobs)
     return out
 
@@ -163,6 +168,41 @@ def kernel_rows(kern: Any, kind: str, A: Any, B: Any, n_jobs: Any,
     return _float_rows(kern, A, B, n_jobs, norms)
 
 
+def kernel_block(kern: Any, kind: str, X: Any, sv: Any, max_bytes: int = 2**27) -> np.ndarray:
+    """K(X, sv) in one piece: float64, or int32 exponents for the conjunction kernel; for
+    "precomputed", X holds the kernel columns and ``sv`` the indices of the support columns.
+    ``max_bytes`` bounds the temporary dense rows of the primal (linear) case."""
+    if sv.shape[0] == 0:
+        return np.zeros((X.shape[0], 0), dtype=np.int32 if kind == "conjunction" else None)
+    if kind == "conjunction":
+        return exponents(X, sv, dtype=np.int32)
+    if kind == "precomputed":
+        return np.ascontiguousarray(X[:, sv], dtype=np.float64)
+    if kind == "primal":
+        return _linear_block(X, sv, max_bytes)
+    return np.ascontiguousarray(kern(X, sv), dtype=np.float64)
+
+
+def _linear_block(X: Any, sv: Any, max_bytes: int) -> np.ndarray:
+    """x . sv_j for every row and stored example, on the linear routines (dense or CSR)."""
+    lin = _backend.linear
+    n_sv, m = sv.shape[0], X.shape[0]
+    K = np.empty((m, n_sv))
+    if isinstance(sv, CSR):  # sv_j . x with a few rows of X at a time as (dense) weights
+        step = max(1, max_bytes // (8 * X.shape[1]))
+        for s in range(0, m, step):
+            rows = dense_rows(take_rows(X, np.arange(s, min(m, s + step))))
+            KT = np.empty((n_sv, rows.shape[0]))
+            lin.decision_csr(sv.data, sv.indices, sv.indptr, rows, np.zeros(rows.shape[0]), KT)
+            K[s:s + rows.shape[0]] = KT.T
+        return K
+    if isinstance(X, CSR):
+        lin.decision_csr(X.data, X.indices, X.indptr, sv, np.zeros(n_sv), K)
+    else:
+        lin.decision_dense(X, sv, np.zeros(n_sv), K)
+    return K
+
+
 # ------------------------------------------------------------------------------ training
 
 class KernelSource:
@@ -173,18 +213,19 @@ class KernelSource:
     budget); otherwise None, and `rows` computes what a block needs.
     """
 
-    def __init__(self, kern: Any, kind: str, pool: Any, max_bytes: int, n_jobs: Any) -> None:
+    def __init__(self, kern: Any, kind: str, pool: Any, max_bytes: int, n_jobs: Any,
+                 exponent_type: Any = None) -> None:
         self.kern, self.kind, self.pool, self.n_jobs = kern, kind, pool, n_jobs
         self.max_bytes = max_bytes
         n = self.n = pool.shape[0]
         exact = kind == "conjunction"
-        self.dtype = exponent_dtype(pool.n_bits) if exact else np.float64
+        self.dtype = (exponent_type or exponent_dtype(pool.n_bits)) if exact else np.float64
         self.item = np.dtype(self.dtype).itemsize
         block_copy = min(n, CACHED_BLOCK_ROWS) if exact else 0
         self.full: np.ndarray | None = None
         if (n + block_copy) * n * self.item <= max_bytes:
             if exact:
-                self.full = exponents(pool, pool, n_jobs)
+                self.full = exponents(pool, pool, n_jobs, self.dtype)
             elif kind == "precomputed":
                 self.full = np.ascontiguousarray(pool, dtype=np.float64)
             else:  # k(pool) rather than k(pool, pool): the symmetric product is half the work
@@ -216,12 +257,16 @@ class KernelSource:
         if self.full is not None:
             block = self.full[rows]
             return block if cols is None else np.ascontiguousarray(block[:, cols])
-        assert cols is not None
         if self.kind == "precomputed":
-            return np.ascontiguousarray(self.pool[np.ix_(rows, cols)], dtype=np.float64)
-        norms = None if self.norms is None else (self.norms[rows], self.norms[cols])
-        return kernel_rows(self.kern, self.kind, take_rows(self.pool, rows),
-                           take_rows(self.pool, cols), n_jobs, norms)
+            picked = self.pool[rows] if cols is None else self.pool[np.ix_(rows, cols)]
+            return np.ascontiguousarray(picked, dtype=np.float64)
+        A = take_rows(self.pool, rows)
+        B = self.pool if cols is None else take_rows(self.pool, cols)
+        if self.kind == "conjunction":
+            return exponents(A, B, n_jobs, self.dtype)
+        norms = None if self.norms is None else \
+            (self.norms[rows], self.norms if cols is None else self.norms[cols])
+        return kernel_rows(self.kern, self.kind, A, B, n_jobs, norms)
 
 
 def stream(source: KernelSource, order: np.ndarray, support: np.ndarray,
@@ -293,10 +338,20 @@ def stream(source: KernelSource, order: np.ndarray, support: np.ndarray,
     return total
 
 
+def check_exact_headroom(alpha: np.ndarray, b: np.ndarray, u: np.ndarray | None,
+                         beta: np.ndarray | None, count: np.ndarray | None,
+                         n_visit: int) -> None:
+    """OverflowError unless the exact conjunction sums of a model stay below EXACT_LIMIT
+    after ``n_visit`` more examples, even if every one of them is a mistake (a step of 1
+    each): the plain coefficients (alpha, b), and for averaged models u, beta and the
+    decision-time coefficients c alpha - u. Estimated in float64 with room to spare."""
+    check_weighted_headroom(alpha, b, u, beta, count, n_visit, float(n_visit))
+
+
 def check_weighted_headroom(alpha: np.ndarray, b: np.ndarray, u: np.ndarray | None,
                             beta: np.ndarray | None, count: np.ndarray | None,
                             n_visit: int, weight_total: float) -> None:
-    """`_rows.check_exact_headroom` for updates of any whole-number size: OverflowError unless
+    """`check_exact_headroom` for updates of any whole-number size: OverflowError unless
     the exact conjunction sums stay below EXACT_LIMIT after ``n_visit`` more examples whose
     |weights| sum to ``weight_total``, even if every one of them is a mistake."""
     grow = 2.0 * weight_total
@@ -347,6 +402,9 @@ def row_blocks_run(kern: Any, kind: str, X: Any, sv: Any, max_bytes: int, n_jobs
 # ------------------------------------------------------------------------ fitted parameters
 
 KERNEL_PARAMS = ("kernel", "degree", "gamma", "coef0")
+# their rules: checked together, by kernels.resolve_kernel
+KERNEL_RULES = {name: Free("kernels.resolve_kernel, with the other kernel parameters")
+                for name in KERNEL_PARAMS}
 FIT_PARAMS_ENTRY = "fit_params"  # the model file's state entry of the record
 
 

@@ -1,14 +1,26 @@
-"""Estimator parameter checks: flags, integers, fractions, choices, real numbers in a range,
-and class weights (``class_weight`` checked and expanded to one weight per class, with
-scikit-learn's meaning: None, "balanced", or a dict from label to weight)."""
+"""Estimator parameters: the scikit-learn protocol (`Parameters`), the rules a parameter
+obeys on its own, declared once per class (``_parameter_constraints``, as scikit-learn
+declares them, without importing it), and the checks behind the rules: flags, integers,
+fractions, choices, real numbers in a range, ``n_jobs``, and class weights (``class_weight``
+checked and expanded to one weight per class, with scikit-learn's meaning: None, "balanced",
+or a dict from label to weight). Rules between parameters stay in the estimator.
+"""
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
+from ._threads import check_n_jobs
+
 __all__ = ["check_flag", "check_int", "check_fraction", "check_choice", "check_real",
-           "check_class_weight", "expand_class_weight"]
+           "check_class_weight", "expand_class_weight", "Constraint", "Flag", "Integer",
+           "Real", "Fraction", "Options", "NoneOr", "NJobs", "ClassWeight", "Free",
+           "Parameters", "declared"]
+
+_P = TypeVar("_P", bound="Parameters")
 
 
 def check_flag(value: Any, name: str) -> bool:
@@ -118,3 +130,206 @@ def expand_class_weight(class_weight: Any, classes: np.ndarray,
         raise ValueError(f"class_weight: the keys {unknown!r} are not among the classes "
                          f"{classes.tolist()!r}")
     return out
+
+
+# ------------------------------------------------------------------------------- the rules
+
+class Constraint:
+    """The rule of one parameter: `check` raises ValueError naming the parameter, and `bad`
+    holds values the rule refuses (tests/test_parameters.py tries each on every estimator)."""
+
+    bad: ClassVar[tuple[Any, ...]] = ()
+
+    def check(self, value: Any, name: str) -> None:
+        raise NotImplementedError
+
+    def refused(self) -> tuple[Any, ...]:
+        return self.bad
+
+
+@dataclass(frozen=True)
+class Flag(Constraint):
+    """True or False."""
+
+    bad: ClassVar[tuple[Any, ...]] = ("yes", 2)
+
+    def check(self, value: Any, name: str) -> None:
+        check_flag(value, name)
+
+
+@dataclass(frozen=True)
+class Integer(Constraint):
+    """An integer (not a bool) >= low, and <= high when given."""
+
+    low: int
+    high: int | None = None
+
+    def check(self, value: Any, name: str) -> None:
+        check_int(value, name, self.low)
+        if self.high is not None and value > self.high:
+            raise ValueError(f"{name} must be an integer in [{self.low}, {self.high}], "
+                             f"got {value!r}")
+
+    def refused(self) -> tuple[Any, ...]:
+        return (self.low - 1, 1.5, True) + (() if self.high is None else (self.high + 1,))
+
+
+@dataclass(frozen=True)
+class Real(Constraint):
+    """A real number in [low, high] ((low, high] with ``low_open``)."""
+
+    low: float
+    high: float = np.inf
+    low_open: bool = False
+
+    def check(self, value: Any, name: str) -> None:
+        check_real(value, name, self.low, self.high, self.low_open)
+
+    def refused(self) -> tuple[Any, ...]:
+        return (self.low if self.low_open else self.low - 1, float("nan"), "1")
+
+
+@dataclass(frozen=True)
+class Fraction(Constraint):
+    """A float strictly between 0 and 1."""
+
+    bad: ClassVar[tuple[Any, ...]] = (0.0, 1.0, "0.5")
+
+    def check(self, value: Any, name: str) -> None:
+        check_fraction(value, name)
+
+
+@dataclass(frozen=True)
+class Options(Constraint):
+    """One of the given strings."""
+
+    choices: tuple[str, ...]
+
+    def check(self, value: Any, name: str) -> None:
+        check_choice(value, name, self.choices)
+
+    def refused(self) -> tuple[Any, ...]:
+        return ("no such option", 1)
+
+
+@dataclass(frozen=True)
+class NoneOr(Constraint):
+    """None, or a value the inner rule accepts."""
+
+    rule: Constraint
+
+    def check(self, value: Any, name: str) -> None:
+        if value is not None:
+            self.rule.check(value, name)
+
+    def refused(self) -> tuple[Any, ...]:
+        return self.rule.refused()
+
+
+@dataclass(frozen=True)
+class NJobs(Constraint):
+    """None or a nonzero integer (scikit-learn's meaning)."""
+
+    bad: ClassVar[tuple[Any, ...]] = (0, 1.5)
+
+    def check(self, value: Any, name: str) -> None:
+        check_n_jobs(value, name)
+
+
+@dataclass(frozen=True)
+class ClassWeight(Constraint):
+    """None, "balanced" or a dict of finite non-negative weights."""
+
+    bad: ClassVar[tuple[Any, ...]] = ("unbalanced", 3)
+
+    def check(self, value: Any, name: str) -> None:
+        check_class_weight(value)
+
+
+@dataclass(frozen=True)
+class Free(Constraint):
+    """Checked where it is used, with the parameters it depends on (``where`` says where)."""
+
+    where: str
+
+    def check(self, value: Any, name: str) -> None:
+        pass
+
+
+# -------------------------------------------------------------------- scikit-learn protocol
+
+class Parameters:
+    """get_params / set_params / repr, and the check of ``_parameter_constraints``, following
+    scikit-learn's conventions: the constructor's arguments are the parameters."""
+
+    # every constructor parameter's rule (tests/test_parameters.py checks that none is missing)
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {}
+
+    @classmethod
+    def _get_param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return sorted(p.name for p in sig.parameters.values()
+                      if p.name != "self" and p.kind != p.VAR_KEYWORD)
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor parameters and their current values.
+
+        Parameters
+        ----------
+        deep : bool, default=True
+            Accepted for scikit-learn's protocol; no parameter is itself an estimator.
+
+        Returns
+        -------
+        dict
+            Parameter name to value.
+        """
+        return {name: getattr(self, name) for name in self._get_param_names()}
+
+    def set_params(self: _P, **params: Any) -> _P:
+        """Set constructor parameters; unknown names are an error.
+
+        Parameters
+        ----------
+        **params
+            Parameter names and their new values (checked at the next training call).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            A name that is not a constructor parameter.
+        """
+        valid = self._get_param_names()
+        for key, value in params.items():
+            if key not in valid:
+                raise ValueError(f"Invalid parameter {key!r} for estimator {self!r}. "
+                                 f"Valid parameters are: {valid!r}.")
+            setattr(self, key, value)
+        return self
+
+    def _validate_params(self) -> None:
+        """Each parameter against its declared rule (the rules between parameters are the
+        estimator's own)."""
+        for name, rule in self._parameter_constraints.items():
+            rule.check(getattr(self, name), name)
+
+    def __repr__(self) -> str:
+        defaults = {p.name: p.default
+                    for p in inspect.signature(type(self).__init__).parameters.values()}
+        changed = []
+        for k, v in self.get_params().items():
+            d = defaults.get(k)
+            same = v is d or (type(v) is type(d) and not isinstance(v, np.ndarray) and v == d)
+            if not same:
+                changed.append(f"{k}={v!r}")
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+
+def declared(base: type[Parameters], **rules: Constraint) -> dict[str, Constraint]:
+    """``base``'s rules extended (or overridden) by ``rules``."""
+    return {**base._parameter_constraints, **rules}
+

@@ -32,10 +32,16 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier
+from ._base import (
+    EpochClassifier,
+    EpochModel,
+)
 from ._kernel_rows import (
     KERNEL_PARAMS,
+    KERNEL_RULES,
+    check_exact_headroom,
     check_fit_params,
+    exponents,
     fit_params,
     fit_params_from_state,
     fit_params_state,
@@ -43,18 +49,15 @@ from ._kernel_rows import (
     record_fit_params,
     row_blocks_run,
 )
+from ._params import Constraint, Flag, Integer, NJobs, Options, declared
 from ._rows import (
-    check_exact_headroom,
     check_finite_decisions,
     check_finite_state,
-    exponent_rows,
     take_rows,
 )
 from ._threads import check_n_jobs
 from ._validation import (
     PackedBits,
-    check_choice,
-    check_flag,
     check_int,
     check_kernel_input,
     check_state_array,
@@ -157,7 +160,7 @@ class _BudgetRun:
         if self.kind != "conjunction":
             with np.errstate(over="ignore", invalid="ignore"):
                 return np.ascontiguousarray(self.kern(query, universe), dtype=np.float64)
-        E = exponent_rows(query, universe)
+        E = exponents(query, universe, dtype=np.int32)
         if self.exact:
             return E
         if E.size and E.max() > 1023:
@@ -246,6 +249,17 @@ class _BudgetRun:
             est._beta, est._count = self.avg[1], self.avg[2]
 
 
+class _Eta(Constraint):
+    """A finite number >= 0."""
+
+    bad = (-1.0, float("inf"), "1")
+
+    def check(self, value: Any, name: str) -> None:
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or \
+                not np.isfinite(value) or value < 0:
+            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+
+
 class BudgetKernelPerceptron(EpochClassifier):
     """The kernel perceptron on a budget, plain or averaged, binary or K-class (argmax).
 
@@ -328,6 +342,10 @@ class BudgetKernelPerceptron(EpochClassifier):
     _fit_params: dict[str, Any]  # their values at the last training call
     _fixed_params = _fit_param_names[:-1]  # a continuing call may raise the budget
 
+    _parameter_constraints = declared(
+        EpochModel, average=Flag(), budget=Integer(1), max_gram_bytes=Integer(1),
+        n_jobs=NJobs(), strategy=Options(STRATEGIES), eta=_Eta(), **KERNEL_RULES)
+
     def __init__(self, budget: int = 100, strategy: str = "random", eta: float = 0.1,
                  kernel: Any = "rbf", degree: Any = None, gamma: Any = None, coef0: Any = None,
                  fit_intercept: bool = False, max_iter: int = 100, shuffle: bool = True,
@@ -353,16 +371,7 @@ class BudgetKernelPerceptron(EpochClassifier):
 
     # ------------------------------------------------------------------ skeleton hooks
     def _spec(self) -> tuple[str, Any]:
-        self._check_common_params()
-        check_flag(self.average, "average")
-        check_int(self.budget, "budget", 1)
-        check_int(self.max_gram_bytes, "max_gram_bytes", 1)
-        check_n_jobs(self.n_jobs)
-        check_choice(self.strategy, "strategy", STRATEGIES)
-        eta = self.eta
-        if isinstance(eta, bool) or not isinstance(eta, (int, float, np.number)) or \
-                not np.isfinite(eta) or eta < 0:
-            raise ValueError(f"eta must be a finite number >= 0, got {eta!r}")
+        self._validate_params()
         kind, kern = resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
         if kind == "precomputed":
             raise ValueError("BudgetKernelPerceptron: kernel='precomputed' is not available "

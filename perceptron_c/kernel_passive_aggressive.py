@@ -26,9 +26,19 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier, _Stopping, available_if, draw_seed, epoch_order
+from ._base import (
+    EARLY_STOPPING,
+    EpochClassifier,
+    EpochModel,
+    _Stopping,
+    available_if,
+    draw_seed,
+    epoch_order,
+)
 from ._kernel_rows import (
     KERNEL_PARAMS,
+    KERNEL_RULES,
+    KernelSource,
     cached_scores,
     check_fit_params,
     fit_params,
@@ -38,9 +48,19 @@ from ._kernel_rows import (
     record_fit_params,
     row_blocks_run,
 )
-from ._params import check_class_weight, check_real, expand_class_weight
+from ._params import (
+    ClassWeight,
+    Flag,
+    Integer,
+    NJobs,
+    NoneOr,
+    Options,
+    Real,
+    check_class_weight,
+    declared,
+    expand_class_weight,
+)
 from ._rows import (
-    KernelRows,
     check_finite_decisions,
     check_finite_state,
     pool_of,
@@ -50,8 +70,6 @@ from ._sgd_run import warn_if_not_converged
 from ._threads import check_n_jobs
 from ._validation import (
     PackedBits,
-    check_choice,
-    check_flag,
     check_int,
     check_kernel_input,
     check_state_array,
@@ -101,11 +119,12 @@ class _KPARun:
         # a row of weight 0 is a row removed: never visited (no step, no loss, no average)
         self.keep = None if sample_weight is None or np.all(sample_weight != 0) \
             else sample_weight != 0
-        self.source = KernelRows(kern, kind, self.pool, self.n_new, est.max_gram_bytes)
+        # int32 exponents: the kernel PA routines read no other type
+        self.source = KernelSource(kern, kind, self.pool, est.max_gram_bytes, None, np.int32)
         self.cached = self.source.cached and kind != _CONJ
         if self.cached:
             G = self.source.full
-            assert G is not None  # cached: KernelRows computed the whole pool Gram
+            assert G is not None  # cached: KernelSource computed the whole pool Gram
             self.scores = cached_scores(self.alpha, G) if self.n_old \
                 else np.zeros(self.alpha.shape)
         self.ediag = _popcounts(self.pool) if kind == _CONJ else np.zeros(0, np.int32)
@@ -145,10 +164,12 @@ class _KPARun:
             return int(kpa.kpa_epoch_cached(self.source.full, self.y, visit, self.weight,
                                             self.alpha, self.b, self.scores, C, squared, fi,
                                             u, beta, count, loss))
-        steps, block = 0, self.source.block
-        for start in range(0, visit.shape[0], block):
+        steps, start, n = 0, 0, visit.shape[0]
+        while start < n:  # blocks of rows against the whole pool
+            block = self.source.block_rows(self.source.n, n - start)
             rows = np.ascontiguousarray(visit[start:start + block])
-            K = self.source.rows(rows)
+            start += block
+            K = self.source.rows(rows, None, None)
             if self.kind == _CONJ:
                 steps += kpa.kpa_conjunction_epoch_rows(K, rows, self.ediag, self.y,
                                                         self.weight, self.alpha, C, squared,
@@ -273,6 +294,11 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
     _beta: np.ndarray | None
     _count: np.ndarray | None
 
+    _parameter_constraints = declared(
+        EpochModel, **EARLY_STOPPING, C=Real(0.0, low_open=True),
+        loss=Options(("hinge", "squared_hinge")), tol=NoneOr(Real(0.0)), average=Flag(),
+        max_gram_bytes=Integer(1), n_jobs=NJobs(), class_weight=ClassWeight(), **KERNEL_RULES)
+
     def __init__(self, *, C: float = 1.0, loss: str = "hinge", kernel: Any = "rbf",
                  degree: Any = None, gamma: Any = None, coef0: Any = None,
                  fit_intercept: bool = True, max_iter: int = 1000, tol: float | None = 1e-3,
@@ -309,15 +335,7 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
 
     # ------------------------------------------------------------------ skeleton hooks
     def _spec(self) -> tuple[str, Any]:
-        self._check_common_params()
-        check_real(self.C, "C", 0.0, np.inf, low_open=True)
-        check_choice(self.loss, "loss", ("hinge", "squared_hinge"))
-        if self.tol is not None:
-            check_real(self.tol, "tol", 0.0, np.inf)
-        check_flag(self.average, "average")
-        check_int(self.max_gram_bytes, "max_gram_bytes", 1)
-        check_n_jobs(self.n_jobs)
-        check_class_weight(self.class_weight)
+        self._validate_params()
         kind, kern = resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
         if kind == "precomputed" and self.early_stopping:
             raise ValueError("early_stopping is not available with kernel='precomputed' (the "

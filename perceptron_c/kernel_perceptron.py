@@ -26,11 +26,17 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier, available_if
+from ._base import (
+    EpochClassifier,
+    EpochModel,
+    available_if,
+)
 from ._kernel_rows import (
     KERNEL_PARAMS,
+    KERNEL_RULES,
     KernelSource,
     cached_scores,
+    check_exact_headroom,
     check_fit_params,
     check_weighted_headroom,
     fit_params,
@@ -41,16 +47,23 @@ from ._kernel_rows import (
     row_blocks_run,
     stream,
 )
-from ._params import check_class_weight, expand_class_weight
+from ._params import (
+    ClassWeight,
+    Flag,
+    Integer,
+    NJobs,
+    check_class_weight,
+    declared,
+    expand_class_weight,
+)
 from ._rows import (
-    check_exact_headroom,
     check_finite_decisions,
     check_finite_state,
     pool_of,
     take_rows,
 )
 from ._threads import check_n_jobs
-from ._validation import PackedBits, check_flag, check_int, check_kernel_input, check_state_array
+from ._validation import PackedBits, check_int, check_kernel_input, check_state_array
 from .kernels import resolve_kernel
 
 __all__ = ["KernelPerceptron"]
@@ -253,6 +266,10 @@ class KernelPerceptron(EpochClassifier):
     _fit_param_names = (*KERNEL_PARAMS, "average")
     _fit_params: dict[str, Any]  # their values at the last training call
 
+    _parameter_constraints = declared(
+        EpochModel, average=Flag(), max_gram_bytes=Integer(1), n_jobs=NJobs(),
+        class_weight=ClassWeight(), **KERNEL_RULES)
+
     def __init__(self, kernel: Any = "rbf", degree: Any = None, gamma: Any = None,
                  coef0: Any = None, fit_intercept: bool = True, max_iter: int = 100,
                  shuffle: bool = True, random_state: Any = None, average: bool = False,
@@ -281,11 +298,7 @@ class KernelPerceptron(EpochClassifier):
 
     # ------------------------------------------------------------------ skeleton hooks
     def _spec(self) -> tuple[str, Any]:
-        self._check_common_params()
-        check_flag(self.average, "average")
-        check_int(self.max_gram_bytes, "max_gram_bytes", 1)
-        check_n_jobs(self.n_jobs)
-        check_class_weight(self.class_weight)
+        self._validate_params()
         return resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
 
     def _gate_X(self, X: Any, spec: tuple, fitting: bool) -> Any:

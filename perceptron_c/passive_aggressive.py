@@ -17,9 +17,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier, EpochRegressor
+from ._base import EARLY_STOPPING, EpochClassifier, EpochModel, EpochRegressor
 from ._linear_model import LinearClassifierMixin, LinearModelMixin
-from ._params import check_class_weight, check_real, expand_class_weight
+from ._params import (
+    ClassWeight,
+    Constraint,
+    NJobs,
+    NoneOr,
+    Options,
+    Real,
+    check_class_weight,
+    declared,
+    expand_class_weight,
+)
 from ._sgd_run import (
     SGDRun,
     SGDSpec,
@@ -32,8 +42,7 @@ from ._sgd_run import (
     warm_restart,
     warn_if_not_converged,
 )
-from ._threads import check_n_jobs
-from ._validation import check_choice, check_X
+from ._validation import check_X
 
 __all__ = ["PassiveAggressiveClassifier", "PassiveAggressiveRegressor"]
 
@@ -46,6 +55,20 @@ def _average_start(average: Any) -> int:
     if isinstance(average, (int, np.integer)) and average >= 1:
         return int(average)
     raise ValueError(f"average must be a bool or an int >= 1, got {average!r}")
+
+
+class _Average(Constraint):
+    """scikit-learn's ``average`` (`_average_start`)."""
+
+    bad = ("yes", 0, -1)
+
+    def check(self, value: Any, name: str) -> None:
+        _average_start(value)
+
+
+# the rules both estimators share (``loss`` is each one's own)
+_RULES = {**EARLY_STOPPING, "C": Real(0.0, low_open=True), "tol": NoneOr(Real(0.0)),
+          "average": _Average()}
 
 
 class _PassiveAggressive:
@@ -69,10 +92,7 @@ class _PassiveAggressive:
 
     def _pa_spec(self, loss_kind: int, margin: float) -> SGDSpec:
         sgd = _backend.sgd
-        check_choice(self.loss, "loss", self._losses)
-        c = check_real(self.C, "C", 0.0, np.inf, low_open=True)
-        if self.tol is not None:
-            check_real(self.tol, "tol", 0.0, np.inf)
+        c = float(self.C)
         if c == np.inf:
             rate = sgd.RATE_PA  # the plain PA: min(inf, l / ||x||^2), and 1 / (2 inf) = 0
         else:
@@ -167,6 +187,8 @@ class PassiveAggressiveClassifier(_PassiveAggressive, LinearClassifierMixin, Epo
     """
 
     _losses = ("hinge", "squared_hinge")
+    _parameter_constraints = declared(EpochModel, **_RULES, loss=Options(_losses),
+                                      n_jobs=NJobs(), class_weight=ClassWeight())
 
     def __init__(self, *, C: float = 1.0, fit_intercept: bool = True, max_iter: int = 1000,
                  tol: float | None = 1e-3, early_stopping: bool = False,
@@ -192,9 +214,7 @@ class PassiveAggressiveClassifier(_PassiveAggressive, LinearClassifierMixin, Epo
         self.average = average
 
     def _spec(self) -> SGDSpec:
-        self._check_common_params()
-        check_n_jobs(self.n_jobs)
-        check_class_weight(self.class_weight)
+        self._validate_params()
         return self._pa_spec(_backend.sgd.LOSS_HINGE, 1.0)
 
     def _init_state(self, Xc: Any, spec: SGDSpec) -> None:
@@ -263,6 +283,8 @@ class PassiveAggressiveRegressor(_PassiveAggressive, LinearModelMixin, EpochRegr
     """
 
     _losses = ("epsilon_insensitive", "squared_epsilon_insensitive")
+    _parameter_constraints = declared(EpochModel, **_RULES, loss=Options(_losses),
+                                      epsilon=Real(0.0))
 
     def __init__(self, *, C: float = 1.0, fit_intercept: bool = True, max_iter: int = 1000,
                  tol: float | None = 1e-3, early_stopping: bool = False,
@@ -287,9 +309,8 @@ class PassiveAggressiveRegressor(_PassiveAggressive, LinearModelMixin, EpochRegr
         self.average = average
 
     def _spec(self) -> SGDSpec:
-        self._check_common_params()
-        eps = check_real(self.epsilon, "epsilon", 0.0, np.inf)
-        return self._pa_spec(_backend.sgd.LOSS_EPSILON_INSENSITIVE, eps)
+        self._validate_params()
+        return self._pa_spec(_backend.sgd.LOSS_EPSILON_INSENSITIVE, float(self.epsilon))
 
     def _init_state(self, Xc: Any, spec: SGDSpec) -> None:
         self._state = init_sgd_state(1, Xc.shape[1], bool(spec.average_start))

@@ -14,9 +14,19 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier
+from ._base import EARLY_STOPPING, EpochClassifier, EpochModel
 from ._linear_model import LinearClassifierMixin
-from ._params import check_class_weight, check_real, expand_class_weight
+from ._params import (
+    ClassWeight,
+    Flag,
+    NJobs,
+    NoneOr,
+    Options,
+    Real,
+    check_class_weight,
+    declared,
+    expand_class_weight,
+)
 from ._rows import check_finite_state
 from ._sgd_run import (
     SGDRun,
@@ -29,8 +39,8 @@ from ._sgd_run import (
     warm_restart,
     warn_if_not_converged,
 )
-from ._threads import check_n_jobs, run_parallel
-from ._validation import CSR, check_choice, check_flag, check_int, check_state_array, check_X
+from ._threads import run_parallel
+from ._validation import CSR, check_int, check_state_array, check_X
 
 __all__ = ["Perceptron"]
 
@@ -202,6 +212,11 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
     """
 
     _has_early_stopping = True
+    _parameter_constraints = declared(
+        EpochModel, **EARLY_STOPPING, average=Flag(), normalize=Flag(),
+        multiclass=Options(_MULTICLASS), penalty=NoneOr(Options(_PENALTIES[1:])), n_jobs=NJobs(),
+        class_weight=ClassWeight(), eta0=Real(0.0, low_open=True), alpha=Real(0.0),
+        l1_ratio=Real(0.0, 1.0), tol=NoneOr(Real(0.0)))
     # w, b, t and, when averaging, u, beta, count (textbook) or aw, ab (scikit-learn's)
     _state: dict[str, np.ndarray]
 
@@ -242,19 +257,8 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
         return self._sgd_mode()
 
     def _spec(self) -> SGDSpec | None:
-        self._check_common_params()
-        check_flag(self.average, "average")
-        check_flag(self.normalize, "normalize")
-        check_choice(self.multiclass, "multiclass", _MULTICLASS)
-        if self.penalty is not None:
-            check_choice(self.penalty, "penalty", _PENALTIES[1:])
-        check_n_jobs(self.n_jobs)
-        check_class_weight(self.class_weight)
-        eta0 = check_real(self.eta0, "eta0", 0.0, np.inf, low_open=True)
-        alpha = check_real(self.alpha, "alpha", 0.0, np.inf)
-        l1_ratio = check_real(self.l1_ratio, "l1_ratio", 0.0, 1.0)
-        if self.tol is not None:
-            check_real(self.tol, "tol", 0.0, np.inf)
+        self._validate_params()
+        eta0, alpha, l1_ratio = float(self.eta0), float(self.alpha), float(self.l1_ratio)
         if not self._sgd_mode():
             return None
         if self.normalize:

@@ -17,14 +17,17 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier, epoch_order
+from ._base import (
+    EpochClassifier,
+    EpochModel,
+    epoch_order,
+)
+from ._params import Flag, NJobs, declared
 from ._rows import check_finite_state
-from ._threads import check_n_jobs
 from ._validation import (
     CSR,
     check_classes,
     check_feature_names,
-    check_flag,
     check_n_features,
     check_same_classes,
     check_state_array,
@@ -155,6 +158,8 @@ class StructuredPerceptron(EpochClassifier):
     _sentences = True  # ... over blocks of whole sentences, with ``lengths``
     _state: dict[str, np.ndarray]
 
+    _parameter_constraints = declared(EpochModel, average=Flag(), n_jobs=NJobs())
+
     def __init__(self, *, average: bool = True, fit_intercept: bool = True, max_iter: int = 10,
                  shuffle: bool = True, random_state: Any = 0, n_jobs: int | None = None,
                  warm_start: bool = False, verbose: int = 0) -> None:
@@ -169,9 +174,7 @@ class StructuredPerceptron(EpochClassifier):
 
     # ------------------------------------------------------------------ skeleton hooks
     def _spec(self) -> dict[str, Any]:
-        self._check_common_params()
-        check_flag(self.average, "average")
-        check_n_jobs(self.n_jobs)
+        self._validate_params()
         return {}  # the training call adds the sentences' offsets
 
     def _gate_X(self, X: Any, spec: Any, fitting: bool) -> Any:

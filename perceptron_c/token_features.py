@@ -8,13 +8,13 @@ Python-level loop per token). Rows are the tokens of all sentences in order, wit
 """
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 import numpy as np
 
 from . import _backend
-from ._validation import NotFittedError
+from ._params import Flag, Integer, NoneOr, Options, Parameters
+from .exceptions import NotFittedError
 
 __all__ = ["TokenFeatures"]
 
@@ -43,7 +43,7 @@ def _csr(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, n_cols: int)
     return scipy.sparse.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, n_cols))
 
 
-class TokenFeatures:
+class TokenFeatures(Parameters):
     """Per-token features of tokenized sentences, as a sparse matrix (a scikit-learn
     transformer).
 
@@ -94,6 +94,13 @@ class TokenFeatures:
     in ``perceptron_c._core._features_py``.
     """
 
+    _parameter_constraints = {
+        "templates": Options(_TEMPLATES), "bias": Flag(), "word": Flag(), "lower": Flag(),
+        "prefix": Integer(0, 64), "suffix": Integer(0, 64), "shape": Flag(), "flags": Flag(),
+        "window": Integer(0, 64), "min_df": Integer(1),
+        "n_features": NoneOr(Integer(1, 2**62 - 1)),
+    }
+
     def __init__(self, templates: str = "standard", *, bias: bool = True, word: bool = True,
                  lower: bool = True, prefix: int = 3, suffix: int = 3, shape: bool = True,
                  flags: bool = True, window: int = 1, min_df: int = 1,
@@ -110,26 +117,7 @@ class TokenFeatures:
         self.min_df = min_df
         self.n_features = n_features
 
-    # ---- scikit-learn's protocol
-    @classmethod
-    def _get_param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return sorted(p.name for p in sig.parameters.values() if p.name != "self")
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor parameters and their current values."""
-        return {name: getattr(self, name) for name in self._get_param_names()}
-
-    def set_params(self, **params: Any) -> TokenFeatures:
-        """Set constructor parameters; unknown names are an error."""
-        valid = self._get_param_names()
-        for key, value in params.items():
-            if key not in valid:
-                raise ValueError(f"Invalid parameter {key!r} for TokenFeatures; valid "
-                                 f"parameters are {valid!r}")
-            setattr(self, key, value)
-        return self
-
+    # ---- scikit-learn's protocol (get_params, set_params, repr: _params.Parameters)
     def __sklearn_tags__(self) -> Any:
         # a transformer of token lists; scikit-learn 1.6-1.7 refuse an estimator without
         # tags inside a Pipeline (imported only when scikit-learn asks)
@@ -142,40 +130,18 @@ class TokenFeatures:
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "n_features_out_")
 
-    def __repr__(self) -> str:
-        sig = inspect.signature(type(self).__init__).parameters
-        changed = [f"{k}={v!r}" for k, v in self.get_params().items() if v != sig[k].default]
-        return f"TokenFeatures({', '.join(changed)})"
-
     # ---- parameters
     def _spec(self) -> tuple[int, ...]:
-        if self.templates not in _TEMPLATES:
-            raise ValueError(f"templates must be one of {_TEMPLATES}, got {self.templates!r}")
-        for name in ("bias", "word", "lower", "shape", "flags"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise TypeError(f"{name} must be a bool, got {getattr(self, name)!r}")
-        for name, top in (("prefix", 64), ("suffix", 64), ("window", 64)):
-            value = getattr(self, name)
-            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or \
-                    not 0 <= value <= top:
-                raise ValueError(f"{name} must be an int in [0, {top}], got {value!r}")
+        self._validate_params()
         return (int(self.templates == "nltk"), int(self.bias), int(self.word),
                 int(self.lower), int(self.prefix), int(self.suffix), int(self.shape),
                 int(self.flags), int(self.window))
 
     def _hash_width(self) -> int:
-        n = self.n_features
-        if n is None:
-            return 0
-        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or not 1 <= n < 2**62:
-            raise ValueError(f"n_features must be None or an int in [1, 2^62), got {n!r}")
-        return int(n)
+        return 0 if self.n_features is None else int(self.n_features)
 
     def _check_min_df(self) -> int:
-        m = self.min_df
-        if not isinstance(m, (int, np.integer)) or isinstance(m, bool) or m < 1:
-            raise ValueError(f"min_df must be an int >= 1, got {m!r}")
-        return int(m)
+        return int(self.min_df)
 
     # ---- fitting and transforming
     def fit(self, sentences: Any, y: Any = None) -> TokenFeatures:

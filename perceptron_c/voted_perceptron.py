@@ -21,23 +21,28 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier
+from ._base import (
+    EpochClassifier,
+    EpochModel,
+)
 from ._kernel_rows import (
     KERNEL_PARAMS,
+    KERNEL_RULES,
     KernelSource,
     cached_scores,
+    check_exact_headroom,
     check_fit_params,
     fit_params,
     fit_params_from_state,
     fit_params_state,
+    kernel_block,
     record_fit_params,
     row_blocks_run,
     stream,
 )
+from ._params import Integer, NJobs, declared
 from ._rows import (
-    check_exact_headroom,
     check_finite_state,
-    kernel_block,
     pool_of,
     stack_rows,
     take_rows,
@@ -245,6 +250,9 @@ class VotedPerceptron(EpochClassifier):
     _fit_param_names = (*KERNEL_PARAMS, "fit_intercept")
     _fit_params: dict[str, Any]  # their values at the last training call
 
+    _parameter_constraints = declared(EpochModel, max_gram_bytes=Integer(1), n_jobs=NJobs(),
+                                      **KERNEL_RULES)
+
     def __init__(self, kernel: Any = None, degree: Any = None, gamma: Any = None,
                  coef0: Any = None, fit_intercept: bool = True, max_iter: int = 10,
                  shuffle: bool = True, random_state: Any = None, warm_start: bool = False,
@@ -265,9 +273,7 @@ class VotedPerceptron(EpochClassifier):
 
     # ------------------------------------------------------------------ skeleton hooks
     def _spec(self) -> tuple[str, Any]:
-        self._check_common_params()
-        check_int(self.max_gram_bytes, "max_gram_bytes", 1)
-        check_n_jobs(self.n_jobs)
+        self._validate_params()
         if self.kernel is None:
             if any(getattr(self, n) is not None for n in ("degree", "gamma", "coef0")):
                 raise ValueError("degree, gamma and coef0 need a kernel (kernel=None is the "

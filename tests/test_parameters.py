@@ -1,0 +1,58 @@
+"""Every constructor parameter of every estimator has a declared rule
+(``_parameter_constraints``), and each rule refuses its bad values with an error that names
+the parameter, at the first training call, as scikit-learn's estimators do."""
+import numpy as np
+import pytest
+
+import perceptron_c
+from perceptron_c._params import Free
+from perceptron_c.tagging import TokenFeatures
+
+ESTIMATORS = [perceptron_c.Perceptron, perceptron_c.PassiveAggressiveClassifier,
+              perceptron_c.PassiveAggressiveRegressor, perceptron_c.KernelPerceptron,
+              perceptron_c.VotedPerceptron, perceptron_c.BudgetKernelPerceptron,
+              perceptron_c.KernelPassiveAggressiveClassifier,
+              perceptron_c.StructuredPerceptron, TokenFeatures]
+
+
+def _fit(est):
+    if isinstance(est, TokenFeatures):
+        return est.fit([["a", "b"], ["c"]])
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [0.0, 0.0]] * 3)
+    y = np.array([0, 1, 1, 0] * 3)
+    if isinstance(est, perceptron_c.StructuredPerceptron):
+        return est.fit(X, y, [4, 4, 4])
+    return est.fit(X, y)
+
+
+def _cases():
+    for cls in ESTIMATORS:
+        for name, rule in cls._parameter_constraints.items():
+            for value in rule.refused():
+                yield pytest.param(cls, name, value, id=f"{cls.__name__}-{name}-{value!r}")
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_every_parameter_has_a_rule(cls):
+    assert sorted(cls._parameter_constraints) == cls._get_param_names()
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_the_defaults_obey_the_rules(cls):
+    est = cls()
+    est._validate_params()
+    _fit(est)
+
+
+@pytest.mark.parametrize(("cls", "name", "value"), list(_cases()))
+def test_a_bad_value_is_refused_naming_the_parameter(cls, name, value):
+    est = cls(**{name: value})
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        _fit(est)
+
+
+def test_free_rules_say_where_they_are_checked():
+    for cls in ESTIMATORS:
+        for name, rule in cls._parameter_constraints.items():
+            if isinstance(rule, Free):
+                assert rule.where, f"{cls.__name__}.{name}"
