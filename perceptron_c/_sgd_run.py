@@ -141,17 +141,20 @@ class SGDRun:
         """One epoch of every machine still training (machines on ``n_jobs`` threads: each
         has its own rows of the state, so the result does not depend on the threads)."""
         sgd, X, st = _backend.sgd, self.X, self.est._state
-        sparse = isinstance(X, CSR)
-        head = (X.data, X.indices, X.indptr) if sparse else (X,)
-        fn = sgd.sgd_epoch_csr if sparse else sgd.sgd_epoch_dense
+        spec, fi, objective = self.spec, self.est.fit_intercept, self.compute_objective
 
         def machine(k: int) -> int:
             if self.est.shuffle:
                 sgd.sklearn_shuffle(self.index[k], self.seeds[k])
-            return int(fn(*head, self.targets[k], self.sw, self.index[k], st["w"][k],
-                          self._aw(k), self.qs[k], self.states[k], self.params[k],
-                          self.spec.loss, self.spec.learning_rate, self.spec.penalty,
-                          self.est.fit_intercept, self.compute_objective))
+            y, index, w, aw = self.targets[k], self.index[k], st["w"][k], self._aw(k)
+            q, state, params = self.qs[k], self.states[k], self.params[k]
+            if isinstance(X, CSR):
+                return int(sgd.sgd_epoch_csr(X.data, X.indices, X.indptr, y, self.sw, index, w,
+                                             aw, q, state, params, spec.loss,
+                                             spec.learning_rate, spec.penalty, fi, objective))
+            return int(sgd.sgd_epoch_dense(X, y, self.sw, index, w, aw, q, state, params,
+                                           spec.loss, spec.learning_rate, spec.penalty, fi,
+                                           objective))
 
         todo = [k for k in range(len(self.targets)) if self.active[k]]
         done = run_parallel([partial(machine, k) for k in todo],

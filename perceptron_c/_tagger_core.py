@@ -14,7 +14,7 @@ trains and the tagger tags token by token, as before.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import chain, repeat
 from typing import Any, TypeVar
 
@@ -109,7 +109,7 @@ class _Words:
         return wid
 
 
-def _offsets(lengths: list[int]) -> np.ndarray:
+def _offsets(lengths: Sequence[int] | np.ndarray) -> np.ndarray:
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return offsets

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import codecs
 import math
+import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -71,7 +72,7 @@ _LINE_ENDS = re.compile(r"\r\n|\r|\n")
 _BYTE_LINE_ENDS = re.compile(rb"\r\n|\r|\n")
 
 
-def _text_lines(path):
+def _text_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
     """(line number, text) of each line of a UTF-8 text file, its line end removed; "\\n",
     "\\r\\n" and a lone "\\r" each end a line, as Python's text files count them. A UTF-8
     BOM is dropped (Excel writes one). A UTF-16 or UTF-32 file, a byte that is not UTF-8 and

@@ -161,7 +161,9 @@ class _KPARun:
         C, squared, fi = est._step_params()
         u, beta, count = self.avg if self.avg else (None, None, None)
         if self.cached:
-            return int(kpa.kpa_epoch_cached(self.source.full, self.y, visit, self.weight,
+            G = self.source.full
+            assert G is not None  # cached: KernelSource computed the whole pool Gram
+            return int(kpa.kpa_epoch_cached(G, self.y, visit, self.weight,
                                             self.alpha, self.b, self.scores, C, squared, fi,
                                             u, beta, count, loss))
         steps, start, n = 0, 0, visit.shape[0]

@@ -69,12 +69,6 @@ from .kernels import resolve_kernel
 __all__ = ["KernelPerceptron"]
 
 
-def _averaged_args(avg: bool, joint: bool, u: Any, beta: Any, count: Any) -> tuple:
-    if not avg:
-        return ()
-    return (u, beta, count) if joint else (u[0], beta, count)
-
-
 def _row_weights(est: KernelPerceptron, y_idx: np.ndarray, sample_weight: np.ndarray | None,
                  kind: str, n_old: int) -> tuple[np.ndarray | None, np.ndarray | None]:
     """(the weight of each pool example, or None when every one is 1; the rows to visit, or
@@ -158,27 +152,37 @@ class _DualRun:
         return mistakes
 
     def _epoch(self, order: np.ndarray) -> int:
-        fi = self.est.fit_intercept
-        a = self.alpha if self.joint else self.alpha[0]
-        extra = _averaged_args(self.avg, self.joint, getattr(self, "u", None),
-                               getattr(self, "beta", None), getattr(self, "count", None))
-        weighted = {} if self.weights is None else {"sample_weight": self.weights}
+        # one explicit call per routine (K-class or binary; None is a routine's "off"), so a
+        # type checker checks each against its twin
+        fi, joint, y, alpha, b, sw = (self.est.fit_intercept, self.joint, self.y, self.alpha,
+                                      self.b, self.weights)
+        u, beta, count = (self.u, self.beta, self.count) if self.avg else (None, None, None)
+        u0 = None if u is None else u[0]  # binary: the one row of the averaging sums
         if self.cached:
+            G = self.source.full
+            assert G is not None  # cached: KernelSource computed the whole pool Gram
             dual = _backend.dual
-            fn = dual.multiclass_dual_epoch_cached if self.joint else dual.dual_epoch_cached
-            s = self.scores if self.joint else self.scores[0]
-            return fn(self.source.full, self.y, order, a, self.b, s, fi, *extra, **weighted)
-        if self.kind == "conjunction":
-            conj = _backend.conjunction
-            fn = conj.multiclass_conjunction_epoch_rows if self.joint \
-                else conj.conjunction_epoch_rows
-        else:
-            dual = _backend.dual
-            fn = dual.multiclass_dual_epoch_rows if self.joint else dual.dual_epoch_rows
+            if joint:
+                return dual.multiclass_dual_epoch_cached(G, y, order, alpha, b, self.scores, fi,
+                                                         u, beta, count, sample_weight=sw)
+            return dual.dual_epoch_cached(G, y, order, alpha[0], b, self.scores[0], fi, u0,
+                                          beta, count, sample_weight=sw)
+        conjunction = self.kind == "conjunction"
 
         def block(rows: np.ndarray, K: np.ndarray, cols: np.ndarray | None) -> int:
-            where = weighted if cols is None else dict(weighted, cols=cols)
-            return int(fn(K, rows, self.y, a, self.b, fi, *extra, **where))
+            if conjunction:
+                conj = _backend.conjunction
+                if joint:
+                    return int(conj.multiclass_conjunction_epoch_rows(
+                        K, rows, y, alpha, b, fi, u, beta, count, cols=cols, sample_weight=sw))
+                return int(conj.conjunction_epoch_rows(
+                    K, rows, y, alpha[0], b, fi, u0, beta, count, cols=cols, sample_weight=sw))
+            dual = _backend.dual
+            if joint:
+                return int(dual.multiclass_dual_epoch_rows(
+                    K, rows, y, alpha, b, fi, u, beta, count, cols=cols, sample_weight=sw))
+            return int(dual.dual_epoch_rows(K, rows, y, alpha[0], b, fi, u0, beta, count,
+                                            cols=cols, sample_weight=sw))
 
         return stream(self.source, order, self.support, block,
                       lambda rows: np.any(self.alpha[:, rows] != 0, axis=0))
@@ -262,6 +266,12 @@ class KernelPerceptron(EpochClassifier):
 
     # float64 rows, PackedBits (conjunction) or int64 column indices (precomputed)
     _sv: Any
+    # the coefficients and their averaging sums: int64 for the conjunction kernel (exact
+    # sums), float64 otherwise
+    _alpha: np.ndarray
+    _b: np.ndarray
+    _u: np.ndarray
+    _beta: np.ndarray
     # what prediction and the state depend on: recorded at every training call
     _fit_param_names = (*KERNEL_PARAMS, "average")
     _fit_params: dict[str, Any]  # their values at the last training call

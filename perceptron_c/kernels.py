@@ -119,12 +119,12 @@ class Kernel:
     def __mul__(self, other: object) -> Kernel:
         if isinstance(other, Kernel):
             return Product(self, other)
-        if isinstance(other, numbers.Real) and not isinstance(other, bool):
+        if not isinstance(other, bool) and isinstance(other, numbers.Real):
             return Scaled(other, self)
         return NotImplemented
 
     def __rmul__(self, other: object) -> Kernel:
-        if isinstance(other, numbers.Real) and not isinstance(other, bool):
+        if not isinstance(other, bool) and isinstance(other, numbers.Real):
             return Scaled(other, self)
         return NotImplemented
 

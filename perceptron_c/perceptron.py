@@ -82,35 +82,49 @@ class _LinearRun:
         lin, st, X = _backend.linear, self.est._state, self.X
         if self.keep is not None:
             order = np.ascontiguousarray(order[self.keep[order]])
-        sparse = isinstance(X, CSR)
-        head = (X.data, X.indices, X.indptr) if sparse else (X,)
-        flags = (self.est.fit_intercept, self.est.normalize)
+        fi, nz = self.est.fit_intercept, self.est.normalize
         averaged = "u" in st
+        # one explicit call per (sparse, routine): a type checker checks each against its twin
         if self.joint:  # K-class argmax: all rows at once
+            y, sw = self.y_idx, self._weight(0)
+            W, b = st["w"], st["b"]
             if averaged:
-                fn = lin.multiclass_averaged_epoch_csr if sparse \
-                    else lin.multiclass_averaged_epoch_dense
-                total = fn(*head, self.y_idx, order, st["w"], st["b"], st["u"], st["beta"],
-                           st["count"], *flags, sample_weight=self._weight(0))
+                U, beta, count = st["u"], st["beta"], st["count"]
+                if isinstance(X, CSR):
+                    total = lin.multiclass_averaged_epoch_csr(
+                        X.data, X.indices, X.indptr, y, order, W, b, U, beta, count, fi, nz,
+                        sample_weight=sw)
+                else:
+                    total = lin.multiclass_averaged_epoch_dense(
+                        X, y, order, W, b, U, beta, count, fi, nz, sample_weight=sw)
+            elif isinstance(X, CSR):
+                total = lin.multiclass_epoch_csr(X.data, X.indices, X.indptr, y, order, W, b,
+                                                 fi, nz, sample_weight=sw)
             else:
-                fn = lin.multiclass_epoch_csr if sparse else lin.multiclass_epoch_dense
-                total = fn(*head, self.y_idx, order, st["w"], st["b"], *flags,
-                           sample_weight=self._weight(0))
+                total = lin.multiclass_epoch_dense(X, y, order, W, b, fi, nz, sample_weight=sw)
             check_finite_state(*st.values())
             st["t"] += order.shape[0]
             return int(total)
-        assert self.signs is not None  # set whenever the model is not joint
+        signs_per_row = self.signs
+        assert signs_per_row is not None  # set whenever the model is not joint
 
         def machine(k: int) -> int:  # binary (one row) or one-vs-rest
-            w, b, signs = st["w"][k], st["b"][k:k + 1], self.signs[k]  # type: ignore[index]
+            w, b, signs, sw = st["w"][k], st["b"][k:k + 1], signs_per_row[k], self._weight(k)
             if averaged:
-                fn = lin.averaged_epoch_csr if sparse else lin.averaged_epoch_dense
-                return int(fn(*head, signs, order, w, b, st["u"][k], st["beta"][k:k + 1],
-                              st["count"][k:k + 1], *flags, sample_weight=self._weight(k)))
-            fn = lin.perceptron_epoch_csr if sparse else lin.perceptron_epoch_dense
-            return int(fn(*head, signs, order, w, b, *flags, sample_weight=self._weight(k)))
+                u, beta, count = st["u"][k], st["beta"][k:k + 1], st["count"][k:k + 1]
+                if isinstance(X, CSR):
+                    return int(lin.averaged_epoch_csr(X.data, X.indices, X.indptr, signs,
+                                                      order, w, b, u, beta, count, fi, nz,
+                                                      sample_weight=sw))
+                return int(lin.averaged_epoch_dense(X, signs, order, w, b, u, beta, count, fi,
+                                                    nz, sample_weight=sw))
+            if isinstance(X, CSR):
+                return int(lin.perceptron_epoch_csr(X.data, X.indices, X.indptr, signs, order,
+                                                    w, b, fi, nz, sample_weight=sw))
+            return int(lin.perceptron_epoch_dense(X, signs, order, w, b, fi, nz,
+                                                  sample_weight=sw))
 
-        total = sum(run_parallel([partial(machine, k) for k in range(len(self.signs))],
+        total = sum(run_parallel([partial(machine, k) for k in range(len(signs_per_row))],
                                  self.est.n_jobs))
         check_finite_state(*st.values())
         st["t"] += order.shape[0]

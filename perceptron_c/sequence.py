@@ -76,15 +76,17 @@ class _SequenceRun:
         seq = _backend.sequence
         n_sent = self.offsets.shape[0] - 1
         order = epoch_order(est._seed, est._epochs_seen, n_sent, est.shuffle)
-        avg = [st.get(k) for k in ("U", "beta", "U_trans", "count")]
+        # the averaging sums, or None (the routines' "off") for the plain perceptron
+        U, beta, U_trans, count = (st.get(k) for k in ("U", "beta", "U_trans", "count"))
         mistakes = np.zeros(2, dtype=np.int64)
         if isinstance(X, CSR):
             seq.structured_epoch_csr(X.data, X.indices, X.indptr, self.y, self.offsets, order,
-                                     st["W"], st["b"], st["trans"], est.fit_intercept, *avg,
-                                     mistakes)
+                                     st["W"], st["b"], st["trans"], est.fit_intercept, U, beta,
+                                     U_trans, count, mistakes)
         else:
             seq.structured_epoch_dense(X, self.y, self.offsets, order, st["W"], st["b"],
-                                       st["trans"], est.fit_intercept, *avg, mistakes)
+                                       st["trans"], est.fit_intercept, U, beta, U_trans, count,
+                                       mistakes)
         check_finite_state(*st.values())
         self.last = int(mistakes[1])
         return self.last  # tokens tagged wrongly (0 exactly when no sentence was wrong)

@@ -103,31 +103,36 @@ class _VotedRun:
         go to ``self.steps[m]``."""
         est, fi, steps = self.est, self.est.fit_intercept, self.steps[m]
         if self.kind == "primal":
-            lin, X = _backend.linear, self.Xc
-            sparse = isinstance(X, CSR)
-            head = (X.data, X.indices, X.indptr) if sparse else (X,)
-            fn = lin.perceptron_epoch_csr if sparse else lin.perceptron_epoch_dense
-            return fn(*head, self.signs[m], order, est._w[m], est._b[m:m + 1], fi, False,
-                      steps)
+            lin, X, w, b = _backend.linear, self.Xc, est._w[m], est._b[m:m + 1]
+            if isinstance(X, CSR):
+                return lin.perceptron_epoch_csr(X.data, X.indices, X.indptr, self.signs[m],
+                                                order, w, b, fi, False, steps)
+            return lin.perceptron_epoch_dense(X, self.signs[m], order, w, b, fi, False, steps)
+        G = self.source.full
+        assert G is not None  # not primal: _machine_epoch runs on the cached Gram only
         return _backend.dual.dual_epoch_cached(
-            self.source.full, self.y_pool[m], self.n_old + order, self.alpha[m],
-            est._b[m:m + 1], self.scores[m], fi, steps=steps)
+            G, self.y_pool[m], self.n_old + order, self.alpha[m], est._b[m:m + 1],
+            self.scores[m], fi, steps=steps)
 
     def _streamed_epoch(self, order: np.ndarray) -> list[int]:
         """One epoch of every machine on the same blocks of kernel rows (the machines are
         independent: each makes the mistakes it makes alone); their mistakes' positions go
         to ``self.steps``."""
         est, fi, machines = self.est, self.est.fit_intercept, len(self.signs)
-        fn = (_backend.conjunction.conjunction_epoch_rows if self.kind == "conjunction"
-              else _backend.dual.dual_epoch_rows)
+        conjunction = self.kind == "conjunction"
         counts, done = [0] * machines, [0]
 
         def block(rows: np.ndarray, K: np.ndarray, cols: np.ndarray | None) -> int:
-            total, where = 0, {} if cols is None else {"cols": cols}
+            total = 0
             for m in range(machines):
                 part = self.steps[m, counts[m]:]
-                k = fn(K, rows, self.y_pool[m], self.alpha[m], est._b[m:m + 1], fi,
-                       steps=part, **where)
+                y, alpha, b = self.y_pool[m], self.alpha[m], est._b[m:m + 1]
+                if conjunction:
+                    k = _backend.conjunction.conjunction_epoch_rows(
+                        K, rows, y, alpha, b, fi, steps=part, cols=cols)
+                else:
+                    k = _backend.dual.dual_epoch_rows(K, rows, y, alpha, b, fi, steps=part,
+                                                      cols=cols)
                 part[:k] += done[0]  # positions within the whole epoch
                 counts[m] += k
                 total += k
@@ -246,6 +251,10 @@ class VotedPerceptron(EpochClassifier):
 
     # the stored examples: float64 rows, a CSR (sparse primal) or PackedBits (conjunction)
     _sv: Any
+    # the dual coefficients and the intercepts: int64 for the conjunction kernel (exact
+    # sums), float64 otherwise
+    _alpha: np.ndarray
+    _b: np.ndarray
     # what the vote and the state depend on: recorded at every training call
     _fit_param_names = (*KERNEL_PARAMS, "fit_intercept")
     _fit_params: dict[str, Any]  # their values at the last training call

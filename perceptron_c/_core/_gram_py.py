@@ -23,6 +23,7 @@ fused pass, the same operations in the same order per entry.
 """
 import math
 import os
+from collections.abc import Callable
 
 import numpy as np
 
@@ -97,7 +98,7 @@ def effective_jobs(n_jobs: object) -> int:
     return max(1, cores + 1 + jobs)
 
 
-def pack_rows(X01_uint8, words_out_uint64):
+def pack_rows(X01_uint8: np.ndarray, words_out_uint64: np.ndarray) -> None:
     """Pack 0/1 rows into uint64 words: bit i of row r -> word i // 64, bit i % 64."""
     n, d = X01_uint8.shape
     nw = (d + 63) // 64
@@ -148,7 +149,7 @@ def set_popcount_impl(name: str) -> str:
 
 # ---------------------------------------------------------------- float Gram matrices
 
-def _check_float(X, Y, out):
+def _check_float(X: np.ndarray, Y: np.ndarray, out: np.ndarray) -> None:
     if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1]:
         raise ValueError(f"X and Y must be 2-D with the same number of columns, got shapes "
                          f"{X.shape} and {Y.shape}")
@@ -189,7 +190,7 @@ def product_blocks(m: int, n: int, d: int) -> list[tuple[int, int]]:
     return [(a, min(m, a + rows)) for a in range(0, m, rows)]
 
 
-def _products(X, Y, out, n_threads=1):
+def _products(X: np.ndarray, Y: np.ndarray, out: np.ndarray, n_threads: int = 1) -> None:
     """out = X . Y^T entry by entry (`_dot4_products`), by blocks of rows (`product_blocks`)
     on up to n_threads threads. When Y is X, a block [a, z) computes its rows from column a
     on, and `mirror_lower` then fills the rest: dot4 is symmetric (each product is the same
@@ -197,7 +198,7 @@ def _products(X, Y, out, n_threads=1):
     m = out.shape[0]
     sym = Y is X
 
-    def block(a, z):
+    def block(a: int, z: int) -> None:
         if sym:
             _dot4_products(X[a:z], X[a:], out[a:z, a:])
         else:
@@ -211,7 +212,7 @@ def _products(X, Y, out, n_threads=1):
 MIRROR_ENTRIES = 1 << 18
 
 
-def mirror_lower(out, n_threads=1):
+def mirror_lower(out: np.ndarray, n_threads: int = 1) -> None:
     """out[i, j] = out[j, i] for every j < i (the upper triangle holds the values), by blocks
     of rows on up to n_threads threads. Each block writes its own rows only: a fresh ``out``
     is first touched (its pages faulted in) across many short blocks, not all in the first
@@ -219,7 +220,7 @@ def mirror_lower(out, n_threads=1):
     m = out.shape[0]
     rows = max(1, MIRROR_ENTRIES // max(1, m))
 
-    def block(a, z):
+    def block(a: int, z: int) -> None:
         out[a:z, :a] = out[:a, a:z].T
         square = out[a:z, a:z]
         lower = np.tril_indices(z - a, -1)
@@ -227,7 +228,8 @@ def mirror_lower(out, n_threads=1):
     run_blocks(block, [(a, min(m, a + rows)) for a in range(0, m, rows)], n_threads)
 
 
-def run_blocks(fn, blocks, n_threads):
+def run_blocks(fn: Callable[[int, int], None], blocks: list[tuple[int, int]],
+               n_threads: int) -> None:
     """fn(a, z) for every (a, z) of blocks, on up to n_threads threads (`run_shared`: the
     shared pool, each thread taking the next block as it finishes one, in copies of the
     caller's context; serially, between bytecodes where Ctrl-C is seen, for one thread or
@@ -253,14 +255,16 @@ def int_power(out: np.ndarray, degree: int) -> None:
             base *= base
 
 
-def gram_linear(X, Y, out, *, n_jobs=None):
+def gram_linear(X: np.ndarray, Y: np.ndarray, out: np.ndarray, *,
+                n_jobs: int | None = None) -> None:
     """out[i, j] = x_i . y_j, the products on n_jobs threads (`_products`). (The elementwise
     part of the other float kernels runs on one thread in this twin, on n_jobs in the C one.)"""
     _check_float(X, Y, out)
     _products(X, Y, out, effective_jobs(n_jobs))
 
 
-def gram_poly(X, Y, degree, gamma, coef0, out, *, n_jobs=None):
+def gram_poly(X: np.ndarray, Y: np.ndarray, degree: int, gamma: float, coef0: float,
+              out: np.ndarray, *, n_jobs: int | None = None) -> None:
     """out[i, j] = (gamma x_i . y_j + coef0) ** degree."""
     _check_float(X, Y, out)
     _products(X, Y, out, effective_jobs(n_jobs))
