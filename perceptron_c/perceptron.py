@@ -329,9 +329,43 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
     # ------------------------------------------------------------------ training
     def fit(self, X: Any, y: Any, coef_init: Any = None, intercept_init: Any = None,
             sample_weight: Any = None) -> Perceptron:
-        """Train for up to ``max_iter`` epochs from zero weights (or ``coef_init`` /
-        ``intercept_init``; or the current ones with ``warm_start``), each example's update
-        scaled by ``eta0`` times its class weight times ``sample_weight``."""
+        """Train for up to ``max_iter`` epochs.
+
+        From zero weights (or ``coef_init`` / ``intercept_init``; or the current ones with
+        ``warm_start``), each example's update scaled by ``eta0`` times its class weight times
+        ``sample_weight``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Training samples.
+        y : array-like of shape (n_samples,)
+            Labels, two classes or more.
+        coef_init : array-like, optional
+            Initial weights, shaped as ``coef_``; zeros when None.
+        intercept_init : array-like, optional
+            Initial bias, shaped as ``intercept_``; zeros when None.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample, multiplying its update; equal weights when None.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If an input or parameter is malformed or out of range, or (with ``warm_start``) the
+            classes or features changed.
+        TypeError
+            If a parameter has the wrong type.
+
+        Warns
+        -----
+        ConvergenceWarning
+            If ``max_iter`` epochs ran without meeting the stopping rule.
+        """
         init = None if coef_init is None and intercept_init is None else (coef_init,
                                                                           intercept_init)
         self._fit(X, y, sample_weight, init)
@@ -340,8 +374,30 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
 
     def partial_fit(self, X: Any, y: Any, classes: Any = None,
                     sample_weight: Any = None) -> Perceptron:
-        """One epoch over this batch, continuing the model's state. ``classes`` (every label
-        the model will ever see) is required on the first call."""
+        """One epoch over this batch, continuing the model's state.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            The batch's samples; the same features on every call.
+        y : array-like of shape (n_samples,)
+            The batch's labels, each one of ``classes``.
+        classes : array-like, optional
+            Every label the model will ever see; required on the first call, unchanged after.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample, multiplying its update; equal weights when None.
+
+        Returns
+        -------
+        self : object
+            The estimator, trained one more epoch.
+
+        Raises
+        ------
+        ValueError
+            If an input is malformed, ``classes`` is missing on the first call or changes, or
+            ``X`` does not match the fitted model.
+        """
         check_class_weight(self.class_weight, partial=True)
         self._partial_fit(X, y, classes, sample_weight)
         return self
@@ -349,8 +405,24 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
     def top_features(self, k: int = 10) -> dict:
         """The k most positive and k most negative weights, with feature names.
 
-        Two classes: ``{"positive": [(name, weight), ...], "negative": [...]}`` (positive
-        weights speak for ``classes_[1]``). More classes: a dict of those per class label.
+        Parameters
+        ----------
+        k : int, default=10
+            How many of each sign (fewer when fewer weights have that sign).
+
+        Returns
+        -------
+        dict
+            Two classes: ``{"positive": [(name, weight), ...], "negative": [...]}`` (positive
+            weights speak for ``classes_[1]``), largest magnitude first. More classes: such a dict
+            per class label. Names are ``feature_names_in_`` or ``x0``, ``x1``, ...
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If ``k`` is not an integer >= 1.
         """
         self._check_fitted()
         check_int(k, "k", 1)
