@@ -468,13 +468,55 @@ class BudgetKernelPerceptron(EpochClassifier):
         return np.argmax(out, axis=1) if argmax else out
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """f(x) for each row: shape (n,) for two classes, (n, n_classes) otherwise."""
+        """The decision values f(x) = sum_i alpha_i K(x_i, x) + b of each row, over the stored
+        support vectors.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits
+            Samples, in the form the model was fitted on.
+
+        Returns
+        -------
+        ndarray of float64 of shape (n_samples,) or (n_samples, n_classes)
+            One value per row for two classes (positive speaks for ``classes_[1]``), else one per
+            row and class.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If ``X`` is malformed or does not match the training data, or a value is not
+            finite.
+        """
         s = self._scores(X)
         return s[:, 0] if s.shape[1] == 1 else s
 
     def predict(self, X: Any) -> np.ndarray:
-        """The label of each row (binary: ``classes_[1]`` where f(x) > 0; K-class: argmax,
-        ties to the lowest class; exact comparisons for the exact conjunction models)."""
+        """The label of each row.
+
+        Two classes: ``classes_[1]`` where f(x) > 0; more: the class of the highest score, ties to
+        the lowest class index. Comparisons are exact for the exact conjunction models.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits
+            Samples, in the form the model was fitted on.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels, from ``classes_``.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If ``X`` is malformed or does not match the training data, or a value is not
+            finite.
+        """
         self._check_fitted()
         if self._exact and self._alpha.shape[0] > 1:
             idx = self._scores(X, argmax=True)

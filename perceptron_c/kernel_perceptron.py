@@ -306,9 +306,30 @@ class KernelPerceptron(EpochClassifier):
                     sample_weight: Any = None) -> KernelPerceptron:
         """One epoch over this batch, keeping the support vectors of earlier calls.
 
-        ``classes`` (every label the model will ever see) is required on the first call. Not
-        available with ``kernel="precomputed"`` (the Gram between old support vectors and new
-        rows is unknown). ``sample_weight`` as in `fit`.
+        Not available with ``kernel="precomputed"`` (the Gram between old support vectors and new
+        rows is unknown).
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits of shape (n_samples, n_features)
+            The batch's samples; the same features on every call.
+        y : array-like of shape (n_samples,)
+            The batch's labels, each one of ``classes``.
+        classes : array-like, optional
+            Every label the model will ever see; required on the first call, unchanged after.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample, multiplying its update; equal weights when None. As in `fit`.
+
+        Returns
+        -------
+        self : object
+            The estimator, trained one more epoch.
+
+        Raises
+        ------
+        ValueError
+            If an input is malformed, ``classes`` is missing on the first call or changes, ``X``
+            does not match the fitted model, or ``kernel="precomputed"``.
         """
         check_class_weight(self.class_weight, partial=True)
         self._partial_fit(X, y, classes, sample_weight)
@@ -317,10 +338,34 @@ class KernelPerceptron(EpochClassifier):
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> KernelPerceptron:
         """Train for up to ``max_iter`` epochs; stop after an epoch with no mistake.
 
-        ``sample_weight``: a mistake on example i changes its dual coefficient by y_i w_i
-        (and b by y_i w_i) instead of y_i, w_i its weight times its class's weight; a weight
-        of 0 removes the example. The conjunction kernel keeps exact integer coefficients
-        and so needs whole-number weights.
+        A mistake on example i changes its dual coefficient by ``y_i w_i`` (and b by ``y_i w_i``)
+        instead of ``y_i``, ``w_i`` its sample weight times its class's weight; a weight of 0
+        removes the example.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits of shape (n_samples, n_features)
+            Training samples (0/1 rows or `PackedBits` for the conjunction kernel; the square Gram
+            matrix with ``kernel="precomputed"``).
+        y : array-like of shape (n_samples,)
+            Labels, two classes or more.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample, multiplying its update; equal weights when None.
+            The conjunction kernel keeps exact integer coefficients and so needs whole-number
+            weights.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If an input or parameter is malformed or out of range, or (with ``warm_start``) the
+            classes or features changed.
+        TypeError
+            If a parameter has the wrong type.
         """
         self._fit(X, y, sample_weight)
         return self
@@ -411,13 +456,56 @@ class KernelPerceptron(EpochClassifier):
         return np.argmax(out, axis=1) if argmax else out
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """f(x) for each row: shape (n,) for two classes, (n, n_classes) otherwise."""
+        """The decision values f(x) = sum_i alpha_i K(x_i, x) + b of each row.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits
+            Samples, in the form the model was fitted on; with ``kernel="precomputed"`` the
+            kernel values between these rows and the training rows, shape (n_samples, n_train).
+
+        Returns
+        -------
+        ndarray of float64 of shape (n_samples,) or (n_samples, n_classes)
+            One value per row for two classes (positive speaks for ``classes_[1]``), else one per
+            row and class.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If ``X`` is malformed or does not match the training data, or a value is not
+            finite.
+        """
         s = self._scores(X)
         return s[:, 0] if s.shape[1] == 1 else s
 
     def predict(self, X: Any) -> np.ndarray:
-        """The label of each row (binary: ``classes_[1]`` where f(x) > 0; K-class: argmax,
-        ties to the lowest class; exact comparisons for the conjunction kernel)."""
+        """The label of each row.
+
+        Two classes: ``classes_[1]`` where f(x) > 0; more: the class of the highest score, ties to
+        the lowest class index. Comparisons are exact for the conjunction kernel.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits
+            Samples, in the form the model was fitted on; with ``kernel="precomputed"`` the
+            kernel values between these rows and the training rows, shape (n_samples, n_train).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels, from ``classes_``.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If ``X`` is malformed or does not match the training data, or a value is not
+            finite.
+        """
         self._check_fitted()
         if self._kind == "conjunction" and self._alpha.shape[0] > 1:
             idx = self._scores(X, argmax=True)
