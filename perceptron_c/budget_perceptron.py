@@ -468,8 +468,9 @@ class BudgetKernelPerceptron(EpochClassifier):
         return np.argmax(out, axis=1) if argmax else out
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """The decision values f(x) = sum_i alpha_i K(x_i, x) + b of each row, over the stored
-        support vectors.
+        """The decision values f(x) of each row.
+
+        f(x) = sum_i alpha_i K(x_i, x) + b over the stored support vectors.
 
         Parameters
         ----------
