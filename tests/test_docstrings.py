@@ -1,4 +1,4 @@
-"""Every public function and method has its numpydoc sections; every cited key is in the bibliography.
+"""Public functions and methods have their numpydoc sections; cited keys are in the bibliography.
 
 The public API is each public module's ``__all__`` (the top-level ``perceptron_c/*.py``
 modules without a leading underscore, and ``perceptron_c`` itself) and the public methods of
@@ -26,8 +26,9 @@ MODULES = ["perceptron_c"] + [
     f"perceptron_c.{m.name}" for m in pkgutil.iter_modules(perceptron_c.__path__)
     if not m.name.startswith("_") and not m.ispkg]
 SECTION = re.compile(r"^(\w[\w ]*)\n-{3,}[ \t]*$", re.M)
-# a bibliography key as code and docs cite it: [Collins2002], [CIML-4]
-KEY = re.compile(r"\[([A-Z][A-Za-z]+(?:[-+][A-Za-z0-9]+)*\d{4}[a-z]?|[A-Z][A-Za-z]*-[A-Za-z0-9]+)\]")
+# a key of docs/bibliography.md as the sources cite it: author and year ([Collins2002]), or
+# lecturer and course for lecture notes ([Bunescu-CS4900]); not an index such as x[K1]
+KEY = re.compile(r"(?<![\w\]])\[([A-Z][A-Za-z]+(?:\d{4}[a-z]?|-[A-Z]+\d+))\]")
 
 
 def _ours(obj):
