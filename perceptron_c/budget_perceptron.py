@@ -6,14 +6,14 @@ of every prediction. This model keeps at most ``budget`` of them; ``strategy`` s
 mistake does once they are all taken (the routines' docstrings in ``_budget_py`` cite the
 papers' pseudo-code):
 
-- "random": the Randomized Budget Perceptron (Cavallanti, Cesa-Bianchi & Gentile 2007): the
+- "random": the Randomized Budget Perceptron [Cavallanti2007]: the
   new example replaces a support vector drawn uniformly at random (from the model's seed and
   the epoch, like the visiting order);
 - "oldest": it replaces the oldest support vector;
-- "forgetron": the self-tuned Forgetron (Dekel, Shalev-Shwartz & Singer 2008): every
+- "forgetron": the self-tuned Forgetron [Dekel2008]: every
   coefficient shrinks by the paper's schedule, then the oldest support vector goes;
 - "stoptron": no more updates once the budget is full (the baseline of Orabona et al.);
-- "projectron", "projectron++" (Orabona, Keshet & Caputo 2009): an example whose image lies
+- "projectron", "projectron++" [Orabona2009]: an example whose image lies
   within ``eta`` of the span of the support set is projected onto it instead of added;
   "projectron++" also updates on margin errors. The Projectron is not a budget algorithm by
   itself: here, once ``budget`` vectors are stored, every update is projected.
@@ -291,7 +291,7 @@ class BudgetKernelPerceptron(EpochClassifier):
     shuffle, random_state : as in `KernelPerceptron`; the seed also draws the evictions of
         "random" (one draw per visited example, from the seed and the epoch).
     average : bool, default=False
-        Averaged coefficients (CIML ch. 4, Alg. 7) of the stored support vectors:
+        Averaged coefficients ([Daume2017] Alg. 7) of the stored support vectors:
         `KernelPerceptron`'s averaged model exactly as long as nothing was removed. A removed
         vector takes its share of the average with it, so with "random", "oldest" and
         "forgetron" each stored vector counts by how long it has been stored; averaging

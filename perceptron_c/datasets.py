@@ -142,7 +142,7 @@ def make_blobs(rng: np.random.Generator, n: int, d: int, n_classes: int = 10,
 def make_xor(rng: np.random.Generator, n: int,
              noise: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
     """Four Gaussian clusters at (+-1, +-1); label +1 where x1 * x2 > 0 at the cluster
-    centre (the XOR of the two signs, CIML Fig. 4.12), else -1."""
+    centre (the XOR of the two signs, [Daume2017] Fig. 4.12), else -1."""
     centres = np.array([[1, 1], [-1, -1], [1, -1], [-1, 1]], dtype=float)
     which = rng.integers(0, 4, n)
     return centres[which] + noise * rng.standard_normal((n, 2)), np.where(which < 2, 1, -1)

@@ -6,14 +6,15 @@ the tests share one implementation. `perceptron_c.plots` draws the figures from 
 ``format_*`` turn them into text tables.
 
 1. `learning_curves`: last hypothesis vs averaged vs voted perceptron, polynomial kernels of
-   degree 1-5, test error after 1-10 epochs on scikit-learn's bundled digits (Freund &
-   Schapire 1999, Fig. 2-3 style; CIML ch. 4, eq. 4.17-4.19).
+   degree 1-5, test error after 1-10 epochs on scikit-learn's bundled digits
+      ([FreundSchapire1999], Fig. 2-3 style; [Daume2017] eq. 4.17-4.19).
 2. `ordering`: examples sorted by label, visited in that fixed order, in one random order
-   kept for every epoch, or re-permuted every epoch (CIML ch. 4, Fig. 4.3/4.4).
+   kept for every epoch, or re-permuted every epoch ([Daume2017] Fig. 4.3/4.4).
 3. `mistakes_vs_margin`: total mistakes until convergence against the Block/Novikoff bound
-   (R/gamma)^2 as the margin of separable data shrinks (CS269 lecture, Theorem 1).
+([Block1962], [Novikoff1962])
+   (R/gamma)^2 as the margin of separable data shrinks ([Vaughan-CS269], Theorem 1).
 4. `boundaries_2d`: decision boundaries in the plane: a linear perceptron with its weight
-   vector (CIML Fig. 4.6-4.9), and XOR under linear, degree-2 polynomial and RBF kernels.
+   vector ([Daume2017] Fig. 4.6-4.9), and XOR under linear, degree-2 polynomial and RBF kernels.
 """
 from __future__ import annotations
 

@@ -243,7 +243,7 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
     class_weight : dict, "balanced" or None, default=None
         Steps on class c's examples are multiplied by class_weight[c].
     average : bool, default=False
-        Return the average of the dual coefficients over every example visited (CIML ch. 4,
+        Return the average of the dual coefficients over every example visited ([Daume2017]
         Alg. 7, computed lazily).
     max_gram_bytes : int, default=512 MiB
         As in `KernelPerceptron`: a training Gram that fits is cached, otherwise kernel rows

@@ -2,9 +2,9 @@
 
 Training is the primal perceptron run in the kernel's feature space, kept in dual form: one
 coefficient per training example, alpha_i = the signed count of mistakes on example i, and
-f(x) = sum_i alpha_i K(x_i, x) + b (Ohio slides, "Kernel Perceptron: Two Classes"; Columbia
-notes, section 2.3). With ``kernel="linear"`` it makes exactly the mistakes of `Perceptron`
-on the same data and seed.
+f(x) = sum_i alpha_i K(x_i, x) + b ([Bunescu-CS4900], "Kernel Perceptron: Two Classes";
+[Columbia-COMS4252], section 2.3). With ``kernel="linear"`` it makes exactly the mistakes
+of `Perceptron` on the same data and seed.
 
 Two modes with the same mistakes: when the Gram of the training pool fits in
 ``max_gram_bytes`` it is computed once and every example's score is cached and updated in
@@ -213,7 +213,7 @@ class KernelPerceptron(EpochClassifier):
         Maximum number of epochs; training stops earlier after an epoch with no mistake.
     shuffle, random_state : as in `Perceptron` (the same seed gives the same orders).
     average : bool, default=False
-        Survival-weighted average of the dual coefficients (CIML ch. 4, Alg. 7, lazily).
+        Survival-weighted average of the dual coefficients ([Daume2017] Alg. 7, lazily).
     warm_start : bool, default=False
         ``fit`` keeps the current support vectors and coefficients and continues.
     verbose : int, default=0

@@ -1,6 +1,7 @@
 """Kernel functions and Gram matrices (numpy only at import).
 
-Kernels (Ohio slides, kernels and the construction rules 6.13-6.22; Columbia notes, Claim 2.1):
+Kernels ([Bunescu-CS4900], kernels and the construction rules 6.13-6.22; [Columbia-COMS4252],
+Claim 2.1):
 
 - ``Linear()``: x . y
 - ``Polynomial(degree=3, gamma=1.0, coef0=1.0)``: (gamma x . y + coef0) ** degree
@@ -164,7 +165,7 @@ class Linear(_FloatKernel):
 
 
 class Polynomial(_FloatKernel):
-    """k(x, y) = (gamma x . y + coef0) ** degree  (Ohio slides: (x . y + c)^M, c >= 0)."""
+    """k(x, y) = (gamma x . y + coef0) ** degree  ([Bunescu-CS4900]: (x . y + c)^M, c >= 0)."""
 
     def __init__(self, degree: int | numbers.Integral = 3, gamma: float = 1.0,
                  coef0: float | numbers.Real = 1.0) -> None:
@@ -227,7 +228,7 @@ class RBF(_FloatKernel):
 
 
 class Conjunction(Kernel):
-    """k(a, b) = 2 ** popcount(a AND b) on 0/1 vectors (Columbia notes, Claim 2.1)."""
+    """k(a, b) = 2 ** popcount(a AND b) on 0/1 vectors ([Columbia-COMS4252], Claim 2.1)."""
 
     def log2_gram(self, X: Any, Y: Any = None, n_jobs: Any = None,
                   dtype: Any = np.int64) -> np.ndarray:

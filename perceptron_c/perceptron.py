@@ -1,7 +1,7 @@
 """`Perceptron`: the primal perceptron family as a scikit-learn-style estimator.
 
-Plain (CIML ch. 4, Alg. 5), averaged (Alg. 7, lazy), normalized (CS269 lecture, section 2),
-binary, K-class argmax (Ohio slides) and one-vs-rest. All training state (weights, averaging
+Plain ([Daume2017] Alg. 5), averaged (Alg. 7, lazy), normalized ([Vaughan-CS269], section 2),
+binary, K-class argmax ([Bunescu-CS4900]) and one-vs-rest. All training state (weights, averaging
 sums, example counter, seed, epoch counter) is plain numpy arrays and numbers on the model,
 so it pickles, saves to ``.npz`` and resumes with ``partial_fit`` or ``warm_start``. The epoch
 loop is `EpochClassifier`'s; this module holds the state and one epoch.
@@ -128,7 +128,7 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
     ``average``, ``normalize`` and ``multiclass``. Two arithmetics:
 
     - the textbook's (``tol=None`` and ``penalty=None``, the default): w += eta0 * y * x on a
-      mistake, averaged (CIML Alg. 7) or normalized updates, K-class argmax, and training
+      mistake, averaged ([Daume2017] Alg. 7) or normalized updates, K-class argmax, and training
       stops after an epoch without a mistake;
     - scikit-learn's SGD (``tol`` or ``penalty`` set): the same updates computed as
       scikit-learn 1.8 and 1.9 compute them (bit for bit on float64 data), with its penalty,

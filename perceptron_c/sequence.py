@@ -1,4 +1,4 @@
-"""`StructuredPerceptron`: sequence labeling by the structured perceptron (Collins 2002).
+"""`StructuredPerceptron`: sequence labeling by the structured perceptron ([Collins2002]).
 
 X holds one row of features per token, ``lengths`` the sentence lengths (seqlearn's
 convention; None: all of X is one sentence). A tag sequence scores the emissions of its tags
@@ -6,8 +6,8 @@ convention; None: all of X is one sentence). A tag sequence scores the emissions
 (``coef_trans_``) and the scores of the first and the last tag (``coef_init_``,
 ``coef_final_``); prediction is the best sequence, found by Viterbi. Training decodes each
 sentence with the current weights and, when the sequence is wrong, adds the features of the
-gold sequence and subtracts those of the predicted one; averaged by default (Collins 2002,
-section 2.5; lazy, as CIML Alg. 7, one tick per sentence). The routines are
+gold sequence and subtracts those of the predicted one; averaged by default ([Collins2002],
+section 2.5; lazy, as [Daume2017] Alg. 7, one tick per sentence). The routines are
 `_backend.sequence`'s, the epoch loop `EpochClassifier`'s.
 """
 from __future__ import annotations
@@ -118,7 +118,7 @@ class StructuredPerceptron(EpochClassifier):
     Parameters
     ----------
     average : bool, default=True
-        Predict with the average of the weights held after every sentence (Collins 2002,
+        Predict with the average of the weights held after every sentence ([Collins2002],
         section 2.5), as the textbook does; False: the last weights.
     fit_intercept : bool, default=True
         Learn a per-tag bias of the emissions (``intercept_``).

@@ -56,7 +56,7 @@ _STATIC = (0, 1, 2, 6, 8, 9, 10, 11, 12, 13)
 
 
 class PerceptronTagger(GuardedModel):
-    """Greedy averaged perceptron tagger (Collins 2002; NLTK's ``PerceptronTagger``).
+    """Greedy averaged perceptron tagger ([Collins2002]; NLTK's ``PerceptronTagger``).
 
     Parameters
     ----------

@@ -3,8 +3,8 @@
 Training is the plain perceptron (primal, or dual with any kernel of `perceptron_c.kernels`);
 the routines report where each mistake happened, which is all the voted perceptron stores:
 the mistaken examples (``support_vectors_``), the label of each mistake, and the survival
-count c_k of every weight vector w_0 = 0, w_1, ..., w_K (CIML ch. 4, section 4.6, eq. 4.17;
-Freund & Schapire 1999, who count the example that created a vector towards it, so the
+count c_k of every weight vector w_0 = 0, w_1, ..., w_K ([Daume2017] section 4.6, eq. 4.17;
+[FreundSchapire1999], who count the example that created a vector towards it, so the
 counts add up to the examples seen). Prediction rebuilds the activations w_k . x + b_k as
 prefix sums over the mistakes, one kernel evaluation per stored example
 (`perceptron_c._core._voted_py.vote`).
