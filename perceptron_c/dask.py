@@ -529,7 +529,8 @@ def decision_function(estimator: Any, X: Any) -> Array:
     NotFittedError
         If the estimator has not been fitted.
     TypeError
-        If the estimator has no ``decision_function``.
+        If ``estimator`` is not an estimator of the package or has no
+        ``decision_function``.
     """
     _fitted(estimator)
     if not hasattr(estimator, "decision_function"):
@@ -559,6 +560,8 @@ def predict(estimator: Any, X: Any) -> Array:
     ------
     NotFittedError
         If the estimator has not been fitted.
+    TypeError
+        If ``estimator`` is not an estimator of the package.
     """
     _fitted(estimator)
     classes = getattr(estimator, "classes_", None)
