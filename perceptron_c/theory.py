@@ -64,10 +64,28 @@ def margin(X: Any, y: Any, coef: Any, intercept: Any = None) -> float:
 
     See the module docstring for the accepted forms of X, y, coef and intercept.
 
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        Finite real values.
+    y : array-like of shape (n_samples,)
+        Exactly two classes; ``classes_[1]`` (in ``np.unique`` order) is +1, unless the
+        labels are already {-1, +1}.
+    coef : array-like of shape (n_features,) or (1, n_features)
+        The weight vector w (``Perceptron.coef_``).
+    intercept : None, float or array-like of shape (1,), default=None
+        The bias b; None means b = 0.
+
     Returns
     -------
     float
         The margin (> 0), or ``-inf`` when some ``y_i (w . x_i + b) <= 0``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Naming the argument, for bad input: y without exactly two classes, a coef of the
+        wrong shape or not finite, values that are not finite real numbers.
 
     Examples
     --------
@@ -99,10 +117,29 @@ def mistake_bound(X: Any, y: Any, coef: Any, intercept: Any = None) -> float:
 
     See the module docstring for the accepted forms of X, y, coef and intercept.
 
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        Finite real values.
+    y : array-like of shape (n_samples,)
+        Exactly two classes; ``classes_[1]`` (in ``np.unique`` order) is +1, unless the
+        labels are already {-1, +1}.
+    coef : array-like of shape (n_features,) or (1, n_features)
+        The weight vector w (``Perceptron.coef_``).
+    intercept : None, float or array-like of shape (1,), default=None
+        The bias b. None: no bias, and no constant feature; a number, even 0.0: the bias
+        is absorbed as a constant feature 1, which changes R and gamma.
+
     Returns
     -------
     float
         The bound, or ``inf`` when (coef, intercept) does not separate the data.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Naming the argument, for bad input: y without exactly two classes, a coef of the
+        wrong shape or not finite, values that are not finite real numbers.
 
     Examples
     --------
