@@ -177,7 +177,28 @@ def _notes(rows: list[dict], have_c: bool, python_epochs: int) -> list[str]:
 
 def run_demo(seed: int = 0, epochs: int = 30, python_epochs: int = 1,
              out: TextIO | None = None) -> list[dict]:
-    """Train every variant on the demo sets, print the table to ``out``; return the rows."""
+    """Train every variant on the demo sets, print the table to ``out``; return the rows.
+
+    Parameters
+    ----------
+    seed : int, default=0
+        Seed of the data sets and the models.
+    epochs : int, default=30
+        The most epochs of each run (``max_iter``).
+    python_epochs : int, default=1
+        Epochs of the pure-Python twin's run of each variant (at most the C core's), timed
+        beside the C core's and checked to make the same mistakes; 0 skips it. Without
+        the C core, the one run is the Python twin's.
+    out : file-like, optional
+        Where the table and its notes are printed; None means ``sys.stdout``.
+
+    Returns
+    -------
+    list of dict
+        One row per variant: the table's columns (``algorithm``, ``data``, ``epochs``,
+        ``mistakes``, ``train``, ``test``, ...), ``agree`` (the twins made the same
+        mistakes), and the per-epoch times ``c_time`` and ``py_time``.
+    """
     from . import __version__
 
     out = sys.stdout if out is None else out
@@ -195,9 +216,33 @@ def run_demo(seed: int = 0, epochs: int = 30, python_epochs: int = 1,
 
 
 def write_plots(directory: str, seed: int = 0, out: TextIO | None = None) -> list[str]:
-    """Run the figure-producing experiments (`perceptron_c.experiments`, quick configuration)
-    and write their PNGs to ``directory``; returns the paths. The digits learning curves need
-    scikit-learn and are skipped with a note without it."""
+    """Run the figure-producing experiments and write their PNGs to ``directory``.
+
+    The experiments of `perceptron_c.experiments` run in their quick configuration. The digits
+    learning curves need scikit-learn and are skipped with a note without it.
+
+    Parameters
+    ----------
+    directory : str
+        The folder of the figures, created if missing.
+    seed : int, default=0
+        Seed of every experiment.
+    out : file-like, optional
+        Where the list of files (and a skipped experiment's note) is printed; None means
+        ``sys.stdout``.
+
+    Returns
+    -------
+    list of str
+        The paths written.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed.
+    OSError
+        If a file cannot be written.
+    """
     from . import experiments, plots
 
     out = sys.stdout if out is None else out
