@@ -630,7 +630,7 @@ def resolve_kernel(k: KernelLike, degree: int | None = None, gamma: float | None
     gamma : float, optional
         The polynomial or RBF kernel's gamma, a finite number > 0; its default when None.
     coef0 : float, optional
-        The polynomial kernel's offset, a finite number; its default when None.
+        The polynomial kernel's offset, a finite number >= 0; its default when None.
 
     Returns
     -------
@@ -767,8 +767,8 @@ def gram(X: Any, Y: Any = None, kernel: KernelLike = "linear", log2: bool = Fals
     X : array-like of shape (n_samples_X, n_features) or PackedBits
         Rows of the Gram matrix.
     Y : array-like of shape (n_samples_Y, n_features) or PackedBits, optional
-        Its columns; None means ``X``.
-        0/1 rows (packed or not) for the conjunction kernel.
+        Its columns; None means ``X``. Both are 0/1 rows (packed or not) for the
+        conjunction kernel.
     kernel : str, Kernel or callable, default="linear"
         A name ("linear", "poly" or "polynomial", "rbf", "conjunction"), a kernel object or a
         callable ``k(X, Y) -> Gram``.
