@@ -31,15 +31,39 @@ __all__ = ["BACKEND", "exceptions", "kernels", "Perceptron", "KernelPerceptron",
 
 
 def load(path: str | _os.PathLike[str]) -> _Any:
-    """Read a model written by ``save`` (a versioned ``.npz``, loaded without pickle); a bad
-    file raises `FileFormatError`."""
+    """Read a model written by ``save`` (a versioned ``.npz``, loaded without pickle).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The model file; when it does not exist but ``path + ".npz"`` does, that is read.
+
+    Returns
+    -------
+    object
+        The estimator (or tagger), of the class the file names, as it was saved.
+
+    Raises
+    ------
+    FileFormatError
+        If the file is not a valid model file.
+    FileNotFoundError
+        If the file does not exist.
+    """
     from .io import load_model
 
     return load_model(path)
 
 
 def get_include() -> str:
-    """The directory of the C headers (``_popcount.h``, ...) that the ``perceptron_c.capi``
-    declarations include: pass it in ``include_dirs`` of a Cython extension that cimports
-    ``perceptron_c.capi`` (see the guide's "Cython" section)."""
+    """The directory of the C headers that the ``perceptron_c.capi`` declarations include.
+
+    Pass it in ``include_dirs`` of a Cython extension that cimports ``perceptron_c.capi``
+    (see the guide's "Cython" section).
+
+    Returns
+    -------
+    str
+        The absolute path of the folder holding ``_popcount.h`` and the other headers.
+    """
     return _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "_core")

@@ -68,7 +68,22 @@ class BaseEstimator(Parameters):
                     classifier_tags=ClassifierTags(), input_tags=InputTags(sparse=True))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``)."""
+        """Mean accuracy of ``predict(X)`` against ``y``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix
+            Samples, in the input form the estimator was fitted on.
+        y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample in the mean; equal weights when None.
+
+        Returns
+        -------
+        float
+            The (weighted) fraction of samples whose predicted label equals ``y``.
+        """
         correct = np.asarray(self.predict(X) == np.asarray(y), dtype=np.float64)  # type: ignore[attr-defined]
         return float(np.average(correct, weights=sample_weight))
 
@@ -363,8 +378,31 @@ class EpochModel(GuardedModel, BaseEstimator):
 
     # ---- model files
     def save(self, path: Any) -> str:
-        """Write the fitted model to a versioned ``.npz`` (no pickle); read it back with
-        `perceptron_c.load`."""
+        """Write the fitted model to a versioned ``.npz`` (no pickle).
+
+        Read it back with `perceptron_c.load`. The file is written beside ``path`` and
+        renamed into place, so a failed save never leaves a half-written model.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            Where to write; ``.npz`` is appended when missing.
+
+        Returns
+        -------
+        str
+            The path written.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If the state cannot be saved faithfully (a non-finite array, labels or
+            parameters a model file cannot hold).
+        OSError
+            If the file cannot be written; the message names ``path``.
+        """
         from .io import save_model
 
         self._check_fitted()
@@ -497,14 +535,57 @@ class EpochClassifier(EpochModel):
         self._train(Xc, y_idx, w, spec, 1, None, fitting=False)
 
     def fit(self: _Classifier, X: Any, y: Any) -> _Classifier:
-        """Train for up to ``max_iter`` epochs; stop after an epoch with no mistake."""
+        """Train for up to ``max_iter`` epochs; stop after an epoch with no mistake.
+
+        Starts from scratch unless ``warm_start`` is set and the model is fitted, in
+        which case training continues from the current state (the classes must match).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Training samples, in a form the estimator accepts.
+        y : array-like of shape (n_samples,)
+            Labels, of any type numpy can sort; at least two classes.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If ``X`` or ``y`` is malformed, ``y`` has fewer than two classes, a parameter
+            is out of range, or (with ``warm_start``) the classes changed.
+        TypeError
+            If a parameter or an input has the wrong type.
+        """
         self._fit(X, y)
         return self
 
     def partial_fit(self: _Classifier, X: Any, y: Any, classes: Any = None) -> _Classifier:
         """One epoch over this batch, continuing the model's state.
 
-        ``classes`` (every label the model will ever see) is required on the first call.
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            The batch's samples; the same number of features on every call.
+        y : array-like of shape (n_samples,)
+            The batch's labels, each one of ``classes``.
+        classes : array-like, optional
+            Every label the model will ever see; required on the first call, and if given
+            later it must not change.
+
+        Returns
+        -------
+        self : object
+            The estimator, trained one more epoch.
+
+        Raises
+        ------
+        ValueError
+            If ``classes`` is missing on the first call or changes later, a label is not
+            one of ``classes``, or ``X`` does not match the fitted model.
         """
         self._partial_fit(X, y, classes)
         return self
@@ -545,7 +626,23 @@ class EpochRegressor(EpochModel):
         return r2_score(y, run.predict_idx(X), w)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """The coefficient of determination R^2 of ``predict(X)`` against ``y``."""
+        """The coefficient of determination R^2 of ``predict(X)`` against ``y``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Samples.
+        y : array-like of shape (n_samples,)
+            True targets.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample; equal weights when None.
+
+        Returns
+        -------
+        float
+            ``1 - sum w (y - pred)^2 / sum w (y - mean_w(y))^2``, as scikit-learn defines
+            it (1.0 for a constant ``y`` predicted exactly, 0.0 otherwise for one).
+        """
         y = check_targets(y, np.shape(y)[0] if np.ndim(y) else 0)
         return r2_score(y, self.predict(X), check_sample_weight(sample_weight, y.shape[0]))  # type: ignore[attr-defined]
 

@@ -1,4 +1,4 @@
-"""Iterative parameter mixing of the structured perceptron (McDonald, Hall & Mann 2010, the
+"""Iterative parameter mixing of the structured perceptron ([McDonald2010], the
 paper's own case): `perceptron_c.dask.fit` with ``lengths``; runs on the workers.
 
 A shard is a block of rows of X holding whole sentences: a block boundary that cuts a

@@ -239,24 +239,12 @@ def _csr_from_arrays(arrays, path, n_features):
 def load_data(path: str | os.PathLike[str], n_features: int | None = None, *,
               require_labels: bool = True,
               header: bool | None = None) -> tuple[Any, np.ndarray | None]:
-    """Read a data set; return ``(X, y)``. See the module docstring for the formats.
+    """Read a data set; return ``(X, y)``. `perceptron_c.datasets` describes the formats.
 
-    Anything wrong with the file raises `perceptron_c.io.FileFormatError` (a ``ValueError``)
-    naming the file, and for text files the line and column.
-
-    ``n_features``: None infers the width of sparse data from the largest index; an int pads
-    sparse data (svmlight, sparse npz) with empty columns up to that width and must equal the
-    width of dense data (csv, dense npz). A wider file is an error.
-
-    ``require_labels=False`` lets the file lack labels (then ``y`` is None): svmlight lines
-    may start directly with ``idx:val``, an npz may lack ``y``, and a CSV with exactly
-    ``n_features`` columns is read as all features.
-
-    ``header`` (CSV only): True skips the first row, False reads it as data, None (default)
-    skips it when none of its feature cells is a number, or when they number the columns and
-    its label cell is text while every other label is a number (``0,1,2,y`` above numeric
-    labels; other numbers there are an error). When the labels are
-    text too, a first row of numbers with a text label is read as data: pass True to skip it.
+    The reader is picked by the extension: svmlight (``.svm``, ``.svmlight``, ``.libsvm``,
+    ``.txt``), ``.csv`` or ``.npz``. Anything wrong with the file raises
+    `perceptron_c.io.FileFormatError` (a ``ValueError``) naming the file, and for text files
+    the line and column.
 
     CSV labels: an empty label cell is an error; where the labels are numbers, so is a label
     that is not a finite number (``nan``, ``inf``, ``NA``, ``null``...), naming its line.
@@ -276,10 +264,44 @@ def load_data(path: str | os.PathLike[str], n_features: int | None = None, *,
       are refused, as in text files; other labels keep their dtype (text is not parsed).
       A dense ``X`` must be finite.
 
+    Parameters
+    ----------
+    path : str or path-like
+        The data file.
+    n_features : int, optional
+        None infers the width of sparse data from the largest index; an int pads sparse
+        data (svmlight, sparse npz) with empty columns up to that width and must equal the
+        width of dense data (csv, dense npz). A wider file is an error.
+    require_labels : bool, default=True
+        False lets the file lack labels (then ``y`` is None): svmlight lines may start
+        directly with ``idx:val``, an npz may lack ``y``, and a CSV with exactly
+        ``n_features`` columns is read as all features.
+    header : bool, optional
+        CSV only: True skips the first row, False reads it as data, None (default) skips it
+        when none of its feature cells is a number, or when they number the columns and its
+        label cell is text while every other label is a number (``0,1,2,y`` above numeric
+        labels; other numbers there are an error). When the labels are text too, a first
+        row of numbers with a text label is read as data: pass True to skip it.
+
+    Returns
+    -------
+    X : ndarray of float64 or scipy.sparse CSR matrix, of shape (n_samples, n_features)
+        A scipy CSR matrix for svmlight and sparse npz files when scipy is installed, else
+        a dense array.
+    y : ndarray of shape (n_samples,), or None
+        int64 when every label is an integer that fits (Python ints in an object array when
+        one does not), float64 when all are numbers, else text; npz labels keep their dtype.
+        None when the file has no labels and ``require_labels=False``.
+
     Raises
     ------
     FileFormatError
-        Anything wrong with the file, naming it.
+        Anything wrong with the file (an unknown extension, a file that is not a regular
+        file, a malformed line, cell or array), naming it.
+    FileNotFoundError
+        If ``path`` does not exist.
+    ValueError
+        If ``n_features`` is not in [0, 2**31 - 1], or ``header`` is not None, True or False.
     """
     path = os.fspath(path)
     if n_features is not None:
@@ -321,6 +343,22 @@ def dump_svmlight(X: Any, y: Any, path: str | os.PathLike[str]) -> None:
 
     Indices are written 1-based, zeros are skipped, and values are written with the shortest
     repr that reads back to the same float64, so ``load_data`` returns exactly ``X``.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        The samples.
+    y : array-like of shape (n_samples,)
+        Numeric labels (bool, int or float).
+    path : str or path-like
+        The file written (replaced if it exists).
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not 2-D, ``y`` has another length, or its labels are not numbers.
+    OSError
+        If the file cannot be written.
     """
     row_items: Iterator[Iterable[tuple[int, Any]]]
     if _is_sparse(X):

@@ -87,16 +87,41 @@ class LinearModelMixin:
         return check_finite_decisions(out, self)
 
     def densify(self) -> Any:
-        """Make ``coef_`` a numpy array again (after `sparsify`); returns the estimator."""
+        """Make ``coef_`` a numpy array again (after `sparsify`).
+
+        Returns
+        -------
+        self : object
+            The estimator.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        """
         self._check_fitted()
         if hasattr(self.coef_, "toarray"):
             self.coef_ = self.coef_.toarray()
         return self
 
     def sparsify(self) -> Any:
-        """Store ``coef_`` as a scipy.sparse CSR matrix (worth it when most weights are 0, as
-        after an L1 penalty); predictions are unchanged. Needs scipy. Training again makes
-        ``coef_`` dense."""
+        """Store ``coef_`` as a scipy.sparse CSR matrix.
+
+        Worth it when most weights are 0, as after an L1 penalty; predictions are unchanged.
+        Needs scipy. Training again makes ``coef_`` dense.
+
+        Returns
+        -------
+        self : object
+            The estimator.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ImportError
+            If scipy is not installed.
+        """
         self._check_fitted()
         import scipy.sparse
 
@@ -117,11 +142,53 @@ class LinearClassifierMixin(LinearModelMixin):
         return np.argmax(s, axis=1)
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """w.x + b for each row: shape (n,) for two classes, (n, n_classes) otherwise."""
+        """The decision values ``w . x + b`` of each row.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Samples, with the features the model was fitted on.
+
+        Returns
+        -------
+        ndarray of float64 of shape (n_samples,) or (n_samples, n_classes)
+            One value per row for two classes (positive speaks for ``classes_[1]``), else one
+            per row and class.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If ``X`` is malformed or has another number of features (or other feature names)
+            than the training data, or a decision value is not finite.
+        """
         s = self._scores(self._gate_predict(X))
         return s[:, 0] if s.shape[1] == 1 else s
 
     def predict(self, X: Any) -> np.ndarray:
-        """The label of each row (binary: ``classes_[1]`` where w.x + b > 0)."""
+        """The label of each row.
+
+        Two classes: ``classes_[1]`` where ``w . x + b > 0``, else ``classes_[0]``; more: the
+        class of the highest score, ties to the lowest class index.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Samples, with the features the model was fitted on.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels, from ``classes_``.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If ``X`` is malformed or has another number of features (or other feature names)
+            than the training data, or a decision value is not finite.
+        """
         idx = self._predict_idx(self._gate_predict(X))
         return self.classes_[idx]

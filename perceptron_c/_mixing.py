@@ -6,7 +6,7 @@ Two mixers, one per arithmetic of the estimators:
 
 - `Textbook` (`Perceptron` with ``tol=None`` and ``penalty=None``, or any estimator with
   ``_mixable_state``): the state is ``est._state``, float64 arrays that mix linearly, plus
-  the lazy-averaging triple ``u``, ``beta``, ``count`` of CIML Alg. 7. Shard ``s`` visits its
+  the lazy-averaging triple ``u``, ``beta``, ``count`` of [Daume2017] Alg. 7. Shard ``s`` visits its
   rows in ``epoch_order(seed_s, epoch, n_s, shuffle)``. The mixed clock is ``c' = c +
   round(sum_s mu_s (c_s - c))`` and the sums mix as ``u' = sum_s mu_s (c' / c_s) u_s``, so the
   mixed average is ``sum_s mu_s avg_s``.

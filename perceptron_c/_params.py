@@ -277,31 +277,35 @@ class Parameters:
         Parameters
         ----------
         deep : bool, default=True
-            Accepted for scikit-learn's protocol; no parameter is itself an estimator.
+            Accepted for scikit-learn's protocol; no parameter holds an estimator, so it
+            changes nothing.
 
         Returns
         -------
-        dict
-            Parameter name to value.
+        dict of str to object
+            Each ``__init__`` parameter's name and the value the estimator holds now.
         """
         return {name: getattr(self, name) for name in self._get_param_names()}
 
     def set_params(self: _P, **params: Any) -> _P:
         """Set constructor parameters; unknown names are an error.
 
+        The values are stored as given and checked by the next training call.
+
         Parameters
         ----------
-        **params
-            Parameter names and their new values (checked at the next training call).
+        **params : object
+            New values, by ``__init__`` parameter name.
 
         Returns
         -------
-        self
+        self : object
+            The estimator.
 
         Raises
         ------
         ValueError
-            A name that is not a constructor parameter.
+            If a name is not a parameter of this estimator.
         """
         valid = self._get_param_names()
         for key, value in params.items():

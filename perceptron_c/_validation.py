@@ -59,13 +59,25 @@ class CSR(NamedTuple):
 
 
 class PackedBits(NamedTuple):
-    """0/1 rows packed 64 to a word: bit i of a row is word i // 64, bit position i % 64."""
+    """0/1 rows packed 64 to a word: bit i of a row is word i // 64, bit position i % 64.
+
+    Make one with `perceptron_c.kernels.pack_bits`; the conjunction kernel's estimators take it
+    as ``X``.
+
+    Parameters
+    ----------
+    words : ndarray of uint64 of shape (n_samples, ceil(n_bits / 64))
+        The packed rows; bits beyond ``n_bits`` are 0.
+    n_bits : int
+        The number of 0/1 features of a row.
+    """
 
     words: np.ndarray
     n_bits: int
 
     @property
     def shape(self) -> tuple[int, int]:
+        """``(n_samples, n_bits)``, as the unpacked 0/1 matrix's shape."""
         return (self.words.shape[0], self.n_bits)
 
 

@@ -6,14 +6,14 @@ of every prediction. This model keeps at most ``budget`` of them; ``strategy`` s
 mistake does once they are all taken (the routines' docstrings in ``_budget_py`` cite the
 papers' pseudo-code):
 
-- "random": the Randomized Budget Perceptron (Cavallanti, Cesa-Bianchi & Gentile 2007): the
+- "random": the Randomized Budget Perceptron [Cavallanti2007]: the
   new example replaces a support vector drawn uniformly at random (from the model's seed and
   the epoch, like the visiting order);
 - "oldest": it replaces the oldest support vector;
-- "forgetron": the self-tuned Forgetron (Dekel, Shalev-Shwartz & Singer 2008): every
+- "forgetron": the self-tuned Forgetron [Dekel2008]: every
   coefficient shrinks by the paper's schedule, then the oldest support vector goes;
 - "stoptron": no more updates once the budget is full (the baseline of Orabona et al.);
-- "projectron", "projectron++" (Orabona, Keshet & Caputo 2009): an example whose image lies
+- "projectron", "projectron++" [Orabona2009]: an example whose image lies
   within ``eta`` of the span of the support set is projected onto it instead of added;
   "projectron++" also updates on margin errors. The Projectron is not a budget algorithm by
   itself: here, once ``budget`` vectors are stored, every update is projected.
@@ -305,7 +305,7 @@ class BudgetKernelPerceptron(EpochClassifier):
     shuffle, random_state : as in `KernelPerceptron`; the seed also draws the evictions of
         "random" (one draw per visited example, from the seed and the epoch).
     average : bool, default=False
-        Averaged coefficients (CIML ch. 4, Alg. 7) of the stored support vectors:
+        Averaged coefficients ([Daume2017] Alg. 7) of the stored support vectors:
         `KernelPerceptron`'s averaged model exactly as long as nothing was removed. A removed
         vector takes its share of the average with it, so with "random", "oldest" and
         "forgetron" each stored vector counts by how long it has been stored; averaging
@@ -477,13 +477,56 @@ class BudgetKernelPerceptron(EpochClassifier):
         return np.argmax(out, axis=1) if argmax else out
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """f(x) for each row: shape (n,) for two classes, (n, n_classes) otherwise."""
+        """The decision values f(x) of each row.
+
+        f(x) = sum_i alpha_i K(x_i, x) + b over the stored support vectors.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits
+            Samples, in the form the model was fitted on.
+
+        Returns
+        -------
+        ndarray of float64 of shape (n_samples,) or (n_samples, n_classes)
+            One value per row for two classes (positive speaks for ``classes_[1]``), else one per
+            row and class.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If ``X`` is malformed or does not match the training data, or a value is not
+            finite.
+        """
         s = self._scores(X)
         return s[:, 0] if s.shape[1] == 1 else s
 
     def predict(self, X: Any) -> np.ndarray:
-        """The label of each row (binary: ``classes_[1]`` where f(x) > 0; K-class: argmax,
-        ties to the lowest class; exact comparisons for the exact conjunction models)."""
+        """The label of each row.
+
+        Two classes: ``classes_[1]`` where f(x) > 0; more: the class of the highest score, ties to
+        the lowest class index. Comparisons are exact for the exact conjunction models.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits
+            Samples, in the form the model was fitted on.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels, from ``classes_``.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If ``X`` is malformed or does not match the training data, or a value is not
+            finite.
+        """
         self._check_fitted()
         if self._exact and self._alpha.shape[0] > 1:
             idx = self._scores(X, argmax=True)

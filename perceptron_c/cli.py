@@ -155,7 +155,22 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; return the exit status."""
+    """Run the command line; return the exit status.
+
+    A user-facing error is printed as one line on stderr (no traceback), and so is a warning.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program name; None means ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 2 for a usage error or a failure of the input (bad
+        file, bad parameter, arithmetic overflow, OS error), 3 when out of memory, 130 when
+        interrupted; argparse's own status for ``--help`` and ``--version`` (0).
+    """
     parser = _build_parser()
     try:
         args = parser.parse_args(argv)

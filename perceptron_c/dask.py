@@ -3,16 +3,22 @@
 `fit` trains a `Perceptron` (plain, averaged, normalized; binary, K-class argmax or
 one-vs-rest; in the textbook's arithmetic or, with ``tol`` or ``penalty``, in scikit-learn's),
 a `PassiveAggressiveClassifier` or a `PassiveAggressiveRegressor` on a dask array or dask
-DataFrame by iterative parameter mixing (McDonald, Hall & Mann, "Distributed Training
-Strategies for the Structured Perceptron", NAACL 2010). What was checked in the stored copies
-of that paper and of notes on it: the abstract gives convergence bounds for "iterative
-parameter mixing (or averaging)"; each epoch runs one perceptron epoch on every shard from
-the current mixed weights, averages the shards' weights and hands the average back to every
-shard; mixing only once, after training each shard to the end, is the strategy the paper
-finds wanting for the perceptron. The mistake-weighted mixture (each shard weighted by its
-share of the epoch's mistakes, the weights of the paper's convergence theorem) is
-implemented as the issue describes it; its exact wording in the paper could not be read in
-the stored copies.
+DataFrame by iterative parameter mixing ([McDonald2010]): every epoch runs one perceptron
+epoch on every shard from the current mixed weights, mixes the shards' weights, and hands the
+mix back to every shard. The result is a fitted estimator of the usual class, which predicts,
+saves and loads like one trained serially; a fit on one shard is the serial fit, bit for bit.
+
+Use::
+
+    import dask.array as da
+    from perceptron_c import Perceptron, dask as pdask
+
+    X = da.from_array(X_numpy, chunks=(10_000, -1))
+    y = da.from_array(y_numpy, chunks=10_000)
+    model = pdask.fit(Perceptron(average=True), X, y)
+    labels = pdask.predict(model, X).compute()
+
+docs/dask.md has the guarantees in full.
 
 One epoch of the distributed fit:
 
@@ -504,8 +510,28 @@ def _fitted(estimator: Any) -> None:
 
 
 def decision_function(estimator: Any, X: Any) -> Array:
-    """``estimator.decision_function`` of every block of rows of X (dask array or
-    DataFrame), as a lazy dask array: shape (n,) for two classes, (n, n_classes) else."""
+    """``estimator.decision_function`` of every block of rows of X, as a lazy dask array.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        Any fitted estimator of the package; it is sent to the workers.
+    X : dask array or dask DataFrame
+        Samples; blocks along columns are merged first.
+
+    Returns
+    -------
+    dask.array.Array of float64
+        Shape (n,) for two classes, (n, n_classes) otherwise; nothing runs until computed.
+
+    Raises
+    ------
+    NotFittedError
+        If the estimator has not been fitted.
+    TypeError
+        If ``estimator`` is not an estimator of the package or has no
+        ``decision_function``.
+    """
     _fitted(estimator)
     if not hasattr(estimator, "decision_function"):
         raise TypeError(f"{type(estimator).__name__} has no decision_function")
@@ -515,8 +541,28 @@ def decision_function(estimator: Any, X: Any) -> Array:
 
 
 def predict(estimator: Any, X: Any) -> Array:
-    """``estimator.predict`` of every block of rows of X, as a lazy 1-D dask array of
-    labels (the dtype of ``classes_``)."""
+    """``estimator.predict`` of every block of rows of X, as a lazy dask array.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        Any fitted estimator of the package; it is sent to the workers.
+    X : dask array or dask DataFrame
+        Samples; blocks along columns are merged first.
+
+    Returns
+    -------
+    dask.array.Array of shape (n,)
+        The labels, of the dtype of ``classes_`` (float64 for a regressor); nothing runs until
+        computed.
+
+    Raises
+    ------
+    NotFittedError
+        If the estimator has not been fitted.
+    TypeError
+        If ``estimator`` is not an estimator of the package.
+    """
     _fitted(estimator)
     classes = getattr(estimator, "classes_", None)
     dtype = np.dtype(np.float64) if classes is None else classes.dtype
@@ -545,11 +591,35 @@ def _as_rows(A: Any, name: str) -> Array:
 
 def gram(A: Any, B: Any = None, kernel: Any = "linear", log2: bool = False,
          **params: Any) -> Array:
-    """The Gram matrix K[i, j] = k(a_i, b_j) of dask rows, as a lazy dask array whose block
-    (i, j) is `perceptron_c.kernels.gram` of A's block i and B's block j (B=None: A).
+    """The Gram matrix K[i, j] = k(a_i, b_j) of dask rows, as a lazy dask array.
 
-    A and B: dask arrays (dense or sparse blocks) or DataFrames; B may also be in memory.
-    ``kernel``, ``log2`` and ``params`` as in `perceptron_c.kernels.gram`.
+    Block (i, j) is `perceptron_c.kernels.gram` of A's block i and B's block j.
+
+    Parameters
+    ----------
+    A : dask array or dask DataFrame
+        The rows a_i (dense or sparse blocks).
+    B : dask array, dask DataFrame or array-like, optional
+        The rows b_j, possibly in memory; None means A.
+    kernel : str or Kernel, default="linear"
+        As in `perceptron_c.kernels.gram`.
+    log2 : bool, default=False
+        Return the exponents popcount(a AND b) instead (conjunction kernel only).
+    **params
+        ``degree``, ``gamma``, ``coef0`` of the kernel.
+
+    Returns
+    -------
+    dask.array.Array of shape (n_A, n_B)
+        float64 values, or int64 exponents with ``log2``.
+
+    Raises
+    ------
+    TypeError
+        If ``params`` holds another name.
+    ValueError
+        If ``log2`` is set for another kernel, or A and B differ in their number of
+        features.
     """
     _dask()
     unknown = sorted(set(params) - {"degree", "gamma", "coef0"})

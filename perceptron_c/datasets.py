@@ -78,8 +78,35 @@ __all__ = [
 
 def make_separable(rng: np.random.Generator, n: int, d: int, gap: float = 0.2,
                    bias: float = 0.3) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """Dense points with labels sign(u.x + b0), keeping only ``|u.x + b0| >= gap`` (||u|| = 1),
-    so (u, b0) separates them with geometric margin at least ``gap``."""
+    """Dense points separated by a known hyperplane with a known margin.
+
+    The labels are sign(u.x + b0), and only points with ``|u.x + b0| >= gap`` are kept
+    (||u|| = 1), so (u, b0) separates them with geometric margin at least ``gap``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of randomness (``np.random.default_rng(seed)``).
+    n : int
+        Number of points.
+    d : int
+        Number of features.
+    gap : float, default=0.2
+        The smallest distance of a point to the hyperplane.
+    bias : float, default=0.3
+        The hyperplane's offset b0.
+
+    Returns
+    -------
+    X : ndarray of float64 of shape (n, d)
+        Standard normal points, those closer than ``gap`` to the hyperplane left out.
+    y : ndarray of int of shape (n,)
+        +1 where u.x + b0 > 0, else -1.
+    u : ndarray of float64 of shape (d,)
+        The hyperplane's unit normal.
+    b0 : float
+        ``bias``.
+    """
     u = rng.standard_normal(d)
     u /= math.sqrt(_backend.gram.row_sqnorms(u[None, :])[0])
     kept: list[np.ndarray] = []
@@ -116,8 +143,33 @@ def _csr_counts(rows, cols, n_rows, n_cols):
 
 def make_text(rng: np.random.Generator, n: int, vocabulary: int = 5000, mean_length: int = 36,
               topic_words: int = 250, topic_share: float = 0.15) -> tuple[Any, np.ndarray]:
-    """Bag-of-words counts: most tokens from a shared Zipf-like law over the vocabulary, a
-    share from a per-class topic list, so the classes overlap as real documents do."""
+    """Bag-of-words counts of two overlapping classes of documents ("ham" and "spam").
+
+    Most tokens come from a shared Zipf-like law over the vocabulary, a share from a per-class
+    topic list, so the classes overlap as real documents do.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of randomness (``np.random.default_rng(seed)``).
+    n : int
+        Number of documents.
+    vocabulary : int, default=5000
+        Number of distinct words (columns).
+    mean_length : int, default=36
+        Mean number of tokens of a document (Poisson, at least 1).
+    topic_words : int, default=250
+        Length of each class's topic list (2 * topic_words must not exceed ``vocabulary``).
+    topic_share : float, default=0.15
+        Probability that a token is drawn from its class's topic list.
+
+    Returns
+    -------
+    X : scipy.sparse CSR matrix or ndarray, of float64 of shape (n, vocabulary)
+        Word counts; a dense array when scipy is not installed.
+    y : ndarray of str of shape (n,)
+        ``"ham"`` or ``"spam"``.
+    """
     labels = np.array(["ham", "spam"])
     y_index = rng.integers(0, 2, size=n)
     lengths = np.maximum(rng.poisson(mean_length, size=n), 1)
@@ -133,7 +185,28 @@ def make_text(rng: np.random.Generator, n: int, vocabulary: int = 5000, mean_len
 
 def make_blobs(rng: np.random.Generator, n: int, d: int, n_classes: int = 10,
                spread: float = 2.2) -> tuple[np.ndarray, np.ndarray]:
-    """Gaussian blobs around random centres; ``spread`` sets how much the classes overlap."""
+    """Gaussian blobs around random centres; ``spread`` sets how much the classes overlap.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of randomness (``np.random.default_rng(seed)``).
+    n : int
+        Number of points.
+    d : int
+        Number of features.
+    n_classes : int, default=10
+        Number of classes (centres, drawn normal with standard deviation 1.5).
+    spread : float, default=2.2
+        The points' standard deviation around their centre is ``spread / sqrt(2)``.
+
+    Returns
+    -------
+    X : ndarray of float64 of shape (n, d)
+        The points.
+    y : ndarray of int64 of shape (n,)
+        Class indices in [0, n_classes), drawn uniformly.
+    """
     centres = rng.standard_normal((n_classes, d)) * 1.5
     y = rng.integers(0, n_classes, size=n)
     return centres[y] + spread * rng.standard_normal((n, d)) / np.sqrt(2.0), y
@@ -141,8 +214,27 @@ def make_blobs(rng: np.random.Generator, n: int, d: int, n_classes: int = 10,
 
 def make_xor(rng: np.random.Generator, n: int,
              noise: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
-    """Four Gaussian clusters at (+-1, +-1); label +1 where x1 * x2 > 0 at the cluster
-    centre (the XOR of the two signs, CIML Fig. 4.12), else -1."""
+    """Four Gaussian clusters at (+-1, +-1) labelled by the XOR of the centre's signs.
+
+    Label +1 where x1 * x2 > 0 at the cluster centre ([Daume2017] Fig. 4.12), else -1: not
+    linearly separable.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of randomness (``np.random.default_rng(seed)``).
+    n : int
+        Number of points, each in a cluster drawn uniformly.
+    noise : float, default=0.3
+        The standard deviation of the points around their centre.
+
+    Returns
+    -------
+    X : ndarray of float64 of shape (n, 2)
+        The points.
+    y : ndarray of int of shape (n,)
+        +1 for the clusters at (1, 1) and (-1, -1), -1 for the others.
+    """
     centres = np.array([[1, 1], [-1, -1], [1, -1], [-1, 1]], dtype=float)
     which = rng.integers(0, 4, n)
     return centres[which] + noise * rng.standard_normal((n, 2)), np.where(which < 2, 1, -1)
@@ -151,7 +243,28 @@ def make_xor(rng: np.random.Generator, n: int,
 def make_dnf(rng: np.random.Generator, n: int, n_bits: int = 40, density: float = 0.3,
              terms: Sequence[Sequence[int]] = ((0, 3), (5, 7), (2, 11)),
              ) -> tuple[np.ndarray, np.ndarray]:
-    """Random 0/1 rows labelled by a hidden monotone DNF (an OR of ANDs of bits)."""
+    """Random 0/1 rows labelled by a hidden monotone DNF (an OR of ANDs of bits).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of randomness (``np.random.default_rng(seed)``).
+    n : int
+        Number of rows.
+    n_bits : int, default=40
+        Number of bits per row.
+    density : float, default=0.3
+        Probability that a bit is 1.
+    terms : sequence of sequences of int, default=((0, 3), (5, 7), (2, 11))
+        The DNF: each term is the bit indices that its AND reads.
+
+    Returns
+    -------
+    X : ndarray of uint8 of shape (n, n_bits)
+        The 0/1 rows.
+    y : ndarray of int of shape (n,)
+        1 where every bit of some term is 1, else 0.
+    """
     B = (rng.random((n, n_bits)) < density).astype(np.uint8)
     y = np.zeros(n, dtype=int)
     for term in terms:
@@ -161,8 +274,32 @@ def make_dnf(rng: np.random.Generator, n: int, n_bits: int = 40, density: float 
 
 def load_digits_split(n_train: int = 1200, n_test: int | None = None,
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """scikit-learn's bundled 8x8 digits (1797 images, no download), pixels scaled to [0, 1];
-    the first ``n_train`` images train, the next ``n_test`` (default: all the rest) test."""
+    """scikit-learn's bundled 8x8 digits (1797 images, no download), split in order.
+
+    Pixels are scaled to [0, 1]; the first ``n_train`` images train, the next ``n_test`` test.
+
+    Parameters
+    ----------
+    n_train : int, default=1200
+        Number of training images, in [1, 1796].
+    n_test : int, optional
+        Number of test images (fewer if fewer are left); None means all the rest.
+
+    Returns
+    -------
+    X_train : ndarray of float64 of shape (n_train, 64)
+    y_train : ndarray of shape (n_train,)
+        Digits 0-9.
+    X_test : ndarray of float64 of shape (n_test, 64)
+    y_test : ndarray of shape (n_test,)
+
+    Raises
+    ------
+    ImportError
+        If scikit-learn is not installed.
+    ValueError
+        If ``n_train`` is not in [1, 1796].
+    """
     try:
         from sklearn.datasets import load_digits
     except ImportError as exc:

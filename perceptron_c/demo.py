@@ -28,6 +28,8 @@ __all__ = ["run_demo", "write_plots", "HEADER"]
 
 HEADER = ["algorithm", "data", "n", "d", "epochs", "mistakes", "(R/g)^2", "train", "test",
           "C s", "Python s"]
+# the table's column titles, short so that every line fits 80 columns (a legend explains them)
+TITLES = {"epochs": "ep", "mistakes": "mist", "(R/g)^2": "bound", "Python s": "Py s"}
 
 _KP, _VP = KernelPerceptron, VotedPerceptron
 # (row name, data set, estimator, parameters)
@@ -137,20 +139,23 @@ def _train_row(plan: tuple, data: dict, bounds: dict, epochs: int, python_epochs
 
 def format_table(rows: list[dict]) -> list[str]:
     """The rows as aligned text (left-aligned names, right-aligned numbers)."""
-    cells = [HEADER] + [[str(r[h]) for h in HEADER] for r in rows]
+    titles = [TITLES.get(h, h) for h in HEADER]
+    cells = [titles] + [[str(r[h]) for h in HEADER] for r in rows]
     widths = [max(len(c[i]) for c in cells) for i in range(len(HEADER))]
 
     def line(row: list[str]) -> str:
         return " ".join(c.ljust(w) if i < 2 else c.rjust(w)
                         for i, (c, w) in enumerate(zip(row, widths))).rstrip()
 
-    return [line(HEADER), " ".join("-" * w for w in widths)] + [line(c) for c in cells[1:]]
+    return [line(titles), " ".join("-" * w for w in widths)] + [line(c) for c in cells[1:]]
 
 
 def _notes(rows: list[dict], have_c: bool, python_epochs: int) -> list[str]:
-    notes = ["mistakes: total over all epochs (ovr: summed over the K perceptrons).",
-             "(R/g)^2: Block/Novikoff bound of the generating separator on the training set "
-             "('-': not separable)."]
+    notes = ["n, d: training rows, features; ep: epochs run; train, test: accuracy.",
+             "mist: mistakes, total over all epochs (ovr: summed over the K perceptrons).",
+             "bound: (R/g)^2, the Block/Novikoff bound of the generating separator on the",
+             "training set ('-': not separable). C s, Py s: training seconds, C core and",
+             "Python twin."]
     if not have_c:
         notes.append("C s: n/a, the C core is not in use; the models ran on the Python twins.")
         return notes
@@ -162,7 +167,8 @@ def _notes(rows: list[dict], have_c: bool, python_epochs: int) -> list[str]:
     agree = all(r["agree"] for r in rows)
     if any(r["partial"] for r in rows):
         notes.append(f"* the Python twin ran the first {python_epochs} epoch(s) only (same data "
-                     "and seed; --python-epochs N: more).")
+                     "and seed;")
+        notes.append("  --python-epochs N: more).")
     notes.append(f"Python twin / C core time per epoch: {py_total / max(c_total, 1e-9):.0f}x.")
     notes.append("The Python twin made the same mistakes in every epoch as the C core: "
                  f"{'yes' if agree else 'NO'}.")
@@ -171,16 +177,37 @@ def _notes(rows: list[dict], have_c: bool, python_epochs: int) -> list[str]:
 
 def run_demo(seed: int = 0, epochs: int = 30, python_epochs: int = 1,
              out: TextIO | None = None) -> list[dict]:
-    """Train every variant on the demo sets, print the table to ``out``; return the rows."""
+    """Train every variant on the demo sets, print the table to ``out``; return the rows.
+
+    Parameters
+    ----------
+    seed : int, default=0
+        Seed of the data sets and the models.
+    epochs : int, default=30
+        The most epochs of each run (``max_iter``).
+    python_epochs : int, default=1
+        Epochs of the pure-Python twin's run of each variant (at most the C core's), timed
+        beside the C core's and checked to make the same mistakes; 0 skips it. Without
+        the C core, the one run is the Python twin's.
+    out : file-like, optional
+        Where the table and its notes are printed; None means ``sys.stdout``.
+
+    Returns
+    -------
+    list of dict
+        One row per variant: the table's columns (``algorithm``, ``data``, ``epochs``,
+        ``mistakes``, ``train``, ``test``, ...), ``agree`` (the twins made the same
+        mistakes), and the per-epoch times ``c_time`` and ``py_time``.
+    """
     from . import __version__
 
     out = sys.stdout if out is None else out
     have_c = BACKEND == "c"
     data, bounds = make_demo_data(seed)
     print(f"perceptron_c {__version__} backend={BACKEND}", file=out)
-    print(f"data (seed {seed}): separable (margin >= 0.2 around a known separator), text "
-          "(sparse bag of words),\nblobs-10 (10 Gaussian classes), xor (4 noisy clusters), "
-          "dnf-40 (40 bits, label x0x3 | x5x7 | x2x11).", file=out)
+    print(f"data (seed {seed}): separable (margin >= 0.2 around a known separator),\n"
+          "text (sparse bag of words), blobs-10 (10 Gaussian classes),\n"
+          "xor (4 noisy clusters), dnf-40 (40 bits, label x0x3 | x5x7 | x2x11).", file=out)
     rows = [_train_row(plan, data, bounds, epochs, python_epochs, seed, have_c)
             for plan in PLANS]
     for text_line in format_table(rows) + _notes(rows, have_c, python_epochs):
@@ -189,9 +216,33 @@ def run_demo(seed: int = 0, epochs: int = 30, python_epochs: int = 1,
 
 
 def write_plots(directory: str, seed: int = 0, out: TextIO | None = None) -> list[str]:
-    """Run the figure-producing experiments (`perceptron_c.experiments`, quick configuration)
-    and write their PNGs to ``directory``; returns the paths. The digits learning curves need
-    scikit-learn and are skipped with a note without it."""
+    """Run the figure-producing experiments and write their PNGs to ``directory``.
+
+    The experiments of `perceptron_c.experiments` run in their quick configuration. The digits
+    learning curves need scikit-learn and are skipped with a note without it.
+
+    Parameters
+    ----------
+    directory : str
+        The folder of the figures, created if missing.
+    seed : int, default=0
+        Seed of every experiment.
+    out : file-like, optional
+        Where the list of files (and a skipped experiment's note) is printed; None means
+        ``sys.stdout``.
+
+    Returns
+    -------
+    list of str
+        The paths written.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed.
+    OSError
+        If a file cannot be written.
+    """
     from . import experiments, plots
 
     out = sys.stdout if out is None else out

@@ -6,14 +6,15 @@ the tests share one implementation. `perceptron_c.plots` draws the figures from 
 ``format_*`` turn them into text tables.
 
 1. `learning_curves`: last hypothesis vs averaged vs voted perceptron, polynomial kernels of
-   degree 1-5, test error after 1-10 epochs on scikit-learn's bundled digits (Freund &
-   Schapire 1999, Fig. 2-3 style; CIML ch. 4, eq. 4.17-4.19).
+   degree 1-5, test error after 1-10 epochs on scikit-learn's bundled digits
+      ([FreundSchapire1999], Fig. 2-3 style; [Daume2017] eq. 4.17-4.19).
 2. `ordering`: examples sorted by label, visited in that fixed order, in one random order
-   kept for every epoch, or re-permuted every epoch (CIML ch. 4, Fig. 4.3/4.4).
+   kept for every epoch, or re-permuted every epoch ([Daume2017] Fig. 4.3/4.4).
 3. `mistakes_vs_margin`: total mistakes until convergence against the Block/Novikoff bound
-   (R/gamma)^2 as the margin of separable data shrinks (CS269 lecture, Theorem 1).
+([Block1962], [Novikoff1962])
+   (R/gamma)^2 as the margin of separable data shrinks ([Vaughan-CS269], Theorem 1).
 4. `boundaries_2d`: decision boundaries in the plane: a linear perceptron with its weight
-   vector (CIML Fig. 4.6-4.9), and XOR under linear, degree-2 polynomial and RBF kernels.
+   vector ([Daume2017] Fig. 4.6-4.9), and XOR under linear, degree-2 polynomial and RBF kernels.
 """
 from __future__ import annotations
 
@@ -76,10 +77,36 @@ def learning_curves(degrees: Sequence[int] = (1, 2, 3, 4, 5),
     Multiclass: "last" and "averaged" are `KernelPerceptron`'s joint K-class argmax
     perceptron; "voted" is `VotedPerceptron`'s one-vs-rest vote.
 
-    Returns a dict: ``error[variant]`` and ``n_iter[variant]`` are (len(degrees),
-    len(epochs)) arrays (test error rate, epochs actually run), ``train_mistakes[variant]``
-    the total training mistakes of the longest run per degree, ``seconds[variant]`` the
-    training plus prediction time, and the data description.
+    Parameters
+    ----------
+    degrees : sequence of int, default=(1, 2, 3, 4, 5)
+        The polynomial kernel's degrees.
+    epochs : iterable of int, default=1, ..., 10
+        The epoch counts T, increasing integers >= 1.
+    n_train : int, default=1200
+        Training images (`perceptron_c.datasets.load_digits_split`).
+    n_test : int, optional
+        Test images; None means all the rest.
+    seed : int, default=0
+        The models' ``random_state``.
+    variants : sequence of str, default=("last", "averaged", "voted")
+        The models compared.
+
+    Returns
+    -------
+    dict
+        ``error[variant]`` and ``n_iter[variant]`` are (len(degrees), len(epochs)) arrays
+        (test error rate, epochs actually run), ``train_mistakes[variant]`` the total
+        training mistakes of the longest run per degree, ``seconds[variant]`` the training
+        plus prediction time, and the data description (``dataset``, ``n_train``,
+        ``n_test``, ``n_features``, ``n_classes``) and the arguments.
+
+    Raises
+    ------
+    ValueError
+        If ``epochs`` are not increasing integers >= 1, or ``n_train`` is out of range.
+    ImportError
+        If scikit-learn (which bundles the digits) is not installed.
     """
     epochs = tuple(int(t) for t in epochs)
     if any(t < 1 for t in epochs) or list(epochs) != sorted(set(epochs)):
@@ -132,9 +159,32 @@ def ordering(n_train: int = 1000, n_test: int = 2000, d: int = 20, gap: float = 
     Data: `perceptron_c.datasets.make_separable` with margin >= ``gap``; every repeat draws
     new data and orders.
 
-    Returns a dict: ``train_error[o]``, ``test_error[o]``, ``mistakes[o]``: (repeats, epochs)
-    arrays; ``converged_at[o]``: (repeats,) first epoch with no mistake (0: not within
-    ``epochs``); ``bound``: the (R/gamma)^2 of each repeat's generating separator.
+    Parameters
+    ----------
+    n_train : int, default=1000
+        Training points.
+    n_test : int, default=2000
+        Test points, from the same distribution.
+    d : int, default=20
+        Number of features.
+    gap : float, default=0.1
+        The data's margin around the generating hyperplane.
+    bias : float, default=0.0
+        The generating hyperplane's offset.
+    epochs : int, default=50
+        Epochs of each run.
+    repeats : int, default=20
+        Data sets drawn.
+    seed : int, default=0
+        Seed of every draw (data, orders, the models' ``random_state``).
+
+    Returns
+    -------
+    dict
+        ``train_error[o]``, ``test_error[o]``, ``mistakes[o]``: (repeats, epochs) arrays for
+        each ordering o; ``converged_at[o]``: (repeats,) first epoch with no mistake (0: not
+        within ``epochs``); ``bound``: the (R/gamma)^2 of each repeat's generating separator;
+        ``orderings`` and the arguments.
     """
     rng = np.random.default_rng(seed)
     out: dict[str, Any]  # numbers, lists and arrays by name
@@ -182,8 +232,28 @@ def mistakes_vs_margin(gaps: Sequence[float] = (0.4, 0.2, 0.1, 0.05, 0.025, 0.01
     absorbed as a constant feature 1, so R = max ||(x, 1)|| and gamma the margin of (u, b0) in
     that space).
 
-    Returns a dict of (len(gaps), seeds) arrays: ``mistakes``, ``bound``, ``gamma`` (the
-    margin the bound uses), ``R``, ``epochs``, ``converged``.
+    Parameters
+    ----------
+    gaps : sequence of float, default=(0.4, 0.2, 0.1, 0.05, 0.025, 0.0125)
+        The data's margins around the generating hyperplane.
+    n : int, default=1000
+        Points per data set.
+    d : int, default=10
+        Number of features.
+    bias : float, default=0.3
+        The generating hyperplane's offset b0.
+    seeds : int, default=5
+        Data sets per gap.
+    seed : int, default=0
+        Seed of every draw (data, the models' ``random_state``).
+    max_iter : int, default=100_000
+        The most epochs a run may take to converge.
+
+    Returns
+    -------
+    dict
+        (len(gaps), seeds) arrays ``mistakes``, ``bound``, ``gamma`` (the margin the bound
+        uses), ``R``, ``epochs``, ``converged``, and the arguments.
     """
     rng = np.random.default_rng(seed)
     shape = (len(gaps), seeds)
@@ -225,8 +295,26 @@ def boundaries_2d(n: int = 80, grid: int = 200, seed: int = 0, noise: float = 0.
     poly kernel, degree 2", "XOR: RBF kernel": `KernelPerceptron` (plain, up to ``epochs``
     epochs) on `perceptron_c.datasets.make_xor`, with its support vectors.
 
-    Returns ``{"panels": [dict(title, X, y, xx, yy, zz, support_vectors, coef, intercept,
-    train_accuracy, mistakes, converged, n_iter), ...]}``; zz is the decision function.
+    Parameters
+    ----------
+    n : int, default=80
+        Points of each data set.
+    grid : int, default=200
+        Grid points along each axis.
+    seed : int, default=0
+        Seed of the data and the models' ``random_state``.
+    noise : float, default=0.3
+        The XOR clusters' standard deviation.
+    epochs : int, default=50
+        The most epochs of each model.
+
+    Returns
+    -------
+    dict
+        ``{"n": n, "seed": seed, "panels": [dict(title, X, y, xx, yy, zz, support_vectors,
+        coef, intercept, margin, train_accuracy, mistakes, converged, n_iter), ...]}``; zz is
+        the decision function on the grid (xx, yy); ``support_vectors`` is None for the
+        linear panel, ``coef`` and ``margin`` None for the kernel panels.
     """
     rng = np.random.default_rng(seed)
     panels = []
@@ -269,7 +357,19 @@ def _table(header: list[str], rows: list[list[Any]]) -> str:
 
 
 def format_learning_curves(res: dict[str, Any]) -> str:
-    """Test error (%) per degree and variant (rows) after each epoch count (columns)."""
+    """Test error (%) per degree and variant (rows) after each epoch count (columns).
+
+    Parameters
+    ----------
+    res : dict
+        What `learning_curves` returned.
+
+    Returns
+    -------
+    str
+        The table, then a line describing the data and the time taken; ``*`` marks a run
+        that converged before T.
+    """
     header = ["degree", "variant"] + [f"T={t}" for t in res["epochs"]]
     rows = []
     for i, degree in enumerate(res["degrees"]):
@@ -289,7 +389,18 @@ def format_learning_curves(res: dict[str, Any]) -> str:
 
 
 def format_ordering(res: dict[str, Any]) -> str:
-    """Mean train/test error (%) after selected epochs and epochs to converge, per ordering."""
+    """Mean train/test error (%) after selected epochs and epochs to converge, per ordering.
+
+    Parameters
+    ----------
+    res : dict
+        What `ordering` returned.
+
+    Returns
+    -------
+    str
+        The table, then a line describing the runs.
+    """
     T = res["epochs"]
     picks = sorted({t for t in (1, 2, 3, 5, 10, 20, T) if t <= T})
     header = (["ordering"] + [f"train T={t}" for t in picks] + [f"test T={t}" for t in picks]
@@ -314,7 +425,18 @@ def format_ordering(res: dict[str, Any]) -> str:
 
 
 def format_mistakes_vs_margin(res: dict[str, Any]) -> str:
-    """Per margin: gamma, R, the bound and the mistakes (mean, max) over the seeds."""
+    """Per margin: gamma, R, the bound and the mistakes (mean, max) over the seeds.
+
+    Parameters
+    ----------
+    res : dict
+        What `mistakes_vs_margin` returned.
+
+    Returns
+    -------
+    str
+        The table, then a line describing the data sets.
+    """
     header = ["gap", "gamma", "R", "1/gamma^2", "(R/gamma)^2", "mistakes mean", "mistakes max",
               "max mistakes/bound", "epochs mean"]
     rows = []
@@ -331,6 +453,18 @@ def format_mistakes_vs_margin(res: dict[str, Any]) -> str:
 
 
 def format_boundaries_2d(res: dict[str, Any]) -> str:
+    """Per panel: training accuracy, mistakes, epochs, convergence and support vectors.
+
+    Parameters
+    ----------
+    res : dict
+        What `boundaries_2d` returned.
+
+    Returns
+    -------
+    str
+        The table (``-`` for the linear panel's support vectors).
+    """
     header = ["panel", "train acc", "mistakes", "epochs", "converged", "support vectors"]
     rows = [[p["title"], f"{p['train_accuracy']:.4f}", p["mistakes"], p["n_iter"],
              p["converged"], "-" if p["support_vectors"] is None else len(p["support_vectors"])]

@@ -100,8 +100,22 @@ MODEL_CLASSES: dict[str, type | str] = {
 def register_model_class(cls: type | str, name: str | None = None) -> type | str:
     """Make ``cls`` saveable and loadable under ``name`` (default: its class name).
 
-    ``cls`` is a class or a lazy ``"module:attribute"`` string. The class must provide
-    ``get_params()``, ``_state_arrays()`` and the classmethod ``_from_state(params, arrays)``.
+    The class must provide ``get_params()``, ``_state_arrays()`` and the classmethod
+    ``_from_state(params, arrays)``. A name already registered is replaced.
+
+    Parameters
+    ----------
+    cls : type or str
+        The class, or a lazy ``"module:attribute"`` string, imported when a file of it is
+        first read.
+    name : str, optional
+        The name stored in the file's ``__class__``; None means ``cls.__name__`` (the part
+        after ":" for a string).
+
+    Returns
+    -------
+    type or str
+        ``cls``, unchanged (so it can decorate a class).
     """
     if name is None:
         if isinstance(cls, str):
@@ -268,6 +282,36 @@ def save_model(estimator: Any, path: str | os.PathLike[str]) -> str:
     written by `replace_file`: to a new file beside ``path``, flushed to disk, then renamed,
     so a failed or interrupted save never leaves a half-written model under ``path`` (nor
     anything else); an ``OSError`` names ``path``.
+
+    Parameters
+    ----------
+    estimator : object
+        A fitted estimator of a class in ``MODEL_CLASSES``.
+    path : str or path-like
+        Where to write; ``.npz`` is appended if it does not end with it.
+
+    Returns
+    -------
+    str
+        The path written.
+
+    Raises
+    ------
+    TypeError
+        If the estimator's class is not registered, its labels would not come back the same,
+        a parameter cannot be stored (only None, bool, int, float, str, the built-in kernels,
+        and dicts of bool, int, float or str can), or a state array has a dtype a file cannot
+        hold without pickle.
+    ValueError
+        If a state array holds a value that is not finite or NaT.
+    OSError
+        If the file cannot be written (naming ``path``); ``IsADirectoryError`` if ``path`` is
+        a folder.
+
+    Warns
+    -----
+    UserWarning
+        If a parameter is a random generator object, which is stored as None.
     """
     arrays = _file_arrays(estimator)
     for key, array in arrays.items():
@@ -397,9 +441,31 @@ _ZIP_ERRORS = (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplemented
 
 
 def read_npz(path: str | os.PathLike[str], what: str) -> dict[str, np.ndarray]:
-    """Every array of an npz file, read member by member without pickle; `FileFormatError`
-    on anything wrong (a named pipe or a directory too, before it is opened). The file is
-    opened here and always closed."""
+    """Every array of an npz file, read member by member without pickle.
+
+    The file is opened here and always closed; a named pipe or a folder is refused before it
+    is opened.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The ``.npz`` file.
+    what : str
+        What the file should be, for the error messages (``"perceptron_c model"``).
+
+    Returns
+    -------
+    dict of str to ndarray
+        Each member's array, by its name without ``.npy``.
+
+    Raises
+    ------
+    FileFormatError
+        If ``path`` is not a regular file, not a readable npz archive, or a member is
+        damaged, encrypted, compressed more than 64-fold, or holds an object array.
+    FileNotFoundError
+        If ``path`` does not exist.
+    """
     check_regular_file(path, what)
     with open(path, "rb") as handle:
         try:
@@ -485,8 +551,28 @@ def _same_file(loaded: dict[str, np.ndarray], again: dict[str, np.ndarray]) -> s
 
 
 def load_model(path: str | os.PathLike[str]) -> Any:
-    """Read a model written by ``save_model``; `FileFormatError` if the file is not a valid
-    one (see the module docstring for everything that is checked)."""
+    """Read a model written by ``save_model``, without pickle.
+
+    See the module docstring for everything that is checked.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The model file; when it does not exist but ``path + ".npz"`` does, that is read.
+
+    Returns
+    -------
+    object
+        The estimator, of the class the file names, as it was saved.
+
+    Raises
+    ------
+    FileFormatError
+        If the file is not a valid model file: another format, an unknown class or version,
+        a damaged or crafted archive, or a state the class refuses.
+    FileNotFoundError
+        If neither ``path`` nor ``path + ".npz"`` exists.
+    """
     path = os.fspath(path)
     if not os.path.exists(path) and os.path.exists(path + ".npz"):
         path = path + ".npz"

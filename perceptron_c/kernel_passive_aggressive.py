@@ -266,7 +266,7 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
     class_weight : dict, "balanced" or None, default=None
         Steps on class c's examples are multiplied by class_weight[c].
     average : bool, default=False
-        Return the average of the dual coefficients over every example visited (CIML ch. 4,
+        Return the average of the dual coefficients over every example visited ([Daume2017]
         Alg. 7, computed lazily).
     max_gram_bytes : int, default=512 MiB
         As in `KernelPerceptron`: a training Gram that fits is cached, otherwise kernel rows
@@ -420,8 +420,38 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
 
     def fit(self, X: Any, y: Any,
             sample_weight: Any = None) -> KernelPassiveAggressiveClassifier:
-        """Train for up to ``max_iter`` epochs (from the current model with ``warm_start``);
-        each step is multiplied by the example's ``sample_weight`` and class weight."""
+        """Train for up to ``max_iter`` epochs (from the current model with ``warm_start``).
+
+        Each step is multiplied by the example's ``sample_weight`` and class weight.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits of shape (n_samples, n_features)
+            Training samples (0/1 rows or `PackedBits` for the conjunction kernel; the square Gram
+            matrix with ``kernel="precomputed"``).
+        y : array-like of shape (n_samples,)
+            Labels, two classes or more.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample, multiplying its update; equal weights when None.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If an input or parameter is malformed or out of range, or (with ``warm_start``) the
+            classes or features changed.
+        TypeError
+            If a parameter has the wrong type.
+
+        Warns
+        -----
+        ConvergenceWarning
+            If ``max_iter`` epochs ran without meeting the stopping rule.
+        """
         self._fit(X, y, sample_weight)
         warn_if_not_converged(self)
         return self
@@ -429,8 +459,32 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
     @available_if(lambda est: not (isinstance(est.kernel, str) and est.kernel == "precomputed"))
     def partial_fit(self, X: Any, y: Any, classes: Any = None,
                     sample_weight: Any = None) -> KernelPassiveAggressiveClassifier:
-        """One epoch over this batch, keeping the support vectors of earlier calls;
-        ``classes`` is required on the first call (not with ``kernel="precomputed"``)."""
+        """One epoch over this batch, keeping the support vectors of earlier calls.
+
+        Not available with ``kernel="precomputed"``.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits of shape (n_samples, n_features)
+            The batch's samples; the same features on every call.
+        y : array-like of shape (n_samples,)
+            The batch's labels, each one of ``classes``.
+        classes : array-like, optional
+            Every label the model will ever see; required on the first call, unchanged after.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample, multiplying its update; equal weights when None.
+
+        Returns
+        -------
+        self : object
+            The estimator, trained one more epoch.
+
+        Raises
+        ------
+        ValueError
+            If an input is malformed, ``classes`` is missing on the first call or changes, ``X``
+            does not match the fitted model, or ``kernel="precomputed"``.
+        """
         check_class_weight(self.class_weight, partial=True)
         self._partial_fit(X, y, classes, sample_weight)
         return self
@@ -481,15 +535,58 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
         return self._decide(Xc, self._sv, np.ascontiguousarray(coef), b, self._ediag, labels)
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """f(x) for each row: shape (n,) for two classes, (n, n_classes) otherwise (for the
-        conjunction kernel the float64 nearest to the exact value, clipped to the largest
-        finite float64 beyond float64's range)."""
+        """The decision values f(x) = sum_i alpha_i K(x_i, x) + b of each row.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits
+            Samples, in the form the model was fitted on; with ``kernel="precomputed"`` the
+            kernel values between these rows and the training rows, shape (n_samples, n_train).
+
+        Returns
+        -------
+        ndarray of float64 of shape (n_samples,) or (n_samples, n_classes)
+            One value per row for two classes (positive speaks for ``classes_[1]``), else one per
+            row and class.
+            For the conjunction kernel, the float64 nearest to the exact value, clipped to the
+            largest finite float64 beyond float64's range.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If ``X`` is malformed or does not match the training data, or a value is not
+            finite.
+        """
         s = self._predict_scores(X, labels=False)
         return s[:, 0] if s.shape[1] == 1 else s
 
     def predict(self, X: Any) -> np.ndarray:
-        """The label of each row (two classes: ``classes_[1]`` where f(x) > 0; K classes: the
-        argmax, ties to the lowest class; decided exactly for the conjunction kernel)."""
+        """The label of each row.
+
+        Two classes: ``classes_[1]`` where f(x) > 0; more: the class of the highest score, ties to
+        the lowest class index. Decided exactly for the conjunction kernel.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits
+            Samples, in the form the model was fitted on; with ``kernel="precomputed"`` the
+            kernel values between these rows and the training rows, shape (n_samples, n_train).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels, from ``classes_``.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If ``X`` is malformed or does not match the training data, or a value is not
+            finite.
+        """
         idx = self._predict_scores(X, labels=True)
         return self.classes_[idx]
 

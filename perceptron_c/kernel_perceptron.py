@@ -2,9 +2,9 @@
 
 Training is the primal perceptron run in the kernel's feature space, kept in dual form: one
 coefficient per training example, alpha_i = the signed count of mistakes on example i, and
-f(x) = sum_i alpha_i K(x_i, x) + b (Ohio slides, "Kernel Perceptron: Two Classes"; Columbia
-notes, section 2.3). With ``kernel="linear"`` it makes exactly the mistakes of `Perceptron`
-on the same data and seed.
+f(x) = sum_i alpha_i K(x_i, x) + b ([Bunescu-CS4900], "Kernel Perceptron: Two Classes";
+[Columbia-COMS4252], section 2.3). With ``kernel="linear"`` it makes exactly the mistakes
+of `Perceptron` on the same data and seed.
 
 Two modes with the same mistakes: when the Gram of the training pool fits in
 ``max_gram_bytes`` it is computed once and every example's score is cached and updated in
@@ -230,7 +230,7 @@ class KernelPerceptron(EpochClassifier):
         Maximum number of epochs; training stops earlier after an epoch with no mistake.
     shuffle, random_state : as in `Perceptron` (the same seed gives the same orders).
     average : bool, default=False
-        Survival-weighted average of the dual coefficients (CIML ch. 4, Alg. 7, lazily).
+        Survival-weighted average of the dual coefficients ([Daume2017] Alg. 7, lazily).
     warm_start : bool, default=False
         ``fit`` keeps the current support vectors and coefficients and continues.
     verbose : int, default=0
@@ -329,9 +329,30 @@ class KernelPerceptron(EpochClassifier):
                     sample_weight: Any = None) -> KernelPerceptron:
         """One epoch over this batch, keeping the support vectors of earlier calls.
 
-        ``classes`` (every label the model will ever see) is required on the first call. Not
-        available with ``kernel="precomputed"`` (the Gram between old support vectors and new
-        rows is unknown). ``sample_weight`` as in `fit`.
+        Not available with ``kernel="precomputed"`` (the Gram between old support vectors and new
+        rows is unknown).
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits of shape (n_samples, n_features)
+            The batch's samples; the same features on every call.
+        y : array-like of shape (n_samples,)
+            The batch's labels, each one of ``classes``.
+        classes : array-like, optional
+            Every label the model will ever see; required on the first call, unchanged after.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample, multiplying its update; equal weights when None. As in `fit`.
+
+        Returns
+        -------
+        self : object
+            The estimator, trained one more epoch.
+
+        Raises
+        ------
+        ValueError
+            If an input is malformed, ``classes`` is missing on the first call or changes, ``X``
+            does not match the fitted model, or ``kernel="precomputed"``.
         """
         check_class_weight(self.class_weight, partial=True)
         self._partial_fit(X, y, classes, sample_weight)
@@ -340,10 +361,34 @@ class KernelPerceptron(EpochClassifier):
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> KernelPerceptron:
         """Train for up to ``max_iter`` epochs; stop after an epoch with no mistake.
 
-        ``sample_weight``: a mistake on example i changes its dual coefficient by y_i w_i
-        (and b by y_i w_i) instead of y_i, w_i its weight times its class's weight; a weight
-        of 0 removes the example. The conjunction kernel keeps exact integer coefficients
-        and so needs whole-number weights.
+        A mistake on example i changes its dual coefficient by ``y_i w_i`` (and b by ``y_i w_i``)
+        instead of ``y_i``, ``w_i`` its sample weight times its class's weight; a weight of 0
+        removes the example.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits of shape (n_samples, n_features)
+            Training samples (0/1 rows or `PackedBits` for the conjunction kernel; the square Gram
+            matrix with ``kernel="precomputed"``).
+        y : array-like of shape (n_samples,)
+            Labels, two classes or more.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample, multiplying its update; equal weights when None.
+            The conjunction kernel keeps exact integer coefficients and so needs whole-number
+            weights.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If an input or parameter is malformed or out of range, or (with ``warm_start``) the
+            classes or features changed.
+        TypeError
+            If a parameter has the wrong type.
         """
         self._fit(X, y, sample_weight)
         return self
@@ -434,13 +479,56 @@ class KernelPerceptron(EpochClassifier):
         return np.argmax(out, axis=1) if argmax else out
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """f(x) for each row: shape (n,) for two classes, (n, n_classes) otherwise."""
+        """The decision values f(x) = sum_i alpha_i K(x_i, x) + b of each row.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits
+            Samples, in the form the model was fitted on; with ``kernel="precomputed"`` the
+            kernel values between these rows and the training rows, shape (n_samples, n_train).
+
+        Returns
+        -------
+        ndarray of float64 of shape (n_samples,) or (n_samples, n_classes)
+            One value per row for two classes (positive speaks for ``classes_[1]``), else one per
+            row and class.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If ``X`` is malformed or does not match the training data, or a value is not
+            finite.
+        """
         s = self._scores(X)
         return s[:, 0] if s.shape[1] == 1 else s
 
     def predict(self, X: Any) -> np.ndarray:
-        """The label of each row (binary: ``classes_[1]`` where f(x) > 0; K-class: argmax,
-        ties to the lowest class; exact comparisons for the conjunction kernel)."""
+        """The label of each row.
+
+        Two classes: ``classes_[1]`` where f(x) > 0; more: the class of the highest score, ties to
+        the lowest class index. Comparisons are exact for the conjunction kernel.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits
+            Samples, in the form the model was fitted on; with ``kernel="precomputed"`` the
+            kernel values between these rows and the training rows, shape (n_samples, n_train).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels, from ``classes_``.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If ``X`` is malformed or does not match the training data, or a value is not
+            finite.
+        """
         self._check_fitted()
         if self._kind == "conjunction" and self._alpha.shape[0] > 1:
             idx = self._scores(X, argmax=True)

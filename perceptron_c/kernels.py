@@ -1,6 +1,7 @@
 """Kernel functions and Gram matrices (numpy only at import).
 
-Kernels (Ohio slides, kernels and the construction rules 6.13-6.22; Columbia notes, Claim 2.1):
+Kernels ([Bunescu-CS4900], kernels and the construction rules 6.13-6.22; [Columbia-COMS4252],
+Claim 2.1):
 
 - ``Linear()``: x . y
 - ``Polynomial(degree=3, gamma=1.0, coef0=1.0)``: (gamma x . y + coef0) ** degree
@@ -56,12 +57,49 @@ MAX_LOG2 = 1023
 
 
 def pack_bits(X: Any) -> PackedBits:
-    """Pack a 2-D array of 0/1 values (bool, int or float) into ``PackedBits``."""
+    """Pack a 2-D array of 0/1 values (bool, int or float) into ``PackedBits``.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_bits), or PackedBits
+        0/1 values (a sparse matrix is densified); a ``PackedBits`` is checked and returned.
+
+    Returns
+    -------
+    PackedBits
+        The rows packed 64 bits to a uint64 word, bit i in word i // 64 at position i % 64.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``X`` is not a 2-D array of 0/1 values.
+    """
     return as_packed(X, "X")
 
 
 def unpack_bits(words: Any, n_bits: int) -> np.ndarray:
-    """The 0/1 uint8 rows that ``pack_bits`` packed into ``words`` (inverse of pack_bits)."""
+    """The 0/1 uint8 rows that ``pack_bits`` packed into ``words`` (inverse of pack_bits).
+
+    Parameters
+    ----------
+    words : ndarray of uint64 of shape (n_samples, ceil(n_bits / 64))
+        The packed rows, as ``PackedBits.words``.
+    n_bits : int
+        The number of bits in each row, as ``PackedBits.n_bits``.
+
+    Returns
+    -------
+    ndarray of uint8 of shape (n_samples, n_bits)
+        The 0/1 rows.
+
+    Raises
+    ------
+    TypeError
+        If ``words`` is not a 2-D uint64 array.
+    ValueError
+        If ``n_bits`` is not a positive integer, ``words`` has the wrong width for it or no
+        rows, or a padding bit beyond ``n_bits`` is set.
+    """
     P = check_packed((words, n_bits), "words")
     as_bytes = P.words.astype("<u8", copy=False).view(np.uint8)
     return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :P.n_bits]
@@ -164,7 +202,26 @@ class Linear(_FloatKernel):
 
 
 class Polynomial(_FloatKernel):
-    """k(x, y) = (gamma x . y + coef0) ** degree  (Ohio slides: (x . y + c)^M, c >= 0)."""
+    """k(x, y) = (gamma x . y + coef0) ** degree  ([Bunescu-CS4900]: (x . y + c)^M, c >= 0).
+
+    Parameters
+    ----------
+    degree : int, default=3
+        The power, an integer >= 1.
+    gamma : float, default=1.0
+        The scale of the dot product, a finite number > 0.
+    coef0 : float, default=1.0
+        The offset, a finite number >= 0 (a negative one can make the Gram matrix
+        indefinite).
+
+    Raises
+    ------
+    TypeError
+        If ``degree`` is not an integer, or ``gamma`` or ``coef0`` is not a real number.
+    ValueError
+        If ``degree`` < 1, ``gamma`` is not a finite number > 0, or ``coef0`` is not a finite
+        number >= 0.
+    """
 
     def __init__(self, degree: int | numbers.Integral = 3, gamma: float = 1.0,
                  coef0: float | numbers.Real = 1.0) -> None:
@@ -203,7 +260,20 @@ class Polynomial(_FloatKernel):
 
 
 class RBF(_FloatKernel):
-    """k(x, y) = exp(-gamma ||x - y||^2); gamma=None means 1 / n_features."""
+    """k(x, y) = exp(-gamma ||x - y||^2); gamma=None means 1 / n_features.
+
+    Parameters
+    ----------
+    gamma : float, optional
+        The width, a finite number > 0; None means 1 / n_features of the data it is called on.
+
+    Raises
+    ------
+    TypeError
+        If ``gamma`` is neither None nor a real number.
+    ValueError
+        If ``gamma`` is not a finite number > 0.
+    """
 
     def __init__(self, gamma: float | None = None) -> None:
         self.gamma = _positive("gamma", gamma, allow_none=True)
@@ -227,12 +297,36 @@ class RBF(_FloatKernel):
 
 
 class Conjunction(Kernel):
-    """k(a, b) = 2 ** popcount(a AND b) on 0/1 vectors (Columbia notes, Claim 2.1)."""
+    """k(a, b) = 2 ** popcount(a AND b) on 0/1 vectors ([Columbia-COMS4252], Claim 2.1)."""
 
     def log2_gram(self, X: Any, Y: Any = None, n_jobs: Any = None,
                   dtype: Any = np.int64) -> np.ndarray:
-        """The exact exponents popcount(a AND b) (never overflows): int64, or ``dtype`` (int16
-        or int32, which must hold them)."""
+        """The exact exponents popcount(a AND b) of the conjunction Gram matrix.
+
+        Never overflows, unlike ``Conjunction()(X, Y)`` = 2 ** these exponents.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples_X, n_bits) or PackedBits
+            0/1 rows, packed or not.
+        Y : array-like of shape (n_samples_Y, n_bits) or PackedBits, optional
+            0/1 columns, packed or not; None means ``X``.
+        n_jobs : int, optional
+            Threads, with scikit-learn's meaning (None: 1, -1: every core, -2: all but one); the
+            result is the same for any value.
+        dtype : numpy integer type, default=np.int64
+            The type of the result; int16 or int32 must hold n_bits.
+
+        Returns
+        -------
+        ndarray of shape (n_samples_X, n_samples_Y)
+            ``popcount(x_i AND y_j)``, of type ``dtype``.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``X`` or ``Y`` is not 0/1 rows, or their numbers of bits differ.
+        """
         PX = as_packed(X, "X")
         PY = PX if Y is None else as_packed(Y, "Y")
         _check_same_features(PX.n_bits, PY.n_bits)
@@ -254,7 +348,21 @@ class Conjunction(Kernel):
 
 
 class Sum(Kernel):
-    """k(x, y) = k1(x, y) + k2(x, y)."""
+    """k(x, y) = k1(x, y) + k2(x, y).
+
+    Parameters
+    ----------
+    k1, k2 : Kernel, str or callable
+        The kernels added: kernel objects, names ("linear", "poly", "rbf", "conjunction"), or
+        callables ``f(X, Y) -> Gram`` (wrapped in `CallableKernel`).
+
+    Raises
+    ------
+    TypeError
+        If ``k1`` or ``k2`` is none of these.
+    ValueError
+        If a name is unknown.
+    """
 
     def __init__(self, k1: KernelLike, k2: KernelLike) -> None:
         self.k1, self.k2 = _as_kernel(k1, "k1"), _as_kernel(k2, "k2")
@@ -272,7 +380,21 @@ class Sum(Kernel):
 
 
 class Product(Kernel):
-    """k(x, y) = k1(x, y) * k2(x, y) (Schur product: PSD times PSD is PSD)."""
+    """k(x, y) = k1(x, y) * k2(x, y) (Schur product: PSD times PSD is PSD).
+
+    Parameters
+    ----------
+    k1, k2 : Kernel, str or callable
+        The kernels multiplied: kernel objects, names ("linear", "poly", "rbf",
+        "conjunction"), or callables ``f(X, Y) -> Gram`` (wrapped in `CallableKernel`).
+
+    Raises
+    ------
+    TypeError
+        If ``k1`` or ``k2`` is none of these.
+    ValueError
+        If a name is unknown.
+    """
 
     def __init__(self, k1: KernelLike, k2: KernelLike) -> None:
         self.k1, self.k2 = _as_kernel(k1, "k1"), _as_kernel(k2, "k2")
@@ -290,7 +412,23 @@ class Product(Kernel):
 
 
 class Scaled(Kernel):
-    """k(x, y) = c * k0(x, y) with c > 0."""
+    """k(x, y) = c * k0(x, y) with c > 0.
+
+    Parameters
+    ----------
+    c : float
+        The factor, a finite number > 0.
+    k : Kernel, str or callable
+        The kernel k0 scaled: a kernel object, a name ("linear", "poly", "rbf",
+        "conjunction"), or a callable ``f(X, Y) -> Gram`` (wrapped in `CallableKernel`).
+
+    Raises
+    ------
+    TypeError
+        If ``c`` is not a real number, or ``k`` is none of these.
+    ValueError
+        If ``c`` is not a finite number > 0, or a name is unknown.
+    """
 
     def __init__(self, c: float | numbers.Real, k: KernelLike) -> None:
         self.c = _positive("c", c)
@@ -309,7 +447,23 @@ class Scaled(Kernel):
 
 
 class CallableKernel(Kernel):
-    """Any function ``f(X, Y) -> Gram``; its output is checked (shape, finite) and cast."""
+    """Any function ``f(X, Y) -> Gram``; its output is checked (shape, finite) and cast.
+
+    Calling the kernel with ``Y=None`` calls ``f(X, X)``; ``n_jobs`` is not passed on. It
+    raises ValueError if ``f`` returns another shape than (len(X), len(Y)) or a value that is
+    not finite.
+
+    Parameters
+    ----------
+    func : callable
+        ``func(X, Y)`` returns the Gram matrix of the rows of ``X`` and ``Y`` (array-like,
+        cast to float64).
+
+    Raises
+    ------
+    TypeError
+        If ``func`` is not callable.
+    """
 
     def __init__(self, func: Callable[..., Any]) -> None:
         if not callable(func):
@@ -336,8 +490,22 @@ class CallableKernel(Kernel):
 
 
 def is_builtin(k: Any) -> bool:
-    """True when every part of k is one of this module's kernels (not a subclass, not a
-    callable): its values are the package's own arithmetic, the same on any thread."""
+    """Whether every part of ``k`` is one of this module's kernels.
+
+    Not a subclass, not a callable: its values are the package's own arithmetic, the same on
+    any thread.
+
+    Parameters
+    ----------
+    k : object
+        A kernel; `Sum`, `Product` and `Scaled` are looked into.
+
+    Returns
+    -------
+    bool
+        True for `Linear`, `Polynomial`, `RBF`, `Conjunction` and their sums, products and
+        scalings.
+    """
     if type(k) in (Sum, Product):
         return is_builtin(k.k1) and is_builtin(k.k2)
     if type(k) is Scaled:
@@ -350,7 +518,25 @@ _TAKES_N_JOBS: dict[type, bool] = {}
 
 
 def apply_kernel(k: Kernel, X: Any, Y: Any = None, n_jobs: Any = None) -> np.ndarray:
-    """k(X, Y, n_jobs=n_jobs), or k(X, Y) for a Kernel subclass written without n_jobs."""
+    """k(X, Y, n_jobs=n_jobs), or k(X, Y) for a Kernel subclass written without n_jobs.
+
+    Parameters
+    ----------
+    k : Kernel
+        The kernel object.
+    X : array-like of shape (n_samples_X, n_features) or PackedBits
+        Rows of the Gram matrix.
+    Y : array-like of shape (n_samples_Y, n_features) or PackedBits, optional
+        Its columns; None means ``X``.
+    n_jobs : int, optional
+        Threads, with scikit-learn's meaning (None: 1, -1: every core, -2: all but one); the
+        result is the same for any value.
+
+    Returns
+    -------
+    ndarray
+        What ``k`` returns, the Gram matrix of shape (n_samples_X, n_samples_Y).
+    """
     takes = _TAKES_N_JOBS.get(type(k))
     if takes is None:
         try:
@@ -373,9 +559,37 @@ def _as_kernel(k: KernelLike, name: str) -> Kernel:
 
 def get_kernel(spec: KernelLike, degree: int | None = None, gamma: float | None = None,
                coef0: float | None = None) -> Kernel:
-    """A kernel object from a name ("linear", "poly", "rbf", "conjunction"), a kernel object
-    (returned as is) or a callable ``k(X, Y) -> Gram``. Parameters left None take defaults;
-    a parameter the kernel does not use is an error (so a typo cannot pass silently)."""
+    """A kernel object from a name, a kernel object or a callable.
+
+    Parameters left None take defaults; a parameter the kernel does not use is an error (so a
+    typo cannot pass silently).
+
+    Parameters
+    ----------
+    spec : str, Kernel or callable
+        A name ("linear", "poly" or "polynomial", "rbf", "conjunction"), a kernel object
+        (returned as is) or a callable ``k(X, Y) -> Gram`` (wrapped in `CallableKernel`).
+    degree : int, optional
+        The polynomial kernel's degree; 3 when None.
+    gamma : float, optional
+        The polynomial kernel's scale (1.0 when None) or the RBF kernel's width (1 /
+        n_features when None).
+    coef0 : float, optional
+        The polynomial kernel's offset; 1.0 when None.
+
+    Returns
+    -------
+    Kernel
+        The kernel object.
+
+    Raises
+    ------
+    ValueError
+        If the name is unknown, or a parameter is given that the kernel does not take (any,
+        for a kernel object or a callable), or a parameter is out of range.
+    TypeError
+        If ``spec`` is none of these, or a parameter has the wrong type.
+    """
     given: dict[str, Any] = {k: v for k, v in (("degree", degree), ("gamma", gamma),
                                                ("coef0", coef0)) if v is not None}
     if isinstance(spec, str):
@@ -402,8 +616,38 @@ _NAMES_WITH = {"poly": ("degree", "gamma", "coef0"), "polynomial": ("degree", "g
 
 def resolve_kernel(k: KernelLike, degree: int | None = None, gamma: float | None = None,
                    coef0: float | None = None) -> tuple[str, Kernel | None]:
-    """("precomputed" | "conjunction" | "float", kernel object or None) for an estimator's
-    kernel parameters, checked: the one place the kernel estimators read them."""
+    """The kind and kernel object of an estimator's kernel parameters, checked.
+
+    The one place the kernel estimators read them.
+
+    Parameters
+    ----------
+    k : str, Kernel or callable
+        The estimator's ``kernel``: a name ("linear", "poly" or "polynomial", "rbf",
+        "conjunction", "precomputed"), a kernel object or a callable ``k(X, Y) -> Gram``.
+    degree : int, optional
+        The polynomial kernel's degree, an integer >= 1; its default when None.
+    gamma : float, optional
+        The polynomial or RBF kernel's gamma, a finite number > 0; its default when None.
+    coef0 : float, optional
+        The polynomial kernel's offset, a finite number >= 0; its default when None.
+
+    Returns
+    -------
+    kind : {"precomputed", "conjunction", "float"}
+        How the estimator takes its rows: a Gram matrix, 0/1 rows, or float rows.
+    kernel : Kernel or None
+        The kernel object; None for "precomputed".
+
+    Raises
+    ------
+    ValueError
+        If the name is unknown, a parameter is given that the kernel does not take (any, for
+        a kernel object or a callable), a parameter is out of range, or ``k`` is neither a
+        name, a kernel object nor a callable.
+    TypeError
+        If a parameter has a type the kernel refuses.
+    """
     given: dict[str, Any] = {n: v for n, v in (("degree", degree), ("gamma", gamma),
                                                ("coef0", coef0)) if v is not None}
     if isinstance(k, str):
@@ -442,7 +686,23 @@ def resolve_kernel(k: KernelLike, degree: int | None = None, gamma: float | None
 def kernel_to_spec(k: Kernel) -> list[Any]:
     """A JSON-able description of a built-in kernel (composites included), for model files.
 
-    Python callables have no such description: they raise TypeError.
+    Parameters
+    ----------
+    k : Kernel
+        A built-in kernel, or a sum, product or scaling of built-in kernels.
+
+    Returns
+    -------
+    list
+        The class name and its parameters, nested for composites: ``["Linear"]``,
+        ``["Polynomial", degree, gamma, coef0]``, ``["RBF", gamma]``, ``["Sum", spec1,
+        spec2]``, ``["Scaled", c, spec]``, ...
+
+    Raises
+    ------
+    TypeError
+        If ``k`` has a part with no such description (a callable, a `CallableKernel`, a
+        kernel class defined elsewhere).
     """
     if isinstance(k, (Linear, Conjunction)):
         return [type(k).__name__]
@@ -459,7 +719,24 @@ def kernel_to_spec(k: Kernel) -> list[Any]:
 
 
 def kernel_from_spec(spec: Any) -> Kernel:
-    """Inverse of `kernel_to_spec`; raises ValueError for anything malformed."""
+    """The kernel that `kernel_to_spec` described (its inverse).
+
+    Parameters
+    ----------
+    spec : list
+        A description as `kernel_to_spec` writes it (a tuple is accepted too).
+
+    Returns
+    -------
+    Kernel
+        The kernel object.
+
+    Raises
+    ------
+    ValueError
+        If ``spec`` is malformed: an unknown name, the wrong number of arguments, or
+        arguments the kernel refuses.
+    """
     simple = {"Linear": Linear, "Conjunction": Conjunction}
     try:
         name, *args = spec
@@ -485,10 +762,42 @@ def gram(X: Any, Y: Any = None, kernel: KernelLike = "linear", log2: bool = Fals
          n_jobs: Any = None, **params: Any) -> np.ndarray:
     """The Gram matrix K[i, j] = k(x_i, y_j) (float64, len(X) x len(Y); Y=None means X).
 
-    ``params`` are ``degree``, ``gamma``, ``coef0`` for kernel names. ``log2=True`` (the
-    conjunction kernel only) returns the exact int64 exponents popcount(x_i AND y_j).
-    ``n_jobs``: threads (scikit-learn's meaning: None is 1, -1 every core); the result is the
-    same for any value.
+    Parameters
+    ----------
+    X : array-like of shape (n_samples_X, n_features) or PackedBits
+        Rows of the Gram matrix.
+    Y : array-like of shape (n_samples_Y, n_features) or PackedBits, optional
+        Its columns; None means ``X``. Both are 0/1 rows (packed or not) for the
+        conjunction kernel.
+    kernel : str, Kernel or callable, default="linear"
+        A name ("linear", "poly" or "polynomial", "rbf", "conjunction"), a kernel object or a
+        callable ``k(X, Y) -> Gram``.
+    log2 : bool, default=False
+        Return the exact int64 exponents popcount(x_i AND y_j) instead (the conjunction
+        kernel only), which never overflow.
+    n_jobs : int, optional
+        Threads, with scikit-learn's meaning (None: 1, -1: every core, -2: all but one); the
+        result is the same for any value.
+    **params : dict
+        ``degree``, ``gamma``, ``coef0``, for kernel names that take them (see
+        `get_kernel`).
+
+    Returns
+    -------
+    ndarray of shape (n_samples_X, n_samples_Y)
+        float64, or int64 with ``log2=True``.
+
+    Raises
+    ------
+    TypeError
+        If ``params`` has another key, or the kernel or a parameter has the wrong type.
+    ValueError
+        If ``n_jobs`` is 0 or not an integer, the kernel name is unknown, a parameter does not
+        apply to the kernel, ``log2=True`` is given for another kernel than the conjunction
+        kernel, or ``X`` and ``Y`` are malformed or have different numbers of features.
+    OverflowError
+        If a value does not fit in float64 (the conjunction kernel: rows sharing more than
+        1023 ones).
     """
     unknown = sorted(set(params) - {"degree", "gamma", "coef0"})
     if unknown:

@@ -122,6 +122,45 @@ def perceptron_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayL
                            w: np.ndarray, b: np.ndarray, fit_intercept: bool = True,
                            normalize: bool = False, *, check_finite: bool = True,
                            sample_weight: npt.ArrayLike | None = None) -> int:
+    """One epoch of the binary perceptron on dense rows, in place.
+
+    For each row in ``order``: if ``y (w . x + b) <= 0``, then ``w += y x`` and ``b += y``
+    ([Daume2017], Alg. 5).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The samples, float32 or float64 (other real dtypes, or a non-contiguous X, are
+        converted into a copy).
+    y : array-like of shape (n_samples,)
+        The labels, each +1.0 or -1.0.
+    order : array-like of int
+        The row indices to visit, in order (an epoch's permutation, or any subset).
+    w : ndarray of float64 of shape (n_features,)
+        The weights, updated in place.
+    b : ndarray of float64 of shape (1,)
+        The bias, updated in place.
+    fit_intercept : bool, default=True
+        Whether the bias is updated.
+    normalize : bool, default=False
+        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
+    check_finite : bool, default=True
+        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
+    sample_weight : array-like of shape (n_samples,), optional
+        One finite weight per row, multiplying its update.
+
+    Returns
+    -------
+    int
+        The number of mistakes in the epoch.
+
+    Raises
+    ------
+    ValueError
+        If an argument fails validation (the message names it).
+    FloatingPointError
+        If the epoch overflows float64; the arrays are left partly updated.
+    """
     X = _dense(X, check_finite)
     y, order = _binary_args(X.shape[0], X.shape[1], y, order, w, b, check_finite)
     return _run("perceptron_epoch_dense", (X,), (y, order), (w, b),
@@ -133,6 +172,43 @@ def perceptron_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: np
                          fit_intercept: bool = True, normalize: bool = False, *,
                          check_finite: bool = True,
                          sample_weight: npt.ArrayLike | None = None) -> int:
+    """`perceptron_epoch_dense` on CSR rows.
+
+    Parameters
+    ----------
+    data, indices, indptr : array-like
+        The samples as CSR rows: the stored values, their column indices and the row
+        pointers (n_samples + 1 of them), with any integer index dtypes; checked (monotone
+        ``indptr``, indices in range).
+    y : array-like of shape (n_samples,)
+        The labels, each +1.0 or -1.0.
+    order : array-like of int
+        The row indices to visit, in order (an epoch's permutation, or any subset).
+    w : ndarray of float64 of shape (n_features,)
+        The weights, updated in place.
+    b : ndarray of float64 of shape (1,)
+        The bias, updated in place.
+    fit_intercept : bool, default=True
+        Whether the bias is updated.
+    normalize : bool, default=False
+        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
+    check_finite : bool, default=True
+        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
+    sample_weight : array-like of shape (n_samples,), optional
+        One finite weight per row, multiplying its update.
+
+    Returns
+    -------
+    int
+        The number of mistakes in the epoch.
+
+    Raises
+    ------
+    ValueError
+        If an argument fails validation (the message names it).
+    FloatingPointError
+        If the epoch overflows float64; the arrays are left partly updated.
+    """
     head = _csr(data, indices, indptr, np.shape(w)[0], check_finite)
     y, order = _binary_args(head[2].shape[0] - 1, np.shape(w)[0], y, order, w, b, check_finite)
     return _run("perceptron_epoch_csr", head, (y, order), (w, b),
@@ -144,6 +220,51 @@ def averaged_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayLik
                          count: np.ndarray, fit_intercept: bool = True,
                          normalize: bool = False, *, check_finite: bool = True,
                          sample_weight: npt.ArrayLike | None = None) -> int:
+    """One epoch of the averaged perceptron on dense rows, in place.
+
+    The perceptron's update with lazy averaging ([Daume2017] Alg. 7).
+    The averaged model after any number of epochs is ``(w - u / count, b - beta / count)``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The samples, float32 or float64 (other real dtypes, or a non-contiguous X, are
+        converted into a copy).
+    y : array-like of shape (n_samples,)
+        The labels, each +1.0 or -1.0.
+    order : array-like of int
+        The row indices to visit, in order (an epoch's permutation, or any subset).
+    w : ndarray of float64 of shape (n_features,)
+        The weights, updated in place.
+    b : ndarray of float64 of shape (1,)
+        The bias, updated in place.
+    u : ndarray of float64 of shape (n_features,)
+        The lazy-averaging sums of the weights, updated in place (zeros to start).
+    beta : ndarray of float64, shaped as ``b``
+        The lazy-averaging sums of the bias, updated in place (zeros to start).
+    count : ndarray of int64 of shape (1,)
+        The example counter of the averaging, 1 before the first example; updated in place.
+    fit_intercept : bool, default=True
+        Whether the bias is updated.
+    normalize : bool, default=False
+        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
+    check_finite : bool, default=True
+        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
+    sample_weight : array-like of shape (n_samples,), optional
+        One finite weight per row, multiplying its update.
+
+    Returns
+    -------
+    int
+        The number of mistakes in the epoch.
+
+    Raises
+    ------
+    ValueError
+        If an argument fails validation (the message names it).
+    FloatingPointError
+        If the epoch overflows float64; the arrays are left partly updated.
+    """
     X = _dense(X, check_finite)
     y, order = _binary_args(X.shape[0], X.shape[1], y, order, w, b, check_finite)
     _avg_args(w.shape, b.shape, u, beta, count)
@@ -157,6 +278,49 @@ def averaged_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.
                        fit_intercept: bool = True, normalize: bool = False, *,
                        check_finite: bool = True,
                        sample_weight: npt.ArrayLike | None = None) -> int:
+    """`averaged_epoch_dense` on CSR rows.
+
+    Parameters
+    ----------
+    data, indices, indptr : array-like
+        The samples as CSR rows: the stored values, their column indices and the row
+        pointers (n_samples + 1 of them), with any integer index dtypes; checked (monotone
+        ``indptr``, indices in range).
+    y : array-like of shape (n_samples,)
+        The labels, each +1.0 or -1.0.
+    order : array-like of int
+        The row indices to visit, in order (an epoch's permutation, or any subset).
+    w : ndarray of float64 of shape (n_features,)
+        The weights, updated in place.
+    b : ndarray of float64 of shape (1,)
+        The bias, updated in place.
+    u : ndarray of float64 of shape (n_features,)
+        The lazy-averaging sums of the weights, updated in place (zeros to start).
+    beta : ndarray of float64, shaped as ``b``
+        The lazy-averaging sums of the bias, updated in place (zeros to start).
+    count : ndarray of int64 of shape (1,)
+        The example counter of the averaging, 1 before the first example; updated in place.
+    fit_intercept : bool, default=True
+        Whether the bias is updated.
+    normalize : bool, default=False
+        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
+    check_finite : bool, default=True
+        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
+    sample_weight : array-like of shape (n_samples,), optional
+        One finite weight per row, multiplying its update.
+
+    Returns
+    -------
+    int
+        The number of mistakes in the epoch.
+
+    Raises
+    ------
+    ValueError
+        If an argument fails validation (the message names it).
+    FloatingPointError
+        If the epoch overflows float64; the arrays are left partly updated.
+    """
     head = _csr(data, indices, indptr, np.shape(w)[0], check_finite)
     y, order = _binary_args(head[2].shape[0] - 1, np.shape(w)[0], y, order, w, b, check_finite)
     _avg_args(w.shape, b.shape, u, beta, count)
@@ -168,6 +332,46 @@ def multiclass_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayL
                            W: np.ndarray, b: np.ndarray, fit_intercept: bool = True,
                            normalize: bool = False, *, check_finite: bool = True,
                            sample_weight: npt.ArrayLike | None = None) -> int:
+    """One epoch of the K-class (argmax) perceptron on dense rows, in place.
+
+    For each row in ``order``: if the highest score ``W_k . x + b_k`` (lowest k on ties) is
+    not the true class's, the true row gains ``x`` and the predicted row loses it
+    ([Bunescu-CS4900], K-class perceptron).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The samples, float32 or float64 (other real dtypes, or a non-contiguous X, are
+        converted into a copy).
+    y : array-like of int of shape (n_samples,)
+        The class index of each sample, in ``[0, n_classes)``.
+    order : array-like of int
+        The row indices to visit, in order (an epoch's permutation, or any subset).
+    W : ndarray of float64 of shape (n_classes, n_features)
+        One weight row per class, updated in place.
+    b : ndarray of float64 of shape (n_classes,)
+        One bias per class, updated in place.
+    fit_intercept : bool, default=True
+        Whether the bias is updated.
+    normalize : bool, default=False
+        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
+    check_finite : bool, default=True
+        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
+    sample_weight : array-like of shape (n_samples,), optional
+        One finite weight per row, multiplying its update.
+
+    Returns
+    -------
+    int
+        The number of mistakes in the epoch.
+
+    Raises
+    ------
+    ValueError
+        If an argument fails validation (the message names it).
+    FloatingPointError
+        If the epoch overflows float64; the arrays are left partly updated.
+    """
     X = _dense(X, check_finite)
     y, order = _multi_args(X.shape[0], y, order, W, b, check_finite)
     if W.shape[1] != X.shape[1]:
@@ -181,6 +385,43 @@ def multiclass_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: np
                          fit_intercept: bool = True, normalize: bool = False, *,
                          check_finite: bool = True,
                          sample_weight: npt.ArrayLike | None = None) -> int:
+    """`multiclass_epoch_dense` on CSR rows.
+
+    Parameters
+    ----------
+    data, indices, indptr : array-like
+        The samples as CSR rows: the stored values, their column indices and the row
+        pointers (n_samples + 1 of them), with any integer index dtypes; checked (monotone
+        ``indptr``, indices in range).
+    y : array-like of int of shape (n_samples,)
+        The class index of each sample, in ``[0, n_classes)``.
+    order : array-like of int
+        The row indices to visit, in order (an epoch's permutation, or any subset).
+    W : ndarray of float64 of shape (n_classes, n_features)
+        One weight row per class, updated in place.
+    b : ndarray of float64 of shape (n_classes,)
+        One bias per class, updated in place.
+    fit_intercept : bool, default=True
+        Whether the bias is updated.
+    normalize : bool, default=False
+        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
+    check_finite : bool, default=True
+        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
+    sample_weight : array-like of shape (n_samples,), optional
+        One finite weight per row, multiplying its update.
+
+    Returns
+    -------
+    int
+        The number of mistakes in the epoch.
+
+    Raises
+    ------
+    ValueError
+        If an argument fails validation (the message names it).
+    FloatingPointError
+        If the epoch overflows float64; the arrays are left partly updated.
+    """
     head = _csr(data, indices, indptr, np.shape(W)[-1], check_finite)
     y, order = _multi_args(head[2].shape[0] - 1, y, order, W, b, check_finite)
     return _run("multiclass_epoch_csr", head, (y, order), (W, b),
@@ -193,6 +434,51 @@ def multiclass_averaged_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike,
                                     fit_intercept: bool = True, normalize: bool = False, *,
                                     check_finite: bool = True,
                                     sample_weight: npt.ArrayLike | None = None) -> int:
+    """One epoch of the averaged K-class perceptron on dense rows, in place.
+
+    The K-class update with lazy averaging on every class row.
+    The averaged model after any number of epochs is ``(W - U / count, b - beta / count)``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The samples, float32 or float64 (other real dtypes, or a non-contiguous X, are
+        converted into a copy).
+    y : array-like of int of shape (n_samples,)
+        The class index of each sample, in ``[0, n_classes)``.
+    order : array-like of int
+        The row indices to visit, in order (an epoch's permutation, or any subset).
+    W : ndarray of float64 of shape (n_classes, n_features)
+        One weight row per class, updated in place.
+    b : ndarray of float64 of shape (n_classes,)
+        One bias per class, updated in place.
+    U : ndarray of float64 of shape (n_classes, n_features)
+        The lazy-averaging sums of the weight rows, updated in place (zeros to start).
+    beta : ndarray of float64, shaped as ``b``
+        The lazy-averaging sums of the bias, updated in place (zeros to start).
+    count : ndarray of int64 of shape (1,)
+        The example counter of the averaging, 1 before the first example; updated in place.
+    fit_intercept : bool, default=True
+        Whether the bias is updated.
+    normalize : bool, default=False
+        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
+    check_finite : bool, default=True
+        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
+    sample_weight : array-like of shape (n_samples,), optional
+        One finite weight per row, multiplying its update.
+
+    Returns
+    -------
+    int
+        The number of mistakes in the epoch.
+
+    Raises
+    ------
+    ValueError
+        If an argument fails validation (the message names it).
+    FloatingPointError
+        If the epoch overflows float64; the arrays are left partly updated.
+    """
     X = _dense(X, check_finite)
     y, order = _multi_args(X.shape[0], y, order, W, b, check_finite)
     if W.shape[1] != X.shape[1]:
@@ -209,6 +495,49 @@ def multiclass_averaged_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike,
                                   fit_intercept: bool = True, normalize: bool = False, *,
                                   check_finite: bool = True,
                                   sample_weight: npt.ArrayLike | None = None) -> int:
+    """`multiclass_averaged_epoch_dense` on CSR rows.
+
+    Parameters
+    ----------
+    data, indices, indptr : array-like
+        The samples as CSR rows: the stored values, their column indices and the row
+        pointers (n_samples + 1 of them), with any integer index dtypes; checked (monotone
+        ``indptr``, indices in range).
+    y : array-like of int of shape (n_samples,)
+        The class index of each sample, in ``[0, n_classes)``.
+    order : array-like of int
+        The row indices to visit, in order (an epoch's permutation, or any subset).
+    W : ndarray of float64 of shape (n_classes, n_features)
+        One weight row per class, updated in place.
+    b : ndarray of float64 of shape (n_classes,)
+        One bias per class, updated in place.
+    U : ndarray of float64 of shape (n_classes, n_features)
+        The lazy-averaging sums of the weight rows, updated in place (zeros to start).
+    beta : ndarray of float64, shaped as ``b``
+        The lazy-averaging sums of the bias, updated in place (zeros to start).
+    count : ndarray of int64 of shape (1,)
+        The example counter of the averaging, 1 before the first example; updated in place.
+    fit_intercept : bool, default=True
+        Whether the bias is updated.
+    normalize : bool, default=False
+        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
+    check_finite : bool, default=True
+        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
+    sample_weight : array-like of shape (n_samples,), optional
+        One finite weight per row, multiplying its update.
+
+    Returns
+    -------
+    int
+        The number of mistakes in the epoch.
+
+    Raises
+    ------
+    ValueError
+        If an argument fails validation (the message names it).
+    FloatingPointError
+        If the epoch overflows float64; the arrays are left partly updated.
+    """
     head = _csr(data, indices, indptr, np.shape(W)[-1], check_finite)
     y, order = _multi_args(head[2].shape[0] - 1, y, order, W, b, check_finite)
     _avg_args(W.shape, b.shape, U, beta, count)
@@ -230,7 +559,32 @@ def _decision_args(W: npt.ArrayLike, b: npt.ArrayLike, n: int | None,
 
 def decision_dense(X: npt.ArrayLike, W: npt.ArrayLike, b: npt.ArrayLike,
                    out: np.ndarray | None = None, *, check_finite: bool = True) -> np.ndarray:
-    """out[i, k] = W_k . x_i + b_k; allocates ``out`` when not given; returns it."""
+    """The scores ``out[i, k] = W_k . x_i + b_k`` of dense rows.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The samples, float32 or float64 (other real dtypes, or a non-contiguous X, are
+        converted into a copy).
+    W : array-like of shape (n_classes, n_features)
+        One weight row per class.
+    b : array-like of shape (n_classes,)
+        One bias per class.
+    out : ndarray of float64 of shape (n_samples, n_classes), optional
+        Where to write; allocated when None.
+    check_finite : bool, default=True
+        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
+
+    Returns
+    -------
+    out : ndarray of float64 of shape (n_samples, n_classes)
+        ``out[i, k] = W_k . x_i + b_k``.
+
+    Raises
+    ------
+    ValueError
+        If an argument fails validation or the shapes do not match.
+    """
     X = _dense(X, check_finite)
     W, b = _decision_args(W, b, X.shape[0], check_finite)
     if W.shape[1] != X.shape[1]:
@@ -244,7 +598,33 @@ def decision_dense(X: npt.ArrayLike, W: npt.ArrayLike, b: npt.ArrayLike,
 def decision_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.ArrayLike,
                  W: npt.ArrayLike, b: npt.ArrayLike, out: np.ndarray | None = None, *,
                  check_finite: bool = True) -> np.ndarray:
-    """`decision_dense` on CSR rows."""
+    """`decision_dense` on CSR rows.
+
+    Parameters
+    ----------
+    data, indices, indptr : array-like
+        The samples as CSR rows: the stored values, their column indices and the row
+        pointers (n_samples + 1 of them), with any integer index dtypes; checked (monotone
+        ``indptr``, indices in range).
+    W : array-like of shape (n_classes, n_features)
+        One weight row per class.
+    b : array-like of shape (n_classes,)
+        One bias per class.
+    out : ndarray of float64 of shape (n_samples, n_classes), optional
+        Where to write; allocated when None.
+    check_finite : bool, default=True
+        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
+
+    Returns
+    -------
+    out : ndarray of float64 of shape (n_samples, n_classes)
+        ``out[i, k] = W_k . x_i + b_k``.
+
+    Raises
+    ------
+    ValueError
+        If an argument fails validation or the shapes do not match.
+    """
     W, b = _decision_args(W, b, None, check_finite)
     head = _csr(data, indices, indptr, W.shape[1], check_finite)
     n = head[2].shape[0] - 1

@@ -234,8 +234,42 @@ class PassiveAggressiveClassifier(_PassiveAggressive, LinearClassifierMixin, Epo
 
     def fit(self, X: Any, y: Any, coef_init: Any = None, intercept_init: Any = None,
             sample_weight: Any = None) -> PassiveAggressiveClassifier:
-        """Train for up to ``max_iter`` epochs (from ``coef_init`` / ``intercept_init`` when
-        given; from the current weights with ``warm_start``)."""
+        """Train for up to ``max_iter`` epochs.
+
+        From ``coef_init`` / ``intercept_init`` when given; from the current weights with
+        ``warm_start``; else from zero.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Training samples.
+        y : array-like of shape (n_samples,)
+            Labels, two classes or more (one-vs-rest).
+        coef_init : array-like, optional
+            Initial weights, shaped as ``coef_``; zeros when None.
+        intercept_init : array-like, optional
+            Initial bias, shaped as ``intercept_``; zeros when None.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample, multiplying its update; equal weights when None.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If an input or parameter is malformed or out of range, or (with ``warm_start``) the
+            classes or features changed.
+        TypeError
+            If a parameter has the wrong type.
+
+        Warns
+        -----
+        ConvergenceWarning
+            If ``max_iter`` epochs ran without meeting the stopping rule.
+        """
         init = None if coef_init is None and intercept_init is None else (coef_init,
                                                                           intercept_init)
         self._fit(X, y, sample_weight, init)
@@ -244,7 +278,30 @@ class PassiveAggressiveClassifier(_PassiveAggressive, LinearClassifierMixin, Epo
 
     def partial_fit(self, X: Any, y: Any, classes: Any = None,
                     sample_weight: Any = None) -> PassiveAggressiveClassifier:
-        """One epoch over this batch; ``classes`` is required on the first call."""
+        """One epoch over this batch, continuing the model's state.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            The batch's samples; the same features on every call.
+        y : array-like of shape (n_samples,)
+            The batch's labels, each one of ``classes``.
+        classes : array-like, optional
+            Every label the model will ever see; required on the first call, unchanged after.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample, multiplying its update; equal weights when None.
+
+        Returns
+        -------
+        self : object
+            The estimator, trained one more epoch.
+
+        Raises
+        ------
+        ValueError
+            If an input is malformed, ``classes`` is missing on the first call or changes, or
+            ``X`` does not match the fitted model.
+        """
         check_class_weight(self.class_weight, partial=True)
         self._partial_fit(X, y, classes, sample_weight)
         return self
@@ -257,13 +314,13 @@ class PassiveAggressiveClassifier(_PassiveAggressive, LinearClassifierMixin, Epo
 class PassiveAggressiveRegressor(_PassiveAggressive, LinearModelMixin, EpochRegressor):
     """Passive-aggressive regressor.
 
-    Parameters are keyword-only, scikit-learn 1.9's with the same defaults and meaning; those
-    not listed are as for `PassiveAggressiveClassifier` (fit_intercept, max_iter, tol,
-    early_stopping, validation_fraction, n_iter_no_change, shuffle, verbose, random_state,
-    warm_start, average; early stopping and ``score`` use R^2).
+    Parameters are keyword-only, scikit-learn 1.9's with the same defaults and meaning.
 
     Parameters
     ----------
+    fit_intercept, max_iter, tol, early_stopping, validation_fraction, n_iter_no_change, \
+shuffle, verbose, random_state, warm_start, average
+        As for `PassiveAggressiveClassifier`; early stopping and ``score`` use R^2.
     C : float, default=1.0
         As for the classifier (``C=inf``: the plain PA).
     loss : {"epsilon_insensitive", "squared_epsilon_insensitive"}, default="epsilon_insensitive"
@@ -326,13 +383,65 @@ class PassiveAggressiveRegressor(_PassiveAggressive, LinearModelMixin, EpochRegr
         self.coef_, self.intercept_ = coef[0], intercept
 
     def predict(self, X: Any) -> np.ndarray:
-        """w.x + b for each row."""
+        """The prediction ``w . x + b`` of each row.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Samples, with the features the model was fitted on.
+
+        Returns
+        -------
+        ndarray of float64 of shape (n_samples,)
+            The predicted targets.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If ``X`` is malformed or has another number of features (or other feature names)
+            than the training data, or a decision value is not finite.
+        """
         return self._scores(self._gate_predict(X))[:, 0]
 
     def fit(self, X: Any, y: Any, coef_init: Any = None, intercept_init: Any = None,
             sample_weight: Any = None) -> PassiveAggressiveRegressor:
-        """Train for up to ``max_iter`` epochs (from ``coef_init`` / ``intercept_init`` when
-        given; from the current weights with ``warm_start``)."""
+        """Train for up to ``max_iter`` epochs.
+
+        From ``coef_init`` / ``intercept_init`` when given; from the current weights with
+        ``warm_start``; else from zero.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Training samples.
+        y : array-like of shape (n_samples,)
+            Real targets.
+        coef_init : array-like, optional
+            Initial weights, shaped as ``coef_``; zeros when None.
+        intercept_init : array-like, optional
+            Initial bias, shaped as ``intercept_``; zeros when None.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample, multiplying its update; equal weights when None.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If an input or parameter is malformed or out of range.
+        TypeError
+            If a parameter has the wrong type.
+
+        Warns
+        -----
+        ConvergenceWarning
+            If ``max_iter`` epochs ran without meeting the stopping rule.
+        """
         init = None if coef_init is None and intercept_init is None else (coef_init,
                                                                           intercept_init)
         self._fit(X, y, sample_weight, init)
@@ -341,7 +450,27 @@ class PassiveAggressiveRegressor(_PassiveAggressive, LinearModelMixin, EpochRegr
 
     def partial_fit(self, X: Any, y: Any,
                     sample_weight: Any = None) -> PassiveAggressiveRegressor:
-        """One epoch over this batch."""
+        """One epoch over this batch, continuing the model's state.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            The batch's samples; the same features on every call.
+        y : array-like of shape (n_samples,)
+            The batch's real targets.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample, multiplying its update; equal weights when None.
+
+        Returns
+        -------
+        self : object
+            The estimator, trained one more epoch.
+
+        Raises
+        ------
+        ValueError
+            If an input is malformed or ``X`` does not match the fitted model.
+        """
         self._partial_fit(X, y, sample_weight)
         return self
 

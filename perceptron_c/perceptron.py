@@ -1,7 +1,7 @@
 """`Perceptron`: the primal perceptron family as a scikit-learn-style estimator.
 
-Plain (CIML ch. 4, Alg. 5), averaged (Alg. 7, lazy), normalized (CS269 lecture, section 2),
-binary, K-class argmax (Ohio slides) and one-vs-rest. All training state (weights, averaging
+Plain ([Daume2017] Alg. 5), averaged (Alg. 7, lazy), normalized ([Vaughan-CS269], section 2),
+binary, K-class argmax ([Bunescu-CS4900]) and one-vs-rest. All training state (weights, averaging
 sums, example counter, seed, epoch counter) is plain numpy arrays and numbers on the model,
 so it pickles, saves to ``.npz`` and resumes with ``partial_fit`` or ``warm_start``. The epoch
 loop is `EpochClassifier`'s; this module holds the state and one epoch.
@@ -152,7 +152,7 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
     ``average``, ``normalize`` and ``multiclass``. Two arithmetics:
 
     - the textbook's (``tol=None`` and ``penalty=None``, the default): w += eta0 * y * x on a
-      mistake, averaged (CIML Alg. 7) or normalized updates, K-class argmax, and training
+      mistake, averaged ([Daume2017] Alg. 7) or normalized updates, K-class argmax, and training
       stops after an epoch without a mistake;
     - scikit-learn's SGD (``tol`` or ``penalty`` set): the same updates computed as
       scikit-learn 1.8 and 1.9 compute them (bit for bit on float64 data), with its penalty,
@@ -347,9 +347,43 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
     # ------------------------------------------------------------------ training
     def fit(self, X: Any, y: Any, coef_init: Any = None, intercept_init: Any = None,
             sample_weight: Any = None) -> Perceptron:
-        """Train for up to ``max_iter`` epochs from zero weights (or ``coef_init`` /
-        ``intercept_init``; or the current ones with ``warm_start``), each example's update
-        scaled by ``eta0`` times its class weight times ``sample_weight``."""
+        """Train for up to ``max_iter`` epochs.
+
+        From zero weights (or ``coef_init`` / ``intercept_init``; or the current ones with
+        ``warm_start``), each example's update scaled by ``eta0`` times its class weight times
+        ``sample_weight``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Training samples.
+        y : array-like of shape (n_samples,)
+            Labels, two classes or more.
+        coef_init : array-like, optional
+            Initial weights, shaped as ``coef_``; zeros when None.
+        intercept_init : array-like, optional
+            Initial bias, shaped as ``intercept_``; zeros when None.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample, multiplying its update; equal weights when None.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If an input or parameter is malformed or out of range, or (with ``warm_start``) the
+            classes or features changed.
+        TypeError
+            If a parameter has the wrong type.
+
+        Warns
+        -----
+        ConvergenceWarning
+            If ``max_iter`` epochs ran without meeting the stopping rule.
+        """
         init = None if coef_init is None and intercept_init is None else (coef_init,
                                                                           intercept_init)
         self._fit(X, y, sample_weight, init)
@@ -358,8 +392,30 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
 
     def partial_fit(self, X: Any, y: Any, classes: Any = None,
                     sample_weight: Any = None) -> Perceptron:
-        """One epoch over this batch, continuing the model's state. ``classes`` (every label
-        the model will ever see) is required on the first call."""
+        """One epoch over this batch, continuing the model's state.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            The batch's samples; the same features on every call.
+        y : array-like of shape (n_samples,)
+            The batch's labels, each one of ``classes``.
+        classes : array-like, optional
+            Every label the model will ever see; required on the first call, unchanged after.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample, multiplying its update; equal weights when None.
+
+        Returns
+        -------
+        self : object
+            The estimator, trained one more epoch.
+
+        Raises
+        ------
+        ValueError
+            If an input is malformed, ``classes`` is missing on the first call or changes, or
+            ``X`` does not match the fitted model.
+        """
         check_class_weight(self.class_weight, partial=True)
         self._partial_fit(X, y, classes, sample_weight)
         return self
@@ -367,8 +423,24 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
     def top_features(self, k: int = 10) -> dict:
         """The k most positive and k most negative weights, with feature names.
 
-        Two classes: ``{"positive": [(name, weight), ...], "negative": [...]}`` (positive
-        weights speak for ``classes_[1]``). More classes: a dict of those per class label.
+        Parameters
+        ----------
+        k : int, default=10
+            How many of each sign (fewer when fewer weights have that sign).
+
+        Returns
+        -------
+        dict
+            Two classes: ``{"positive": [(name, weight), ...], "negative": [...]}`` (positive
+            weights speak for ``classes_[1]``), largest magnitude first. More classes: such a dict
+            per class label. Names are ``feature_names_in_`` or ``x0``, ``x1``, ...
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If ``k`` is not an integer >= 1.
         """
         self._check_fitted()
         check_int(k, "k", 1)

@@ -26,7 +26,20 @@ _COLORS = {"last": "#d62728", "averaged": "#1f77b4", "voted": "#2ca02c",
 
 
 def require_matplotlib() -> tuple[Any, Any]:
-    """Import matplotlib's Figure and Agg canvas; a clear ImportError without matplotlib."""
+    """Import matplotlib's Figure and Agg canvas; a clear ImportError without matplotlib.
+
+    Returns
+    -------
+    Figure : type
+        ``matplotlib.figure.Figure``.
+    FigureCanvasAgg : type
+        ``matplotlib.backends.backend_agg.FigureCanvasAgg``.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed, saying how to install it.
+    """
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -54,7 +67,27 @@ def _save(fig: Any, path: str | os.PathLike[str]) -> str:
 
 
 def plot_learning_curves(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
-    """Test error vs epochs, one panel per polynomial degree, one line per variant."""
+    """Test error vs epochs, one panel per polynomial degree, one line per variant.
+
+    Parameters
+    ----------
+    res : dict
+        What `perceptron_c.experiments.learning_curves` returned.
+    path : str or path-like
+        The PNG file written; its folder is created if missing.
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed.
+    OSError
+        If the file cannot be written.
+    """
     degrees, epochs = res["degrees"], res["epochs"]
     cols = min(len(degrees), 5)
     rows = -(-len(degrees) // cols)
@@ -81,7 +114,30 @@ def plot_learning_curves(res: dict[str, Any], path: str | os.PathLike[str]) -> s
 
 
 def plot_ordering(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
-    """Mean training and test error per epoch for the three visiting orders."""
+    """Mean training and test error per epoch for the three visiting orders.
+
+    The band around each line spans the quartiles over the repeats; the error axis is
+    symmetric-log.
+
+    Parameters
+    ----------
+    res : dict
+        What `perceptron_c.experiments.ordering` returned.
+    path : str or path-like
+        The PNG file written; its folder is created if missing.
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed.
+    OSError
+        If the file cannot be written.
+    """
     fig = _figure(9, 3.6)
     axes = fig.subplots(1, 2, sharey=True)
     t = np.arange(1, res["epochs"] + 1)
@@ -105,7 +161,27 @@ def plot_ordering(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
 
 
 def plot_mistakes_vs_margin(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
-    """Log-log: total mistakes (each data set, and the mean) and (R/gamma)^2 vs 1/gamma^2."""
+    """Log-log: total mistakes (each data set, and the mean) and (R/gamma)^2 vs 1/gamma^2.
+
+    Parameters
+    ----------
+    res : dict
+        What `perceptron_c.experiments.mistakes_vs_margin` returned.
+    path : str or path-like
+        The PNG file written; its folder is created if missing.
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed.
+    OSError
+        If the file cannot be written.
+    """
     fig = _figure(5.6, 4.2)
     ax = fig.subplots()
     x = 1.0 / res["gamma"] ** 2
@@ -128,8 +204,30 @@ def plot_mistakes_vs_margin(res: dict[str, Any], path: str | os.PathLike[str]) -
 
 
 def plot_boundaries_2d(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
-    """Four panels: sign of the decision function, the points, w (linear) or the support
-    vectors (kernels) circled."""
+    """One panel per model: the sign of the decision function and the points.
+
+    The linear panel draws its weight vector w; the kernel panels circle their support
+    vectors.
+
+    Parameters
+    ----------
+    res : dict
+        What `perceptron_c.experiments.boundaries_2d` returned.
+    path : str or path-like
+        The PNG file written; its folder is created if missing.
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed.
+    OSError
+        If the file cannot be written.
+    """
     from matplotlib.colors import ListedColormap
 
     panels = res["panels"]
@@ -177,7 +275,29 @@ PLOTTERS = {
 
 def save_figures(results: dict[str, dict[str, Any]],
                  out_dir: str | os.PathLike[str]) -> list[str]:
-    """Draw every result of ``{experiment name: result dict}`` into ``out_dir``; returns the
-    paths written, in the order of ``results``."""
+    """Draw every result of ``{experiment name: result dict}`` into ``out_dir``.
+
+    Parameters
+    ----------
+    results : dict of str to dict
+        Result dicts of `perceptron_c.experiments`, by experiment name (``"learning_curves"``,
+        ``"ordering"``, ``"mistakes_vs_margin"``, ``"boundaries_2d"``).
+    out_dir : str or path-like
+        The folder, created if missing; each figure gets its name from ``FILENAMES``.
+
+    Returns
+    -------
+    list of str
+        The paths written, in the order of ``results``.
+
+    Raises
+    ------
+    KeyError
+        If a name is not one of the experiments.
+    ImportError
+        If matplotlib is not installed.
+    OSError
+        If a file cannot be written.
+    """
     return [PLOTTERS[name](res, os.path.join(os.fspath(out_dir), FILENAMES[name]))
             for name, res in results.items()]

@@ -1,4 +1,4 @@
-"""`StructuredPerceptron`: sequence labeling by the structured perceptron (Collins 2002).
+"""`StructuredPerceptron`: sequence labeling by the structured perceptron ([Collins2002]).
 
 X holds one row of features per token, ``lengths`` the sentence lengths (seqlearn's
 convention; None: all of X is one sentence). A tag sequence scores the emissions of its tags
@@ -6,8 +6,8 @@ convention; None: all of X is one sentence). A tag sequence scores the emissions
 (``coef_trans_``) and the scores of the first and the last tag (``coef_init_``,
 ``coef_final_``); prediction is the best sequence, found by Viterbi. Training decodes each
 sentence with the current weights and, when the sequence is wrong, adds the features of the
-gold sequence and subtracts those of the predicted one; averaged by default (Collins 2002,
-section 2.5; lazy, as CIML Alg. 7, one tick per sentence). The routines are
+gold sequence and subtracts those of the predicted one; averaged by default ([Collins2002],
+section 2.5; lazy, as [Daume2017] Alg. 7, one tick per sentence). The routines are
 `_backend.sequence`'s, the epoch loop `EpochClassifier`'s.
 """
 from __future__ import annotations
@@ -123,7 +123,7 @@ class StructuredPerceptron(EpochClassifier):
     Parameters
     ----------
     average : bool, default=True
-        Predict with the average of the weights held after every sentence (Collins 2002,
+        Predict with the average of the weights held after every sentence ([Collins2002],
         section 2.5), as the textbook does; False: the last weights.
     fit_intercept : bool, default=True
         Learn a per-tag bias of the emissions (``intercept_``).
@@ -240,8 +240,31 @@ class StructuredPerceptron(EpochClassifier):
 
     # ------------------------------------------------------------------ training
     def fit(self, X: Any, y: Any, lengths: Any = None) -> StructuredPerceptron:
-        """Train for up to ``max_iter`` epochs over the sentences of X (``lengths`` tokens
-        each); stop after an epoch that tags every token right."""
+        """Train for up to ``max_iter`` epochs over the sentences of X.
+
+        Stops after an epoch that tags every token right.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_tokens, n_features)
+            One row of features per token, the sentences one after another.
+        y : array-like of shape (n_tokens,)
+            The tag of each token; at least two tags.
+        lengths : array-like of int, optional
+            The number of tokens of each sentence, summing to ``n_tokens``; None makes all of X
+            one sentence.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If an input or parameter is malformed, ``lengths`` does not add up to the rows of X,
+            or (with ``warm_start``) the tags changed.
+        """
         spec, Xc, names = self._begin(X, first=True)
         spec["offsets"] = check_lengths(lengths, Xc.shape[0])
         classes, y_idx = encode_labels(check_y(y, Xc.shape[0]))
@@ -256,8 +279,31 @@ class StructuredPerceptron(EpochClassifier):
 
     def partial_fit(self, X: Any, y: Any, lengths: Any = None,  # type: ignore[override]
                     classes: Any = None) -> StructuredPerceptron:
-        """One epoch over these sentences, continuing the model's state. ``classes`` (every
-        tag the model will ever see) is required on the first call."""
+        """One epoch over these sentences, continuing the model's state.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_tokens, n_features)
+            One row of features per token, the sentences one after another.
+        y : array-like of shape (n_tokens,)
+            The tag of each token, each one of ``classes``.
+        lengths : array-like of int, optional
+            The number of tokens of each sentence, summing to ``n_tokens``; None makes all of X
+            one sentence.
+        classes : array-like, optional
+            Every tag the model will ever see; required on the first call, unchanged after.
+
+        Returns
+        -------
+        self : object
+            The estimator, trained one more epoch.
+
+        Raises
+        ------
+        ValueError
+            If an input is malformed, ``classes`` is missing on the first call or changes, or X
+            does not match the fitted model.
+        """
         first = not self._is_fitted()
         spec, Xc, names = self._begin(X, first)
         spec["offsets"] = check_lengths(lengths, Xc.shape[0])
@@ -303,11 +349,50 @@ class StructuredPerceptron(EpochClassifier):
         return out
 
     def predict(self, X: Any, lengths: Any = None) -> np.ndarray:
-        """The tag of every token: each sentence's best sequence (Viterbi)."""
+        """The tag of every token: each sentence's best sequence (Viterbi).
+
+        Ties go to the lowest tag index.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_tokens, n_features)
+            One row of features per token, the sentences one after another.
+        lengths : array-like of int, optional
+            The number of tokens of each sentence, summing to ``n_tokens``; None makes all of X
+            one sentence.
+
+        Returns
+        -------
+        ndarray of shape (n_tokens,)
+            Tags, from ``classes_``.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If X or ``lengths`` is malformed or X does not match the training data.
+        """
         return self.classes_[self._predict_idx(X, lengths)]
 
     def score(self, X: Any, y: Any, lengths: Any = None) -> float:
-        """The fraction of tokens tagged right."""
+        """The fraction of tokens tagged right.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_tokens, n_features)
+            One row of features per token, the sentences one after another.
+        y : array-like of shape (n_tokens,)
+            The true tag of each token.
+        lengths : array-like of int, optional
+            The number of tokens of each sentence, summing to ``n_tokens``; None makes all of X
+            one sentence.
+
+        Returns
+        -------
+        float
+            The token accuracy of `predict`.
+        """
         return float(np.mean(self.predict(X, lengths) == np.asarray(y)))
 
     # ------------------------------------------------------------------ persistence

@@ -56,7 +56,7 @@ _STATIC = (0, 1, 2, 6, 8, 9, 10, 11, 12, 13)
 
 
 class PerceptronTagger(GuardedModel):
-    """Greedy averaged perceptron tagger (Collins 2002; NLTK's ``PerceptronTagger``).
+    """Greedy averaged perceptron tagger ([Collins2002]; NLTK's ``PerceptronTagger``).
 
     Parameters
     ----------
@@ -136,9 +136,20 @@ class PerceptronTagger(GuardedModel):
         return SimpleNamespace(weights=self.weights, classes=self.classes, i=self._steps)
 
     def normalize(self, word: str) -> str:
-        """NLTK's normalization (lines 569-584): hyphenated words (not starting with '-') are
-        ``!HYPHEN``, 4-digit numbers ``!YEAR``, other words starting with a digit
-        ``!DIGITS``, everything else lower-cased."""
+        """NLTK's normalization of a word (lines 569-584), for the features.
+
+        Parameters
+        ----------
+        word : str
+            A token.
+
+        Returns
+        -------
+        str
+            ``"!HYPHEN"`` for a hyphenated word (not starting with '-'), ``"!YEAR"`` for a 4-digit
+            number, ``"!DIGITS"`` for another word starting with a digit, else the word
+            lower-cased.
+        """
         if "-" in word and word[0] != "-":
             return "!HYPHEN"
         if word.isdigit() and len(word) == 4:
@@ -179,10 +190,36 @@ class PerceptronTagger(GuardedModel):
     @_reader
     def tag(self, tokens: Iterable[str], return_conf: bool = False,
             use_tagdict: bool = True) -> list[tuple]:
-        """Tag one sentence (lines 381-401): ``[(word, tag), ...]``, or ``(word, tag, conf)``
-        with ``return_conf`` (1.0 for a word of the tag dictionary, else the largest softmax
-        of the scores, computed stably: NLTK's ``np.exp`` of the raw scores overflows past
-        709). ``use_tagdict=False`` predicts every word."""
+        """Tag one sentence (lines 381-401).
+
+        Parameters
+        ----------
+        tokens : iterable of str
+            The words of the sentence.
+        return_conf : bool, default=False
+            Also give each tag's confidence: 1.0 for a word of the tag dictionary, else the
+            largest softmax of the scores, computed stably (NLTK's ``np.exp`` of the raw scores
+            overflows past 709).
+        use_tagdict : bool, default=True
+            Take the tag of a word of the tag dictionary from it; False predicts every word.
+
+        Returns
+        -------
+        list of tuple
+            ``[(word, tag), ...]``, or ``[(word, tag, conf), ...]`` with ``return_conf``.
+
+        Raises
+        ------
+        TypeError
+            If a token is not a str.
+        ValueError
+            If ``return_conf`` is given to a structured tagger (Viterbi has no per-token
+            confidence).
+        NotFittedError
+            If the tagger has no model yet and a word needs predicting.
+        ConcurrentUseError
+            If another thread is training the tagger meanwhile.
+        """
         tokens = check_tokens(tokens, "tokens")
         if self.structured:
             if return_conf:
@@ -224,8 +261,29 @@ class PerceptronTagger(GuardedModel):
     @_mark
     @_reader
     def tag_sents(self, sentences: Iterable[Iterable[str]]) -> list[list[tuple]]:
-        """``[self.tag(sentence) for sentence in sentences]`` (``nltk/tag/api.py``), tagged in
-        one call of the compiled loop."""
+        """Tag several sentences: ``[self.tag(sentence) for sentence in sentences]``.
+
+        As ``nltk/tag/api.py`` defines it; tagged in one call of the compiled loop.
+
+        Parameters
+        ----------
+        sentences : iterable of iterables of str
+            The sentences, each an iterable of words.
+
+        Returns
+        -------
+        list of list of tuple
+            ``[(word, tag), ...]`` for each sentence.
+
+        Raises
+        ------
+        TypeError
+            If a token is not a str.
+        NotFittedError
+            If the tagger has no model yet and a word needs predicting.
+        ConcurrentUseError
+            If another thread is training the tagger meanwhile.
+        """
         checked = [check_tokens(s, f"sentences[{k}]") for k, s in enumerate(sentences)]
         if self.structured:
             return self._tag_structured(checked)
@@ -271,8 +329,32 @@ class PerceptronTagger(GuardedModel):
     @_mark
     @_reader
     def accuracy(self, gold: Iterable[Any]) -> float:
-        """The fraction of the tokens of ``gold`` (sentences of (word, tag) pairs) tagged as
-        in ``gold`` after tagging its words (NLTK's ``TaggerI.accuracy``)."""
+        """The fraction of the tokens of ``gold`` tagged as in ``gold``.
+
+        NLTK's ``TaggerI.accuracy``: the words of each sentence are tagged with `tag` and
+        compared with the gold tags.
+
+        Parameters
+        ----------
+        gold : iterable of sentences
+            Sentences, each a list of (word, tag) pairs of str.
+
+        Returns
+        -------
+        float
+            Tokens tagged right / tokens.
+
+        Raises
+        ------
+        TypeError
+            If a word or tag of ``gold`` is not a str.
+        ValueError
+            If ``gold`` holds a malformed pair or no tokens.
+        NotFittedError
+            If the tagger has no model yet and a word needs predicting.
+        ConcurrentUseError
+            If another thread is training the tagger meanwhile.
+        """
         sentences = check_sentences(gold, "gold")
         n = sum(len(words) for words, _ in sentences)
         if n == 0:
@@ -282,7 +364,28 @@ class PerceptronTagger(GuardedModel):
         return right / n
 
     def evaluate(self, gold: Iterable[Any]) -> float:
-        """`accuracy`, with the DeprecationWarning NLTK gives (``nltk/tag/api.py``)."""
+        """`accuracy`, with the DeprecationWarning NLTK gives (``nltk/tag/api.py``).
+
+        Parameters
+        ----------
+        gold : iterable of sentences
+            Sentences, each a list of (word, tag) pairs of str.
+
+        Returns
+        -------
+        float
+            ``accuracy(gold)``.
+
+        Raises
+        ------
+        ValueError, TypeError, NotFittedError
+            As `accuracy`.
+
+        Warns
+        -----
+        DeprecationWarning
+            Always: NLTK deprecated ``evaluate`` for ``accuracy``.
+        """
         warnings.warn("Function evaluate() has been deprecated. Use accuracy(gold) instead.",
                       DeprecationWarning, stacklevel=2)
         return self.accuracy(gold)
@@ -291,11 +394,35 @@ class PerceptronTagger(GuardedModel):
     @_mark
     @_writer
     def train(self, sentences: Iterable[Any], save_loc: Any = None, nr_iter: int = 5) -> None:
-        """Train on ``sentences`` (lists of (word, tag) pairs of str) for ``nr_iter`` epochs,
-        shuffling them with Python's global ``random`` after every epoch, then average
-        (lines 403-450). As in NLTK, a second call goes on from the averaged weights, and
-        the tag dictionary and the classes grow. ``save_loc``: a folder to write NLTK's JSON
-        model files to (`to_nltk_json`, with ``self.lang``)."""
+        """Train on ``sentences`` for ``nr_iter`` epochs, then average (lines 403-450).
+
+        The sentences are shuffled with Python's global ``random`` after every epoch. As in NLTK,
+        a second call goes on from the averaged weights, and the tag dictionary and the classes
+        grow. A structured tagger (``structured=True``) trains a new model instead, from a seed
+        drawn from ``random``.
+
+        Parameters
+        ----------
+        sentences : iterable of sentences
+            Sentences, each a list of (word, tag) pairs of str.
+        save_loc : str or path, optional
+            A folder to write NLTK's JSON model files to (`to_nltk_json`, with ``self.lang``)
+            after training; not for a structured tagger.
+        nr_iter : int, default=5
+            Epochs, >= 0 (>= 1 for a structured tagger).
+
+        Raises
+        ------
+        ValueError
+            If ``nr_iter`` is not an int >= 0 (>= 1 for a structured tagger), the sentences hold
+            no tokens or a malformed pair, or ``save_loc`` is given to a structured tagger.
+        TypeError
+            If a word or tag is not a str.
+        OSError
+            If the files of ``save_loc`` cannot be written.
+        ConcurrentUseError
+            If another thread is training the tagger meanwhile.
+        """
         if isinstance(nr_iter, bool) or not isinstance(nr_iter, (int, np.integer)) \
                 or nr_iter < 0:
             raise ValueError(f"nr_iter must be an int >= 0, got {nr_iter!r}")
@@ -385,20 +512,70 @@ class PerceptronTagger(GuardedModel):
 
     # ---- model files
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor's model parameters (``lang``, ``structured``), for the model
-        file."""
+        """The constructor's model parameters, for the model file.
+
+        Parameters
+        ----------
+        deep : bool, default=True
+            Unused (scikit-learn's signature): the tagger holds no other estimator.
+
+        Returns
+        -------
+        dict
+            ``{"lang": str, "structured": bool}``.
+        """
         return {"lang": self.lang, "structured": self.structured}
 
     def save(self, path: Any) -> str:
-        """Write the model to a versioned ``.npz`` (no pickle); read it back with `load` or
-        `perceptron_c.load`. Returns the path written (``.npz`` appended if missing)."""
+        """Write the model to a versioned ``.npz`` (no pickle).
+
+        Read it back with `load` or `perceptron_c.load`.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The file; ``.npz`` is appended if it does not end with it.
+
+        Returns
+        -------
+        str
+            The path written.
+
+        Raises
+        ------
+        NotFittedError
+            If the tagger has no model yet.
+        OSError
+            If the file cannot be written.
+        ConcurrentUseError
+            If another thread is training the tagger meanwhile.
+        """
         if not self._classes or (self.structured and self._core is None):
             raise NotFittedError("PerceptronTagger.save: no model yet; call train first")
         return save_model(self, path)
 
     @classmethod
     def load(cls, path: Any) -> PerceptronTagger:
-        """Read a model written by `save`; a bad file raises `perceptron_c.FileFormatError`."""
+        """Read a model written by `save`.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The ``.npz`` file; without the suffix, ``path + ".npz"`` is read when ``path`` does
+            not exist.
+
+        Returns
+        -------
+        PerceptronTagger
+            The tagger, greedy or structured as it was saved.
+
+        Raises
+        ------
+        FileFormatError
+            If the file is not a valid model file, or holds another class's model.
+        FileNotFoundError
+            If the file does not exist.
+        """
         from .io import load_model
 
         model = load_model(path)
@@ -458,16 +635,58 @@ class PerceptronTagger(GuardedModel):
     # ---- NLTK's JSON files
     @classmethod
     def from_nltk_json(cls, loc: Any, lang: str = "eng") -> PerceptronTagger:
-        """A tagger from the JSON files NLTK's ``save_to_json`` writes in the folder ``loc``
-        (``averaged_perceptron_tagger_<lang>.{weights,tagdict,classes}.json``, lines
-        370-379); `perceptron_c.FileFormatError` naming the file if one is not such a file."""
+        """A tagger from the JSON files NLTK's ``save_to_json`` writes.
+
+        Parameters
+        ----------
+        loc : str or path
+            The folder of ``averaged_perceptron_tagger_<lang>.{weights,tagdict,classes}.json``
+            (lines 370-379).
+        lang : str, default="eng"
+            The language code in the file names.
+
+        Returns
+        -------
+        PerceptronTagger
+            A greedy tagger with those weights, tag dictionary and classes.
+
+        Raises
+        ------
+        ValueError
+            If ``lang`` is not one file name component.
+        FileFormatError
+            Naming the file, if one is not such a file.
+        OSError
+            If a file cannot be read.
+        """
         tagger = cls(load=False, lang=lang)
         tagger.load_from_json(lang, loc)
         return tagger
 
     def load_from_json(self, lang: str = "eng", loc: Any = None) -> None:
-        """NLTK's ``load_from_json`` (lines 507-552), without the downloader: ``loc`` is the
-        folder; ``None`` looks in the NLTK data folders (see the class)."""
+        """Replace the model by an NLTK JSON model (NLTK's ``load_from_json``, lines 507-552).
+
+        Without NLTK's downloader: nothing is ever downloaded.
+
+        Parameters
+        ----------
+        lang : str, default="eng"
+            The language code in the file names.
+        loc : str or path, optional
+            The folder of the three JSON files; None looks in the NLTK data folders (see the
+            class).
+
+        Raises
+        ------
+        ValueError
+            If ``lang`` is not one file name component.
+        LookupError
+            If ``loc`` is None and no NLTK data folder holds the model (unzipped).
+        FileFormatError
+            Naming the file, if one is not what NLTK writes.
+        OSError
+            If a file cannot be read.
+        """
         if loc is None:
             loc = _find_nltk_model(self.TAGGER_NAME, lang)
         weights, tagdict, classes = read_nltk_json(os.fspath(loc), lang, self.TAGGER_NAME)
@@ -482,8 +701,30 @@ class PerceptronTagger(GuardedModel):
         self.tagdict = dict(tagdict)
 
     def to_nltk_json(self, loc: Any, lang: str | None = None) -> list[str]:
-        """Write the three JSON files NLTK's ``load_from_json`` reads into the folder ``loc``
-        (created if missing), each whole or not at all; return their paths."""
+        """Write the three JSON files NLTK's ``load_from_json`` reads into the folder ``loc``.
+
+        Each file is written whole or not at all.
+
+        Parameters
+        ----------
+        loc : str or path
+            The folder, created if missing.
+        lang : str, optional
+            The language code in the file names; None means ``self.lang``.
+
+        Returns
+        -------
+        list of str
+            The paths of the weights, tag dictionary and classes files.
+
+        Raises
+        ------
+        ValueError
+            If the tagger is structured (NLTK's tagger is greedy: no NLTK form), or the
+            language code is not one file name component.
+        OSError
+            If the folder or a file cannot be written.
+        """
         self._refuse_structured("to_nltk_json")
         loc = os.fspath(loc)
         names = param_files(self.TAGGER_NAME, self.lang if lang is None else lang)
@@ -497,7 +738,23 @@ class PerceptronTagger(GuardedModel):
         return paths
 
     def save_to_json(self, lang: str = "xxx", loc: Any = None) -> None:
-        """NLTK's name for `to_nltk_json` (``loc`` is required: no staging folder here)."""
+        """NLTK's name for `to_nltk_json` (``loc`` is required: no staging folder here).
+
+        Parameters
+        ----------
+        lang : str, default="xxx"
+            The language code in the file names (NLTK's default).
+        loc : str or path
+            The folder, created if missing.
+
+        Raises
+        ------
+        ValueError
+            If ``loc`` is None, the tagger is structured, or ``lang`` is not one file name
+            component.
+        OSError
+            If the folder or a file cannot be written.
+        """
         if loc is None:
             raise ValueError("save_to_json: pass loc, the folder to write the model to")
         self.to_nltk_json(loc, lang)

@@ -3,13 +3,14 @@
 Two functions, both numpy only, both taking the same arguments:
 
 - ``margin(X, y, coef, intercept=None)``: the geometric margin of the hyperplane (w, b) on the
-  data, CIML ch. 4, eq. 4.8 divided by ||w||: ``min_i y_i (w . x_i + b) / ||w||`` when (w, b)
+  data, [Daume2017] eq. 4.8 divided by ||w||: ``min_i y_i (w . x_i + b) / ||w||`` when (w, b)
   separates the data, ``-inf`` otherwise.
 - ``mistake_bound(X, y, coef, intercept=None)``: the Block/Novikoff bound ``(R / gamma)^2``
-  on the total number of mistakes of the perceptron over all epochs, in any order (CS269
-  lecture, Theorem 1), ``inf`` when (w, b) does not separate the data.
+  ([Block1962], [Novikoff1962]) on the total number of mistakes of the perceptron over all
+  epochs, in any order ([Vaughan-CS269], Theorem 1), ``inf`` when (w, b) does not separate
+  the data.
 
-"Separates" is strict, as in the perceptron's own mistake test (CIML ch. 4, Alg. 5 updates
+"Separates" is strict, as in the perceptron's own mistake test ([Daume2017] Alg. 5 updates
 when ``y * a <= 0``): every ``y_i (w . x_i + b)`` must be > 0; a point on the hyperplane
 counts as not separated.
 
@@ -30,7 +31,7 @@ coef : array-like of shape (n_features,) or (1, n_features)
 intercept : None, a real number, or an array-like of shape (1,)
     The bias b (``Perceptron.intercept_`` has shape (1,)). ``None`` means "no bias at all":
     b = 0 and, for the mistake bound, no constant feature. A number, even 0.0, means the
-    perceptron learns a bias, absorbed as a constant feature 1 (Cornell notes), which
+    perceptron learns a bias, absorbed as a constant feature 1 ([Weinberger-CS4780]), which
     changes R and gamma of the bound.
 
 Bad input raises ``ValueError`` or ``TypeError`` naming the argument.
@@ -56,17 +57,35 @@ __all__ = ["margin", "mistake_bound"]
 def margin(X: Any, y: Any, coef: Any, intercept: Any = None) -> float:
     """Geometric margin of the hyperplane (coef, intercept) on (X, y), -inf if it does not separate.
 
-    CIML ch. 4, eq. 4.8 gives the functional margin ``min_i y_i (w . x_i + b)`` when (w, b)
+    [Daume2017] eq. 4.8 gives the functional margin ``min_i y_i (w . x_i + b)`` when (w, b)
     separates the data and ``-inf`` otherwise; dividing by ||w|| turns it into the distance
     from the hyperplane to the closest point, which is what this returns (so it does not
     change when (w, b) is rescaled). ``intercept=None`` means b = 0.
 
     See the module docstring for the accepted forms of X, y, coef and intercept.
 
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        Finite real values.
+    y : array-like of shape (n_samples,)
+        Exactly two classes; ``classes_[1]`` (in ``np.unique`` order) is +1, unless the
+        labels are already {-1, +1}.
+    coef : array-like of shape (n_features,) or (1, n_features)
+        The weight vector w (``Perceptron.coef_``).
+    intercept : None, float or array-like of shape (1,), default=None
+        The bias b; None means b = 0.
+
     Returns
     -------
     float
         The margin (> 0), or ``-inf`` when some ``y_i (w . x_i + b) <= 0``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Naming the argument, for bad input: y without exactly two classes, a coef of the
+        wrong shape or not finite, values that are not finite real numbers.
 
     Examples
     --------
@@ -84,13 +103,13 @@ def margin(X: Any, y: Any, coef: Any, intercept: Any = None) -> float:
 def mistake_bound(X: Any, y: Any, coef: Any, intercept: Any = None) -> float:
     """Block/Novikoff bound (R / gamma)^2 on the perceptron's total number of mistakes.
 
-    CS269 lecture, Theorem 1: if ``y_i (u . x_i) >= gamma`` for a unit vector u and
+    [Vaughan-CS269], Theorem 1: if ``y_i (u . x_i) >= gamma`` for a unit vector u and
     ``||x_i|| <= R`` for every i, the perceptron started at w = 0 makes at most
     ``(R / gamma)^2`` mistakes in total, over any number of passes in any order. Here u is
     coef/||coef||, gamma the smallest ``y_i (u . x_i)`` and R the largest ``||x_i||``.
 
-    With a number as ``intercept``, the bias is absorbed as a constant feature (Cornell
-    notes): x becomes (x, 1) and w becomes (w, b), so R = max ||(x_i, 1)|| and
+    With a number as ``intercept``, the bias is absorbed as a constant feature
+    ([Weinberger-CS4780]): x becomes (x, 1) and w becomes (w, b), so R = max ||(x_i, 1)|| and
     gamma = min y_i (w . x_i + b) / ||(w, b)||. This is the bound for training with an
     intercept whose update is ``b += y`` (the constant feature is exactly 1), as
     ``Perceptron(fit_intercept=True)`` does. ``intercept=None`` gives the origin-centred
@@ -98,10 +117,29 @@ def mistake_bound(X: Any, y: Any, coef: Any, intercept: Any = None) -> float:
 
     See the module docstring for the accepted forms of X, y, coef and intercept.
 
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        Finite real values.
+    y : array-like of shape (n_samples,)
+        Exactly two classes; ``classes_[1]`` (in ``np.unique`` order) is +1, unless the
+        labels are already {-1, +1}.
+    coef : array-like of shape (n_features,) or (1, n_features)
+        The weight vector w (``Perceptron.coef_``).
+    intercept : None, float or array-like of shape (1,), default=None
+        The bias b. None: no bias, and no constant feature; a number, even 0.0: the bias
+        is absorbed as a constant feature 1, which changes R and gamma.
+
     Returns
     -------
     float
         The bound, or ``inf`` when (coef, intercept) does not separate the data.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Naming the argument, for bad input: y without exactly two classes, a coef of the
+        wrong shape or not finite, values that are not finite real numbers.
 
     Examples
     --------

@@ -145,13 +145,55 @@ class TokenFeatures(Parameters):
 
     # ---- fitting and transforming
     def fit(self, sentences: Any, y: Any = None) -> TokenFeatures:
-        """Learn the vocabulary of the keys of ``sentences`` (lists of str tokens)."""
+        """Learn the vocabulary of the keys of ``sentences``.
+
+        Parameters
+        ----------
+        sentences : iterable of list of str
+            The sentences, each a list of tokens.
+        y : None
+            Ignored; accepted for scikit-learn's Pipeline.
+
+        Returns
+        -------
+        self : object
+            The fitted transformer.
+
+        Raises
+        ------
+        ValueError
+            If ``sentences`` is not a list of lists of str, or a parameter is out of range.
+        TypeError
+            If a parameter has the wrong type.
+        """
         self.fit_transform(sentences)
         return self
 
     def fit_transform(self, sentences: Any, y: Any = None, *,
                       return_lengths: bool = False) -> Any:
-        """``fit(sentences).transform(sentences)`` in one pass."""
+        """``fit(sentences).transform(sentences)`` in one pass.
+
+        Parameters
+        ----------
+        sentences : iterable of list of str
+            The sentences, each a list of tokens.
+        y : None
+            Ignored; accepted for scikit-learn's Pipeline.
+        return_lengths : bool, default=False
+            Also return the number of tokens of each sentence.
+
+        Returns
+        -------
+        X : scipy.sparse.csr_matrix or tuple of ndarray
+            One row per token (``(data, indices, indptr)`` without scipy).
+        lengths : ndarray of int64
+            The sentence lengths; only with ``return_lengths``.
+
+        Raises
+        ------
+        ValueError
+            If ``sentences`` is not a list of lists of str, or a parameter is out of range.
+        """
         spec, width, min_df = self._spec(), self._hash_width(), self._check_min_df()
         sentences = _check_sentences(sentences)
         mod = _backend.features
@@ -167,9 +209,30 @@ class TokenFeatures(Parameters):
         return (X, lengths) if return_lengths else X
 
     def transform(self, sentences: Any, *, return_lengths: bool = False) -> Any:
-        """The feature rows of every token of ``sentences`` (lists of str tokens): a scipy
-        CSR matrix (or ``(data, indices, indptr)`` without scipy), and with
-        ``return_lengths`` also the int64 lengths of the sentences."""
+        """The feature rows of every token of ``sentences``.
+
+        Parameters
+        ----------
+        sentences : iterable of list of str
+            The sentences, each a list of tokens.
+        return_lengths : bool, default=False
+            Also return the number of tokens of each sentence.
+
+        Returns
+        -------
+        X : scipy.sparse.csr_matrix or tuple of ndarray
+            One row per token (``(data, indices, indptr)`` without scipy); keys not seen by
+            `fit` have no column.
+        lengths : ndarray of int64
+            The sentence lengths; only with ``return_lengths``.
+
+        Raises
+        ------
+        NotFittedError
+            If the transformer has not been fitted.
+        ValueError
+            If ``sentences`` is not a list of lists of str.
+        """
         spec, width = self._state()
         sentences = _check_sentences(sentences)
         mod = _backend.features
@@ -180,7 +243,25 @@ class TokenFeatures(Parameters):
         return (X, lengths) if return_lengths else X
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        """The key of every column, in column order (interning only)."""
+        """The key of every column, in column order (interning only).
+
+        Parameters
+        ----------
+        input_features : None
+            Ignored; accepted for scikit-learn's protocol.
+
+        Returns
+        -------
+        ndarray of object
+            The feature key of each column.
+
+        Raises
+        ------
+        NotFittedError
+            If the transformer has not been fitted.
+        ValueError
+            If the columns are hashed (``n_features`` set): they have no names.
+        """
         _, width = self._state()
         if width or self._vocab is None:
             raise ValueError("hashed columns (n_features set) have no names")

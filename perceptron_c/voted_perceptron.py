@@ -3,8 +3,8 @@
 Training is the plain perceptron (primal, or dual with any kernel of `perceptron_c.kernels`);
 the routines report where each mistake happened, which is all the voted perceptron stores:
 the mistaken examples (``support_vectors_``), the label of each mistake, and the survival
-count c_k of every weight vector w_0 = 0, w_1, ..., w_K (CIML ch. 4, section 4.6, eq. 4.17;
-Freund & Schapire 1999, who count the example that created a vector towards it, so the
+count c_k of every weight vector w_0 = 0, w_1, ..., w_K ([Daume2017] section 4.6, eq. 4.17;
+[FreundSchapire1999], who count the example that created a vector towards it, so the
 counts add up to the examples seen). Prediction rebuilds the activations w_k . x + b_k as
 prefix sums over the mistakes, one kernel evaluation per stored example
 (`perceptron_c._core._voted_py.vote`).
@@ -396,13 +396,54 @@ class VotedPerceptron(EpochClassifier):
         return out
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """The vote margin divided by the total vote, in [-1, 1]: shape (n,) for two
-        classes, (n, n_classes) (one-vs-rest) otherwise."""
+        """The vote margin of each row divided by the total vote, in [-1, 1].
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits
+            Samples, in the form the model was fitted on.
+
+        Returns
+        -------
+        ndarray of float64 of shape (n_samples,) or (n_samples, n_classes)
+            One value per row for two classes (positive speaks for ``classes_[1]``), else one per
+            row and class (one-vs-rest).
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If ``X`` is malformed or does not match the training data, or a value is not
+            finite.
+        """
         v = self._votes(X)
         return v[:, 0] if v.shape[1] == 1 else v
 
     def predict(self, X: Any) -> np.ndarray:
-        """The label of the weighted majority vote (binary ties go to ``classes_[0]``)."""
+        """The label of the weighted majority vote of each row.
+
+        Binary ties go to ``classes_[0]``; with more classes, the class of the highest vote, ties
+        to the lowest class index.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits
+            Samples, in the form the model was fitted on.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels, from ``classes_``.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If ``X`` is malformed or does not match the training data, or a value is not
+            finite.
+        """
         v = self._votes(X)
         idx = (v[:, 0] > 0).astype(np.int64) if v.shape[1] == 1 else np.argmax(v, axis=1)
         return self.classes_[idx]

@@ -201,6 +201,14 @@ def test_demo(capsys):
         assert "first 2 epoch(s)" in out
 
 
+def test_demo_fits_80_columns(capsys):
+    assert cli.main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "algorithm" in out and "bound" in out
+    too_wide = [line for line in out.splitlines() if len(line) > 80]
+    assert too_wide == []
+
+
 def test_demo_without_the_c_core_shows_na(monkeypatch):
     import io as stdio
 

@@ -46,7 +46,7 @@ Layout shared by all routines (one call runs over the examples ``rows``, in that
   kernel perceptron b += y on every mistake is exactly that): b = sum_s alpha[:, s] at all
   times, so a removed vector takes its share of b with it, the Forgetron shrinks b with the
   rest, and a projection moves b by y sum_j d_j. Without it every rule runs on K.
-- ``u``, ``beta``, ``count``: averaging as in ``_dual_py`` (CIML ch. 4, Alg. 7): a change v of
+- ``u``, ``beta``, ``count``: averaging as in ``_dual_py`` ([Daume2017] Alg. 7): a change v of
   a coefficient adds v c to u (and of b to beta); the averaged coefficients are alpha - u / c.
   A removed slot takes its u (and its share of beta) with it: memory stays O(B).
 
@@ -243,7 +243,7 @@ def _slot_for(sup: _Support, i: int, t: int, n0: int, policy: int, r: int) -> in
 
 def _forgetron_phi(sup: _Support, K: _D, r: int, t: int, i: int, n0: int, yi: int, p: int,
                    q: list[float]) -> float:
-    """The self-tuned Forgetron's shrinking coefficient (Dekel et al. 2008), for the
+    """The self-tuned Forgetron's shrinking coefficient ([Dekel2008]), for the
     removal of slot r after the Perceptron step f' = f + y k(x_t, .); updates Q = q[0].
     (With fit_intercept, k is K + 1: f' includes b + y.)
 
@@ -310,7 +310,7 @@ def budget_epoch(K: _D, rows: _I64, y: _I64, alpha: _D, b: _D, slots: _I64, wher
     """The kernel perceptron on a budget over the examples ``rows``; returns the mistakes.
 
     Each example: f from the slots (module docstring); on a mistake (y f <= 0, or the argmax
-    is not y) alpha moves by one Perceptron step (Ohio slides, kernel perceptron) in the slot
+    is not y) alpha moves by one Perceptron step ([Bunescu-CS4900], kernel perceptron) in the slot
     `_slot_for` picks, b by y. Forgetron (policy 2 with ``shrink`` = [Q]): when the step
     needs a removal, the oldest slot is emptied, then every coefficient (and b) is scaled by
     phi, and the new example enters with phi y (the Forgetron's Perceptron, shrinking and
@@ -407,7 +407,7 @@ def _runner_up(f: list[float], yi: int) -> int:
 def _project(sup: _Support, kinv: list[list[float]], kr: list[float], s: int,
              kxx: float) -> tuple[list[float], float, float, float]:
     """(d, k . d, delta^2, sum_j d_j): d = K^-1 k, the coefficients of the projection of
-    k(x_t, .) on the span of the support set (Orabona et al. 2009), and its squared
+    k(x_t, .) on the span of the support set ([Orabona2009]), and its squared
     distance delta^2 = k(x_t, x_t) - k . d; k is K + 1 with fit_intercept. A support vector
     (slot s >= 0) projects on itself."""
     n = sup.counts[0]
@@ -428,7 +428,7 @@ def _project(sup: _Support, kinv: list[list[float]], kr: list[float], s: int,
 
 
 def _grow_inverse(kinv: list[list[float]], d: list[float], d2: float) -> None:
-    """K^-1 of the support set plus one vector (Orabona et al. 2009): [[K^-1 + d d^T /
+    """K^-1 of the support set plus one vector ([Orabona2009]): [[K^-1 + d d^T /
     delta^2, -d / delta^2], [-d^T / delta^2, 1 / delta^2]]."""
     n = len(d)
     for a in range(n):
@@ -440,7 +440,7 @@ def _grow_inverse(kinv: list[list[float]], d: list[float], d2: float) -> None:
 
 
 def _margin_step(sup: _Support, ell: float, kd: float, d2: float, eta: float) -> float:
-    """Projectron++'s step on a margin error (Orabona et al. 2009): tau = min(1,
+    """Projectron++'s step on a margin error ([Orabona2009]): tau = min(1,
     ell / |Pu|^2, 2 (ell - delta_u / eta) / |Pu|^2) if ell eta > delta_u, else 0 (no update).
     u = y k(x_t, .) (binary) or k(x_t, .)(e_y - e_r) (K classes: |Pu|^2 = 2 k . d)."""
     w = 1.0 if sup.R == 1 else 2.0

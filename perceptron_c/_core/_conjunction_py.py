@@ -1,10 +1,10 @@
 """Pure-Python twin of ``_conjunction_c``: the exact conjunction-kernel routines, the spec.
 
-The dual perceptron of ``_dual_py`` with the kernel K(a, b) = 2^popcount(a AND b) (Columbia
-notes, Claim 2.1). The kernel exceeds float64 from 1024 common bits on, and sums of such terms
-can cancel deeply, so these routines take the exponents E = popcount(a AND b) (int32) and
-integer coefficients (int64), and decide every sign exactly: this twin with Python integers,
-the C twin with coefficients bucketed by exponent and carried in base 2.
+The dual perceptron of ``_dual_py`` with the kernel K(a, b) = 2^popcount(a AND b)
+([Columbia-COMS4252], Claim 2.1). The kernel exceeds float64 from 1024 common bits on, and sums
+of such terms can cancel deeply, so these routines take the exponents E = popcount(a AND b)
+(int32) and integer coefficients (int64), and decide every sign exactly: this twin with Python
+integers, the C twin with coefficients bucketed by exponent and carried in base 2.
 
 The routines take the rows mode of ``_dual_py`` (``Erows[t] = popcount(x_rows[t] AND pool)``
 for a block of visited examples; int16 exponents, enough up to 32767 bits, or int32), its
@@ -108,7 +108,7 @@ def conjunction_epoch_rows(Erows: _IE, rows: _I64, y: _D, alpha: _I64, b: _I64,
     Erows[t, c] = popcount(x_rows[t] AND x_cols[c]) (c = j, every pool column, without cols);
     alpha, b, u, beta are int64; y is +1/-1 (float64, as everywhere). f = sum_j alpha_j
     2^Erows[t, j] + b is formed exactly, so the mistake test y f <= 0 is exact at any bit count
-    (Columbia notes, Claim 2.1 and 2.3).
+    ([Columbia-COMS4252], Claim 2.1 and 2.3).
     """
     _check_exponents(Erows)
     _check_steps(steps, len(rows))

@@ -2,8 +2,8 @@
 
 The dual perceptron keeps one coefficient per training example instead of a weight vector:
 alpha_i is the signed count of mistakes made on example i, and the activation of x is
-f(x) = sum_j alpha_j K(x_j, x) + b (Ohio slides, "Kernel Perceptron: Two Classes"; Columbia
-notes, section 2.3). With K(a, b) = a . b this is the primal perceptron exactly.
+f(x) = sum_j alpha_j K(x_j, x) + b ([Bunescu-CS4900], "Kernel Perceptron: Two Classes";
+[Columbia-COMS4252], section 2.3). With K(a, b) = a . b this is the primal perceptron exactly.
 
 Everything here works on a "pool" of n examples (the training rows, possibly preceded by the
 support vectors of an earlier call) and updates the coefficient arrays in place. Two ways to
@@ -41,7 +41,7 @@ bit): f(x) in the rows mode is a 4-lane sum over the pool (element j into partia
 then (s0 + s1) + (s2 + s3); with ``cols``, element cols[c] into partial sum cols[c] % 4, in
 the order of cols), plus b; a cached score changes by ``scores[j] += step * G[i, j]`` in
 index order, step = y_i (binary; y_i w_i with weights) or +-1 (+-w_i) for the two classes of
-a K-class mistake. Averaging is CIML ch. 4, Alg. 7 on the coefficients: u_i += step c,
+a K-class mistake. Averaging is [Daume2017] Alg. 7 on the coefficients: u_i += step c,
 beta += step c on a mistake, c += 1 after every example; the averaged coefficients are
 alpha - u / c.
 """
@@ -153,7 +153,7 @@ def dual_epoch_cached(G: _D, y: _D, order: _I64, alpha: _D, b: _D, scores: _D,
                       sample_weight: _D | None = None) -> int:
     """One epoch of the binary kernel perceptron on a precomputed Gram; returns the mistakes.
 
-    Ohio slides, kernel perceptron: if y_i (sum_j alpha_j K(x_j, x_i) + b) <= 0 then
+    [Bunescu-CS4900], kernel perceptron: if y_i (sum_j alpha_j K(x_j, x_i) + b) <= 0 then
     alpha_i += y_i (and b += y_i). ``scores`` holds sum_j alpha_j G[j, i] for every i.
     """
     _check_steps(steps, len(order))
@@ -210,7 +210,7 @@ def multiclass_dual_epoch_cached(G: _D, y: _I64, order: _I64, alpha: _D, b: _D, 
                                  fit_intercept: bool, U: _D | None = None,
                                  beta: _D | None = None, count: _I64 | None = None, *,
                                  sample_weight: _D | None = None) -> int:
-    """K-class kernel perceptron (Ohio slides, kernel K-class): argmax_k scores[k, i] + b_k,
+    """K-class kernel perceptron ([Bunescu-CS4900], kernel K-class): argmax_k scores[k, i] + b_k,
     ties to the lowest k; on a mistake the true row gains example i, the predicted row loses."""
     k_classes, n = alpha.shape
     _need(G.shape == (n, n) and scores.shape == alpha.shape and y.shape == (n,)

@@ -8,10 +8,10 @@ same name and signature. Inputs are canonical (see ``kernels`` and ``_validation
   and the padding bits of the last word zero;
 - float rows are float64 C-contiguous 2-D; outputs are C-contiguous of shape (n, m).
 
-Columbia notes, Claim 2.1: the all-monotone-conjunctions kernel is
+[Columbia-COMS4252], Claim 2.1: the all-monotone-conjunctions kernel is
 K(a, b) = 2^|Ones(a, b)| with |Ones(a, b)| = popcount(a AND b); ``gram_conjunction_log2``
 computes the exponent, which is exact in int64 (2^k itself overflows float64 from k = 1024).
-The float kernels (linear, polynomial, RBF; Ohio slides: (gamma x.y + coef0)^degree and
+The float kernels (linear, polynomial, RBF; [Bunescu-CS4900]: (gamma x.y + coef0)^degree and
 exp(-gamma ||x - y||^2)) start from the products x.y, each the 4-lane dot of the package's
 arithmetic contract (`_dot4_products`; no BLAS, whose sums change with its kernel and its
 thread count), the polynomial's power by squaring (`int_power`, not pow) and the RBF's

@@ -25,7 +25,7 @@ class index, for two classes 1 is positive; step weight w_i = class weight * sam
    ``squared``): scikit-learn's order of operations for its PA;
 5. step = (tau * s) * w_i (two classes: alpha[0, i] += step, b[0] += step with fit_intercept)
    or tau * w_i (row y_i gains it, row r loses it, in alpha[:, i] and b); a repeated example
-   adds to its coefficient. Averaging (CIML ch. 4, Alg. 7 on the coefficients): u += step * c
+   adds to its coefficient. Averaging ([Daume2017] Alg. 7 on the coefficients): u += step * c
    and beta += step * c where alpha and b move; c += 1 after every visited example; the
    averaged coefficients are alpha - u / c, b - beta / c.
 

@@ -191,7 +191,7 @@ def _csr_rows(data: _F, indices: _I32, indptr: _I64) -> _Rows:
 def _binary_epoch(row: _Rows, y: _D, order: _I64, w: _D, b: _D, u: _D | None, beta: _D | None,
                   count: _I64 | None, fit_intercept: bool, normalize: bool,
                   steps: _I64 | None = None, sample_weight: _D | None = None) -> int:
-    """Daume, A Course in ML, Alg. 5 (u is None) and Alg. 7 (lazy averaging), one epoch."""
+    """[Daume2017] Alg. 5 (u is None) and Alg. 7 (lazy averaging), one epoch."""
     wl, bl = w.tolist(), float(b[0])
     averaged = u is not None
     if averaged:
@@ -245,7 +245,7 @@ def _binary_epoch(row: _Rows, y: _D, order: _I64, w: _D, b: _D, u: _D | None, be
 def _multiclass_epoch(row: _Rows, y: _I64, order: _I64, W: _D, b: _D, U: _D | None,
                       beta: _D | None, count: _I64 | None, fit_intercept: bool,
                       normalize: bool, sample_weight: _D | None = None) -> int:
-    """K-class (argmax) perceptron, one epoch (Ohio slides, "K-class perceptron").
+    """K-class (argmax) perceptron, one epoch ([Bunescu-CS4900], "K-class perceptron").
 
     Scores s_k = W_k . x + b_k; prediction = the first k of maximal score. On a mistake the
     true class row gains the (scaled) example and the predicted row loses it. With U the
@@ -312,8 +312,8 @@ def perceptron_epoch_dense(X: _F, y: _D, order: _I64, w: _D, b: _D, fit_intercep
                            sample_weight: _D | None = None) -> int:
     """One epoch of the binary perceptron on dense rows; returns the number of mistakes.
 
-    CIML ch. 4, Alg. 5 (PerceptronTrain), inner loop: a = w.x + b; if y*a <= 0 then
-    w += y*x, b += y. With ``normalize`` the update is y*x/||x|| (CS269 lecture, section 2).
+    [Daume2017] Alg. 5 (PerceptronTrain), inner loop: a = w.x + b; if y*a <= 0 then
+    w += y*x, b += y. With ``normalize`` the update is y*x/||x|| ([Vaughan-CS269], section 2).
     ``steps`` (int64, room for len(order)) receives the position in ``order`` of each mistake,
     for the voted perceptron.
     """
@@ -341,7 +341,7 @@ def perceptron_epoch_csr(data: _F, indices: _I32, indptr: _I64, y: _D, order: _I
 def averaged_epoch_dense(X: _F, y: _D, order: _I64, w: _D, b: _D, u: _D, beta: _D,
                          count: _I64, fit_intercept: bool, normalize: bool,
                          sample_weight: _D | None = None) -> int:
-    """One epoch of the averaged perceptron, CIML ch. 4, Alg. 7 (lazy averaging).
+    """One epoch of the averaged perceptron, [Daume2017] Alg. 7 (lazy averaging).
 
     ``count`` holds the example counter c (1 before the first example). The averaged model
     after any number of epochs is (w - u/c, b - beta/c): the mean of the c weight vectors
@@ -423,7 +423,7 @@ def _decision(row: _Rows, n: int, W: _D, b: _D, out: _D) -> None:
 
 
 def decision_dense(X: _F, W: _D, b: _D, out: _D) -> None:
-    """out[i, k] = W_k . x_i + b_k (CIML ch. 4, Alg. 6 before the sign), in place."""
+    """out[i, k] = W_k . x_i + b_k ([Daume2017] Alg. 6 before the sign), in place."""
     _need(W.shape[1] == X.shape[1], "W must have one column per feature")
     _need(b.shape[0] == W.shape[0], "b must have one entry per row of W")
     _need(out.shape == (X.shape[0], W.shape[0]), "out must have shape (n_rows, n_classes)")

@@ -1,8 +1,8 @@
 """Pure-Python twin of ``_sequence_c``: the specification of the structured perceptron.
 
-Collins (2002), "Discriminative training methods for hidden Markov models", Fig. 1 (the
-perceptron over tag sequences, decoded by Viterbi), averaged by lazy sums as in Daume, A
-Course in ML, Alg. 7. Each function works in place on the numpy arrays it is given, exactly
+[Collins2002], Fig. 1 (the
+perceptron over tag sequences, decoded by Viterbi), averaged by lazy sums as in [Daume2017]
+Alg. 7. Each function works in place on the numpy arrays it is given, exactly
 like its C twin of the same name and signature. Inputs are canonical (see ``_validation``):
 one row of X per token (C-contiguous float32/float64, or CSR as (data, indices int32, indptr
 int64)), sentences as ``offsets`` (int64, offsets[0] = 0, monotone, offsets[-1] = n_tokens:
@@ -109,7 +109,7 @@ def _check_offsets(offsets: _I64, n_tokens: int) -> None:
 
 
 def _best_path(E: list[list[float]], trans: list[list[float]]) -> list[int] | None:
-    """Collins 2002, Viterbi: the best tag sequence for emissions E (T rows of K scores),
+    """[Collins2002], Viterbi: the best tag sequence for emissions E (T rows of K scores),
     or None when a score is not finite."""
     K = len(trans[0])
     delta = [trans[K][j] + E[0][j] for j in range(K)]  # delta_0
@@ -148,7 +148,7 @@ def _best_path(E: list[list[float]], trans: list[list[float]]) -> list[int] | No
 
 def viterbi(E: _D, trans: _D, offsets: _I64, out: _I64) -> None:
     """The best tag sequence of every sentence given its emission scores E (n_tokens, K),
-    into ``out`` (n_tokens,) (Collins 2002, Viterbi; the contract above)."""
+    into ``out`` (n_tokens,) ([Collins2002], Viterbi; the contract above)."""
     K = E.shape[1]
     _check_trans(trans, K)
     _check_offsets(offsets, E.shape[0])
@@ -305,8 +305,8 @@ def _pairs(tags: list[int], K: int) -> list[tuple[int, int]]:
 def _epoch(row: _Rows, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D, trans: _D,
            fit_intercept: bool, U: _D | None, beta: _D | None, U_trans: _D | None,
            count: _I64 | None, mistakes: _I64) -> int:
-    """Collins 2002, Fig. 1, one pass over the sentences in ``order``; with U, Daume's lazy
-    averaging (CIML Alg. 7) with one tick of the counter per sentence."""
+    """[Collins2002], Fig. 1, one pass over the sentences in ``order``; with U, Daume's lazy
+    averaging ([Daume2017] Alg. 7) with one tick of the counter per sentence."""
     Wl, bl, tl = W.tolist(), b.tolist(), trans.tolist()
     averaged = U is not None
     if averaged:
@@ -350,14 +350,14 @@ def _epoch(row: _Rows, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D, trans:
 def structured_epoch_dense(X: _F, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D,
                            trans: _D, fit_intercept: bool, U: _D | None, beta: _D | None,
                            U_trans: _D | None, count: _I64 | None, mistakes: _I64) -> int:
-    """One epoch of the structured perceptron (Collins 2002, Fig. 1) over the sentences in
+    """One epoch of the structured perceptron ([Collins2002], Fig. 1) over the sentences in
     ``order`` (a permutation of sentence indices drawn by the caller); returns the number of
     sentences decoded with at least one wrong tag.
 
     Each sentence is decoded by Viterbi with the current weights; a wrong sequence updates
     W, b (with ``fit_intercept``) and trans as the module docstring says. With U (then beta,
     U_trans and count too; all None for the plain perceptron) the lazy averaging sums of
-    Daume's Alg. 7 follow. ``mistakes`` (int64, (2,)) gains the sentences and the tokens
+    [Daume2017] Alg. 7 follow. ``mistakes`` (int64, (2,)) gains the sentences and the tokens
     tagged wrongly, also when the epoch stops on a non-finite score.
     """
     _check_epoch(X.shape[0], X.shape[1], y, offsets, order, W, b, trans, U, beta, U_trans,

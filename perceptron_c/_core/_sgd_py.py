@@ -138,7 +138,7 @@ LOSS_EPSILON_INSENSITIVE = 2
 LOSS_SQUARED_EPSILON_INSENSITIVE = 3
 # learning_rate
 RATE_CONSTANT = 0      # eta = ETA0
-RATE_PA = 1            # tau = loss / ||x||^2 (Crammer et al. 2006, PA)
+RATE_PA = 1            # tau = loss / ||x||^2 ([Crammer2006], PA)
 RATE_PA1 = 2           # tau = min(C, loss / ||x||^2) (PA-I), C = ETA0
 RATE_PA2 = 3           # tau = loss / (||x||^2 + 1 / (2 C)) (PA-II)
 # penalty, numbered as scikit-learn numbers them

@@ -1,8 +1,8 @@
 """Pure-Python routines of the greedy averaged-perceptron tagger (`perceptron_c.tagging`):
 score one token, update on a mistake, average; the specification a compiled epoch will follow.
 
-The model is the multiclass averaged perceptron (Collins 2002, sec. 2.5; Daume, A Course in
-Machine Learning, Alg. 7) as NLTK's ``nltk/tag/perceptron.py`` (3.10.4) runs it: weights
+The model is the multiclass averaged perceptron ([Collins2002], sec. 2.5; [Daume2017] Alg. 7)
+as NLTK's ``nltk/tag/perceptron.py`` (3.10.4) runs it: weights
 ``W[f, c]`` for feature row ``f`` and class ``c``, plus, for lazy averaging, ``totals[f, c]``
 (the sum of ``W[f, c]`` over the steps before ``stamps[f, c]``) and ``stamps[f, c]`` (the step
 ``W[f, c]`` last changed). The step counter counts every token the perceptron predicted during
@@ -85,7 +85,7 @@ def update_rows(weights: _D, totals: _D, stamps: _I, live: _B, rows: _I, truth: 
                 guess: int, now: int) -> None:
     """One mistake at step ``now`` (already counted): +1 to the truth's weights of ``rows``, -1
     to the guess's, each pair's total brought up to ``now`` first (NLTK's ``update``, lines
-    224-239; Daume Alg. 7 with lazy averaging). ``rows`` are distinct, ``truth != guess``."""
+    224-239; [Daume2017] Alg. 7 with lazy averaging). ``rows`` are distinct, ``truth != guess``."""
     for column, step in ((truth, 1.0), (guess, -1.0)):
         w = weights[rows, column]
         totals[rows, column] += (now - stamps[rows, column]) * w

@@ -1,6 +1,6 @@
 """Pure-Python twin of ``_voted_c``: the voted perceptron's prediction, the specification.
 
-The voted perceptron (CIML ch. 4, section 4.6, eq. 4.17; Freund & Schapire 1999) keeps every
+The voted perceptron ([Daume2017] section 4.6, eq. 4.17; [FreundSchapire1999]) keeps every
 weight vector w_0 = 0, w_1, ..., w_K it passed through, each with its survival count c_k,
 and predicts sign(sum_k c_k sign(w_k . x + b_k)). The vectors are not stored: w_k differs
 from w_{k-1} by y x of the k-th mistake, so with the kernel values between the test point and
