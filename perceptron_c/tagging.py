@@ -510,6 +510,13 @@ class PerceptronTagger(GuardedModel):
         self._reserve(row + 1)
         return row
 
+    def __getstate__(self) -> dict[str, Any]:
+        # the tagging index is a cache (it holds closures, which do not pickle): rebuilt
+        # on the next tag
+        state = self.__dict__.copy()
+        state["_index"] = None
+        return state
+
     # ---- model files
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor's model parameters, for the model file.

@@ -138,6 +138,22 @@ def test_save_and_load_round_trip(pair, tmp_path):
         assert again.tag_sents(_words(HELD_OUT[:50])) == ours.tag_sents(_words(HELD_OUT[:50]))
 
 
+@pytest.mark.parametrize("structured", [False, True])
+def test_a_tagger_that_has_tagged_pickles(structured):
+    """Its tagging index (a cache holding closures) is rebuilt after unpickling."""
+    import pickle
+
+    ours = PerceptronTagger(load=False, structured=structured)
+    ours.train(TRAIN[:200], nr_iter=2)
+    words = _words(HELD_OUT[:30])
+    tagged = ours.tag_sents(words)
+    again = pickle.loads(pickle.dumps(ours))
+    assert again.tag_sents(words) == tagged
+    if not structured:
+        assert again.weights == ours.weights
+    again.train(TRAIN[200:260], nr_iter=1)  # and trains on
+
+
 def test_save_keeps_any_str(tmp_path):
     odd = [[("a\x00", "X\x00"), ("\ud800b", "Y")]] * 30
     tagger = PerceptronTagger(load=False)
