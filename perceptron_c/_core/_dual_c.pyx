@@ -11,49 +11,13 @@ from libc.stdint cimport int64_t
 
 from perceptron_c._core._checks cimport (all_in_range, between_chunks, check_avg, check_steps, need,
                                          non_finite, rows_per_chunk)
+from perceptron_c._core._lanes cimport dot4_cols
 
 
 __all__ = [
     "dual_epoch_cached", "dual_epoch_rows", "multiclass_dual_epoch_cached",
     "multiclass_dual_epoch_rows",
 ]
-
-
-cdef inline double _dot4(const double* a, const double* k, Py_ssize_t n) noexcept nogil:
-    # element j goes to lane j % 4, then (s0 + s1) + (s2 + s3) (see _dual_py._dot4)
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    cdef Py_ssize_t j = 0
-    while j + 4 <= n:
-        s0 += a[j] * k[j]
-        s1 += a[j + 1] * k[j + 1]
-        s2 += a[j + 2] * k[j + 2]
-        s3 += a[j + 3] * k[j + 3]
-        j += 4
-    if j < n:
-        s0 += a[j] * k[j]
-    if j + 1 < n:
-        s1 += a[j + 1] * k[j + 1]
-    if j + 2 < n:
-        s2 += a[j + 2] * k[j + 2]
-    return (s0 + s1) + (s2 + s3)
-
-
-cdef inline double _dot4_cols(const double* a, const double* k, const int64_t* cols,
-                              Py_ssize_t nc) noexcept nogil:
-    # a[cols[c]] * k[c] goes to lane cols[c] % 4, in the order of cols (see _dual_py._dot4)
-    cdef double s[4]
-    cdef Py_ssize_t c
-    cdef int64_t j
-    s[0] = s[1] = s[2] = s[3] = 0.0
-    for c in range(nc):
-        j = cols[c]
-        s[j & 3] += a[j] * k[c]
-    return (s[0] + s[1]) + (s[2] + s[3])
-
-
-cdef inline double _activation(const double* a, const double* k, const int64_t* cols,
-                               Py_ssize_t nc) noexcept nogil:
-    return _dot4(a, k, nc) if cols == NULL else _dot4_cols(a, k, cols, nc)
 
 
 cdef Py_ssize_t binary_cached_weighted(const double* G, const double* y, const int64_t* order,
@@ -187,7 +151,7 @@ cdef Py_ssize_t binary_support_rows(const double* Krows, const int64_t* rows, Py
     for t in range(m):
         i = rows[t]
         yi = y[i]
-        a = _activation(alpha, Krows + t * nc, cols, nc) + bias
+        a = dot4_cols(alpha, Krows + t * nc, cols, nc) + bias
         if not isfinite(a):  # stop, the caller raises
             mistakes = -1 - t
             break
@@ -237,10 +201,10 @@ cdef Py_ssize_t multiclass_support_rows(const double* Krows, const int64_t* rows
         yi = y[i]
         kr = Krows + t * nc
         pred = 0
-        best = _activation(alpha, kr, cols, nc) + b[0]
+        best = dot4_cols(alpha, kr, cols, nc) + b[0]
         finite = isfinite(best)
         for k in range(1, n_classes):
-            s = _activation(alpha + k * n, kr, cols, nc) + b[k]
+            s = dot4_cols(alpha + k * n, kr, cols, nc) + b[k]
             finite = finite and isfinite(s)
             if s > best:
                 pred = k

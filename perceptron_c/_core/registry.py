@@ -26,7 +26,7 @@ ROUTINES: dict[str, str] = {
 }
 
 # .pxd files of shared inline C helpers (no module of their own), and the C headers.
-HELPER_PXD = ("_bigint", "_checks", "_fixedpoint", "_popcount")
+HELPER_PXD = ("_bigint", "_checks", "_fixedpoint", "_lanes", "_popcount")
 
 
 def twins(name: str) -> tuple[str, str]:
