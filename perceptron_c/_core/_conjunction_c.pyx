@@ -425,7 +425,7 @@ cdef object _weight_total(const int64_t[::1] sample_weight, const int64_t[::1] r
 cdef const int64_t* _columns(const int64_t[::1] cols, const int64_t[::1] rows,
                              const int64_t* alpha, Py_ssize_t k_rows,
                              Py_ssize_t n) except? NULL:
-    """NULL (every pool column), or the checked cols (see _dual_py._check_cols)."""
+    """NULL (every pool column), or the checked cols (see _contract.check_cols)."""
     if cols is None:
         return NULL
     check_cols(cols, rows, n)

@@ -257,7 +257,7 @@ cdef const double* _weights(const double[::1] sample_weight, Py_ssize_t n) excep
 cdef const int64_t* _columns(const int64_t[::1] cols, const int64_t[::1] rows,
                              const double* alpha, Py_ssize_t k_rows,
                              Py_ssize_t n) except? NULL:
-    """NULL (every pool column), or the checked cols (see _dual_py._check_cols)."""
+    """NULL (every pool column), or the checked cols (see _contract.check_cols)."""
     if cols is None:
         return NULL
     check_cols(cols, rows, n)
