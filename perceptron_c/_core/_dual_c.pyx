@@ -254,19 +254,6 @@ cdef const double* _weights(const double[::1] sample_weight, Py_ssize_t n) excep
     return &sample_weight[0]
 
 
-cdef const int64_t* _columns(const int64_t[::1] cols, const int64_t[::1] rows,
-                             const double* alpha, Py_ssize_t k_rows,
-                             Py_ssize_t n) except? NULL:
-    """NULL (every pool column), or the checked cols (see _contract.check_cols)."""
-    if cols is None:
-        return NULL
-    check_cols(cols, rows, n)
-    need(zero_outside_f64(alpha, k_rows, n, &cols[0] if cols.shape[0] else NULL,
-                          cols.shape[0]),
-         "cols must hold every example with a nonzero coefficient")
-    return &cols[0] if cols.shape[0] else NULL
-
-
 def dual_epoch_cached(const double[:, ::1] G, const double[::1] y, const int64_t[::1] order,
                       double[::1] alpha, double[::1] b, double[::1] scores, bint fit_intercept,
                       double[::1] u=None, double[::1] beta=None, int64_t[::1] count=None,
@@ -351,7 +338,7 @@ def dual_epoch_rows(const double[:, ::1] Krows, const int64_t[::1] rows, const d
     check_steps(steps, rows.shape[0])
     check_krows(Krows.shape[0], Krows.shape[1], rows, n, cols)
     need(y.shape[0] == n and b.shape[0] == 1, "y must have shape (n,) and b (1,)")
-    cp = _columns(cols, rows, &alpha[0] if n else NULL, 1, n)
+    cp = checked_cols(cols, rows, <const double*>&alpha[0] if n else NULL, 1, n)
     averaged = check_avg(u, beta, count,
                          u is not None and u.shape[0] == n,
                          beta is not None and beta.shape[0] == 1)
@@ -390,7 +377,8 @@ def multiclass_dual_epoch_rows(const double[:, ::1] Krows, const int64_t[::1] ro
     check_krows(Krows.shape[0], Krows.shape[1], rows, n, cols)
     need(y.shape[0] == n and b.shape[0] == k_classes, "y must have shape (n,) and b (K,)")
     need(all_in_range(y, k_classes), f"y must lie in [0, {k_classes})")
-    cp = _columns(cols, rows, &alpha[0, 0] if n and k_classes else NULL, k_classes, n)
+    cp = checked_cols(cols, rows, <const double*>&alpha[0, 0] if n and k_classes else NULL,
+                      k_classes, n)
     averaged = check_avg(U, beta, count,
                          U is not None and U.shape[0] == k_classes and U.shape[1] == n,
                          beta is not None and beta.shape[0] == k_classes)
