@@ -13,6 +13,8 @@
 from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t
 
+from perceptron_c._core._lanes cimport dot4
+
 cdef struct Sup:
     double* alpha
     double* b
@@ -53,25 +55,6 @@ cdef Py_ssize_t projectron_rows(Sup* S, const double* K, Py_ssize_t ncol, const 
 # ---------------------------------------------------------------------------------------------
 # Inline helpers of the cores: the slot bookkeeping of _budget_py._Support, step by step.
 
-cdef inline double _dot4(const double* a, const double* k, Py_ssize_t n) noexcept nogil:
-    # element j goes to lane j % 4, then (s0 + s1) + (s2 + s3) (see _dual_py._dot4)
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    cdef Py_ssize_t j = 0
-    while j + 4 <= n:
-        s0 += a[j] * k[j]
-        s1 += a[j + 1] * k[j + 1]
-        s2 += a[j + 2] * k[j + 2]
-        s3 += a[j + 3] * k[j + 3]
-        j += 4
-    if j < n:
-        s0 += a[j] * k[j]
-    if j + 1 < n:
-        s1 += a[j + 1] * k[j + 1]
-    if j + 2 < n:
-        s2 += a[j + 2] * k[j + 2]
-    return (s0 + s1) + (s2 + s3)
-
-
 cdef inline void _gather(const double* krow, const int64_t* col, Py_ssize_t n,
                          double* out) noexcept nogil:
     cdef Py_ssize_t s
@@ -84,7 +67,7 @@ cdef inline bint _scores(Sup* S, const double* kr, Py_ssize_t n, double* f) noex
     cdef Py_ssize_t k
     cdef bint finite = True
     for k in range(S.R):
-        f[k] = _dot4(S.alpha + k * S.B, kr, n) + S.b[k]
+        f[k] = dot4(S.alpha + k * S.B, kr, n) + S.b[k]
         finite = finite and isfinite(f[k])
     return finite
 

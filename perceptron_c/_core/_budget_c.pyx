@@ -33,7 +33,7 @@ cdef double _forgetron_phi(Sup* S, const double* K, Py_ssize_t ncol, Py_ssize_t 
             step = 1.0 if yi == 1 else -1.0
         else:
             step = 1.0 if k == yi else (-1.0 if k == p else 0.0)
-        fk = _dot4(S.alpha + k * S.B, kbuf, n) + step * knew
+        fk = dot4(S.alpha + k * S.B, kbuf, n) + step * knew
         if S.fi:
             fk += S.b[k] + step
         g += S.alpha[k * S.B + r] * fk
@@ -270,8 +270,8 @@ cdef Py_ssize_t projectron_rows(Sup* S, const double* K, Py_ssize_t ncol, const 
                 d2 = 0.0
             else:
                 for a in range(n):
-                    d[a] = _dot4(Kinv + a * S.B, kp, n)
-                kd = _dot4(kp, d, n)
+                    d[a] = dot4(Kinv + a * S.B, kp, n)
+                kd = dot4(kp, d, n)
                 d2 = (K[t * ncol + n0 + t] + 1.0 if S.fi else K[t * ncol + n0 + t]) - kd
             dsum = 0.0
             for a in range(n):

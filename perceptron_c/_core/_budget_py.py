@@ -54,7 +54,7 @@ An activation (or, in the Forgetron and the Projectron, a quantity derived from 
 values) that is not finite stops the call: the state is written back as it is and
 FloatingPointError names the position. Arithmetic contract (shared with the C twin, which
 matches bit for bit): activations are 4-lane sums over the slots in slot order (slot s into
-lane s % 4, as ``_dual_py._dot4``) plus b; every other sum runs in index order; each
+lane s % 4, ``_contract.dot4``) plus b; every other sum runs in index order; each
 expression is evaluated in the order written here.
 """
 from __future__ import annotations
@@ -62,8 +62,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ._conjunction_py import _check_headroom, _exact
-from ._dual_py import _check_avg, _dot4, _need, _non_finite
+from ._contract import check_avg, check_headroom, dot4, exact, need, non_finite
 
 if TYPE_CHECKING:
     from typing import Any, TypeAlias
@@ -85,30 +84,30 @@ def _check(shape_k: tuple[int, ...], rows: _I64, y: _I64, alpha: Any, b: Any, sl
     """The checks every routine makes (same messages as the C twin); returns n0."""
     n_rows, B = alpha.shape
     m, n_y = len(rows), y.shape[0]
-    _need(B >= 1 and b.shape == (n_rows,), "alpha must be (R, B) with B >= 1 and b (R,)")
-    _need(slots.shape == (4, B) and counts.shape == (5,) and where.shape == (n_y,),
-          "slots must be (4, B), counts (5,) and where (len(y),)")
-    _need(shape_k[0] >= m and shape_k[1] >= m, "K must have a row and a column per row")
-    _need(all(0 <= i < n_y for i in rows.tolist()), f"rows must lie in [0, {n_y})")
-    _need(all(0 <= v < max(n_rows, 2) for v in y.tolist()),
-          f"y must lie in [0, {max(n_rows, 2)})")
+    need(B >= 1 and b.shape == (n_rows,), "alpha must be (R, B) with B >= 1 and b (R,)")
+    need(slots.shape == (4, B) and counts.shape == (5,) and where.shape == (n_y,),
+         "slots must be (4, B), counts (5,) and where (len(y),)")
+    need(shape_k[0] >= m and shape_k[1] >= m, "K must have a row and a column per row")
+    need(all(0 <= i < n_y for i in rows.tolist()), f"rows must lie in [0, {n_y})")
+    need(all(0 <= v < max(n_rows, 2) for v in y.tolist()),
+         f"y must lie in [0, {max(n_rows, 2)})")
     n = int(counts[0])
-    _need(0 <= n <= B and all(v >= 0 for v in counts.tolist()),
-          "counts must be >= 0 with counts[0] <= B")
+    need(0 <= n <= B and all(v >= 0 for v in counts.tolist()),
+         "counts must be >= 0 with counts[0] <= B")
     col, krow, _, example = slots.tolist()
-    _need(all(0 <= col[s] < shape_k[1] and -1 <= krow[s] < shape_k[0]
-              and -1 <= example[s] < n_y for s in range(n)), "slots out of range")
+    need(all(0 <= col[s] < shape_k[1] and -1 <= krow[s] < shape_k[0]
+             and -1 <= example[s] < n_y for s in range(n)), "slots out of range")
     wl = where.tolist()
-    _need(all(v == -1 or (0 <= v < n and example[v] == i) for i, v in enumerate(wl)),
-          "where and slots[3] must agree")
+    need(all(v == -1 or (0 <= v < n and example[v] == i) for i, v in enumerate(wl)),
+         "where and slots[3] must agree")
     return shape_k[1] - m
 
 
 def _check_policy(policy: int, rand: _I64 | None, m: int, B: int) -> None:
-    _need(policy in (0, 1, 2), "policy must be 0 (stop), 1 (random) or 2 (oldest)")
-    _need((rand is not None) == (policy == 1), "rand goes with policy 1, and only with it")
-    _need(rand is None or (rand.shape[0] >= m and all(0 <= v < B for v in rand[:m].tolist())),
-          f"rand must have an entry in [0, {B}) per row")
+    need(policy in (0, 1, 2), "policy must be 0 (stop), 1 (random) or 2 (oldest)")
+    need((rand is not None) == (policy == 1), "rand goes with policy 1, and only with it")
+    need(rand is None or (rand.shape[0] >= m and all(0 <= v < B for v in rand[:m].tolist())),
+         f"rand must have an entry in [0, {B}) per row")
 
 
 class _Support:
@@ -120,7 +119,7 @@ class _Support:
         self.col, self.krow, self.stamp, self.example = slots.tolist()
         self.counts, self.R, self.fi = counts.tolist(), alpha.shape[0], fit_intercept
         self.zero: Any = 0.0 if alpha.dtype.kind == "f" else 0
-        self.avg = _check_avg(u, beta, count, alpha.shape, alpha.shape[0])
+        self.avg = check_avg(u, beta, count, alpha.shape, alpha.shape[0])
         self.ul = u.tolist() if u is not None else []
         self.betal = beta.tolist() if beta is not None else []
         self.c = int(count[0]) if count is not None else 0
@@ -203,7 +202,7 @@ class _Support:
 def _scores(sup: _Support, kr: list[float]) -> list[float]:
     """f_k = alpha[k] . kr + b[k] for every row k (kr gathered for slots [0, n))."""
     n = sup.counts[0]
-    return [_dot4(sup.al[k][:n], kr) + sup.bl[k] for k in range(sup.R)]
+    return [dot4(sup.al[k][:n], kr) + sup.bl[k] for k in range(sup.R)]
 
 
 def _decide(f: list[Any], yi: int) -> tuple[bool, int]:
@@ -264,7 +263,7 @@ def _forgetron_phi(sup: _Support, K: _D, r: int, t: int, i: int, n0: int, yi: in
     for k in range(sup.R):
         step = (1.0 if yi == 1 else -1.0) if sup.R == 1 else \
             (1.0 if k == yi else -1.0 if k == p else 0.0)
-        fk = _dot4(sup.al[k][:n], kr) + step * knew
+        fk = dot4(sup.al[k][:n], kr) + step * knew
         if sup.fi:  # the constant feature of K + 1: b + the step's share
             fk += sup.bl[k] + step
         g += sup.al[k][r] * fk
@@ -279,7 +278,7 @@ def _forgetron_phi(sup: _Support, K: _D, r: int, t: int, i: int, n0: int, yi: in
             phi = 1.0
     newq = q[0] + ((A * phi) * phi + Bq * phi)
     if not (math.isfinite(newq) and phi > 0.0):
-        raise _non_finite(t, i)
+        raise non_finite(t, i)
     q[0] = newq
     return phi
 
@@ -318,9 +317,9 @@ def budget_epoch(K: _D, rows: _I64, y: _I64, alpha: _D, b: _D, slots: _I64, wher
     """
     n0 = _check(K.shape, rows, y, alpha, b, slots, where, counts)
     _check_policy(policy, rand, len(rows), alpha.shape[1])
-    _need(shrink is None or (policy == 2 and shrink.shape == (1,)
-                             and math.isfinite(float(shrink[0]))),
-          "shrink (the Forgetron's Q) must be finite, shape (1,), with policy 2")
+    need(shrink is None or (policy == 2 and shrink.shape == (1,)
+                            and math.isfinite(float(shrink[0]))),
+         "shrink (the Forgetron's Q) must be finite, shape (1,), with policy 2")
     sup = _Support(alpha, b, slots, where, counts, u, beta, count, fit_intercept)
     q = [float(shrink[0])] if shrink is not None else []
     yl, rl = y.tolist(), rand.tolist() if rand is not None else []
@@ -330,7 +329,7 @@ def budget_epoch(K: _D, rows: _I64, y: _I64, alpha: _D, b: _D, slots: _I64, wher
             yi = yl[i]
             f = _scores(sup, sup.gather(K[t].tolist()))
             if not _finite(f):
-                error = _non_finite(t, i)
+                error = non_finite(t, i)
                 break
             mistake, p = _decide(f, yi)
             if mistake:
@@ -365,19 +364,19 @@ def budget_epoch_exact(E: _I32, rows: _I64, y: _I64, alpha: _I64, b: _I64, slots
     decision is exact at any bit count. Same headroom checks as ``_conjunction_py``."""
     _check(E.shape, rows, y, alpha, b, slots, where, counts)
     _check_policy(policy, rand, len(rows), alpha.shape[1])
-    _need(all(v >= 0 for v in E.ravel().tolist()), "exponents E must be >= 0")
+    need(all(v >= 0 for v in E.ravel().tolist()), "exponents E must be >= 0")
     m = len(rows)
     sup = _Support(alpha, b, slots, where, counts, u, beta, count, fit_intercept)
     for k in range(alpha.shape[0]):
-        _check_headroom(alpha[k], abs(int(b[k])) + 2 * m, "alpha")
+        check_headroom(alpha[k], abs(int(b[k])) + 2 * m, "alpha")
         if u is not None and beta is not None and count is not None:
-            _check_headroom(u[k], abs(int(beta[k])) + 2 * m * (int(count[0]) + m), "u")
+            check_headroom(u[k], abs(int(beta[k])) + 2 * m * (int(count[0]) + m), "u")
     yl, rl = y.tolist(), rand.tolist() if rand is not None else []
     n0, mistakes = E.shape[1] - m, 0
     try:
         for t, i in enumerate(rows.tolist()):
             yi, er, n = yl[i], sup.gather(E[t].tolist()), sup.counts[0]
-            f = [_exact(sup.al[k][:n], er, sup.bl[k]) for k in range(sup.R)]
+            f = [exact(sup.al[k][:n], er, sup.bl[k]) for k in range(sup.R)]
             mistake, p = _decide(f, yi)
             if mistake:
                 mistakes += 1
@@ -418,8 +417,8 @@ def _project(sup: _Support, kinv: list[list[float]], kr: list[float], s: int,
         d[s] = 1.0
         kd, d2 = kr[s], 0.0
     else:
-        d = [_dot4(kinv[a][:n], kr) for a in range(n)]
-        kd = _dot4(kr, d)
+        d = [dot4(kinv[a][:n], kr) for a in range(n)]
+        kd = dot4(kr, d)
         d2 = kxx - kd
     dsum = 0.0
     for v in d:
@@ -502,8 +501,8 @@ def projectron_epoch(K: _D, rows: _I64, y: _I64, alpha: _D, b: _D, slots: _I64, 
     sum d (`_margin_step`)."""
     n0 = _check(K.shape, rows, y, alpha, b, slots, where, counts)
     B = alpha.shape[1]
-    _need(Kinv.shape == (B, B), "Kinv must be (B, B)")
-    _need(math.isfinite(eta) and eta >= 0.0, "eta must be finite and >= 0")
+    need(Kinv.shape == (B, B), "Kinv must be (B, B)")
+    need(math.isfinite(eta) and eta >= 0.0, "eta must be finite and >= 0")
     sup = _Support(alpha, b, slots, where, counts, u, beta, count, fit_intercept)
     kinv, yl = Kinv.tolist(), y.tolist()
     mistakes, error = 0, None
@@ -513,7 +512,7 @@ def projectron_epoch(K: _D, rows: _I64, y: _I64, alpha: _D, b: _D, slots: _I64, 
             kr = sup.gather(krow)
             f = _scores(sup, kr)
             if not _finite(f):
-                error = _non_finite(t, i)
+                error = non_finite(t, i)
                 break
             mistake, p = _decide(f, yi)
             if sup.R == 1:
@@ -529,7 +528,7 @@ def projectron_epoch(K: _D, rows: _I64, y: _I64, alpha: _D, b: _D, slots: _I64, 
                     sup.counts[4] += 1
                 if not (math.isfinite(proj[2]) and _projectron_step(
                         sup, kinv, (s, *proj), eta, mistake, margin, (i, t, n0, yi, p))):
-                    error = _non_finite(t, i)
+                    error = non_finite(t, i)
                     break
             if sup.avg:
                 sup.c += 1

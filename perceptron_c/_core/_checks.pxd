@@ -1,6 +1,6 @@
 # The checks every def layer of the C twins runs before its one nogil call: O(1) shape tests
 # and O(n) index scans. Shared here so each twin states the same preconditions in the same
-# words as its Python twin (which raises the same ValueError messages).
+# words as its Python twin (which raises the same ValueError messages, _contract.need).
 from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport int64_t
 

@@ -15,7 +15,7 @@ from libc.stdint cimport int16_t, int32_t, int64_t
 from perceptron_c._core._bigint cimport NO_TERM, conjunction_sign, conjunction_value, scatter
 from perceptron_c._core._checks cimport (all_in_range, between_chunks, check_avg, check_steps, need,
                                          rows_per_chunk)
-from perceptron_c._core._dual_c cimport check_cols, check_krows, zero_outside_i64
+from perceptron_c._core._dual_c cimport check_krows, checked_cols, sorted_position
 
 import numpy as np
 
@@ -79,18 +79,6 @@ cdef inline void _bucket_sum(int64_t* B, Py_ssize_t L, const exp_t* e, const int
     hi[0] = h
 
 
-cdef inline Py_ssize_t _find(const int64_t* cols, Py_ssize_t nc, int64_t v) noexcept nogil:
-    """The position of v in the sorted cols (which holds it)."""
-    cdef Py_ssize_t lo = 0, hi = nc, mid
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if cols[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
 cdef inline void _gather(int64_t* ac, const int64_t* alpha, Py_ssize_t k_rows, Py_ssize_t n,
                          const int64_t* cols, Py_ssize_t nc) noexcept nogil:
     # ac[k, c] = alpha[k, cols[c]]: the coefficients of the columns, contiguous
@@ -129,7 +117,7 @@ cdef Py_ssize_t _binary_rows(const exp_t* Erows, const int64_t* rows, Py_ssize_t
             step = yi if sample_weight == NULL else yi * sample_weight[i]
             alpha[i] += step
             if cols != NULL:
-                ac[_find(cols, nc, i)] += step
+                ac[sorted_position(cols, nc, i)] += step
             if fit_intercept:
                 bias += step
             if averaged:
@@ -221,7 +209,7 @@ cdef Py_ssize_t _multiclass_rows(const exp_t* Erows, const int64_t* rows, Py_ssi
             alpha[yi * n + i] += step
             alpha[pred * n + i] -= step
             if cols != NULL:
-                at = _find(cols, nc, i)
+                at = sorted_position(cols, nc, i)
                 ac[yi * nc + at] += step
                 ac[pred * nc + at] -= step
             if fit_intercept:
@@ -422,19 +410,6 @@ cdef object _weight_total(const int64_t[::1] sample_weight, const int64_t[::1] r
     return int(s)
 
 
-cdef const int64_t* _columns(const int64_t[::1] cols, const int64_t[::1] rows,
-                             const int64_t* alpha, Py_ssize_t k_rows,
-                             Py_ssize_t n) except? NULL:
-    """NULL (every pool column), or the checked cols (see _dual_py._check_cols)."""
-    if cols is None:
-        return NULL
-    check_cols(cols, rows, n)
-    need(zero_outside_i64(alpha, k_rows, n, &cols[0] if cols.shape[0] else NULL,
-                          cols.shape[0]),
-         "cols must hold every example with a nonzero coefficient")
-    return &cols[0] if cols.shape[0] else NULL
-
-
 cdef _check_exponents(E):
     need(getattr(E, "dtype", None) in (np.int16, np.int32), "exponents must be int16 or int32")
 
@@ -466,7 +441,7 @@ def _epoch_rows(const exp_t[:, ::1] Erows, const int64_t[::1] rows, const double
     check_steps(steps, rows.shape[0])
     check_krows(Erows.shape[0], Erows.shape[1], rows, n, cols)
     need(y.shape[0] == n and b.shape[0] == 1, "y must have shape (n,) and b (1,)")
-    cp = _columns(cols, rows, &alpha[0] if n else NULL, 1, n)
+    cp = checked_cols(cols, rows, <const int64_t*>&alpha[0] if n else NULL, 1, n)
     averaged = check_avg(u, beta, count, u is not None and u.shape[0] == n,
                          beta is not None and beta.shape[0] == 1)
     _check_y_finite(y)
@@ -515,7 +490,8 @@ def _multiclass_epoch_rows(const exp_t[:, ::1] Erows, const int64_t[::1] rows,
     check_krows(Erows.shape[0], Erows.shape[1], rows, n, cols)
     need(y.shape[0] == n and b.shape[0] == k_classes, "y must have shape (n,) and b (K,)")
     need(all_in_range(y, k_classes), f"y must lie in [0, {k_classes})")
-    cp = _columns(cols, rows, &alpha[0, 0] if n and k_classes else NULL, k_classes, n)
+    cp = checked_cols(cols, rows, <const int64_t*>&alpha[0, 0] if n and k_classes else NULL,
+                      k_classes, n)
     averaged = check_avg(U, beta, count,
                          U is not None and U.shape[0] == k_classes and U.shape[1] == n,
                          beta is not None and beta.shape[0] == k_classes)

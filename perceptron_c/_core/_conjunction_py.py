@@ -20,11 +20,19 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ._dual_py import _check_avg, _check_cols, _check_rows, _check_steps, _need, _store_steps
+from ._contract import (
+    check_avg,
+    check_cols,
+    check_headroom,
+    check_rows,
+    check_steps,
+    exact,
+    need,
+    store_steps,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import Any, TypeAlias
+    from typing import TypeAlias
 
     import numpy as np
     import numpy.typing as npt
@@ -39,51 +47,15 @@ __all__ = [
 ]
 
 _MAX = 1.7976931348623157e308  # the largest finite float64
-# Every bucket sum of the C twin stays below 2^62 if each row of coefficients, with its bias,
-# sums to less than 2^61 in absolute value (then so does the difference of two rows).
-_LIMIT = 2**61
-
-
-def _check_headroom(a: Any, extra: int, what: str) -> None:
-    """OverflowError unless sum |a| + extra < 2^61 (the same test as the C twin's)."""
-    total = extra
-    ok = total < _LIMIT
-    for v in a.tolist() if ok else ():
-        if not -_LIMIT <= v <= _LIMIT:
-            ok = False
-            break
-        total += abs(v)
-        if total >= _LIMIT:
-            ok = False
-            break
-    if not ok:
-        raise OverflowError(f"{what}: the exact sums would reach 2^61 (|coefficients| + |bias| "
-                            "per class, with room for this call's updates)")
 
 
 def _check_exponents(E: Any) -> None:
-    _need(getattr(E, "dtype", None) in ("int16", "int32"), "exponents must be int16 or int32")
+    need(getattr(E, "dtype", None) in ("int16", "int32"), "exponents must be int16 or int32")
 
 
 def _check_y_finite(y: Any) -> None:
-    _need(all(math.isfinite(v) and -9.2e18 < v < 9.2e18 for v in y.tolist()),
-          "y must be finite")
-
-
-def _exact(coefs: Sequence[int], exps: Sequence[int], bias: int,
-           cols: Sequence[int] | None = None) -> int:
-    """sum_j coefs[j] * 2^exps[j] + bias as a Python integer (exact for any exponent); with
-    cols, sum_c coefs[cols[c]] * 2^exps[c]."""
-    total = bias
-    if cols is None:
-        for a, e in zip(coefs, exps):
-            if a:
-                total += a << e
-    else:
-        for j, e in zip(cols, exps):
-            if coefs[j]:
-                total += coefs[j] << e
-    return total
+    need(all(math.isfinite(v) and -9.2e18 < v < 9.2e18 for v in y.tolist()),
+         "y must be finite")
 
 
 def _check_int_weights(sample_weight: _I64 | None, n: int, rows: _I64) -> tuple[
@@ -91,9 +63,9 @@ def _check_int_weights(sample_weight: _I64 | None, n: int, rows: _I64) -> tuple[
     """(the weights as Python ints or None, sum over the visited rows of |weight|)."""
     if sample_weight is None:
         return None, len(rows)
-    _need(sample_weight.shape == (n,) and sample_weight.dtype.kind == "i"
-          and sample_weight.dtype.itemsize == 8,
-          "sample_weight must hold one int64 weight per pool example")
+    need(sample_weight.shape == (n,) and sample_weight.dtype.kind == "i"
+         and sample_weight.dtype.itemsize == 8,
+         "sample_weight must hold one int64 weight per pool example")
     sw = sample_weight.tolist()
     return sw, sum(abs(sw[i]) for i in rows.tolist())
 
@@ -111,19 +83,19 @@ def conjunction_epoch_rows(Erows: _IE, rows: _I64, y: _D, alpha: _I64, b: _I64,
     ([Columbia-COMS4252], Claim 2.1 and 2.3).
     """
     _check_exponents(Erows)
-    _check_steps(steps, len(rows))
+    check_steps(steps, len(rows))
     n = alpha.shape[0]
-    _check_rows(rows, n, Erows.shape[0], Erows.shape[1], cols)
-    _need(y.shape == (n,) and b.shape == (1,), "y must have shape (n,) and b (1,)")
-    _check_cols(cols, rows, alpha)
-    averaged = _check_avg(u, beta, count, alpha.shape, 1)
+    check_rows(rows, n, Erows.shape[0], Erows.shape[1], cols)
+    need(y.shape == (n,) and b.shape == (1,), "y must have shape (n,) and b (1,)")
+    check_cols(cols, rows, alpha)
+    averaged = check_avg(u, beta, count, alpha.shape, 1)
     _check_y_finite(y)
     sw, w_total = _check_int_weights(sample_weight, n, rows)
     m = len(rows)
-    _check_headroom(alpha, abs(int(b[0])) + 2 * w_total, "alpha")
+    check_headroom(alpha, abs(int(b[0])) + 2 * w_total, "alpha")
     if averaged:
         assert u is not None and beta is not None and count is not None
-        _check_headroom(u, abs(int(beta[0])) + 2 * w_total * (int(count[0]) + m), "u")
+        check_headroom(u, abs(int(beta[0])) + 2 * w_total * (int(count[0]) + m), "u")
     cl = None if cols is None else cols.tolist()
     al, yl, bias = alpha.tolist(), [int(v) for v in y.tolist()], int(b[0])
     if averaged:
@@ -133,7 +105,7 @@ def conjunction_epoch_rows(Erows: _IE, rows: _I64, y: _D, alpha: _I64, b: _I64,
     recorded = []
     for t, i in enumerate(rows.tolist()):
         yi = yl[i]
-        if yi * _exact(al, Erows[t].tolist(), bias, cl) <= 0:
+        if yi * exact(al, Erows[t].tolist(), bias, cl) <= 0:
             recorded.append(t)
             mistakes += 1
             step = yi if sw is None else yi * sw[i]
@@ -153,7 +125,7 @@ def conjunction_epoch_rows(Erows: _IE, rows: _I64, y: _D, alpha: _I64, b: _I64,
         u[:] = ul
         beta[0] = betal
         count[0] = c
-    _store_steps(steps, recorded)
+    store_steps(steps, recorded)
     return mistakes
 
 
@@ -165,18 +137,18 @@ def multiclass_conjunction_epoch_rows(Erows: _IE, rows: _I64, y: _I64, alpha: _I
     """K-class form of `conjunction_epoch_rows`: exact argmax, ties to the lowest class."""
     _check_exponents(Erows)
     k_classes, n = alpha.shape
-    _check_rows(rows, n, Erows.shape[0], Erows.shape[1], cols)
-    _need(y.shape == (n,) and b.shape == (k_classes,), "y must have shape (n,) and b (K,)")
-    _need(all(0 <= v < k_classes for v in y.tolist()), f"y must lie in [0, {k_classes})")
-    _check_cols(cols, rows, alpha)
-    averaged = _check_avg(U, beta, count, alpha.shape, k_classes)
+    check_rows(rows, n, Erows.shape[0], Erows.shape[1], cols)
+    need(y.shape == (n,) and b.shape == (k_classes,), "y must have shape (n,) and b (K,)")
+    need(all(0 <= v < k_classes for v in y.tolist()), f"y must lie in [0, {k_classes})")
+    check_cols(cols, rows, alpha)
+    averaged = check_avg(U, beta, count, alpha.shape, k_classes)
     sw, w_total = _check_int_weights(sample_weight, n, rows)
     m = len(rows)
     for k in range(k_classes):
-        _check_headroom(alpha[k], abs(int(b[k])) + 2 * w_total, "alpha")
+        check_headroom(alpha[k], abs(int(b[k])) + 2 * w_total, "alpha")
         if averaged:
             assert U is not None and beta is not None and count is not None
-            _check_headroom(U[k], abs(int(beta[k])) + 2 * w_total * (int(count[0]) + m), "U")
+            check_headroom(U[k], abs(int(beta[k])) + 2 * w_total * (int(count[0]) + m), "U")
     cl = None if cols is None else cols.tolist()
     al, bl, yl = alpha.tolist(), b.tolist(), y.tolist()
     if averaged:
@@ -186,9 +158,9 @@ def multiclass_conjunction_epoch_rows(Erows: _IE, rows: _I64, y: _I64, alpha: _I
     for t, i in enumerate(rows.tolist()):
         yi = yl[i]
         er = Erows[t].tolist()
-        pred, best = 0, _exact(al[0], er, bl[0], cl)
+        pred, best = 0, exact(al[0], er, bl[0], cl)
         for k in range(1, k_classes):
-            s = _exact(al[k], er, bl[k], cl)
+            s = exact(al[k], er, bl[k], cl)
             if s > best:
                 pred, best = k, s
         if pred != yi:
@@ -228,20 +200,20 @@ def _to_float(v: int) -> float:
 
 def _check_decision(E: _IE, coef: _I64, b: _I64, out: npt.NDArray[Any]) -> None:
     _check_exponents(E)
-    _need(E.shape[1] == coef.shape[1], "E must have one column per coefficient")
-    _need(b.shape == (coef.shape[0],), "b must have one entry per row of coef")
-    _need(out.shape[0] == E.shape[0], "out must have one row per row of E")
+    need(E.shape[1] == coef.shape[1], "E must have one column per coefficient")
+    need(b.shape == (coef.shape[0],), "b must have one entry per row of coef")
+    need(out.shape[0] == E.shape[0], "out must have one row per row of E")
     for k in range(coef.shape[0]):
-        _check_headroom(coef[k], abs(int(b[k])), "coef")
+        check_headroom(coef[k], abs(int(b[k])), "coef")
 
 
 def conjunction_decision(E: _IE, coef: _I64, b: _I64, out: _D) -> None:
     """out[i, k] = float64 of sum_j coef[k, j] 2^E[i, j] + b[k], sign exact, clipped to the
     largest finite float64 beyond float64's range."""
     _check_decision(E, coef, b, out)
-    _need(out.shape[1] == coef.shape[0], "out must have shape (n, K)")
+    need(out.shape[1] == coef.shape[0], "out must have shape (n, K)")
     cl, bl = coef.tolist(), b.tolist()
-    res = [[_to_float(_exact(ck, er, bk)) for ck, bk in zip(cl, bl)] for er in E.tolist()]
+    res = [[_to_float(exact(ck, er, bk)) for ck, bk in zip(cl, bl)] for er in E.tolist()]
     if res:
         out[:] = res
 
@@ -252,9 +224,9 @@ def conjunction_argmax(E: _IE, coef: _I64, b: _I64, out: _I64) -> None:
     cl, bl = coef.tolist(), b.tolist()
     res = []
     for er in E.tolist():
-        best_k, best = 0, _exact(cl[0], er, bl[0])
+        best_k, best = 0, exact(cl[0], er, bl[0])
         for k in range(1, len(cl)):
-            s = _exact(cl[k], er, bl[k])
+            s = exact(cl[k], er, bl[k])
             if s > best:
                 best_k, best = k, s
         res.append(best_k)

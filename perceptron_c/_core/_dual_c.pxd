@@ -72,7 +72,9 @@ cdef inline bint all_finite(const double* a, Py_ssize_t n) noexcept nogil:
     return True
 
 
-cdef inline bint _sorted_has(const int64_t* cols, Py_ssize_t nc, int64_t v) noexcept nogil:
+cdef inline Py_ssize_t sorted_position(const int64_t* cols, Py_ssize_t nc,
+                                       int64_t v) noexcept nogil:
+    """The first position c of the sorted cols with cols[c] >= v (nc if none)."""
     cdef Py_ssize_t lo = 0, hi = nc, mid
     while lo < hi:
         mid = (lo + hi) // 2
@@ -80,6 +82,11 @@ cdef inline bint _sorted_has(const int64_t* cols, Py_ssize_t nc, int64_t v) noex
             lo = mid + 1
         else:
             hi = mid
+    return lo
+
+
+cdef inline bint _sorted_has(const int64_t* cols, Py_ssize_t nc, int64_t v) noexcept nogil:
+    cdef Py_ssize_t lo = sorted_position(cols, nc, v)
     return lo < nc and cols[lo] == v
 
 
@@ -113,8 +120,13 @@ cdef inline object check_cols(const int64_t[::1] cols, const int64_t[::1] rows, 
     need(ok, "cols must hold every entry of rows")
 
 
-cdef inline bint zero_outside_f64(const double* alpha, Py_ssize_t k_rows, Py_ssize_t n,
-                                  const int64_t* cols, Py_ssize_t nc) noexcept nogil:
+ctypedef fused coef_t:
+    double
+    int64_t
+
+
+cdef inline bint zero_outside(const coef_t* alpha, Py_ssize_t k_rows, Py_ssize_t n,
+                              const int64_t* cols, Py_ssize_t nc) noexcept nogil:
     """Every alpha[k, j] with j not in cols (sorted) is 0."""
     cdef Py_ssize_t k, j, c
     for k in range(k_rows):
@@ -127,15 +139,14 @@ cdef inline bint zero_outside_f64(const double* alpha, Py_ssize_t k_rows, Py_ssi
     return True
 
 
-cdef inline bint zero_outside_i64(const int64_t* alpha, Py_ssize_t k_rows, Py_ssize_t n,
-                                  const int64_t* cols, Py_ssize_t nc) noexcept nogil:
-    """zero_outside_f64 for integer coefficients."""
-    cdef Py_ssize_t k, j, c
-    for k in range(k_rows):
-        c = 0
-        for j in range(n):
-            while c < nc and cols[c] < j:
-                c += 1
-            if alpha[k * n + j] != 0 and not (c < nc and cols[c] == j):
-                return False
-    return True
+cdef inline const int64_t* checked_cols(const int64_t[::1] cols, const int64_t[::1] rows,
+                                        const coef_t* alpha, Py_ssize_t k_rows,
+                                        Py_ssize_t n) except? NULL:
+    """NULL (every pool column), or the checked cols (see _contract.check_cols); alpha: the
+    k_rows x n coefficients (NULL when empty)."""
+    if cols is None:
+        return NULL
+    check_cols(cols, rows, n)
+    need(zero_outside(alpha, k_rows, n, &cols[0] if cols.shape[0] else NULL, cols.shape[0]),
+         "cols must hold every example with a nonzero coefficient")
+    return &cols[0] if cols.shape[0] else NULL

@@ -11,49 +11,13 @@ from libc.stdint cimport int64_t
 
 from perceptron_c._core._checks cimport (all_in_range, between_chunks, check_avg, check_steps, need,
                                          non_finite, rows_per_chunk)
+from perceptron_c._core._lanes cimport dot4_cols
 
 
 __all__ = [
     "dual_epoch_cached", "dual_epoch_rows", "multiclass_dual_epoch_cached",
     "multiclass_dual_epoch_rows",
 ]
-
-
-cdef inline double _dot4(const double* a, const double* k, Py_ssize_t n) noexcept nogil:
-    # element j goes to lane j % 4, then (s0 + s1) + (s2 + s3) (see _dual_py._dot4)
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    cdef Py_ssize_t j = 0
-    while j + 4 <= n:
-        s0 += a[j] * k[j]
-        s1 += a[j + 1] * k[j + 1]
-        s2 += a[j + 2] * k[j + 2]
-        s3 += a[j + 3] * k[j + 3]
-        j += 4
-    if j < n:
-        s0 += a[j] * k[j]
-    if j + 1 < n:
-        s1 += a[j + 1] * k[j + 1]
-    if j + 2 < n:
-        s2 += a[j + 2] * k[j + 2]
-    return (s0 + s1) + (s2 + s3)
-
-
-cdef inline double _dot4_cols(const double* a, const double* k, const int64_t* cols,
-                              Py_ssize_t nc) noexcept nogil:
-    # a[cols[c]] * k[c] goes to lane cols[c] % 4, in the order of cols (see _dual_py._dot4)
-    cdef double s[4]
-    cdef Py_ssize_t c
-    cdef int64_t j
-    s[0] = s[1] = s[2] = s[3] = 0.0
-    for c in range(nc):
-        j = cols[c]
-        s[j & 3] += a[j] * k[c]
-    return (s[0] + s[1]) + (s[2] + s[3])
-
-
-cdef inline double _activation(const double* a, const double* k, const int64_t* cols,
-                               Py_ssize_t nc) noexcept nogil:
-    return _dot4(a, k, nc) if cols == NULL else _dot4_cols(a, k, cols, nc)
 
 
 cdef Py_ssize_t binary_cached_weighted(const double* G, const double* y, const int64_t* order,
@@ -187,7 +151,7 @@ cdef Py_ssize_t binary_support_rows(const double* Krows, const int64_t* rows, Py
     for t in range(m):
         i = rows[t]
         yi = y[i]
-        a = _activation(alpha, Krows + t * nc, cols, nc) + bias
+        a = dot4_cols(alpha, Krows + t * nc, cols, nc) + bias
         if not isfinite(a):  # stop, the caller raises
             mistakes = -1 - t
             break
@@ -237,10 +201,10 @@ cdef Py_ssize_t multiclass_support_rows(const double* Krows, const int64_t* rows
         yi = y[i]
         kr = Krows + t * nc
         pred = 0
-        best = _activation(alpha, kr, cols, nc) + b[0]
+        best = dot4_cols(alpha, kr, cols, nc) + b[0]
         finite = isfinite(best)
         for k in range(1, n_classes):
-            s = _activation(alpha + k * n, kr, cols, nc) + b[k]
+            s = dot4_cols(alpha + k * n, kr, cols, nc) + b[k]
             finite = finite and isfinite(s)
             if s > best:
                 pred = k
@@ -288,19 +252,6 @@ cdef const double* _weights(const double[::1] sample_weight, Py_ssize_t n) excep
     need(sample_weight.shape[0] == n and all_finite(&sample_weight[0], n),
          "sample_weight must hold one finite weight per pool example")
     return &sample_weight[0]
-
-
-cdef const int64_t* _columns(const int64_t[::1] cols, const int64_t[::1] rows,
-                             const double* alpha, Py_ssize_t k_rows,
-                             Py_ssize_t n) except? NULL:
-    """NULL (every pool column), or the checked cols (see _dual_py._check_cols)."""
-    if cols is None:
-        return NULL
-    check_cols(cols, rows, n)
-    need(zero_outside_f64(alpha, k_rows, n, &cols[0] if cols.shape[0] else NULL,
-                          cols.shape[0]),
-         "cols must hold every example with a nonzero coefficient")
-    return &cols[0] if cols.shape[0] else NULL
 
 
 def dual_epoch_cached(const double[:, ::1] G, const double[::1] y, const int64_t[::1] order,
@@ -387,7 +338,7 @@ def dual_epoch_rows(const double[:, ::1] Krows, const int64_t[::1] rows, const d
     check_steps(steps, rows.shape[0])
     check_krows(Krows.shape[0], Krows.shape[1], rows, n, cols)
     need(y.shape[0] == n and b.shape[0] == 1, "y must have shape (n,) and b (1,)")
-    cp = _columns(cols, rows, &alpha[0] if n else NULL, 1, n)
+    cp = checked_cols(cols, rows, <const double*>&alpha[0] if n else NULL, 1, n)
     averaged = check_avg(u, beta, count,
                          u is not None and u.shape[0] == n,
                          beta is not None and beta.shape[0] == 1)
@@ -426,7 +377,8 @@ def multiclass_dual_epoch_rows(const double[:, ::1] Krows, const int64_t[::1] ro
     check_krows(Krows.shape[0], Krows.shape[1], rows, n, cols)
     need(y.shape[0] == n and b.shape[0] == k_classes, "y must have shape (n,) and b (K,)")
     need(all_in_range(y, k_classes), f"y must lie in [0, {k_classes})")
-    cp = _columns(cols, rows, &alpha[0, 0] if n and k_classes else NULL, k_classes, n)
+    cp = checked_cols(cols, rows, <const double*>&alpha[0, 0] if n and k_classes else NULL,
+                      k_classes, n)
     averaged = check_avg(U, beta, count,
                          U is not None and U.shape[0] == k_classes and U.shape[1] == n,
                          beta is not None and beta.shape[0] == k_classes)

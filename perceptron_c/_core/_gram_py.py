@@ -160,7 +160,7 @@ def _check_float(X: np.ndarray, Y: np.ndarray, out: np.ndarray) -> None:
 
 def _dot4_products(A: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:
     """out[i, j] = dot4(A[i], B[j]) for every pair: the 4-lane dot of the package's
-    arithmetic contract (``_linear_py``): product k of a pair, rounded, is added to lane
+    arithmetic contract (``_contract``): product k of a pair, rounded, is added to lane
     k % 4, each lane in the order of k, and the dot is (s0 + s1) + (s2 + s3). Vectorized over
     the pairs only, so each entry is exactly that sequence of IEEE operations (no BLAS, whose
     sums depend on its kernel and thread count). The C twin is ``_dot.h``."""

@@ -17,6 +17,7 @@ from perceptron_c._core._checks cimport (all_in_range, between_chunks, need, non
                                          rows_per_chunk)
 from perceptron_c._core._fixedpoint cimport (FIXED_NORM_EVERY, acc_add, acc_cmp, acc_nearest,
                                              acc_norm, acc_sign, accumulator_size)
+from perceptron_c._core._lanes cimport dot4
 
 import numpy as np
 
@@ -30,25 +31,6 @@ cdef int64_t MAX_EXPONENT = 1 << 24
 
 
 # ------------------------------------------------------------------------- the PA step
-
-cdef inline double _dot4(const double* a, const double* k, Py_ssize_t n) noexcept nogil:
-    # element j goes to lane j % 4, then (s0 + s1) + (s2 + s3) (see _kpa_py._dot4)
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    cdef Py_ssize_t j = 0
-    while j + 4 <= n:
-        s0 += a[j] * k[j]
-        s1 += a[j + 1] * k[j + 1]
-        s2 += a[j + 2] * k[j + 2]
-        s3 += a[j + 3] * k[j + 3]
-        j += 4
-    if j < n:
-        s0 += a[j] * k[j]
-    if j + 1 < n:
-        s1 += a[j + 1] * k[j + 1]
-    if j + 2 < n:
-        s2 += a[j + 2] * k[j + 2]
-    return (s0 + s1) + (s2 + s3)
-
 
 cdef inline double _margin(const double* f, Py_ssize_t R, int64_t yi,
                            Py_ssize_t* r) noexcept nogil:
@@ -175,7 +157,7 @@ cdef Py_ssize_t kpa_rows_core(const double* Krows, const int64_t* y, const int64
         i = rows[t]
         kr = Krows + t * n
         for k in range(s.R):
-            f[k] = _dot4(s.alpha + k * n, kr, n) + s.b[k]
+            f[k] = dot4(s.alpha + k * n, kr, n) + s.b[k]
         if not _finite(f, s.R):
             return -1 - t
         _visit(s, p, i, y[i], f, kr[i] + fi, &step, &gain, &r)

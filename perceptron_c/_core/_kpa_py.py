@@ -25,16 +25,15 @@ class index, for two classes 1 is positive; step weight w_i = class weight * sam
    ``squared``): scikit-learn's order of operations for its PA;
 5. step = (tau * s) * w_i (two classes: alpha[0, i] += step, b[0] += step with fit_intercept)
    or tau * w_i (row y_i gains it, row r loses it, in alpha[:, i] and b); a repeated example
-   adds to its coefficient. Averaging ([Daume2017] Alg. 7 on the coefficients): u += step * c
-   and beta += step * c where alpha and b move; c += 1 after every visited example; the
-   averaged coefficients are alpha - u / c, b - beta / c.
+   adds to its coefficient. Averaging is ``_contract``'s on the coefficients (u += step * c and
+   beta += step * c where alpha and b move); the averaged coefficients are alpha - u / c,
+   b - beta / c.
 
-The float routines return the number of steps taken. Their activations, as in ``_dual_py``:
-cached (``kpa_epoch_cached``): scores[k, j] = sum_i alpha[k, i] G[i, j] is kept for the whole
-pool and a step on i adds step * G[i, j] to scores[k, j] in index order, f_k = scores[k, i] +
-b[k]; rows (``kpa_epoch_rows``): f_k = a 4-lane sum over the pool (element j into partial sum
-j % 4, then (s0 + s1) + (s2 + s3)) plus b[k]. A non-finite activation stops the epoch: the
-state is written back as it is and FloatingPointError names the position.
+The float routines return the number of steps taken and follow ``_contract`` (4-lane sums, a
+non-finite activation stops the epoch). Their activations, as in ``_dual_py``: cached
+(``kpa_epoch_cached``): scores[k, j] = sum_i alpha[k, i] G[i, j] is kept for the whole pool
+and a step on i adds step * G[i, j] to scores[k, j] in index order, f_k = scores[k, i] +
+b[k]; rows (``kpa_epoch_rows``): f_k = ``dot4(alpha[k], Krows[t]) + b[k]``.
 
 The conjunction kernel K(a, b) = 2^popcount(a AND b) (``kpa_conjunction_*``) is exact. Its
 values leave float64 at 1024 common bits, and so would the coefficients (tau is about l /
@@ -54,6 +53,8 @@ from __future__ import annotations
 
 import math
 from typing import TYPE_CHECKING
+
+from ._contract import check_rows, dot4, need, non_finite
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -77,50 +78,33 @@ _MAX = 1.7976931348623157e308  # the largest finite float64
 MAX_EXPONENT = 1 << 24
 
 
-def _need(ok: bool, what: str) -> None:
-    if not ok:
-        raise ValueError(what)
-
-
-def _non_finite(t: int, i: int) -> FloatingPointError:
-    return FloatingPointError(f"non-finite activation at position {t} of the visiting order "
-                              f"(row {i}): the weights or the data overflow float64")
-
-
 def _check_model(alpha: _D, y: _I64, weight: _D | None, C: float) -> tuple[int, int]:
     """(R, n) after the checks every training routine shares."""
-    _need(alpha.ndim == 2 and alpha.shape[0] >= 1, "alpha must have shape (R, n), R >= 1")
+    need(alpha.ndim == 2 and alpha.shape[0] >= 1, "alpha must have shape (R, n), R >= 1")
     rows, n = alpha.shape
     n_classes = 2 if rows == 1 else rows
-    _need(y.shape == (n,), "y must have one class index per pool example")
-    _need(all(0 <= v < n_classes for v in y.tolist()), f"y must lie in [0, {n_classes})")
-    _need(weight is None or weight.shape == (n,), "weight must have one entry per example")
-    _need(C > 0, "C must be > 0 (inf: the plain PA)")
+    need(y.shape == (n,), "y must have one class index per pool example")
+    need(all(0 <= v < n_classes for v in y.tolist()), f"y must lie in [0, {n_classes})")
+    need(weight is None or weight.shape == (n,), "weight must have one entry per example")
+    need(C > 0, "C must be > 0 (inf: the plain PA)")
     return rows, n
 
 
 def _check_avg(u: _D | None, beta: _D | None, count: _I64 | None, shape: tuple[int, ...],
                with_beta: bool) -> bool:
     if u is None:
-        _need(beta is None and count is None, "u, beta and count go together")
+        need(beta is None and count is None, "u, beta and count go together")
         return False
     if count is None or (beta is None) == with_beta:
         raise ValueError("u, beta and count go together")
-    _need(u.shape == shape, "u must have the shape of alpha")
-    _need(beta is None or beta.shape == (shape[0],), "beta must have the shape of b")
-    _need(count.shape == (1,) and count[0] >= 1, "count must have shape (1,) and be >= 1")
+    need(u.shape == shape, "u must have the shape of alpha")
+    need(beta is None or beta.shape == (shape[0],), "beta must have the shape of b")
+    need(count.shape == (1,) and count[0] >= 1, "count must have shape (1,) and be >= 1")
     return True
 
 
 def _check_loss(loss: _D | None) -> None:
-    _need(loss is None or loss.shape == (1,), "loss must have shape (1,)")
-
-
-def _dot4(a: Sequence[float], k: Sequence[float]) -> float:
-    s = [0.0, 0.0, 0.0, 0.0]
-    for j, v in enumerate(a):
-        s[j & 3] += v * k[j]
-    return (s[0] + s[1]) + (s[2] + s[3])
+    need(loss is None or loss.shape == (1,), "loss must have shape (1,)")
 
 
 def _margin(f: Sequence[float], yi: int) -> tuple[float, int]:
@@ -234,9 +218,9 @@ def kpa_epoch_cached(G: _D, y: _I64, order: _I64, weight: _D | None, alpha: _D, 
     + b[k], and a step on i adds step * G[i, :] to the rows of ``scores`` it moves."""
     C = float(C)  # a C double in the other twin: numpy scalars would warn on overflow
     rows, n = _check_model(alpha, y, weight, C)
-    _need(G.shape == (n, n) and scores.shape == (rows, n) and b.shape == (rows,),
-          "G (n, n), scores like alpha (R, n), b (R,)")
-    _need(all(0 <= i < n for i in order.tolist()), f"order must lie in [0, {n})")
+    need(G.shape == (n, n) and scores.shape == (rows, n) and b.shape == (rows,),
+         "G (n, n), scores like alpha (R, n), b (R,)")
+    need(all(0 <= i < n for i in order.tolist()), f"order must lie in [0, {n})")
     averaged = _check_avg(u, beta, count, alpha.shape, True)
     _check_loss(loss)
     st = _Duals(alpha, b, u, beta, count, weight, fit_intercept)
@@ -247,7 +231,7 @@ def kpa_epoch_cached(G: _D, y: _I64, order: _I64, weight: _D | None, alpha: _D, 
         yi = yl[i]
         f = [sc[k][i] + st.bl[k] for k in range(rows)]
         if not all(math.isfinite(v) for v in f):
-            error = _non_finite(t, i)
+            error = non_finite(t, i)
             break
         z, r = _margin(f, yi)
         kd = float(G[i, i]) + fi
@@ -271,12 +255,6 @@ def kpa_epoch_cached(G: _D, y: _I64, order: _I64, weight: _D | None, alpha: _D, 
     return st.steps
 
 
-def _check_rows(rows: _I64, n_pool: int, n_krows: int, n_kcols: int) -> None:
-    _need(n_krows == len(rows), "Krows must have one row per entry of rows")
-    _need(n_kcols == n_pool, "Krows must have one column per pool example")
-    _need(all(0 <= i < n_pool for i in rows.tolist()), f"rows must lie in [0, {n_pool})")
-
-
 def kpa_epoch_rows(Krows: _D, rows: _I64, y: _I64, weight: _D | None, alpha: _D, b: _D,
                    C: float, squared: bool, fit_intercept: bool, u: _D | None = None,
                    beta: _D | None = None, count: _I64 | None = None,
@@ -285,8 +263,8 @@ def kpa_epoch_rows(Krows: _D, rows: _I64, y: _I64, weight: _D | None, alpha: _D,
     from its kernel row Krows[t] = K(x_rows[t], pool): f_k = 4-lane sum + b[k]."""
     C = float(C)  # a C double in the other twin: numpy scalars would warn on overflow
     n_rows, n = _check_model(alpha, y, weight, C)
-    _check_rows(rows, n, Krows.shape[0], Krows.shape[1])
-    _need(b.shape == (n_rows,), "b must have shape (R,)")
+    check_rows(rows, n, Krows.shape[0], Krows.shape[1])
+    need(b.shape == (n_rows,), "b must have shape (R,)")
     averaged = _check_avg(u, beta, count, alpha.shape, True)
     _check_loss(loss)
     st = _Duals(alpha, b, u, beta, count, weight, fit_intercept)
@@ -296,9 +274,9 @@ def kpa_epoch_rows(Krows: _D, rows: _I64, y: _I64, weight: _D | None, alpha: _D,
     for t, i in enumerate(rows.tolist()):
         yi = yl[i]
         kr = Krows[t].tolist()
-        f = [_dot4(st.al[k], kr) + st.bl[k] for k in range(n_rows)]
+        f = [dot4(st.al[k], kr) + st.bl[k] for k in range(n_rows)]
         if not all(math.isfinite(v) for v in f):
-            error = _non_finite(t, i)
+            error = non_finite(t, i)
             break
         z, r = _margin(f, yi)
         kd = kr[i] + fi
@@ -317,13 +295,13 @@ def _check_exponents(E: _I32, ediag: _I32, coef: _D) -> int:
     """The largest entry of ediag, after checking 0 <= E[t, j] <= ediag[j] <= MAX_EXPONENT
     and that every coefficient is finite."""
     n = coef.shape[1]
-    _need(ediag.shape == (n,), "ediag must have one entry per pool example")
-    _need(E.ndim == 2 and E.shape[1] == n, "E must have one column per pool example")
+    need(ediag.shape == (n,), "ediag must have one entry per pool example")
+    need(E.ndim == 2 and E.shape[1] == n, "E must have one column per pool example")
     dl = ediag.tolist()
-    _need(all(0 <= d <= MAX_EXPONENT for d in dl), "ediag must lie in [0, 2^24]")
-    _need(all(0 <= e <= d for row in E.tolist() for e, d in zip(row, dl)),
-          "exponents E must lie in [0, ediag]: popcount(x AND x_j) <= popcount(x_j)")
-    _need(all(math.isfinite(v) for v in coef.ravel().tolist()), "coefficients must be finite")
+    need(all(0 <= d <= MAX_EXPONENT for d in dl), "ediag must lie in [0, 2^24]")
+    need(all(0 <= e <= d for row in E.tolist() for e, d in zip(row, dl)),
+         "exponents E must lie in [0, ediag]: popcount(x AND x_j) <= popcount(x_j)")
+    need(all(math.isfinite(v) for v in coef.ravel().tolist()), "coefficients must be finite")
     return max(dl, default=0)
 
 
@@ -359,16 +337,16 @@ def kpa_conjunction_epoch_rows(Erows: _I32, rows: _I64, ediag: _I32, y: _I64,
     holds a (the coefficients times 2^ediag); b is implicit."""
     C = float(C)  # a C double in the other twin: numpy scalars would warn on overflow
     n_rows, n = _check_model(alpha, y, weight, C)
-    _check_rows(rows, n, Erows.shape[0], Erows.shape[1])
+    check_rows(rows, n, Erows.shape[0], Erows.shape[1])
     averaged = _check_avg(u, None, count, alpha.shape, False)
     _check_loss(loss)
     shift0 = 1074 + _check_exponents(Erows, ediag, alpha)
     if averaged:
         assert u is not None
-        _need(all(math.isfinite(v) for v in u.ravel().tolist()), "u must be finite")
+        need(all(math.isfinite(v) for v in u.ravel().tolist()), "u must be finite")
     dl, yl = ediag.tolist(), y.tolist()
-    _need(all(Erows[t, i] == dl[i] for t, i in enumerate(rows.tolist())),
-          "Erows[t, rows[t]] must be ediag[rows[t]]")
+    need(all(Erows[t, i] == dl[i] for t, i in enumerate(rows.tolist())),
+         "Erows[t, rows[t]] must be ediag[rows[t]]")
     st = _Duals(alpha, None, u, None, count, weight, fit_intercept)
     one, error = 1 << shift0, None
     for t, i in enumerate(rows.tolist()):
@@ -383,7 +361,7 @@ def kpa_conjunction_epoch_rows(Erows: _I32, rows: _I64, ediag: _I32, y: _I64,
             try:
                 lt = _nearest(L, shift0)
             except OverflowError:
-                error = _non_finite(t, i)
+                error = non_finite(t, i)
                 break
             st.total += lt
             E = dl[i]
@@ -391,7 +369,7 @@ def kpa_conjunction_epoch_rows(Erows: _I32, rows: _I64, ediag: _I32, y: _I64,
             done = st.move(i, yi, lt, r, q if r < 0 else 2.0 * q, math.ldexp(0.5 / C, -E),
                            _ldexp(C, E), squared)
             if done is not None and not _finite_at(st, i):
-                error = _non_finite(t, i)
+                error = non_finite(t, i)
                 break
         if averaged:
             st.c += 1
@@ -410,8 +388,8 @@ def _finite_at(st: _Duals, i: int) -> bool:
 
 
 def _check_decision(E: _I32, ediag: _I32, coef: _D, out_rows: int) -> int:
-    _need(coef.ndim == 2 and coef.shape[0] >= 1, "coef must have shape (R, n), R >= 1")
-    _need(out_rows == E.shape[0], "out must have one row per row of E")
+    need(coef.ndim == 2 and coef.shape[0] >= 1, "coef must have shape (R, n), R >= 1")
+    need(out_rows == E.shape[0], "out must have one row per row of E")
     return 1074 + _check_exponents(E, ediag, coef)
 
 
@@ -420,7 +398,7 @@ def kpa_conjunction_decision(E: _I32, ediag: _I32, coef: _D, fit_intercept: bool
     """out[t, k] = the float64 nearest to f_k(x_t) (exact sum, rounded once); beyond
     float64's range the largest finite float64 of its sign."""
     shift0 = _check_decision(E, ediag, coef, out.shape[0])
-    _need(out.ndim == 2 and out.shape[1] == coef.shape[0], "out must have shape (m, R)")
+    need(out.ndim == 2 and out.shape[1] == coef.shape[0], "out must have shape (m, R)")
     cl, dl = coef.tolist(), ediag.tolist()
     res = []
     for er in E.tolist():

@@ -1,9 +1,10 @@
 /* Feature-major emissions of the structured perceptron (_sequence_c): a token's features are
  * read once each, as K contiguous weights, added into 4 lanes of K running sums (feature p
- * of the row into lane p % 4, as _linear_py._dot). restrict: lanes, weights and output never
- * overlap, so the compiler vectorizes the K-wide loops with the baseline instruction set
- * (SSE2 on x86-64; no -march flag). Products and sums are the C twin's, in its order: with
- * -ffp-contract=off nothing fuses, so the lanes equal the Python twin's bit for bit. */
+ * of the row into lane p % 4, as _contract.dot4_indexed and _lanes.pxd). restrict: lanes,
+ * weights and output never overlap, so the compiler vectorizes the K-wide loops with the
+ * baseline instruction set (SSE2 on x86-64; no -march flag). Products and sums are the C
+ * twin's, in its order: with -ffp-contract=off nothing fuses, so the lanes equal the Python
+ * twin's bit for bit. */
 #ifndef PERCEPTRON_C_LANES_H
 #define PERCEPTRON_C_LANES_H
 

@@ -12,6 +12,7 @@ from cython cimport floating
 
 from perceptron_c._core._checks cimport (all_in_range, between_chunks, check_csr, check_steps, need,
                                          non_finite, rows_per_chunk)
+from perceptron_c._core._lanes cimport dot4_indexed, row, sqnorm4, sqnorm4_scaled
 
 
 __all__ = [
@@ -40,65 +41,6 @@ cdef enum:
 cdef double TINY = 2.0 ** -960
 
 
-cdef inline double _dot(const floating* x, const int32_t* idx, const double* w,
-                        Py_ssize_t m) noexcept nogil:
-    # 4 partial sums: element k goes to lane k % 4 (see _linear_py._dot).
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    cdef Py_ssize_t k = 0
-    if idx == NULL:
-        while k + 4 <= m:
-            s0 += <double>x[k] * w[k]
-            s1 += <double>x[k + 1] * w[k + 1]
-            s2 += <double>x[k + 2] * w[k + 2]
-            s3 += <double>x[k + 3] * w[k + 3]
-            k += 4
-        if k < m:
-            s0 += <double>x[k] * w[k]
-        if k + 1 < m:
-            s1 += <double>x[k + 1] * w[k + 1]
-        if k + 2 < m:
-            s2 += <double>x[k + 2] * w[k + 2]
-    else:
-        while k + 4 <= m:
-            s0 += <double>x[k] * w[idx[k]]
-            s1 += <double>x[k + 1] * w[idx[k + 1]]
-            s2 += <double>x[k + 2] * w[idx[k + 2]]
-            s3 += <double>x[k + 3] * w[idx[k + 3]]
-            k += 4
-        if k < m:
-            s0 += <double>x[k] * w[idx[k]]
-        if k + 1 < m:
-            s1 += <double>x[k + 1] * w[idx[k + 1]]
-        if k + 2 < m:
-            s2 += <double>x[k + 2] * w[idx[k + 2]]
-    return (s0 + s1) + (s2 + s3)
-
-
-cdef inline double _sqnorm(const floating* x, Py_ssize_t m) noexcept nogil:
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, v
-    cdef Py_ssize_t k = 0
-    while k + 4 <= m:
-        v = x[k]
-        s0 += v * v
-        v = x[k + 1]
-        s1 += v * v
-        v = x[k + 2]
-        s2 += v * v
-        v = x[k + 3]
-        s3 += v * v
-        k += 4
-    while k < m:
-        v = x[k]
-        if (k & 3) == 0:
-            s0 += v * v
-        elif (k & 3) == 1:
-            s1 += v * v
-        else:
-            s2 += v * v
-        k += 1
-    return (s0 + s1) + (s2 + s3)
-
-
 cdef inline void _add(double* w, double step, const floating* x, const int32_t* idx,
                       Py_ssize_t m, double p) noexcept nogil:
     # w[k] += step * (x[k] * p); p is a power of two, 1.0 but for rows of extreme scale
@@ -118,22 +60,6 @@ cdef inline void _add(double* w, double step, const floating* x, const int32_t* 
             w[idx[k]] += step * (<double>x[k] * p)
 
 
-cdef inline double _scaled_sqnorm(const floating* x, Py_ssize_t m, double p) noexcept nogil:
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, v
-    cdef Py_ssize_t k
-    for k in range(m):
-        v = <double>x[k] * p
-        if (k & 3) == 0:
-            s0 += v * v
-        elif (k & 3) == 1:
-            s1 += v * v
-        elif (k & 3) == 2:
-            s2 += v * v
-        else:
-            s3 += v * v
-    return (s0 + s1) + (s2 + s3)
-
-
 cdef inline double _step_scale(const floating* x, Py_ssize_t m, bint fit_intercept,
                                bint normalize, double* p) noexcept nogil:
     # the length of the update and the row's power-of-two scale (see _linear_py._step_scale)
@@ -143,7 +69,7 @@ cdef inline double _step_scale(const floating* x, Py_ssize_t m, bint fit_interce
     p[0] = 1.0
     if not normalize:
         return 1.0
-    nrm2 = _sqnorm(x, m)
+    nrm2 = sqnorm4(x, m)
     if fit_intercept:
         nrm2 += 1.0
     if TINY <= nrm2 and isfinite(nrm2):
@@ -160,23 +86,10 @@ cdef inline double _step_scale(const floating* x, Py_ssize_t m, bint fit_interce
     elif e < -1022:
         e = -1022
     p[0] = ldexp(1.0, e)
-    nrm2 = _scaled_sqnorm(x, m, p[0])
+    nrm2 = sqnorm4_scaled(x, m, p[0])
     if fit_intercept:
         nrm2 += p[0] * p[0]
     return 1.0 / sqrt(nrm2)
-
-
-cdef inline void _row(const floating* data, const int32_t* idx, const int64_t* indptr,
-                      Py_ssize_t d, int64_t i, const floating** x, const int32_t** cols,
-                      Py_ssize_t* m) noexcept nogil:
-    if indptr == NULL:
-        x[0] = data + i * d
-        cols[0] = NULL
-        m[0] = d
-    else:
-        x[0] = data + indptr[i]
-        cols[0] = idx + indptr[i]
-        m[0] = indptr[i + 1] - indptr[i]
 
 
 cdef inline void _prefetch_ahead(const floating* data, const int32_t* idx, const int64_t* indptr,
@@ -202,7 +115,7 @@ cdef inline void _prefetch_row(const floating* data, const int32_t* idx, const i
     cdef const floating* x
     cdef const int32_t* cols
     cdef Py_ssize_t m, off, nbytes
-    _row(data, idx, indptr, d, i, &x, &cols, &m)
+    row(data, idx, indptr, d, i, &x, &cols, &m)
     nbytes = m * <Py_ssize_t>sizeof(floating)
     if nbytes > PREFETCH_BYTES:
         nbytes = PREFETCH_BYTES
@@ -236,9 +149,9 @@ cdef Py_ssize_t binary_epoch(const floating* data, const int32_t* idx, const int
     for t in range(n):
         _prefetch_ahead(data, idx, indptr, d, order, t, n, y, sample_weight)
         i = order[t]
-        _row(data, idx, indptr, d, i, &x, &cols, &m)
+        row(data, idx, indptr, d, i, &x, &cols, &m)
         yi = y[i]
-        a = _dot(x, cols, w, m) + bias
+        a = dot4_indexed(x, cols, w, m) + bias
         if not isfinite(a):  # never a mistake nor a success: stop, the caller raises
             mistakes = -1 - t
             break
@@ -282,13 +195,13 @@ cdef Py_ssize_t multiclass_epoch(const floating* data, const int32_t* idx, const
     for t in range(n):
         _prefetch_ahead(data, idx, indptr, d, order, t, n, y, sample_weight)
         i = order[t]
-        _row(data, idx, indptr, d, i, &x, &cols, &m)
+        row(data, idx, indptr, d, i, &x, &cols, &m)
         yi = y[i]
         pred = 0
-        best = _dot(x, cols, W, m) + b[0]
+        best = dot4_indexed(x, cols, W, m) + b[0]
         finite = isfinite(best)
         for k in range(1, n_classes):
-            s = _dot(x, cols, W + k * d, m) + b[k]
+            s = dot4_indexed(x, cols, W + k * d, m) + b[k]
             finite = finite and isfinite(s)
             if s > best:
                 pred = k
@@ -328,9 +241,9 @@ cdef void decision(const floating* data, const int32_t* idx, const int64_t* indp
     cdef const floating* x
     cdef const int32_t* cols
     for i in range(n):
-        _row(data, idx, indptr, d, i, &x, &cols, &m)
+        row(data, idx, indptr, d, i, &x, &cols, &m)
         for k in range(n_classes):
-            out[i * n_classes + k] = _dot(x, cols, W + k * d, m) + b[k]
+            out[i * n_classes + k] = dot4_indexed(x, cols, W + k * d, m) + b[k]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,43 +6,51 @@ canonical (see ``_validation``): X C-contiguous float32/float64, CSR as (data, i
 indptr int64), binary labels as float64 +1/-1, class labels as int64 indices, ``order`` an
 int64 permutation, weights and biases float64, ``count`` an int64 array of shape (1,).
 
-Arithmetic contract shared with the C twin (so the two agree bit for bit on any data):
-- every sum over features is a "4-lane" sum: element k of the row goes to partial sum k % 4,
-  and the result is (s0 + s1) + (s2 + s3); each product is formed in double precision;
-- an update adds ``step * x[j]`` to each weight, with ``step`` computed once per mistake;
-  with ``sample_weight`` (one float per row, the caller's product of eta0, sample and class
-  weights) the step is ``(y * s) * sample_weight[i]`` (binary) or ``s * sample_weight[i]``
-  (K-class), s being 1 or the normalized length below;
+Arithmetic contract: ``_contract``'s (4-lane sums, updates in index order, lazy averaging, a
+non-finite activation stops the epoch and names its position), so that the C twin agrees bit
+for bit on any data. Here:
+- the activation is ``dot4_indexed(x, columns, w) + b`` (lane k % 4 by position in the row);
+- a mistake adds ``step * x[j]`` to each weight; with ``sample_weight`` (one float per row,
+  the caller's product of eta0, sample and class weights) the step is
+  ``(y * s) * sample_weight[i]`` (binary) or ``s * sample_weight[i]`` (K-class), s being 1
+  or the normalized length below;
 - the normalized step is ``y / sqrt(||x||^2)`` (``||(x, 1)||`` with an intercept), the
-  squared norm being a 4-lane sum too; a row of norm 0 gets no update. When that squared
+  squared norm being ``sqnorm4``; a row of norm 0 gets no update. When that squared
   norm overflows, or is below 2^-960 (digits may have been lost to underflow), the row is
   first scaled by the power of two p that brings its largest entry into [0.5, 1) (clamped
   to [2^-1022, 2^1022]): the step is ``y / sqrt(||x p||^2)`` (plus p^2 with an intercept)
   and the update adds ``step * (x[j] * p)`` (``step * p`` to the bias). Multiplying by a
-  power of two is exact, so both twins compute the same numbers; p = 1 for every other row;
-- an activation that is not finite (the weights or the data overflow float64) is neither a
-  mistake nor a success: the epoch stops there, the state is written back as it is (what
-  ``steps`` holds is then unspecified), and ``FloatingPointError`` names the position in
-  the visiting order.
+  power of two is exact, so both twins compute the same numbers; p = 1 for every other row.
 """
 from __future__ import annotations
 
 import math
 from typing import TYPE_CHECKING
 
+from ._contract import (
+    check_csr,
+    check_steps,
+    csr_rows,
+    dense_rows,
+    dot4_indexed,
+    need,
+    non_finite,
+    sqnorm4,
+)
+
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
     from typing import TypeAlias
 
     import numpy as np
     import numpy.typing as npt
 
+    from ._contract import Rows as _Rows
+
     _F: TypeAlias = npt.NDArray[np.float32] | npt.NDArray[np.float64]
     _D: TypeAlias = npt.NDArray[np.float64]
     _I32: TypeAlias = npt.NDArray[np.int32]
     _I64: TypeAlias = npt.NDArray[np.int64]
-    # row i as (values, column indices); columns None for a dense row
-    _Rows: TypeAlias = Callable[[int], tuple[list[float], list[int] | None]]
 
 __all__ = [
     "perceptron_epoch_dense",
@@ -56,26 +64,6 @@ __all__ = [
     "decision_dense",
     "decision_csr",
 ]
-
-
-def _dot(values: Sequence[float], columns: Sequence[int] | None,
-         w: Sequence[float]) -> float:
-    """4-lane sum of values[k] * w[columns[k]] (columns=None: dense, column k)."""
-    s = [0.0, 0.0, 0.0, 0.0]
-    if columns is None:
-        for k, v in enumerate(values):
-            s[k & 3] += v * w[k]
-    else:
-        for k, v in enumerate(values):
-            s[k & 3] += v * w[columns[k]]
-    return (s[0] + s[1]) + (s[2] + s[3])
-
-
-def _sqnorm(values: Sequence[float]) -> float:
-    s = [0.0, 0.0, 0.0, 0.0]
-    for k, v in enumerate(values):
-        s[k & 3] += v * v
-    return (s[0] + s[1]) + (s[2] + s[3])
 
 
 _TINY = 2.0 ** -960  # a squared norm below it may have lost digits to underflow
@@ -98,7 +86,7 @@ def _step_scale(values: Sequence[float], fit_intercept: bool,
     1/||x|| (1/||(x, 1)|| with an intercept), computed on x p for rows of extreme scale."""
     if not normalize:
         return 1.0, 1.0
-    nrm2 = _sqnorm(values)
+    nrm2 = sqnorm4(values)
     if fit_intercept:
         nrm2 += 1.0
     if _TINY <= nrm2 < math.inf:
@@ -108,7 +96,7 @@ def _step_scale(values: Sequence[float], fit_intercept: bool,
         return 0.0, 1.0
     e = min(1022, max(-1022, -math.frexp(top)[1]))
     p = math.ldexp(1.0, e)
-    nrm2 = _sqnorm([v * p for v in values])
+    nrm2 = sqnorm4([v * p for v in values])
     if fit_intercept:
         nrm2 += p * p
     return 1.0 / math.sqrt(nrm2), p
@@ -118,74 +106,42 @@ def _scaled(values: list[float], p: float) -> list[float]:
     return values if p == 1.0 else [v * p for v in values]
 
 
-def _non_finite(t: int, i: int) -> FloatingPointError:
-    return FloatingPointError(f"non-finite activation at position {t} of the visiting order "
-                              f"(row {i}): the weights or the data overflow float64")
-
-
-def _need(ok: bool, what: str) -> None:
-    if not ok:
-        raise ValueError(what)
-
-
-def _check_steps(steps: _I64 | None, m: int) -> None:
-    _need(steps is None or steps.shape[0] >= m,
-          "steps must have room for one entry per visited example")
-
-
 def _check_order(order: _I64, n_rows: int) -> None:
-    _need(all(0 <= i < n_rows for i in order.tolist()),
-          f"order must hold row indices in [0, {n_rows})")
-
-
-def _check_csr(indptr: _I64, nnz: int, n_idx: int) -> None:
-    p = indptr.tolist()
-    ok = len(p) >= 1 and n_idx == nnz and p[0] == 0 and p[-1] == nnz
-    _need(ok and all(p[t] <= p[t + 1] for t in range(len(p) - 1)),
-          "indptr must be monotone from 0 to len(data), len(indices) == len(data)")
+    need(all(0 <= i < n_rows for i in order.tolist()),
+         f"order must hold row indices in [0, {n_rows})")
 
 
 def _check_binary(n_rows: int, d: int, y: _D, w: _D, b: _D, u: _D | None = None,
                   beta: _D | None = None, count: _I64 | None = None) -> None:
-    _need(y.shape[0] == n_rows, "y must have one label per row")
+    need(y.shape[0] == n_rows, "y must have one label per row")
     # beta comes with u: the averaged routines pass u, beta and count together
     for ww, bb in ((w, b), (u, beta)) if u is not None else ((w, b),):
-        _need(ww.shape[0] == d, "w must have one weight per feature")
-        _need(bb.shape[0] == 1, "b must have shape (1,)")  # type: ignore[union-attr]
+        need(ww.shape[0] == d, "w must have one weight per feature")
+        need(bb.shape[0] == 1, "b must have shape (1,)")  # type: ignore[union-attr]
     if count is not None:
-        _need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
+        need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
 
 
 def _check_multi(n_rows: int, d: int, y: _I64, W: _D, b: _D, U: _D | None = None,
                  beta: _D | None = None, count: _I64 | None = None) -> None:
-    _need(y.shape[0] == n_rows, "y must have one label per row")
+    need(y.shape[0] == n_rows, "y must have one label per row")
     # beta comes with U: the averaged routines pass U, beta and count together
     for WW, bb in ((W, b), (U, beta)) if U is not None else ((W, b),):
-        _need(WW.shape[1] == d, "W must have one column per feature")
-        _need(bb.shape[0] == WW.shape[0] and WW.shape[0] >= 1,  # type: ignore[union-attr]
-              "b must have one entry per row of W")
+        need(WW.shape[1] == d, "W must have one column per feature")
+        need(bb.shape[0] == WW.shape[0] and WW.shape[0] >= 1,  # type: ignore[union-attr]
+             "b must have one entry per row of W")
     if U is not None:
         assert count is not None
-        _need(U.shape[0] == W.shape[0], "U must have the shape of W")
-        _need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
-    _need(all(0 <= v < W.shape[0] for v in y.tolist()),
-          f"y must hold class indices in [0, {W.shape[0]})")
+        need(U.shape[0] == W.shape[0], "U must have the shape of W")
+        need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
+    need(all(0 <= v < W.shape[0] for v in y.tolist()),
+         f"y must hold class indices in [0, {W.shape[0]})")
 
 
 def _check_weights(sample_weight: _D | None, n_rows: int) -> None:
-    _need(sample_weight is None or (sample_weight.shape == (n_rows,) and all(
+    need(sample_weight is None or (sample_weight.shape == (n_rows,) and all(
         math.isfinite(v) for v in sample_weight.tolist())),
         "sample_weight must hold one finite weight per row")
-
-
-def _dense_rows(X: _F) -> _Rows:
-    rows = X.tolist()
-    return lambda i: (rows[i], None)
-
-
-def _csr_rows(data: _F, indices: _I32, indptr: _I64) -> _Rows:
-    d, ix, p = data.tolist(), indices.tolist(), indptr.tolist()
-    return lambda i: (d[p[i]:p[i + 1]], ix[p[i]:p[i + 1]])
 
 
 def _binary_epoch(row: _Rows, y: _D, order: _I64, w: _D, b: _D, u: _D | None, beta: _D | None,
@@ -205,9 +161,9 @@ def _binary_epoch(row: _Rows, y: _D, order: _I64, w: _D, b: _D, u: _D | None, be
     for t, i in enumerate(order.tolist()):
         x, cols = row(i)
         yi = yl[i]
-        a = _dot(x, cols, wl) + bl  # activation w.x + b
+        a = dot4_indexed(x, cols, wl) + bl  # activation w.x + b
         if not math.isfinite(a):
-            error = _non_finite(t, i)
+            error = non_finite(t, i)
             break
         if yi * a <= 0.0:  # mistake (a = 0 counts, as in the book)
             recorded.append(t)
@@ -264,15 +220,15 @@ def _multiclass_epoch(row: _Rows, y: _I64, order: _I64, W: _D, b: _D, U: _D | No
     for t, i in enumerate(order.tolist()):
         x, cols = row(i)
         yi = yl[i]
-        pred, best = 0, _dot(x, cols, Wl[0]) + bl[0]
+        pred, best = 0, dot4_indexed(x, cols, Wl[0]) + bl[0]
         finite = math.isfinite(best)
         for k in range(1, n_classes):
-            s = _dot(x, cols, Wl[k]) + bl[k]
+            s = dot4_indexed(x, cols, Wl[k]) + bl[k]
             finite = finite and math.isfinite(s)
             if s > best:  # strict: ties go to the lowest class index
                 pred, best = k, s
         if not finite:
-            error = _non_finite(t, i)
+            error = non_finite(t, i)
             break
         if pred != yi:
             mistakes += 1
@@ -320,8 +276,8 @@ def perceptron_epoch_dense(X: _F, y: _D, order: _I64, w: _D, b: _D, fit_intercep
     _check_binary(X.shape[0], X.shape[1], y, w, b)
     _check_order(order, X.shape[0])
     _check_weights(sample_weight, X.shape[0])
-    _check_steps(steps, order.shape[0])
-    return _binary_epoch(_dense_rows(X), y, order, w, b, None, None, None,
+    check_steps(steps, order.shape[0])
+    return _binary_epoch(dense_rows(X), y, order, w, b, None, None, None,
                          fit_intercept, normalize, steps, sample_weight)
 
 
@@ -329,12 +285,12 @@ def perceptron_epoch_csr(data: _F, indices: _I32, indptr: _I64, y: _D, order: _I
                          b: _D, fit_intercept: bool, normalize: bool,
                          steps: _I64 | None = None, sample_weight: _D | None = None) -> int:
     """`perceptron_epoch_dense` on CSR rows (data, indices, indptr)."""
-    _check_csr(indptr, data.shape[0], indices.shape[0])
+    check_csr(indptr, data.shape[0], indices.shape[0])
     _check_binary(indptr.shape[0] - 1, w.shape[0], y, w, b)
     _check_order(order, indptr.shape[0] - 1)
     _check_weights(sample_weight, indptr.shape[0] - 1)
-    _check_steps(steps, order.shape[0])
-    return _binary_epoch(_csr_rows(data, indices, indptr), y, order, w, b, None, None, None,
+    check_steps(steps, order.shape[0])
+    return _binary_epoch(csr_rows(data, indices, indptr), y, order, w, b, None, None, None,
                          fit_intercept, normalize, steps, sample_weight)
 
 
@@ -350,7 +306,7 @@ def averaged_epoch_dense(X: _F, y: _D, order: _I64, w: _D, b: _D, u: _D, beta: _
     _check_binary(X.shape[0], X.shape[1], y, w, b, u, beta, count)
     _check_order(order, X.shape[0])
     _check_weights(sample_weight, X.shape[0])
-    return _binary_epoch(_dense_rows(X), y, order, w, b, u, beta, count,
+    return _binary_epoch(dense_rows(X), y, order, w, b, u, beta, count,
                          fit_intercept, normalize, None, sample_weight)
 
 
@@ -358,11 +314,11 @@ def averaged_epoch_csr(data: _F, indices: _I32, indptr: _I64, y: _D, order: _I64
                        b: _D, u: _D, beta: _D, count: _I64, fit_intercept: bool,
                        normalize: bool, sample_weight: _D | None = None) -> int:
     """`averaged_epoch_dense` on CSR rows."""
-    _check_csr(indptr, data.shape[0], indices.shape[0])
+    check_csr(indptr, data.shape[0], indices.shape[0])
     _check_binary(indptr.shape[0] - 1, w.shape[0], y, w, b, u, beta, count)
     _check_order(order, indptr.shape[0] - 1)
     _check_weights(sample_weight, indptr.shape[0] - 1)
-    return _binary_epoch(_csr_rows(data, indices, indptr), y, order, w, b, u, beta, count,
+    return _binary_epoch(csr_rows(data, indices, indptr), y, order, w, b, u, beta, count,
                          fit_intercept, normalize, None, sample_weight)
 
 
@@ -372,7 +328,7 @@ def multiclass_epoch_dense(X: _F, y: _I64, order: _I64, W: _D, b: _D, fit_interc
     _check_multi(X.shape[0], X.shape[1], y, W, b)
     _check_order(order, X.shape[0])
     _check_weights(sample_weight, X.shape[0])
-    return _multiclass_epoch(_dense_rows(X), y, order, W, b, None, None, None,
+    return _multiclass_epoch(dense_rows(X), y, order, W, b, None, None, None,
                              fit_intercept, normalize, sample_weight)
 
 
@@ -380,11 +336,11 @@ def multiclass_epoch_csr(data: _F, indices: _I32, indptr: _I64, y: _I64, order: 
                          b: _D, fit_intercept: bool, normalize: bool,
                          sample_weight: _D | None = None) -> int:
     """`multiclass_epoch_dense` on CSR rows."""
-    _check_csr(indptr, data.shape[0], indices.shape[0])
+    check_csr(indptr, data.shape[0], indices.shape[0])
     _check_multi(indptr.shape[0] - 1, W.shape[1], y, W, b)
     _check_order(order, indptr.shape[0] - 1)
     _check_weights(sample_weight, indptr.shape[0] - 1)
-    return _multiclass_epoch(_csr_rows(data, indices, indptr), y, order, W, b, None, None, None,
+    return _multiclass_epoch(csr_rows(data, indices, indptr), y, order, W, b, None, None, None,
                              fit_intercept, normalize, sample_weight)
 
 
@@ -395,7 +351,7 @@ def multiclass_averaged_epoch_dense(X: _F, y: _I64, order: _I64, W: _D, b: _D, U
     _check_multi(X.shape[0], X.shape[1], y, W, b, U, beta, count)
     _check_order(order, X.shape[0])
     _check_weights(sample_weight, X.shape[0])
-    return _multiclass_epoch(_dense_rows(X), y, order, W, b, U, beta, count,
+    return _multiclass_epoch(dense_rows(X), y, order, W, b, U, beta, count,
                              fit_intercept, normalize, sample_weight)
 
 
@@ -404,11 +360,11 @@ def multiclass_averaged_epoch_csr(data: _F, indices: _I32, indptr: _I64, y: _I64
                                   fit_intercept: bool, normalize: bool,
                                   sample_weight: _D | None = None) -> int:
     """`multiclass_averaged_epoch_dense` on CSR rows."""
-    _check_csr(indptr, data.shape[0], indices.shape[0])
+    check_csr(indptr, data.shape[0], indices.shape[0])
     _check_multi(indptr.shape[0] - 1, W.shape[1], y, W, b, U, beta, count)
     _check_order(order, indptr.shape[0] - 1)
     _check_weights(sample_weight, indptr.shape[0] - 1)
-    return _multiclass_epoch(_csr_rows(data, indices, indptr), y, order, W, b, U, beta, count,
+    return _multiclass_epoch(csr_rows(data, indices, indptr), y, order, W, b, U, beta, count,
                              fit_intercept, normalize, sample_weight)
 
 
@@ -417,23 +373,23 @@ def _decision(row: _Rows, n: int, W: _D, b: _D, out: _D) -> None:
     res = []
     for i in range(n):
         x, cols = row(i)
-        res.append([_dot(x, cols, Wl[k]) + bl[k] for k in range(len(bl))])
+        res.append([dot4_indexed(x, cols, Wl[k]) + bl[k] for k in range(len(bl))])
     if n:
         out[:] = res
 
 
 def decision_dense(X: _F, W: _D, b: _D, out: _D) -> None:
     """out[i, k] = W_k . x_i + b_k ([Daume2017] Alg. 6 before the sign), in place."""
-    _need(W.shape[1] == X.shape[1], "W must have one column per feature")
-    _need(b.shape[0] == W.shape[0], "b must have one entry per row of W")
-    _need(out.shape == (X.shape[0], W.shape[0]), "out must have shape (n_rows, n_classes)")
-    _decision(_dense_rows(X), X.shape[0], W, b, out)
+    need(W.shape[1] == X.shape[1], "W must have one column per feature")
+    need(b.shape[0] == W.shape[0], "b must have one entry per row of W")
+    need(out.shape == (X.shape[0], W.shape[0]), "out must have shape (n_rows, n_classes)")
+    _decision(dense_rows(X), X.shape[0], W, b, out)
 
 
 def decision_csr(data: _F, indices: _I32, indptr: _I64, W: _D, b: _D, out: _D) -> None:
     """`decision_dense` on CSR rows."""
-    _check_csr(indptr, data.shape[0], indices.shape[0])
-    _need(b.shape[0] == W.shape[0], "b must have one entry per row of W")
-    _need(out.shape == (indptr.shape[0] - 1, W.shape[0]),
-          "out must have shape (n_rows, n_classes)")
-    _decision(_csr_rows(data, indices, indptr), indptr.shape[0] - 1, W, b, out)
+    check_csr(indptr, data.shape[0], indices.shape[0])
+    need(b.shape[0] == W.shape[0], "b must have one entry per row of W")
+    need(out.shape == (indptr.shape[0] - 1, W.shape[0]),
+         "out must have shape (n_rows, n_classes)")
+    _decision(csr_rows(data, indices, indptr), indptr.shape[0] - 1, W, b, out)

@@ -4,7 +4,7 @@
  * the wheel must run on any CPU of its platform). On x86-64 (gcc, clang, MSVC: see _simd.h),
  * wider paths are compiled with per-function targets and picked AT RUN TIME after a CPU check:
  *   PC_IMPL_POPCNT  hardware POPCNT,                         target("popcnt")
- *   PC_IMPL_AVX2    Mula/Kurz/Lemire nibble lookup (2018),   target("avx2")
+ *   PC_IMPL_AVX2    [Mula2018] nibble lookup,             target("avx2")
  *   PC_IMPL_AVX512  AVX-512 VPOPCNTDQ,                       target("avx512f,avx512vpopcntdq")
  *
  * Blocking is GEMM's (Goto & van de Geijn; BLIS): B is packed once into strips of NR rows,

@@ -29,7 +29,7 @@ PC_INLINE void pc_pack_strip(const uint64_t *B, ptrdiff_t nb, ptrdiff_t nw, ptrd
     }
 }
 
-/* ---- AVX2: the nibble lookup of Mula, Kurz & Lemire (2018), "Faster Population Counts Using
+/* ---- AVX2: the nibble lookup of [Mula2018], "Faster Population Counts Using
  * AVX2 Instructions", turned around for a Gram: vpshufb's 16-byte table is popcount(n & x) for
  * one nibble n of ONE byte of an A row (from a table of 256 x 2 such tables), its 32 indices the
  * nibbles x of that byte in 32 B rows (B packed byte-major as two nibble planes). A step is 2

@@ -1,4 +1,4 @@
-# C-level API of the structured perceptron's routines (Collins 2002: Viterbi and the epoch),
+# C-level API of the structured perceptron's routines ([Collins2002]: Viterbi and the epoch),
 # for Cython code. Every pointer must already be valid for the sizes given: these functions
 # do no checking at all (the def layer of _sequence_c checks what they rely on).
 # Rows as in _linear_c.pxd: dense (idx == NULL, indptr == NULL, row t is data[t*d:(t+1)*d])
@@ -9,7 +9,7 @@ from cython cimport floating
 
 # The weights: W (d x K, feature-major: row j is feature j's weight for every tag), b (K),
 # trans ((K+2) x K); averaging is on when U != NULL (then
-# beta, U_trans and count are set too: CIML Alg. 7's sums and example counter).
+# beta, U_trans and count are set too: [Daume2017] Alg. 7 sums and example counter).
 cdef struct SeqModel:
     double* W
     double* b

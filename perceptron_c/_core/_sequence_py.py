@@ -16,7 +16,7 @@ Arithmetic contract shared with the C twin (so the two agree bit for bit on any 
 - the emission of tag k at a token is ``_linear``'s decision on the tag-major weights W.T:
   the product x_p * W[j_p, k] of the feature at position p of the row (j_p its column) goes
   to lane p % 4 of tag k, the lanes sum as (s0 + s1) + (s2 + s3), plus b_k
-  (``_linear_py._dot``);
+  (``_contract.dot4_indexed``);
 - Viterbi: delta_0[j] = trans[K, j] + E[0, j]; delta_t[j] = max over i of
   ((delta_{t-1}[i] + trans[i, j]) + E[t, j]), in exactly that order of additions; the path
   ends at the j of largest delta_{T-1}[j] + trans[K + 1, j]. Candidates are compared in index
@@ -45,14 +45,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._threads import run_shared
-from ._linear_py import _check_csr, _csr_rows, _dense_rows, _need
+from ._contract import check_csr, csr_rows, dense_rows, need
 
 if TYPE_CHECKING:
     from typing import TypeAlias
 
     import numpy.typing as npt
 
-    from ._linear_py import _Rows
+    from ._contract import Rows as _Rows
 
     _F: TypeAlias = npt.NDArray[np.float32] | npt.NDArray[np.float64]
     _D: TypeAlias = npt.NDArray[np.float64]
@@ -93,8 +93,8 @@ def _non_finite(s: int, t: int | None = None) -> FloatingPointError:
 
 
 def _check_trans(trans: _D, n_tags: int) -> None:
-    _need(n_tags >= 1 and trans.shape == (n_tags + 2, n_tags),
-          "trans must have shape (n_tags + 2, n_tags)")
+    need(n_tags >= 1 and trans.shape == (n_tags + 2, n_tags),
+         "trans must have shape (n_tags + 2, n_tags)")
     for i, row in enumerate(trans.tolist()):
         for j, v in enumerate(row):
             if not math.isfinite(v):
@@ -103,9 +103,9 @@ def _check_trans(trans: _D, n_tags: int) -> None:
 
 def _check_offsets(offsets: _I64, n_tokens: int) -> None:
     p = offsets.tolist()
-    _need(len(p) >= 1 and p[0] == 0 and p[-1] == n_tokens and
-          all(p[s] <= p[s + 1] for s in range(len(p) - 1)),
-          "offsets must be monotone from 0 to the number of tokens")
+    need(len(p) >= 1 and p[0] == 0 and p[-1] == n_tokens and
+         all(p[s] <= p[s + 1] for s in range(len(p) - 1)),
+         "offsets must be monotone from 0 to the number of tokens")
 
 
 def _best_path(E: list[list[float]], trans: list[list[float]]) -> list[int] | None:
@@ -152,7 +152,7 @@ def viterbi(E: _D, trans: _D, offsets: _I64, out: _I64) -> None:
     K = E.shape[1]
     _check_trans(trans, K)
     _check_offsets(offsets, E.shape[0])
-    _need(out.shape[0] == E.shape[0], "out must have one entry per token")
+    need(out.shape[0] == E.shape[0], "out must have one entry per token")
     El, tl, p = E.tolist(), trans.tolist(), offsets.tolist()
     for s in range(len(p) - 1):
         if p[s] == p[s + 1]:
@@ -182,8 +182,8 @@ def _emissions(row: _Rows, start: int, stop: int, W: list[list[float]],
 
 def _emissions_out(row: _Rows, n_tokens: int, W: _D, b: _D, out: _D) -> None:
     K = W.shape[1]
-    _need(b.shape[0] == K, "b must have one entry per column of W")
-    _need(out.shape[0] == n_tokens and out.shape[1] == K, "out must have shape (n_tokens, K)")
+    need(b.shape[0] == K, "b must have one entry per column of W")
+    need(out.shape[0] == n_tokens and out.shape[1] == K, "out must have shape (n_tokens, K)")
     if n_tokens:
         out[:] = _emissions(row, 0, n_tokens, W.tolist(), b.tolist())
 
@@ -191,23 +191,23 @@ def _emissions_out(row: _Rows, n_tokens: int, W: _D, b: _D, out: _D) -> None:
 def emissions_dense(X: _F, W: _D, b: _D, out: _D) -> None:
     """The emission scores of every token of X under the feature-major (W, b), into ``out``
     (n_tokens, K): exactly ``_linear``'s decision of W.T (the contract above)."""
-    _need(W.shape[0] == X.shape[1], "W must have one row per feature")
-    _emissions_out(_dense_rows(X), X.shape[0], W, b, out)
+    need(W.shape[0] == X.shape[1], "W must have one row per feature")
+    _emissions_out(dense_rows(X), X.shape[0], W, b, out)
 
 
 def emissions_csr(data: _F, indices: _I32, indptr: _I64, W: _D, b: _D, out: _D) -> None:
     """`emissions_dense` on CSR rows."""
-    _check_csr(indptr, data.shape[0], indices.shape[0])
-    _emissions_out(_csr_rows(data, indices, indptr), indptr.shape[0] - 1, W, b, out)
+    check_csr(indptr, data.shape[0], indices.shape[0])
+    _emissions_out(csr_rows(data, indices, indptr), indptr.shape[0] - 1, W, b, out)
 
 
 def _decode(row: _Rows, n_tokens: int, W: _D, b: _D, trans: _D, offsets: _I64, out: _I64,
             n_jobs: object, row_len: int) -> None:
     K = W.shape[1]
-    _need(b.shape[0] == K, "b must have one entry per column of W")
+    need(b.shape[0] == K, "b must have one entry per column of W")
     _check_trans(trans, K)
     _check_offsets(offsets, n_tokens)
-    _need(out.shape[0] == n_tokens, "out must have one entry per token")
+    need(out.shape[0] == n_tokens, "out must have one entry per token")
     Wl, bl, tl, p = W.tolist(), b.tolist(), trans.tolist(), offsets.tolist()
     blocks = sentence_blocks(offsets, K, row_len)
     bad: list[int] = []  # sentences that failed; the lowest is raised, whatever the threads
@@ -232,16 +232,16 @@ def decode_dense(X: _F, W: _D, b: _D, trans: _D, offsets: _I64, out: _I64, *,
     """The best tag sequence of every sentence of X under (W, b, trans), into ``out``: the
     emissions of one sentence at a time, then Viterbi. Sentences are cut into blocks of a few
     milliseconds that ``n_jobs`` threads share; the tags never depend on ``n_jobs``."""
-    _need(W.shape[0] == X.shape[1], "W must have one row per feature")
-    _decode(_dense_rows(X), X.shape[0], W, b, trans, offsets, out, n_jobs, X.shape[1])
+    need(W.shape[0] == X.shape[1], "W must have one row per feature")
+    _decode(dense_rows(X), X.shape[0], W, b, trans, offsets, out, n_jobs, X.shape[1])
 
 
 def decode_csr(data: _F, indices: _I32, indptr: _I64, W: _D, b: _D, trans: _D,
                offsets: _I64, out: _I64, *, n_jobs: object = None) -> None:
     """`decode_dense` on CSR rows."""
-    _check_csr(indptr, data.shape[0], indices.shape[0])
+    check_csr(indptr, data.shape[0], indices.shape[0])
     n = indptr.shape[0] - 1
-    _decode(_csr_rows(data, indices, indptr), n, W, b, trans, offsets, out, n_jobs,
+    _decode(csr_rows(data, indices, indptr), n, W, b, trans, offsets, out, n_jobs,
             int(indptr[-1]) // max(1, n))
 
 
@@ -249,27 +249,27 @@ def _check_epoch(n_tokens: int, d: int, y: _I64, offsets: _I64, order: _I64, W: 
                  trans: _D, U: _D | None, beta: _D | None, U_trans: _D | None,
                  count: _I64 | None, mistakes: _I64) -> None:
     K = W.shape[1]
-    _need(W.shape[0] == d, "W must have one row per feature")
-    _need(b.shape[0] == K, "b must have one entry per column of W")
+    need(W.shape[0] == d, "W must have one row per feature")
+    need(b.shape[0] == K, "b must have one entry per column of W")
     _check_trans(trans, K)
     _check_offsets(offsets, n_tokens)
-    _need(y.shape[0] == n_tokens, "y must have one tag per token")
-    _need(all(0 <= v < K for v in y.tolist()), f"y must hold tag indices in [0, {K})")
+    need(y.shape[0] == n_tokens, "y must have one tag per token")
+    need(all(0 <= v < K for v in y.tolist()), f"y must hold tag indices in [0, {K})")
     n_sent = offsets.shape[0] - 1
-    _need(all(0 <= s < n_sent for s in order.tolist()),
-          f"order must hold sentence indices in [0, {n_sent})")
-    _need(mistakes.shape[0] == 2, "mistakes must have shape (2,)")
+    need(all(0 <= s < n_sent for s in order.tolist()),
+         f"order must hold sentence indices in [0, {n_sent})")
+    need(mistakes.shape[0] == 2, "mistakes must have shape (2,)")
     if U is None:
-        _need(beta is None and U_trans is None and count is None,
-              "U, beta, U_trans and count go together")
+        need(beta is None and U_trans is None and count is None,
+             "U, beta, U_trans and count go together")
         return
-    _need(beta is not None and U_trans is not None and count is not None,
-          "U, beta, U_trans and count go together")
+    need(beta is not None and U_trans is not None and count is not None,
+         "U, beta, U_trans and count go together")
     assert beta is not None and U_trans is not None and count is not None
-    _need(U.shape == W.shape, "U must have the shape of W")
-    _need(beta.shape == b.shape, "beta must have the shape of b")
-    _need(U_trans.shape == trans.shape, "U_trans must have the shape of trans")
-    _need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
+    need(U.shape == W.shape, "U must have the shape of W")
+    need(beta.shape == b.shape, "beta must have the shape of b")
+    need(U_trans.shape == trans.shape, "U_trans must have the shape of trans")
+    need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
 
 
 def _update(row: _Rows, start: int, gold: list[int], pred: list[int], step: float,
@@ -362,7 +362,7 @@ def structured_epoch_dense(X: _F, y: _I64, offsets: _I64, order: _I64, W: _D, b:
     """
     _check_epoch(X.shape[0], X.shape[1], y, offsets, order, W, b, trans, U, beta, U_trans,
                  count, mistakes)
-    return _epoch(_dense_rows(X), y, offsets, order, W, b, trans, fit_intercept, U, beta,
+    return _epoch(dense_rows(X), y, offsets, order, W, b, trans, fit_intercept, U, beta,
                   U_trans, count, mistakes)
 
 
@@ -371,8 +371,8 @@ def structured_epoch_csr(data: _F, indices: _I32, indptr: _I64, y: _I64, offsets
                          U: _D | None, beta: _D | None, U_trans: _D | None,
                          count: _I64 | None, mistakes: _I64) -> int:
     """`structured_epoch_dense` on CSR rows."""
-    _check_csr(indptr, data.shape[0], indices.shape[0])
+    check_csr(indptr, data.shape[0], indices.shape[0])
     _check_epoch(indptr.shape[0] - 1, W.shape[0], y, offsets, order, W, b, trans, U, beta,
                  U_trans, count, mistakes)
-    return _epoch(_csr_rows(data, indices, indptr), y, offsets, order, W, b, trans,
+    return _epoch(csr_rows(data, indices, indptr), y, offsets, order, W, b, trans,
                   fit_intercept, U, beta, U_trans, count, mistakes)

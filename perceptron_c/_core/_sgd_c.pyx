@@ -14,6 +14,7 @@ from cython cimport floating
 
 from perceptron_c._core._checks cimport (all_in_range, between_chunks, check_csr, need,
                                          rows_per_chunk)
+from perceptron_c._core._lanes cimport row
 
 
 __all__ = ["sgd_start", "sgd_epoch_dense", "sgd_epoch_csr", "sgd_finish", "sklearn_shuffle"]
@@ -209,19 +210,6 @@ cdef inline bint _update(const floating* x, Py_ssize_t m, int loss, int rate, do
     return True
 
 
-cdef inline void _row(const floating* data, const int32_t* idx, const int64_t* indptr,
-                      Py_ssize_t d, int64_t i, const floating** x, const int32_t** cols,
-                      Py_ssize_t* m) noexcept nogil:
-    if indptr == NULL:
-        x[0] = data + i * d
-        cols[0] = NULL
-        m[0] = d
-    else:
-        x[0] = data + indptr[i]
-        cols[0] = idx + indptr[i]
-        m[0] = indptr[i + 1] - indptr[i]
-
-
 cdef inline bint _row_finite(const double* w, const int32_t* idx, Py_ssize_t m) noexcept nogil:
     cdef Py_ssize_t k
     for k in range(m):
@@ -283,7 +271,7 @@ cdef Py_ssize_t sgd_epoch(const floating* data, const int32_t* idx, const int64_
     _load(&v, w, aw, d, state)
     for pos in range(n):
         i = order[pos]
-        _row(data, idx, indptr, d, i, &x, &cols, &m)
+        row(data, idx, indptr, d, i, &x, &cols, &m)
         yi = y[i]
         p = _dot(&v, x, cols, m) + intercept
         if opt.compute_objective:

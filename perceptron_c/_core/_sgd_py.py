@@ -92,6 +92,8 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from ._contract import need
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import TypeAlias
@@ -379,36 +381,31 @@ def _epoch(row: _Rows, y: _D, sample_weight: _D, order: _I64, w: _D, aw: _D, q: 
     return nonzero
 
 
-def _need(ok: bool, what: str) -> None:
-    if not ok:
-        raise ValueError(what)
-
-
 def _check_started(state: _D) -> None:
     # the divisions by WSCALE and AVERAGE_B, and sqrt(SQ_NORM), stay those of the C twin
-    _need(state[WSCALE] > 0 and state[AVERAGE_B] > 0 and not state[SQ_NORM] < 0,
-          "state must come from sgd_start (WSCALE > 0, AVERAGE_B > 0, SQ_NORM >= 0)")
+    need(state[WSCALE] > 0 and state[AVERAGE_B] > 0 and not state[SQ_NORM] < 0,
+         "state must come from sgd_start (WSCALE > 0, AVERAGE_B > 0, SQ_NORM >= 0)")
 
 
 def _check_common(n_rows: int, d: int, y: _D, sample_weight: _D, order: _I64, w: _D, aw: _D,
                   q: _D, state: _D, params: _D, loss: int, learning_rate: int,
                   penalty: int) -> None:
-    _need(y.shape[0] == n_rows, "y must have one target per row")
-    _need(sample_weight.shape[0] == n_rows, "sample_weight must have one weight per row")
-    _need(w.shape[0] == d, "w must have one weight per feature")
-    _need(aw.shape[0] in (0, d), "aw must have one entry per feature, or length 0")
-    _need(q.shape[0] == (d if penalty in (PENALTY_L1, PENALTY_ELASTICNET) else 0),
-          "q must have one entry per feature with an L1 penalty, length 0 otherwise")
-    _need(state.shape[0] == N_STATE, f"state must have length {N_STATE}")
+    need(y.shape[0] == n_rows, "y must have one target per row")
+    need(sample_weight.shape[0] == n_rows, "sample_weight must have one weight per row")
+    need(w.shape[0] == d, "w must have one weight per feature")
+    need(aw.shape[0] in (0, d), "aw must have one entry per feature, or length 0")
+    need(q.shape[0] == (d if penalty in (PENALTY_L1, PENALTY_ELASTICNET) else 0),
+         "q must have one entry per feature with an L1 penalty, length 0 otherwise")
+    need(state.shape[0] == N_STATE, f"state must have length {N_STATE}")
     _check_started(state)
-    _need(params.shape[0] == N_PARAMS, f"params must have length {N_PARAMS}")
-    _need(learning_rate != RATE_PA2 or 0 < params[ETA0] < math.inf,
-          "params[ETA0] (C) must be positive and finite with RATE_PA2")
-    _need(0 <= loss <= 3, "loss must be one of the LOSS_* constants")
-    _need(0 <= learning_rate <= 3, "learning_rate must be one of the RATE_* constants")
-    _need(0 <= penalty <= 3, "penalty must be one of the PENALTY_* constants")
-    _need(all(0 <= i < n_rows for i in order.tolist()),
-          f"order must hold row indices in [0, {n_rows})")
+    need(params.shape[0] == N_PARAMS, f"params must have length {N_PARAMS}")
+    need(learning_rate != RATE_PA2 or 0 < params[ETA0] < math.inf,
+         "params[ETA0] (C) must be positive and finite with RATE_PA2")
+    need(0 <= loss <= 3, "loss must be one of the LOSS_* constants")
+    need(0 <= learning_rate <= 3, "learning_rate must be one of the RATE_* constants")
+    need(0 <= penalty <= 3, "penalty must be one of the PENALTY_* constants")
+    need(all(0 <= i < n_rows for i in order.tolist()),
+         f"order must hold row indices in [0, {n_rows})")
 
 
 def sgd_start(w: _D, q: _D, state: _D, intercept: float, average_intercept: float,
@@ -419,8 +416,8 @@ def sgd_start(w: _D, q: _D, state: _D, intercept: float, average_intercept: floa
     coefficients are (0, 1), the L1 record is cleared; ``t`` is scikit-learn's ``t_``
     (1.0 for a fresh fit).
     """
-    _need(state.shape[0] == N_STATE, f"state must have length {N_STATE}")
-    _need(q.shape[0] in (0, w.shape[0]), "q must have one entry per feature, or length 0")
+    need(state.shape[0] == N_STATE, f"state must have length {N_STATE}")
+    need(q.shape[0] in (0, w.shape[0]), "q must have one entry per feature, or length 0")
     sq = l1 = 0.0
     for v in w.tolist():
         sq += v * v
@@ -453,8 +450,8 @@ def sgd_epoch_csr(data: _F, indices: _I32, indptr: _I64, y: _D, sample_weight: _
     """`sgd_epoch_dense` on CSR rows: only a row's stored entries are visited."""
     p = indptr.tolist()
     ok = len(p) >= 1 and indices.shape[0] == data.shape[0] and p[0] == 0
-    _need(ok and p[-1] == data.shape[0] and all(p[k] <= p[k + 1] for k in range(len(p) - 1)),
-          "indptr must be monotone from 0 to len(data), len(indices) == len(data)")
+    need(ok and p[-1] == data.shape[0] and all(p[k] <= p[k + 1] for k in range(len(p) - 1)),
+         "indptr must be monotone from 0 to len(data), len(indices) == len(data)")
     _check_common(len(p) - 1, w.shape[0], y, sample_weight, order, w, aw, q, state, params,
                   loss, learning_rate, penalty)
     dl, ix = data.tolist(), indices.tolist()
@@ -466,9 +463,9 @@ def sgd_epoch_csr(data: _F, indices: _I32, indptr: _I64, y: _D, sample_weight: _
 def sgd_finish(w: _D, aw: _D, state: _D) -> None:
     """End a run as ``_plain_sgd`` ends: reset the weight scale (w becomes the true weights,
     WSCALE 1) and fold the averaging coefficients into aw (then the averaged weights)."""
-    _need(state.shape[0] == N_STATE, f"state must have length {N_STATE}")
+    need(state.shape[0] == N_STATE, f"state must have length {N_STATE}")
     _check_started(state)
-    _need(aw.shape[0] in (0, w.shape[0]), "aw must have one entry per feature, or length 0")
+    need(aw.shape[0] in (0, w.shape[0]), "aw must have one entry per feature, or length 0")
     st = state.tolist()
     wv = _Weights(w.tolist(), aw.tolist() if aw.shape[0] else None, st)
     wv.reset_wscale()
@@ -484,7 +481,7 @@ def sklearn_shuffle(index: _I64, seed: int) -> None:
     its xorshift generator (``our_rand_r``: a zero state becomes 1; x ^= x << 13, x ^= x >> 17,
     x ^= x << 5 on 32 bits; r = x mod 2^31). The seed is passed by value: scikit-learn applies
     the same permutation again to the previous order at each epoch of one ``fit``."""
-    _need(0 <= seed < 2**32, "seed must lie in [0, 2^32)")
+    need(0 <= seed < 2**32, "seed must lie in [0, 2^32)")
     idx, s, n = index.tolist(), int(seed), index.shape[0]
     for i in range(n - 1):
         if s == 0:

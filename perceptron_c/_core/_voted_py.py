@@ -22,6 +22,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from ._contract import need
+
 if TYPE_CHECKING:
     from typing import TypeAlias
 
@@ -35,22 +37,17 @@ if TYPE_CHECKING:
 __all__ = ["vote", "vote_conjunction"]
 
 
-def _need(ok: bool, what: str) -> None:
-    if not ok:
-        raise ValueError(what)
-
-
 def _check(n_rows: int, n_cols: int, index: _I64, sign: _D, survival: _D, out: _D) -> None:
     n_mist = index.shape[0]
-    _need(sign.shape == (n_mist,), "sign must have one entry per mistake")
-    _need(survival.shape == (n_mist + 1,), "survival must have one count per weight vector "
-          "(number of mistakes + 1)")
-    _need(out.shape == (n_rows,), "out must have one entry per row")
-    _need(all(0 <= j < n_cols for j in index.tolist()),
-          f"index must lie in [0, {n_cols}) (the kernel columns)")
-    _need(all(v in (1.0, -1.0) for v in sign.tolist()), "sign must hold +1.0 or -1.0")
-    _need(all(v >= 0.0 and math.isfinite(v) for v in survival.tolist()),
-          "survival must hold finite counts >= 0")
+    need(sign.shape == (n_mist,), "sign must have one entry per mistake")
+    need(survival.shape == (n_mist + 1,), "survival must have one count per weight vector "
+         "(number of mistakes + 1)")
+    need(out.shape == (n_rows,), "out must have one entry per row")
+    need(all(0 <= j < n_cols for j in index.tolist()),
+         f"index must lie in [0, {n_cols}) (the kernel columns)")
+    need(all(v in (1.0, -1.0) for v in sign.tolist()), "sign must hold +1.0 or -1.0")
+    need(all(v >= 0.0 and math.isfinite(v) for v in survival.tolist()),
+         "survival must hold finite counts >= 0")
 
 
 def _sign(v: float) -> int:
@@ -62,7 +59,7 @@ def vote(Kx: _D, index: _I64, sign: _D, survival: _D, bias_step: float, out: _D)
     row t and stored example j; mistake k (1-based) is on example index[k-1] with label
     sign[k-1]; ``bias_step`` is 1.0 with an intercept (b moves by y per mistake), else 0.0."""
     _check(Kx.shape[0], Kx.shape[1], index, sign, survival, out)
-    _need(math.isfinite(bias_step), "bias_step must be finite")
+    need(math.isfinite(bias_step), "bias_step must be finite")
     idx, sg, c = index.tolist(), sign.tolist(), survival.tolist()
     for t, row in enumerate(Kx.tolist()):
         s = 0.0
@@ -83,7 +80,7 @@ def vote_conjunction(E: _IE, index: _I64, sign: _D, survival: _D, fit_intercept:
     """`vote` for the conjunction kernel: E[t, j] = popcount(x_t AND x_j) (int16 or int32), and
     s_k = s_{k-1} + y_k (2^E[t, index[k-1]] + [fit_intercept]) formed exactly."""
     _check(E.shape[0], E.shape[1], index, sign, survival, out)
-    _need(E.size == 0 or E.min() >= 0, "E must hold exponents >= 0")
+    need(E.size == 0 or E.min() >= 0, "E must hold exponents >= 0")
     idx, c = index.tolist(), survival.tolist()
     sg = [int(v) for v in sign.tolist()]
     bias = 1 if fit_intercept else 0

@@ -1,0 +1,216 @@
+"""The arithmetic contract of the routines, written once for every Python twin.
+
+Each routine module exists twice, ``_x_c.pyx`` (the compiled core) and ``_x_py.py`` (its
+specification), and the two agree bit for bit on any data because both do exactly the
+operations stated here, in this order; every twin cites the pseudo-code it mirrors and adds
+what is its own. The C side of this module is ``_lanes.pxd`` (the lane sums), ``_checks.pxd``
+(the checks) and ``_dot.h`` (the lane sums of whole Gram matrices).
+
+- Every float sum over features or over a pool of examples is a *4-lane sum*: term k goes
+  to partial sum (lane) k % 4, each lane adds its terms in the order of k, and the result is
+  (s0 + s1) + (s2 + s3). Each product is formed in double precision (float32 data is widened
+  first) and rounded before it is added: never fused (the C build passes -ffp-contract=off).
+  Three forms: dense (`dot4`, term k = a[k] b[k]), indexed rows such as CSR
+  (`dot4_indexed`, term k = x[k] w[idx[k]], in lane k % 4 by its *position* in the row),
+  and columns of a pool (`dot4_cols`, term c = a[cols[c]] k[c], in lane cols[c] % 4 by its
+  *column*, so that leaving out zero terms does not move the others). Squared norms are
+  4-lane sums too (`sqnorm4`).
+- Every other sum, and every update, runs in index order: an update adds ``step * x[j]`` to
+  each weight (``scores[j] += step * G[i, j]`` to each cached score), with ``step`` computed
+  once per mistake; ``sample_weight`` scales the step, never the data.
+- Averaging is [Daume2017] Alg. 7 (lazy sums): on a mistake
+  u += step c and beta += step c where w and b move; the counter c (``count``, 1 before the
+  first example) grows by one after every visited example, mistake or not; the averaged
+  model is w - u / c, b - beta / c.
+- An activation that is not finite (the weights or the data overflow float64) is neither a
+  mistake nor a success: the epoch stops there, the state is written back as it is (what
+  ``steps`` holds is then unspecified) and `non_finite` names the position in the visiting
+  order.
+- Exact integer sums (the conjunction kernel 2^popcount(a AND b)): `exact` forms them with
+  Python integers (the C twins in base-2 buckets), and `check_headroom` refuses a call whose
+  sums could reach 2^61, before it starts.
+- Arguments are checked before any work, by the same tests with the same messages in both
+  twins (`need` raises the ValueError; ``_checks.pxd`` has the C twins' copies).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import TypeAlias
+
+    import numpy as np
+    import numpy.typing as npt
+
+    _F: TypeAlias = npt.NDArray[np.float32] | npt.NDArray[np.float64]
+    _I32: TypeAlias = npt.NDArray[np.int32]
+    _I64: TypeAlias = npt.NDArray[np.int64]
+    # row i as (values, column indices); columns None for a dense row
+    Rows: TypeAlias = Callable[[int], tuple[list[float], list[int] | None]]
+
+# Every exact (bucket) sum of the C twins stays below 2^62 if each row of coefficients, with
+# its bias, sums to less than 2^61 in absolute value (then so does the difference of two rows).
+LIMIT = 2**61
+
+
+# ------------------------------------------------------------------------------ lane sums
+
+def dot4(a: Sequence[float], b: Sequence[float]) -> float:
+    """4-lane sum of a[k] * b[k] over the entries of a."""
+    s = [0.0, 0.0, 0.0, 0.0]
+    for k, v in enumerate(a):
+        s[k & 3] += v * b[k]
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+def dot4_indexed(values: Sequence[float], columns: Sequence[int] | None,
+                 w: Sequence[float]) -> float:
+    """4-lane sum of values[k] * w[columns[k]], lane k % 4 (columns None: `dot4`)."""
+    if columns is None:
+        return dot4(values, w)
+    s = [0.0, 0.0, 0.0, 0.0]
+    for k, v in enumerate(values):
+        s[k & 3] += v * w[columns[k]]
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+def dot4_cols(a: Sequence[float], k: Sequence[float], cols: Sequence[int] | None) -> float:
+    """4-lane sum of a[cols[c]] * k[c] in lane cols[c] % 4, in the order of cols (cols None:
+    every column, `dot4`)."""
+    if cols is None:
+        return dot4(a, k)
+    s = [0.0, 0.0, 0.0, 0.0]
+    for c, j in enumerate(cols):
+        s[j & 3] += a[j] * k[c]
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+def sqnorm4(values: Sequence[float]) -> float:
+    """4-lane sum of values[k] * values[k]."""
+    s = [0.0, 0.0, 0.0, 0.0]
+    for k, v in enumerate(values):
+        s[k & 3] += v * v
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+def exact(coefs: Sequence[int], exps: Sequence[int], bias: int,
+          cols: Sequence[int] | None = None) -> int:
+    """sum_j coefs[j] * 2^exps[j] + bias as a Python integer (exact for any exponent); with
+    cols, sum_c coefs[cols[c]] * 2^exps[c]."""
+    total = bias
+    if cols is None:
+        for a, e in zip(coefs, exps):
+            if a:
+                total += a << e
+    else:
+        for j, e in zip(cols, exps):
+            if coefs[j]:
+                total += coefs[j] << e
+    return total
+
+
+# ---------------------------------------------------------------------------------- rows
+
+def dense_rows(X: _F) -> Rows:
+    """Row i of a dense X as (values, None)."""
+    rows = X.tolist()
+    return lambda i: (rows[i], None)
+
+
+def csr_rows(data: _F, indices: _I32, indptr: _I64) -> Rows:
+    """Row i of a CSR matrix as (values, columns)."""
+    d, ix, p = data.tolist(), indices.tolist(), indptr.tolist()
+    return lambda i: (d[p[i]:p[i + 1]], ix[p[i]:p[i + 1]])
+
+
+# -------------------------------------------------------------------------------- checks
+
+def need(ok: bool, what: str) -> None:
+    """The ValueError of a failed check (the C twins' ``_checks.need``)."""
+    if not ok:
+        raise ValueError(what)
+
+
+def non_finite(t: int, i: int) -> FloatingPointError:
+    """The error of an epoch that meets an activation outside float64's range."""
+    return FloatingPointError(f"non-finite activation at position {t} of the visiting order "
+                              f"(row {i}): the weights or the data overflow float64")
+
+
+def check_csr(indptr: _I64, nnz: int, n_idx: int) -> None:
+    p = indptr.tolist()
+    ok = len(p) >= 1 and n_idx == nnz and p[0] == 0 and p[-1] == nnz
+    need(ok and all(p[t] <= p[t + 1] for t in range(len(p) - 1)),
+         "indptr must be monotone from 0 to len(data), len(indices) == len(data)")
+
+
+def check_steps(steps: _I64 | None, m: int) -> None:
+    need(steps is None or steps.shape[0] >= m,
+         "steps must have room for one entry per visited example")
+
+
+def store_steps(steps: _I64 | None, recorded: list[int]) -> None:
+    """Positions t (in order/rows) of this call's mistakes, for the voted perceptron."""
+    if steps is not None and recorded:
+        steps[:len(recorded)] = recorded
+
+
+def check_rows(rows: _I64, n_pool: int, n_krows: int, n_kcols: int,
+               cols: _I64 | None = None) -> None:
+    """Kernel rows Krows (n_krows, n_kcols): one row per entry of rows, one column per pool
+    example (per entry of cols, when given); rows in [0, n_pool)."""
+    need(n_krows == len(rows), "Krows must have one row per entry of rows")
+    if cols is None:
+        need(n_kcols == n_pool, "Krows must have one column per pool example")
+    else:
+        need(n_kcols == len(cols), "Krows must have one column per entry of cols")
+    need(all(0 <= i < n_pool for i in rows.tolist()), f"rows must lie in [0, {n_pool})")
+
+
+def check_cols(cols: _I64 | None, rows: _I64, alpha: npt.NDArray[Any]) -> None:
+    """cols: strictly increasing pool indices holding every visited row and every column of
+    alpha (1-D, or one row per class) with a nonzero coefficient."""
+    if cols is None:
+        return
+    n = alpha.shape[-1]
+    cl = cols.tolist()
+    need(all(0 <= j < n for j in cl) and all(a < b for a, b in zip(cl, cl[1:])),
+         f"cols must be strictly increasing indices in [0, {n})")
+    inside = set(cl)
+    need(all(i in inside for i in rows.tolist()), "cols must hold every entry of rows")
+    lines = [alpha.tolist()] if alpha.ndim == 1 else alpha.tolist()
+    need(all(v == 0 or j in inside for line in lines for j, v in enumerate(line)),
+         "cols must hold every example with a nonzero coefficient")
+
+
+def check_avg(u: npt.NDArray[Any] | None, beta: npt.NDArray[Any] | None,
+              count: _I64 | None, shape_alpha: tuple[int, ...], n_b: int) -> bool:
+    """Averaging is on when u is given; then beta and count must be too, of the right
+    shapes (the C twins' ``_checks.check_avg``)."""
+    if u is None:
+        need(beta is None and count is None, "u, beta and count go together")
+        return False
+    if beta is None or count is None:  # as the C twin's check_avg (not an AttributeError)
+        raise ValueError("u, beta and count go together")
+    need(u.shape == shape_alpha, "u must have the shape of alpha")
+    need(beta.shape == (n_b,), "beta must have the shape of b")
+    need(count.shape == (1,) and count[0] >= 1, "count must have shape (1,) and be >= 1")
+    return True
+
+
+def check_headroom(a: Any, extra: int, what: str) -> None:
+    """OverflowError unless sum |a| + extra < 2^61 (the same test as the C twins')."""
+    total = extra
+    ok = total < LIMIT
+    for v in a.tolist() if ok else ():
+        if not -LIMIT <= v <= LIMIT:
+            ok = False
+            break
+        total += abs(v)
+        if total >= LIMIT:
+            ok = False
+            break
+    if not ok:
+        raise OverflowError(f"{what}: the exact sums would reach 2^61 (|coefficients| + |bias| "
+                            "per class, with room for this call's updates)")

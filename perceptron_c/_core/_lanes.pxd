@@ -1,0 +1,125 @@
+# The 4-lane sums of the arithmetic contract (``_contract``, its Python twin, states it): term
+# k of a sum goes to partial sum (lane) k % 4, each lane adds its products in the order of k,
+# each product is formed in double precision and rounded before it is added (the build passes
+# -ffp-contract=off), and the sum is (s0 + s1) + (s2 + s3). Every C twin that sums lanes
+# cimports them from here, so that there is one copy of the order of operations: dense rows
+# (dot4), indexed rows such as CSR (dot4_indexed: lane by position in the row), and columns
+# (dot4_cols: lane by column). row() is where row i of dense or CSR data lies.
+# _dot.h is the same contract for whole Gram matrices (vectorized), _lanes.h for the K-wide
+# emissions of _sequence_c.
+from libc.stdint cimport int32_t, int64_t
+from cython cimport floating
+
+
+cdef inline double dot4(const floating* x, const double* w, Py_ssize_t m) noexcept nogil:
+    # x[k] * w[k] into lane k % 4 (_contract.dot4)
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef Py_ssize_t k = 0
+    while k + 4 <= m:
+        s0 += <double>x[k] * w[k]
+        s1 += <double>x[k + 1] * w[k + 1]
+        s2 += <double>x[k + 2] * w[k + 2]
+        s3 += <double>x[k + 3] * w[k + 3]
+        k += 4
+    if k < m:
+        s0 += <double>x[k] * w[k]
+    if k + 1 < m:
+        s1 += <double>x[k + 1] * w[k + 1]
+    if k + 2 < m:
+        s2 += <double>x[k + 2] * w[k + 2]
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef inline double dot4_indexed(const floating* x, const int32_t* idx, const double* w,
+                                Py_ssize_t m) noexcept nogil:
+    # x[k] * w[idx[k]] into lane k % 4; idx NULL: dot4 (_contract.dot4_indexed)
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef Py_ssize_t k = 0
+    if idx == NULL:
+        return dot4(x, w, m)
+    while k + 4 <= m:
+        s0 += <double>x[k] * w[idx[k]]
+        s1 += <double>x[k + 1] * w[idx[k + 1]]
+        s2 += <double>x[k + 2] * w[idx[k + 2]]
+        s3 += <double>x[k + 3] * w[idx[k + 3]]
+        k += 4
+    if k < m:
+        s0 += <double>x[k] * w[idx[k]]
+    if k + 1 < m:
+        s1 += <double>x[k + 1] * w[idx[k + 1]]
+    if k + 2 < m:
+        s2 += <double>x[k + 2] * w[idx[k + 2]]
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef inline double dot4_cols(const double* a, const double* k, const int64_t* cols,
+                             Py_ssize_t nc) noexcept nogil:
+    # a[cols[c]] * k[c] into lane cols[c] % 4, in the order of cols; cols NULL: dot4
+    # (_contract.dot4_cols)
+    cdef double s[4]
+    cdef Py_ssize_t c
+    cdef int64_t j
+    if cols == NULL:
+        return dot4(a, k, nc)
+    s[0] = s[1] = s[2] = s[3] = 0.0
+    for c in range(nc):
+        j = cols[c]
+        s[j & 3] += a[j] * k[c]
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+cdef inline double sqnorm4(const floating* x, Py_ssize_t m) noexcept nogil:
+    # x[k] * x[k] into lane k % 4 (_contract.sqnorm4)
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, v
+    cdef Py_ssize_t k = 0
+    while k + 4 <= m:
+        v = x[k]
+        s0 += v * v
+        v = x[k + 1]
+        s1 += v * v
+        v = x[k + 2]
+        s2 += v * v
+        v = x[k + 3]
+        s3 += v * v
+        k += 4
+    while k < m:
+        v = x[k]
+        if (k & 3) == 0:
+            s0 += v * v
+        elif (k & 3) == 1:
+            s1 += v * v
+        else:
+            s2 += v * v
+        k += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef inline double sqnorm4_scaled(const floating* x, Py_ssize_t m, double p) noexcept nogil:
+    # sqnorm4 of x p (p a power of two: each x[k] p is exact)
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, v
+    cdef Py_ssize_t k
+    for k in range(m):
+        v = <double>x[k] * p
+        if (k & 3) == 0:
+            s0 += v * v
+        elif (k & 3) == 1:
+            s1 += v * v
+        elif (k & 3) == 2:
+            s2 += v * v
+        else:
+            s3 += v * v
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef inline void row(const floating* data, const int32_t* idx, const int64_t* indptr,
+                     Py_ssize_t d, int64_t i, const floating** x, const int32_t** cols,
+                     Py_ssize_t* m) noexcept nogil:
+    # row i: dense (indptr NULL: d values, cols NULL) or CSR (_contract.dense_rows, csr_rows)
+    if indptr == NULL:
+        x[0] = data + i * d
+        cols[0] = NULL
+        m[0] = d
+    else:
+        x[0] = data + indptr[i]
+        cols[0] = idx + indptr[i]
+        m[0] = indptr[i + 1] - indptr[i]
