@@ -1,19 +1,24 @@
+#!/usr/bin/env -S uv run --script
+# /// script
+# dependencies = ["nox>=2024.4.15"]
+# ///
 """Each check of CONTRIBUTING.md in a fresh virtual environment: ``nox -l`` lists them.
 
 ``nox`` alone runs lint, the C twins' suite on every Python 3.10-3.14 found (absent ones are
-skipped) and the Python twins' suite. ``nox -s tests-3.12 -- tests/test_twins.py -x``: one
-Python, one test file (the words after ``--`` go to pytest). The Makefile runs the same
-commands in the current environment (no fresh venv, no rebuild); ``bash .ci/run`` is what CI
-runs: repaired wheels from the sdist, the oldest dependencies and the sanitizers as well.
+skipped) and the Python twins' suite; ``./noxfile.py`` does the same with nox fetched by uv.
+``nox -s tests-3.12 -- tests/test_twins.py -x``: one Python, one test file (the words after
+``--`` go to pytest). The Makefile runs the same commands in the current environment (no
+fresh venv, no rebuild); ``bash .ci/run`` is what CI runs: repaired wheels from the sdist,
+the oldest dependencies and the sanitizers as well.
 """
 import glob
 import os
 
 import nox
 
-nox.needs_version = ">=2024.3.2"
+# 2024.4.15: default= (types, docs and build run only when named)
+nox.needs_version = ">=2024.4.15"
 nox.options.default_venv_backend = "uv|virtualenv"
-nox.options.sessions = ["lint", "tests", "tests_python"]
 
 PYTHONS = ["3.10", "3.11", "3.12", "3.13", "3.14"]
 # The switch to the pure-Python twins, at build time and at import (README: "Backends").
@@ -50,7 +55,7 @@ def lint(session: nox.Session) -> None:
     session.run("cython-lint", *sorted(f for pattern in CYTHON_FILES for f in glob.glob(pattern)))
 
 
-@nox.session
+@nox.session(default=False)
 def types(session: nox.Session) -> None:
     """mypy, configured in pyproject.toml, with the dependencies CI's mypy sees installed.
 
@@ -59,7 +64,7 @@ def types(session: nox.Session) -> None:
     session.run("mypy", *session.posargs)
 
 
-@nox.session
+@nox.session(default=False)
 def docs(session: nox.Session) -> None:
     """The documentation with warnings as errors, into docs/_build/html."""
     session.install(".[docs]", env=PURE)
@@ -67,7 +72,7 @@ def docs(session: nox.Session) -> None:
                 *session.posargs)
 
 
-@nox.session
+@nox.session(default=False)
 def build(session: nox.Session) -> None:
     """The sdist, then a wheel built from it, into dist/; then the sdist checked to carry
     every tracked file (tools/check-sdist.sh builds its own from the tracked files)."""
@@ -75,3 +80,7 @@ def build(session: nox.Session) -> None:
     session.run("python", "-m", "build", "--outdir", "dist", ".")
     session.run("bash", "tools/check-sdist.sh", external=True,
                 env={"PYTHON": os.path.join(session.bin, "python")})
+
+
+if __name__ == "__main__":
+    nox.main()
