@@ -1,4 +1,5 @@
-# Shortcuts for contributors (see CONTRIBUTING.md); `make ci` is what CI runs.
+# Shortcuts for contributors (see CONTRIBUTING.md), in the environment you are in: no new
+# venv, no rebuild. noxfile.py runs the same checks in fresh venvs; `make ci` is what CI runs.
 PYTHON ?= python
 
 .PHONY: dev test test-python lint types docs bench ci

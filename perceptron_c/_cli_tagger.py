@@ -190,4 +190,3 @@ def cmd_tag(args: argparse.Namespace) -> str | None:
     right = sum(tag == truth for predicted, pairs in zip(tagged, gold)
                 for (_, tag), (_, truth) in zip(predicted, pairs))
     return f"accuracy {right / max(n, 1):.4f} ({right}/{n})"
-

@@ -364,4 +364,3 @@ def test_backend_using_swaps_kernels():
     if not NO_EXTENSIONS:
         with _backend.using("c"):
             assert _backend.gram.__name__ == "perceptron_c._core._gram_c"
-
