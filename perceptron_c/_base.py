@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -45,6 +45,7 @@ __all__ = ["BaseEstimator", "EARLY_STOPPING", "EpochModel", "EpochClassifier", "
 # fit / partial_fit / set_params return the estimator itself, typed as its own class
 _Estimator = TypeVar("_Estimator", bound="BaseEstimator")
 _Classifier = TypeVar("_Classifier", bound="EpochClassifier")
+_Model = TypeVar("_Model", bound="EpochModel")
 
 
 # the rules of the early-stopping parameters, for the estimators that have them
@@ -148,23 +149,65 @@ def report_epoch(name: str, epoch: int, mistakes: int, n: int, seconds: float,
 
 # ------------------------------------------------------------------------------ the skeleton
 
-class Run(Protocol):
-    """One training call of one estimator: the data is fixed, the epochs come one by one."""
+class Run(Generic[_Model]):
+    """One training call of one estimator: the data is fixed, the epochs come one by one,
+    each driven by `EpochModel._train` (the one loop): ``order()``, then ``epoch(order)``
+    between a ``checkpoint()`` and, if it fails, a ``rollback``, then ``after_epoch``.
+
+    A run defines `epoch`, and the arrays an epoch changes in place (`arrays`), from which
+    checkpoint and rollback follow; it overrides `order` and `after_epoch` where it orders
+    its rows or stops by a rule of its own, and `predict_idx` and `finish` where it has them.
+    """
+
+    est: _Model
+    n_rows: int  # what the default order permutes
+    _saved: list[np.ndarray] | None = None
+    _stopping: _Stopping | None = None
+
+    def order(self) -> Any:
+        """The rows to visit this epoch: the estimator's permutation for (seed, epoch)."""
+        est = self.est
+        return epoch_order(est._seed, est._epochs_seen, self.n_rows, est.shuffle)
 
     def epoch(self, order: Any) -> int:
         """Visit the rows in ``order`` once, updating the model's state; return the mistakes.
-        (A run with ``own_order = True`` gets None: it orders its rows itself, and decides
-        when to stop with ``after_epoch(validation) -> (stop?, progress text)``.)
         Raises FloatingPointError when an activation or the state leaves float64's range."""
+        raise NotImplementedError
+
+    def after_epoch(self, mistakes: int, val: tuple | None) -> tuple[bool, str]:
+        """(stop?, text for the progress line): the textbook's rule, or scikit-learn's when
+        the estimator asks for it (`_Stopping`), on the validation score when there is one."""
+        if self._stopping is None:
+            self._stopping = _Stopping(self.est, val is not None)
+        score = None
+        if val is not None and mistakes != 0:
+            score = self.est._validation_score(self, *val)
+        return self._stopping.after_epoch(mistakes, None, score)
+
+    def arrays(self) -> list[np.ndarray]:
+        """The arrays an epoch changes in place (all of them: checkpoint copies these)."""
+        raise NotImplementedError
 
     def checkpoint(self) -> Any:
-        """A copy of the state an epoch changes (taken before every epoch)."""
+        """A copy of the state an epoch changes, taken before every epoch (into one buffer
+        for the whole call: copying into pages already mapped is about twice as fast)."""
+        arrays = self.arrays()
+        saved = self._saved
+        if saved is None or [s.shape for s in saved] != [a.shape for a in arrays]:
+            saved = self._saved = [a.copy() for a in arrays]
+        else:
+            for s, a in zip(saved, arrays):
+                np.copyto(s, a)
+        return saved
 
     def rollback(self, saved: Any) -> None:
         """Put back the state of ``checkpoint``: an epoch that did not finish left no trace."""
+        for a, s in zip(self.arrays(), saved):
+            a[...] = s
 
     def predict_idx(self, X: Any) -> np.ndarray:
         """Class indices for canonical rows X under the current state (early stopping)."""
+        raise NotImplementedError
 
     def finish(self, credit_epochs: int) -> None:
         """Move the run's state into the model. ``credit_epochs``: epochs that ``fit`` skipped
@@ -320,13 +363,13 @@ class EpochModel(GuardedModel, BaseEstimator):
         va = np.sort(rng.permutation(candidates)[:n_val])
         return np.setdiff1d(np.arange(n), va), va
 
-    def _epoch(self, run: Run, order: np.ndarray | None) -> int:
+    def _epoch(self, run: Run) -> int:
         """One epoch, all or nothing: on Ctrl-C or a float64 overflow the state goes back to
         what it was before the epoch, then the error propagates (an overflow as ValueError
         naming the epoch, as scikit-learn's SGD does)."""
         saved = run.checkpoint()
         try:
-            return int(run.epoch(order))
+            return int(run.epoch(run.order()))
         except (FloatingPointError, OverflowError) as exc:
             run.rollback(saved)
             raise ValueError(
@@ -343,26 +386,18 @@ class EpochModel(GuardedModel, BaseEstimator):
         """The epoch loop. On an error or Ctrl-C, the epochs finished so far are kept (the one
         under way is undone), then the error propagates."""
         run = self._start(Xc, y, w, spec)
-        history = [] if fitting else [int(v) for v in self.mistakes_]
-        stopping = _Stopping(self, val is not None)
-        own = getattr(run, "own_order", False)  # the run orders and stops its machines
         n, done = Xc.shape[0], 0
+        if not hasattr(run, "n_rows"):  # the default order permutes the training rows
+            run.n_rows = n
+        history = [] if fitting else [int(v) for v in self.mistakes_]
         try:
             for _ in range(epochs):
                 tic = time.perf_counter()
-                order = None if own else epoch_order(self._seed, self._epochs_seen, n,
-                                                     self.shuffle)
-                mistakes = self._epoch(run, order)
+                mistakes = self._epoch(run)
                 self._epochs_seen += 1
                 done += 1
                 history.append(mistakes)
-                if own:
-                    stop, extra = run.after_epoch(val)  # type: ignore[attr-defined]
-                else:
-                    score = None
-                    if val is not None and mistakes != 0:
-                        score = self._validation_score(run, *val)
-                    stop, extra = stopping.after_epoch(mistakes, None, score)
+                stop, extra = run.after_epoch(mistakes, val)
                 if self.verbose:
                     report_epoch(type(self).__name__, len(history), mistakes, n,
                                  time.perf_counter() - tic, extra)

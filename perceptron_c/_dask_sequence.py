@@ -77,5 +77,5 @@ class Sentences(Textbook):
         est = _local(job, state, index, when.epochs_seen)
         assert shard.w is not None
         run = est._start(shard.X, shard.y, None, {"offsets": shard.w})
-        mistakes = _shard_epoch(est, run, None, index)
+        mistakes = _shard_epoch(est, run, run.order(), index)
         return {"state": est._state, "mistakes": int(mistakes), "n": int(shard.X.shape[0])}

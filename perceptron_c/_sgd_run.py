@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochModel, _Stopping, r2_score
+from ._base import EpochModel, Run, _Stopping, r2_score
 from ._linear_model import decision
 from ._rows import check_finite_state
 from ._threads import run_parallel
@@ -99,10 +99,9 @@ def publish_sgd(st: dict[str, np.ndarray], average_start: int) -> tuple[np.ndarr
     return st["w"].copy(), st["b"].copy()
 
 
-class SGDRun:
+class SGDRun(Run[Any]):
     """One training call in scikit-learn's arithmetic (see the module docstring)."""
 
-    own_order = True  # the skeleton passes no order: each machine shuffles its own
 
     def __init__(self, est: Any, X: Any, targets: list[np.ndarray],
                  sample_weight: np.ndarray | None, class_weights: list[tuple[float, float]],
@@ -137,6 +136,10 @@ class SGDRun:
         st = self.est._state
         return st["aw"][k] if "aw" in st else np.zeros(0)
 
+    def order(self) -> None:
+        """None: each machine shuffles its own index, as scikit-learn's does."""
+        return None
+
     def epoch(self, order: Any = None) -> int:
         """One epoch of every machine still training (machines on ``n_jobs`` threads: each
         has its own rows of the state, so the result does not depend on the threads)."""
@@ -168,7 +171,7 @@ class SGDRun:
         st["t"] += X.shape[0]  # scikit-learn: t_ grows by n_samples per epoch of the run
         return sum(done)
 
-    def after_epoch(self, val: tuple | None) -> tuple[bool, str]:
+    def after_epoch(self, mistakes: int, val: tuple | None) -> tuple[bool, str]:
         """scikit-learn's stopping rule, machine by machine: True once every one stopped."""
         sgd, n = _backend.sgd, self.X.shape[0]
         extra = ""
@@ -197,17 +200,8 @@ class SGDRun:
             return float(np.average((p > 0) == (y == 1), weights=w))
         return r2_score(y, p, w)
 
-    def checkpoint(self) -> Any:
-        st = {key: value.copy() for key, value in self.est._state.items()}
-        return st, [s.copy() for s in self.states], [q.copy() for q in self.qs], \
-            [i.copy() for i in self.index]
-
-    def rollback(self, saved: Any) -> None:
-        st, states, qs, index = saved
-        for key, value in st.items():
-            self.est._state[key][...] = value
-        for mine, theirs in zip(self.states + self.qs + self.index, states + qs + index):
-            mine[...] = theirs
+    def arrays(self) -> list[np.ndarray]:
+        return [*self.est._state.values(), *self.states, *self.qs, *self.index]
 
     def predict_idx(self, X: Any) -> np.ndarray:
         """Class indices (regressor: predictions) of the current plain weights."""

@@ -32,10 +32,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import (
-    EpochClassifier,
-    EpochModel,
-)
+from ._base import EpochClassifier, EpochModel, Run
 from ._kernel_rows import (
     KERNEL_PARAMS,
     KERNEL_RULES,
@@ -85,7 +82,7 @@ def _stack(a: Any, b: Any) -> Any:
     return np.ascontiguousarray(np.vstack([a, b]))
 
 
-class _BudgetRun:
+class _BudgetRun(Run["BudgetKernelPerceptron"]):
     """One training call: the support set in slots, the routine's state, and the map from
     this call's examples to the slots holding them.
 

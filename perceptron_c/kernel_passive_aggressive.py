@@ -30,6 +30,7 @@ from ._base import (
     EARLY_STOPPING,
     EpochClassifier,
     EpochModel,
+    Run,
     _Stopping,
     available_if,
     draw_seed,
@@ -89,11 +90,10 @@ def _popcounts(P: PackedBits) -> np.ndarray:
     return np.unpackbits(as_bytes, axis=1).sum(axis=1, dtype=np.int64).astype(np.int32)
 
 
-class _KPARun:
+class _KPARun(Run["KernelPassiveAggressiveClassifier"]):
     """One training call: the pool, padded coefficients, the kernel rows, the step weights;
     the run draws its own visiting orders (the skeleton's) to report the epoch's loss."""
 
-    own_order = True
 
     def __init__(self, est: KernelPassiveAggressiveClassifier, Xc: Any, y_idx: np.ndarray,
                  sample_weight: np.ndarray | None, kind: str, kern: Any) -> None:
@@ -131,28 +131,23 @@ class _KPARun:
         self.stopping = _Stopping(est, False)
         self.last = (0, 0.0, 0)  # the last epoch's steps, sum of losses, examples visited
 
-    def _state(self) -> list[np.ndarray]:
+    def arrays(self) -> list[np.ndarray]:
         arrays = [self.alpha, self.b, *self.avg]
         if self.cached:
             arrays.append(self.scores)
         return arrays
 
-    def checkpoint(self) -> list[np.ndarray]:
-        return [a.copy() for a in self._state()]
-
-    def rollback(self, saved: list[np.ndarray]) -> None:
-        for a, s in zip(self._state(), saved):
-            a[...] = s
-
-    def epoch(self, order: Any = None) -> int:
+    def order(self) -> np.ndarray:
+        """The new rows in the estimator's order for this epoch, less those of weight 0."""
         est = self.est
         order = epoch_order(est._seed, est._epochs_seen, self.n_new, est.shuffle)
-        if self.keep is not None:
-            order = order[self.keep[order]]
+        return order if self.keep is None else order[self.keep[order]]
+
+    def epoch(self, order: np.ndarray) -> int:
         visit = np.ascontiguousarray(self.n_old + order, dtype=np.int64)
         loss = np.zeros(1)
         steps = self._run(visit, loss)
-        check_finite_state(*self._state())
+        check_finite_state(*self.arrays())
         self.last = (steps, float(loss[0]), visit.shape[0])
         return steps
 
@@ -181,7 +176,7 @@ class _KPARun:
                                             C, squared, fi, u, beta, count, loss)
         return int(steps)
 
-    def after_epoch(self, val: tuple | None) -> tuple[bool, str]:
+    def after_epoch(self, mistakes: int, val: tuple | None) -> tuple[bool, str]:
         """Stop after an epoch without a step (nothing could change after it), else by the
         rule of ``tol`` (None: the textbook's, with early stopping on the validation score)."""
         steps, total, visited = self.last

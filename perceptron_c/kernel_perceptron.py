@@ -26,11 +26,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import (
-    EpochClassifier,
-    EpochModel,
-    available_if,
-)
+from ._base import EpochClassifier, EpochModel, Run, available_if
 from ._kernel_rows import (
     KERNEL_PARAMS,
     KERNEL_RULES,
@@ -90,7 +86,7 @@ def _row_weights(est: KernelPerceptron, y_idx: np.ndarray, sample_weight: np.nda
     return np.concatenate([np.zeros(n_old), w]), keep  # old support vectors: never visited
 
 
-class _DualRun:
+class _DualRun(Run["KernelPerceptron"]):
     """One training call: the pool (old support vectors, then the new rows), padded
     coefficients, the row weights and the kernel values; ``finish`` keeps the examples that
     carry weight."""
@@ -122,20 +118,13 @@ class _DualRun:
             self.scores = (cached_scores(self.alpha, G) if self.n_old
                            else np.zeros(self.alpha.shape))
 
-    def _state(self) -> list[np.ndarray]:
+    def arrays(self) -> list[np.ndarray]:
         arrays = [self.alpha, self.b]
         if self.avg:
             arrays += [self.u, self.beta, self.count]
         if self.cached:
             arrays.append(self.scores)
         return arrays
-
-    def checkpoint(self) -> list[np.ndarray]:
-        return [a.copy() for a in self._state()]
-
-    def rollback(self, saved: list[np.ndarray]) -> None:
-        for a, s in zip(self._state(), saved):
-            a[...] = s
 
     def epoch(self, order: np.ndarray) -> int:
         if self.keep is not None:
@@ -148,7 +137,7 @@ class _DualRun:
                                     getattr(self, "beta", None), getattr(self, "count", None),
                                     order.shape[0], total)
         mistakes = self._epoch(order)
-        check_finite_state(*self._state())
+        check_finite_state(*self.arrays())
         return mistakes
 
     def _epoch(self, order: np.ndarray) -> int:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EARLY_STOPPING, EpochClassifier, EpochModel
+from ._base import EARLY_STOPPING, EpochClassifier, EpochModel, Run
 from ._linear_model import LinearClassifierMixin
 from ._params import (
     ClassWeight,
@@ -48,7 +48,7 @@ _MULTICLASS = ("auto", "argmax", "ovr")
 _PENALTIES = (None, "l2", "l1", "elasticnet")
 
 
-class _LinearRun:
+class _LinearRun(Run["Perceptron"]):
     """One training call in the textbook's arithmetic: every epoch runs the linear routines
     on the model's state arrays (the one-vs-rest perceptrons on ``n_jobs`` threads)."""
 
@@ -130,12 +130,8 @@ class _LinearRun:
         st["t"] += order.shape[0]
         return total
 
-    def checkpoint(self) -> dict[str, np.ndarray]:
-        return {key: value.copy() for key, value in self.est._state.items()}
-
-    def rollback(self, saved: dict[str, np.ndarray]) -> None:
-        for key, value in saved.items():
-            self.est._state[key][...] = value
+    def arrays(self) -> list[np.ndarray]:
+        return list(self.est._state.values())
 
     def predict_idx(self, X: Any) -> np.ndarray:
         self.est._publish()

@@ -17,11 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import (
-    EpochClassifier,
-    EpochModel,
-    epoch_order,
-)
+from ._base import EpochClassifier, EpochModel, Run
 from ._params import Flag, NJobs, declared
 from ._rows import check_finite_state
 from ._validation import (
@@ -59,23 +55,19 @@ def check_lengths(lengths: Any, n_tokens: int) -> np.ndarray:
     return offsets
 
 
-class _SequenceRun:
+class _SequenceRun(Run["StructuredPerceptron"]):
     """One training call: every epoch visits the sentences in the order drawn from (seed,
     epoch) and stops the loop after an epoch without a wrong tag."""
-
-    own_order = True
 
     def __init__(self, est: StructuredPerceptron, X: Any, y_idx: np.ndarray,
                  offsets: np.ndarray) -> None:
         self.est, self.X, self.y, self.offsets = est, X, y_idx, offsets
+        self.n_rows = offsets.shape[0] - 1  # the order visits sentences
         self.last = -1
-        self.saved: dict[str, np.ndarray] | None = None
 
-    def epoch(self, order: np.ndarray | None) -> int:
+    def epoch(self, order: np.ndarray) -> int:
         est, st, X = self.est, self.est._state, self.X
         seq = _backend.sequence
-        n_sent = self.offsets.shape[0] - 1
-        order = epoch_order(est._seed, est._epochs_seen, n_sent, est.shuffle)
         # the averaging sums, or None (the routines' "off") for the plain perceptron
         U, beta, U_trans, count = (st.get(k) for k in ("U", "beta", "U_trans", "count"))
         mistakes = np.zeros(2, dtype=np.int64)
@@ -91,22 +83,8 @@ class _SequenceRun:
         self.last = int(mistakes[1])
         return self.last  # tokens tagged wrongly (0 exactly when no sentence was wrong)
 
-    def after_epoch(self, val: Any) -> tuple[bool, str]:
-        return self.last == 0, ""
-
-    def checkpoint(self) -> dict[str, np.ndarray]:
-        # one buffer for every epoch of the call: copying into pages already mapped takes
-        # about half the time of a fresh copy of the (d, K) arrays
-        if self.saved is None:
-            self.saved = {key: value.copy() for key, value in self.est._state.items()}
-        else:
-            for key, value in self.est._state.items():
-                np.copyto(self.saved[key], value)
-        return self.saved
-
-    def rollback(self, saved: dict[str, np.ndarray]) -> None:
-        for key, value in saved.items():
-            self.est._state[key][...] = value
+    def arrays(self) -> list[np.ndarray]:
+        return list(self.est._state.values())
 
     def predict_idx(self, X: Any) -> np.ndarray:
         raise NotImplementedError("no validation split for sentences")

@@ -21,10 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import (
-    EpochClassifier,
-    EpochModel,
-)
+from ._base import EpochClassifier, EpochModel, Run
 from ._kernel_rows import (
     KERNEL_PARAMS,
     KERNEL_RULES,
@@ -63,7 +60,7 @@ from .kernels import resolve_kernel
 __all__ = ["VotedPerceptron"]
 
 
-class _VotedRun:
+class _VotedRun(Run["VotedPerceptron"]):
     """One training call: per machine, the mistakes (pool index, sign) and the survival
     counts of its weight vectors, the last one still open."""
 
