@@ -62,6 +62,7 @@ def main():
     print(f"perceptron_c / numpy (import cost beyond a bare interpreter): {ratio:.2f}x "
           f"(goal <= {GOAL}x: {status}); heavy modules loaded: {heavy}")
     import numpy
+
     import perceptron_c
 
     environment = {"python": sys.version.split()[0], "platform": platform.platform(),
