@@ -35,9 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import json
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any, TypeVar
 
@@ -283,6 +281,8 @@ def stream(source: KernelSource, order: np.ndarray, support: np.ndarray,
     their own, while the routine runs block k. The blocks are the same whether that happens
     (n_jobs >= 2) or not, so the result never depends on n_jobs.
     """
+    from concurrent.futures import ThreadPoolExecutor  # (and logging): on first use
+
     total, start, m_total = 0, 0, order.shape[0]
     n = source.n
     threads = effective_n_jobs(source.n_jobs)
@@ -467,6 +467,8 @@ def check_fit_params(est: Any, fixed: Sequence[str]) -> None:
 def fit_params_state(est: Any) -> dict[str, np.ndarray]:
     """The model file's record: nothing while the parameters are those the model was
     trained with, else ``{FIT_PARAMS_ENTRY: JSON text}`` (values as in ``__params__``)."""
+    import json
+
     from .io import jsonable_params
 
     record = fit_params(est)
@@ -485,6 +487,8 @@ def fit_params_state(est: Any) -> dict[str, np.ndarray]:
 def fit_params_from_state(est: Any, arrays: dict) -> dict[str, Any]:
     """The record a model file holds (its ``fit_params`` entry), or, when it has none (the
     parameters had not changed, or the file predates the record), ``est``'s parameters."""
+    import json
+
     names = list(est._fit_param_names)
     if FIT_PARAMS_ENTRY not in arrays:
         return {name: getattr(est, name) for name in names}

@@ -13,8 +13,10 @@ import itertools
 import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 __all__ = ["check_n_jobs", "effective_n_jobs", "run_parallel", "run_shared",
            "row_blocks", "stop_point"]
@@ -76,6 +78,8 @@ def stop_point() -> None:
 def _shared_pool() -> ThreadPoolExecutor:
     """One pool for the process, created on first use (a pool per call costs more than a
     small block of work), as many threads as cores."""
+    from concurrent.futures import ThreadPoolExecutor  # (and logging): on first use
+
     global _pool
     with _pool_lock:
         if _pool is None:
@@ -173,6 +177,8 @@ def _join(futures: Sequence[Any], errors: list[BaseException],
     """Wait until every future has ended, even through a second Ctrl-C meanwhile (which
     stops the helpers' blocks); then raise the first error that is not a `_Cancelled`: the
     caller's own, a Ctrl-C here, or a helper's."""
+    from concurrent.futures import wait
+
     while True:
         try:
             wait(futures)

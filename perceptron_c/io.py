@@ -39,21 +39,20 @@ from __future__ import annotations
 import contextlib
 import errno
 import importlib
-import json
 import math
 import os
-import secrets
 import stat
 import struct
 import warnings
-import zipfile
-import zlib
 from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
 from .exceptions import FileFormatError
+
+if TYPE_CHECKING:
+    import zipfile
 
 __all__ = [
     "FORMAT_NAME",
@@ -259,6 +258,8 @@ def _checked_state(estimator: Any) -> dict[str, np.ndarray]:
 
 def _file_arrays(estimator: Any) -> dict[str, np.ndarray]:
     """Every array of the model file of ``estimator``, exactly as `save_model` writes it."""
+    import json
+
     cls = type(estimator)
     name = cls.__name__
     if name not in MODEL_CLASSES or _resolve_class(name) is not cls:
@@ -329,6 +330,8 @@ def _write_npz(handle: IO[bytes], arrays: dict[str, np.ndarray]) -> None:
     when a write fails: numpy before 1.24 left its archive open then, and when it was
     collected later its close wrote to the closed file ("Exception ignored ... seek of
     closed file"). No member can need pickle (`_checked_state`)."""
+    import zipfile
+
     with zipfile.ZipFile(handle, mode="w", compression=zipfile.ZIP_STORED,
                          allowZip64=True) as archive:
         for key, value in arrays.items():
@@ -352,6 +355,8 @@ def replace_file(path: str | os.PathLike[str], write: Callable[[IO[bytes]], Any]
     A ``path`` that exists and is not a regular file (``/dev/null``, a named pipe) is written
     in place, since a rename would replace the device itself; a directory is refused.
     """
+    import secrets
+
     path = os.fspath(path)
     try:
         mode: int | None = os.stat(path).st_mode
@@ -404,6 +409,8 @@ def check_regular_file(path: str | os.PathLike[str], what: str) -> None:
 
 def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
     """One .npy member, its header checked against its size before anything is allocated."""
+    import zipfile
+
     if info.flag_bits & 0x1:
         raise ValueError(f"member {info.filename!r} is encrypted")
     if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
@@ -435,9 +442,11 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
 
 
 # what zipfile raises on a damaged archive (NotImplementedError: a "version needed to
-# extract" beyond its own, as one flipped bit makes it)
-_ZIP_ERRORS = (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError,
-               RuntimeError, MemoryError, OverflowError, struct.error)
+# extract" beyond its own, as one flipped bit makes it), besides zipfile.BadZipFile (added
+# where zipfile is imported, on first use)
+_ZIP_ERRORS: tuple[type[BaseException], ...] = (
+    OSError, EOFError, ValueError, NotImplementedError, RuntimeError, MemoryError,
+    OverflowError, struct.error)
 
 
 def read_npz(path: str | os.PathLike[str], what: str) -> dict[str, np.ndarray]:
@@ -466,11 +475,16 @@ def read_npz(path: str | os.PathLike[str], what: str) -> dict[str, np.ndarray]:
     FileNotFoundError
         If ``path`` does not exist.
     """
+    import zipfile
+    import zlib
+
+    zip_errors: tuple[type[BaseException], ...] = (zipfile.BadZipFile, *_ZIP_ERRORS)
+    member_errors: tuple[type[BaseException], ...] = (*zip_errors, zlib.error, SyntaxError)
     check_regular_file(path, what)
     with open(path, "rb") as handle:
         try:
             archive = zipfile.ZipFile(handle)
-        except _ZIP_ERRORS as exc:
+        except zip_errors as exc:
             handle.seek(0)
             if handle.read(6) == b"\x93NUMPY":
                 raise FileFormatError(f"{path}: not a {what} file (a single .npy array, not "
@@ -488,7 +502,7 @@ def read_npz(path: str | os.PathLike[str], what: str) -> dict[str, np.ndarray]:
                                           f"{info.filename!r} is not a .npy array)")
                 try:
                     arrays[info.filename[:-4]] = _read_member(archive, info)
-                except (*_ZIP_ERRORS, zlib.error, SyntaxError) as exc:
+                except member_errors as exc:
                     raise FileFormatError(f"{path}: corrupt {what} file: {exc}") from None
             return arrays
 
@@ -509,6 +523,8 @@ def reject_constant(name: str) -> None:
 
 def _header(arrays: dict[str, np.ndarray], path: str) -> tuple[str, dict[str, Any]]:
     """The class name and the parameters of a model file, checked."""
+    import json
+
     file_format = _scalar(arrays, "__format__", "U", path)
     if file_format != FORMAT_NAME:
         raise FileFormatError(f"{path}: not a perceptron_c model file (format {file_format!r})")
@@ -573,6 +589,8 @@ def load_model(path: str | os.PathLike[str]) -> Any:
     FileNotFoundError
         If neither ``path`` nor ``path + ".npz"`` exists.
     """
+    import json
+
     path = os.fspath(path)
     if not os.path.exists(path) and os.path.exists(path + ".npz"):
         path = path + ".npz"

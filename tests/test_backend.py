@@ -81,6 +81,24 @@ def test_import_pulls_in_neither_sklearn_nor_scipy():
     assert result.stdout.strip() == "[]"
 
 
+def test_import_loads_no_compiled_module_and_no_heavy_stdlib():
+    """``import perceptron_c`` stays close to ``import numpy`` (bench/bench_import.py): the
+    compiled twins load on first use, zipfile, json, secrets and concurrent.futures with the
+    first model file or thread pool. Counted beyond what numpy itself loads."""
+    code = ("import sys, numpy\n"
+            "before = set(sys.modules)\n"
+            "import perceptron_c\n"
+            "new = set(sys.modules) - before\n"
+            "compiled = [m for m in new if str(getattr(sys.modules[m], '__file__', '') or '')"
+            ".endswith(('.so', '.pyd'))]\n"
+            "heavy = [m for m in ('zipfile', 'json', 'secrets', 'concurrent.futures', 'logging',"
+            " 'fractions', 'decimal', 'pathlib', 'shutil', 'tempfile', 'ast') if m in new]\n"
+            "print(sorted(compiled), sorted(heavy))")
+    result = _run(code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["[]", "[]"]
+
+
 @pytest.mark.parametrize("name", sorted(
     [m.name for m in pkgutil.iter_modules([str(PACKAGE)])] +
     [f"_core.{m.name}" for m in pkgutil.iter_modules([str(PACKAGE / "_core")])]))

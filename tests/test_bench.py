@@ -28,6 +28,7 @@ pytestmark = [
     ("bench_tagging.py", ["--quick"], {"systems", "ratios", "goals"}),
     ("bench_sequence.py", ["--quick"], {"results", "ratios"}),
     ("bench_features.py", ["--quick"], {"results", "ratios"}),
+    ("bench_import.py", ["--quick"], {"medians", "ratio", "goals"}),
 ])
 def test_quick_run_writes_its_json(tmp_path, script, args, keys):
     out = tmp_path / "result.json"
