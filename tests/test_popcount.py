@@ -312,7 +312,7 @@ def test_the_bench_bound_program_builds_and_runs(tmp_path):
     source = pathlib.Path(__file__).resolve().parents[1] / "bench" / "popcnt_bound.c"
     if not source.exists():
         pytest.skip("no bench/ beside the tests")
-    headers = pathlib.Path(perceptron_c.__file__).resolve().parent
+    headers = pathlib.Path(perceptron_c.get_include())
     if not (headers / "_popcount.h").exists():
         pytest.skip("the installed package has no _popcount.h")
     exe = tmp_path / "popcnt_bound"
