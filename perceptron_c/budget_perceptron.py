@@ -44,7 +44,11 @@ from ._kernel_rows import (
     fit_params_state,
     fitted_kernel,
     record_fit_params,
+    restore_averaging,
+    restore_coefficients,
+    restore_support,
     row_blocks_run,
+    support_state,
 )
 from ._params import Constraint, Flag, Integer, NJobs, Options, declared
 from ._rows import (
@@ -537,8 +541,7 @@ class BudgetKernelPerceptron(EpochClassifier):
         arrays = self._common_state()
         arrays.update(support_=self.support_, alpha=self._alpha, b=self._b, stamp=self._stamp,
                       counts=self._counts)
-        arrays["sv_words" if self._kind == "conjunction" else "sv"] = \
-            self._sv.words if self._kind == "conjunction" else self._sv
+        arrays.update(support_state(self._kind, self._sv))
         if self._strategy == "forgetron":
             arrays["q"] = self._q
         if self._strategy.startswith("projectron"):
@@ -565,18 +568,11 @@ class BudgetKernelPerceptron(EpochClassifier):
         est._kind, est._strategy = kind, strategy
         est._exact = kind == "conjunction" and strategy in ("random", "oldest", "stoptron")
         dtype = np.int64 if est._exact else np.float64
-        alpha = np.asarray(arrays["alpha"])
-        n_sv = alpha.shape[1] if alpha.ndim == 2 else -1
-        est._alpha = check_state_array(arrays, "alpha", (rows, n_sv), dtype)
+        est._alpha, est._b = restore_coefficients(arrays, rows, dtype)
+        n_sv = est._alpha.shape[1]
         if n_sv > budget:
             raise ValueError(f"model file: {n_sv} support vectors exceed budget={budget}")
-        est._b = check_state_array(arrays, "b", (rows,), dtype)
-        if kind == "conjunction":
-            words = check_state_array(arrays, "sv_words", (n_sv, (d + 63) // 64), np.uint64)
-            est._sv = check_kernel_input(PackedBits(words, d), kind, d, cls.__name__) \
-                if n_sv else PackedBits(words, d)
-        else:
-            est._sv = check_state_array(arrays, "sv", (n_sv, d), np.float64)
+        est._sv = restore_support(arrays, kind, n_sv, d, cls.__name__)
         est._restore_budget_state(arrays, n_sv, rows, dtype)
         est._publish()
         return est
@@ -595,11 +591,7 @@ class BudgetKernelPerceptron(EpochClassifier):
         self._kinv = check_state_array(arrays, "kinv", (n_sv, n_sv), np.float64) \
             if "kinv" in arrays else np.zeros((0, 0))
         if self._averaged():
-            self._u = check_state_array(arrays, "u", (rows, n_sv), dtype)
-            self._beta = check_state_array(arrays, "beta", (rows,), dtype)
-            self._count = check_state_array(arrays, "count", (1,), np.int64)
-            if not 1 <= self._count[0] <= 2**62:
-                raise ValueError("model file: count must lie in [1, 2^62]")
+            self._u, self._beta, self._count = restore_averaging(arrays, rows, n_sv, dtype)
         if self._exact:  # the preconditions of the exact sums in C
             check_exact_headroom(self._alpha, self._b, getattr(self, "_u", None),
                                  getattr(self, "_beta", None), getattr(self, "_count", None), 0)

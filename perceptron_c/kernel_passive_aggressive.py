@@ -47,7 +47,11 @@ from ._kernel_rows import (
     fit_params_state,
     fitted_kernel,
     record_fit_params,
+    restore_averaging,
+    restore_coefficients,
+    restore_support,
     row_blocks_run,
+    support_state,
 )
 from ._params import (
     ClassWeight,
@@ -589,10 +593,7 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
     def _state_arrays(self) -> dict:
         arrays = self._common_state()
         arrays.update(support_=self.support_, alpha=self._alpha, b=self._b)
-        if self._kind == _CONJ:
-            arrays["sv_words"] = self._sv.words
-        else:
-            arrays["sv"] = self._sv
+        arrays.update(support_state(self._kind, self._sv))
         if self._u is not None:
             assert self._beta is not None and self._count is not None
             arrays.update(u=self._u, beta=self._beta, count=self._count)
@@ -611,32 +612,16 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
             need |= {"u", "beta", "count"}
         k, d = est._restore_common_state(arrays, need)
         rows = 1 if k == 2 else k
-        alpha = np.asarray(arrays["alpha"])
-        n_sv = alpha.shape[1] if alpha.ndim == 2 else -1
-        est._alpha = check_state_array(arrays, "alpha", (rows, n_sv), np.float64)
-        est._b = check_state_array(arrays, "b", (rows,), np.float64)
+        est._alpha, est._b = restore_coefficients(arrays, rows, np.float64)
+        n_sv = est._alpha.shape[1]
         est._kind = kind
-        est._ediag = np.zeros(0, dtype=np.int32)
-        if kind == _CONJ:
-            words = check_state_array(arrays, "sv_words", (n_sv, (d + 63) // 64), np.uint64)
-            est._sv = check_kernel_input(PackedBits(words, d), kind, d, cls.__name__) \
-                if n_sv else PackedBits(words, d)
-            est._ediag = _popcounts(est._sv)
-            if np.any(est._b != 0):
-                raise ValueError("model file: b must be 0 with the conjunction kernel")
-        elif kind == "precomputed":
-            est._sv = check_state_array(arrays, "sv", (n_sv,), np.int64)
-            if n_sv and (est._sv.min() < 0 or est._sv.max() >= d):
-                raise ValueError("model file: support indices out of range")
-        else:
-            est._sv = check_state_array(arrays, "sv", (n_sv, d), np.float64)
+        est._sv = restore_support(arrays, kind, n_sv, d, cls.__name__)
+        est._ediag = _popcounts(est._sv) if kind == _CONJ else np.zeros(0, dtype=np.int32)
+        if kind == _CONJ and np.any(est._b != 0):
+            raise ValueError("model file: b must be 0 with the conjunction kernel")
         est._u = est._beta = est._count = None
         if average:
-            est._u = check_state_array(arrays, "u", (rows, n_sv), np.float64)
-            est._beta = check_state_array(arrays, "beta", (rows,), np.float64)
-            est._count = check_state_array(arrays, "count", (1,), np.int64)
-            if not 1 <= est._count[0] <= 2**62:
-                raise ValueError("model file: count must lie in [1, 2^62]")
+            est._u, est._beta, est._count = restore_averaging(arrays, rows, n_sv, np.float64)
         est.support_ = check_state_array(arrays, "support_", (n_sv,), np.int64)
         if n_sv and est.support_.min() < -1:
             raise ValueError("model file: support_ indices must be >= -1")

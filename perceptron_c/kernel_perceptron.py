@@ -40,8 +40,12 @@ from ._kernel_rows import (
     fit_params_state,
     fitted_kernel,
     record_fit_params,
+    restore_averaging,
+    restore_coefficients,
+    restore_support,
     row_blocks_run,
     stream,
+    support_state,
 )
 from ._params import (
     ClassWeight,
@@ -530,10 +534,7 @@ class KernelPerceptron(EpochClassifier):
     def _state_arrays(self) -> dict:
         arrays = self._common_state()
         arrays.update(support_=self.support_, alpha=self._alpha, b=self._b)
-        if self._kind == "conjunction":
-            arrays["sv_words"] = self._sv.words
-        else:
-            arrays["sv"] = self._sv
+        arrays.update(support_state(self._kind, self._sv))
         if self._averaged():
             arrays.update(u=self._u, beta=self._beta, count=self._count)
         arrays.update(fit_params_state(self))
@@ -553,26 +554,11 @@ class KernelPerceptron(EpochClassifier):
         k, d = est._restore_common_state(arrays, need)
         rows = 1 if k == 2 else k
         dtype = np.int64 if kind == "conjunction" else np.float64
-        alpha = np.asarray(arrays["alpha"])
-        n_sv = alpha.shape[1] if alpha.ndim == 2 else -1
-        est._alpha = check_state_array(arrays, "alpha", (rows, n_sv), dtype)
-        est._b = check_state_array(arrays, "b", (rows,), dtype)
-        if kind == "conjunction":
-            words = check_state_array(arrays, "sv_words", (n_sv, (d + 63) // 64), np.uint64)
-            est._sv = check_kernel_input(PackedBits(words, d), kind, d, cls.__name__) \
-                if n_sv else PackedBits(words, d)
-        elif kind == "precomputed":
-            est._sv = check_state_array(arrays, "sv", (n_sv,), np.int64)
-            if n_sv and (est._sv.min() < 0 or est._sv.max() >= d):
-                raise ValueError("model file: support indices out of range")
-        else:
-            est._sv = check_state_array(arrays, "sv", (n_sv, d), np.float64)
+        est._alpha, est._b = restore_coefficients(arrays, rows, dtype)
+        n_sv = est._alpha.shape[1]
+        est._sv = restore_support(arrays, kind, n_sv, d, cls.__name__)
         if average:
-            est._u = check_state_array(arrays, "u", (rows, n_sv), dtype)
-            est._beta = check_state_array(arrays, "beta", (rows,), dtype)
-            est._count = check_state_array(arrays, "count", (1,), np.int64)
-            if not 1 <= est._count[0] <= 2**62:
-                raise ValueError("model file: count must lie in [1, 2^62]")
+            est._u, est._beta, est._count = restore_averaging(arrays, rows, n_sv, dtype)
         if kind == "conjunction":  # the preconditions of the exact sums in C
             check_exact_headroom(est._alpha, est._b, getattr(est, "_u", None),
                                  getattr(est, "_beta", None), getattr(est, "_count", None), 0)
