@@ -15,7 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from ._mixing import Job, Shard, Textbook, When, _local, _shard_epoch, block_rows
+from ._mixing import (
+    Job,
+    Shard,
+    Textbook,
+    When,
+    _local,
+    _shard_epoch,
+    averaging_sums,
+    block_rows,
+)
 from ._validation import check_n_features, check_y, encode_labels
 
 
@@ -78,4 +87,5 @@ class Sentences(Textbook):
         assert shard.w is not None
         run = est._start(shard.X, shard.y, None, {"offsets": shard.w})
         mistakes = _shard_epoch(est, run, run.order(), index)
-        return {"state": est._state, "mistakes": int(mistakes), "n": int(shard.X.shape[0])}
+        return {"state": est._state, "mistakes": int(mistakes), "n": int(shard.X.shape[0]),
+                "sums": averaging_sums(est)}

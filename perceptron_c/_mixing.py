@@ -5,9 +5,10 @@ functions as tasks on the workers and keeps only the loop on the client.
 Two mixers, one per arithmetic of the estimators:
 
 - `Textbook` (`Perceptron` with ``tol=None`` and ``penalty=None``, or any estimator with
-  ``_mixable_state``): the state is ``est._state``, float64 arrays that mix linearly, plus
-  the lazy-averaging triple ``u``, ``beta``, ``count`` of [Daume2017] Alg. 7. Shard ``s`` visits its
-  rows in ``epoch_order(seed_s, epoch, n_s, shuffle)``. The mixed clock is ``c' = c +
+  ``_mixable_state``): the state is ``est._state`` as the estimator declares it
+  (``_declared_state``, `_state.StateArray`): float64 arrays that mix linearly, the
+  averaging sums of [Daume2017] Alg. 7 and their clock ``count``. Shard ``s`` visits its rows
+  in ``epoch_order(seed_s, epoch, n_s, shuffle)``. The mixed clock is ``c' = c +
   round(sum_s mu_s (c_s - c))`` and the sums mix as ``u' = sum_s mu_s (c' / c_s) u_s``, so the
   mixed average is ``sum_s mu_s avg_s``.
 - `SGD` (scikit-learn's arithmetic: `Perceptron` with ``tol`` or ``penalty``, the
@@ -39,6 +40,7 @@ from ._base import EpochClassifier, _Stopping, epoch_order
 from ._linear_model import decision
 from ._rows import take_rows
 from ._sgd_run import sklearn_seeds
+from ._state import mixing_roles
 from ._validation import (
     check_n_features,
     check_sample_weight,
@@ -53,7 +55,13 @@ __all__ = ["Job", "Shard", "When", "Textbook", "TextbookLoop", "SGD", "SGDLoop",
 
 # lazy-averaging sums (the linear models', the structured perceptron's): scaled by the clock
 # ratio when mixed
-_AVERAGE_SUMS = ("u", "beta", "U", "U_trans")
+
+
+def averaging_sums(est: Any) -> tuple[str, ...]:
+    """The arrays of the estimator's declared state (``_declared_state``) that are averaging
+    sums: mixed at the mixed clock, not as plain means."""
+    roles = mixing_roles(est._declared_state(est._spec()))
+    return tuple(name for name, how in roles.items() if how == "sum")
 
 
 class Job(NamedTuple):
@@ -241,7 +249,8 @@ class Textbook:
         run = est._start(shard.X, shard.y, shard.w, est._spec())
         order = epoch_order(est._seed, when.epochs_seen, shard.X.shape[0], est.shuffle)
         mistakes = _shard_epoch(est, run, order, index)
-        return {"state": est._state, "mistakes": int(mistakes), "n": int(shard.X.shape[0])}
+        return {"state": est._state, "mistakes": int(mistakes), "n": int(shard.X.shape[0]),
+                "sums": averaging_sums(est)}
 
     @staticmethod
     def stats(out: dict[str, Any]) -> tuple[int, int, np.ndarray | None]:
@@ -259,6 +268,8 @@ class Textbook:
     @staticmethod
     def part(plan: _TextbookPlan, outs: list[dict[str, Any]], first: int) -> dict | None:
         """sum over a group of shards of mu_s x_s (the averaging sums times c' / c_s)."""
+        sums = {name for out in outs for name in out.get("sums", ())}
+
         def terms(state: dict[str, np.ndarray], mu: float) -> dict[str, np.ndarray]:
             ratio = None if plan.clock is None else plan.clock / state["count"]
             out = {}
@@ -268,7 +279,7 @@ class Textbook:
                 if value.dtype != np.float64:
                     raise TypeError(f"state array {key!r} is {value.dtype}, not float64: the "
                                     "estimator's state cannot be mixed")
-                factor = mu * ratio if key in _AVERAGE_SUMS and ratio is not None else mu
+                factor = mu * ratio if key in sums and ratio is not None else mu
                 out[key] = _scaled(value, factor)
             return out
         return _weighted_sum(plan.mu, outs, first, terms)

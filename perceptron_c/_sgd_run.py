@@ -27,11 +27,12 @@ from . import _backend
 from ._base import EpochModel, Run, _Stopping, r2_score
 from ._linear_model import decision
 from ._rows import check_finite_state
+from ._state import StateArray, new_state, restore_state
 from ._threads import run_parallel
-from ._validation import CSR, check_state_array
+from ._validation import CSR
 from .exceptions import ConvergenceWarning, sklearn_flavoured
 
-__all__ = ["SGDSpec", "SGDRun", "sklearn_seeds", "init_sgd_state",
+__all__ = ["SGDSpec", "SGDRun", "sklearn_seeds", "sgd_state", "check_sgd_counter", "init_sgd_state",
            "publish_sgd", "classifier_run", "regressor_run", "restore_sgd_state",
            "warm_restart", "warn_if_not_converged", "set_initial"]
 
@@ -82,12 +83,17 @@ def sklearn_seeds(random_state: Any, machines: int, classifier: bool) -> list[in
     return seeds
 
 
+def sgd_state(average: bool) -> tuple[StateArray, ...]:
+    """The state of scikit-learn's arithmetic: the weights, intercepts and example counter
+    t_ of each machine, and scikit-learn's averages (all mixed as weighted means)."""
+    plain = (StateArray("w", ("rows", "d")), StateArray("b", ("rows",)),
+             StateArray("t", (1,), initial=1.0))
+    return plain + (StateArray("aw", ("rows", "d")), StateArray("ab", ("rows",))) \
+        if average else plain
+
+
 def init_sgd_state(rows: int, d: int, average: bool) -> dict[str, np.ndarray]:
-    st = {"w": np.zeros((rows, d)), "b": np.zeros(rows), "t": np.ones(1)}
-    if average:
-        st["aw"] = np.zeros((rows, d))
-        st["ab"] = np.zeros(rows)
-    return st
+    return new_state(sgd_state(average), {"rows": rows, "d": d})
 
 
 def publish_sgd(st: dict[str, np.ndarray], average_start: int) -> tuple[np.ndarray,
@@ -280,11 +286,11 @@ def set_initial(st: dict[str, np.ndarray], coef_init: Any, intercept_init: Any) 
 
 
 def restore_sgd_state(arrays: dict, rows: int, d: int, average: bool) -> dict[str, np.ndarray]:
-    shapes = {"w": (rows, d), "b": (rows,), "t": (1,)}
-    if average:
-        shapes.update({"aw": (rows, d), "ab": (rows,)})
-    st = {key: check_state_array(arrays, f"state_{key}", shape, np.float64)
-          for key, shape in shapes.items()}
+    return check_sgd_counter(restore_state(arrays, sgd_state(average), {"rows": rows, "d": d}))
+
+
+def check_sgd_counter(st: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``st``, once its example counter t_ is checked to be a count of a model file."""
     if not 1.0 <= st["t"][0] < 2.0**62:
         raise ValueError("model file: state_t must lie in [1, 2^62)")
     return st

@@ -48,9 +48,10 @@ error-free epoch, ``max_iter``, early stopping on the held-out rows of every sha
 scikit-learn's ``tol`` rule per machine.
 
 An estimator of the textbook kind plugs in when its class sets ``_mixable_state = True``:
-its training state is ``_state``, a dict of float64 arrays that mix linearly, plus
-optionally the averaging triple ``u``, ``beta``, ``count``; an epoch is ``epoch(order)`` of
-the `Run` that ``_start(X, y, weights, spec)`` returns, as in the serial loop.
+its training state is ``_state``, a dict of arrays declared by ``_declared_state(spec)``
+(`perceptron_c._state.StateArray`: float64 arrays that mix linearly, and optionally the
+averaging sums and their clock ``count``); an epoch is ``epoch(order)`` of the `Run` that
+``_start(X, y, weights, spec)`` returns, as in the serial loop.
 
 `predict`, `decision_function` (any fitted estimator of the package) and `gram` (any kernel)
 return lazy dask arrays computed block by block. dask is imported only when one of these

@@ -39,9 +39,11 @@ from ._sgd_run import (
     regressor_run,
     restore_sgd_state,
     set_initial,
+    sgd_state,
     warm_restart,
     warn_if_not_converged,
 )
+from ._state import StateArray, entry_names, state_entries
 from ._validation import check_X
 
 __all__ = ["PassiveAggressiveClassifier", "PassiveAggressiveRegressor"]
@@ -122,18 +124,19 @@ class _PassiveAggressive:
     def _intercept_rows(self) -> np.ndarray:
         return np.atleast_1d(self.intercept_)
 
+    def _declared_state(self, spec: SGDSpec) -> tuple[StateArray, ...]:
+        return sgd_state(bool(spec.average_start))
+
     def _state_arrays(self) -> dict:
         arrays = self._common_state()  # type: ignore[attr-defined]
-        arrays.update({f"state_{key}": value for key, value in self._state.items()})
+        arrays.update(state_entries(self._state))
         return arrays
 
     @classmethod
     def _restore(cls, params: dict, arrays: dict) -> Any:
         est = cls(**params)
         spec = est._spec()  # type: ignore[attr-defined]
-        need = {"state_w", "state_b", "state_t"}
-        if spec.average_start:
-            need |= {"state_aw", "state_ab"}
+        need = entry_names(est._declared_state(spec))
         k, d = est._restore_common_state(arrays, need)  # type: ignore[attr-defined]
         est._state = restore_sgd_state(arrays, 1 if k <= 2 else k, d,
                                        bool(spec.average_start))

@@ -31,16 +31,17 @@ from ._rows import check_finite_state
 from ._sgd_run import (
     SGDRun,
     SGDSpec,
+    check_sgd_counter,
     classifier_run,
-    init_sgd_state,
     publish_sgd,
-    restore_sgd_state,
     set_initial,
+    sgd_state,
     warm_restart,
     warn_if_not_converged,
 )
+from ._state import StateArray, entry_names, new_state, restore_state, state_entries
 from ._threads import run_parallel
-from ._validation import CSR, check_int, check_state_array, check_X
+from ._validation import CSR, check_int, check_X
 
 __all__ = ["Perceptron"]
 
@@ -292,17 +293,8 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
         return n_classes > 2 and self.multiclass in ("argmax", "auto") and not self._sgd_mode()
 
     def _init_state(self, Xc: Any, spec: SGDSpec | None) -> None:
-        k, d = len(self.classes_), Xc.shape[1]
-        rows = 1 if k == 2 else k
-        if spec is not None:
-            self._state = init_sgd_state(rows, d, bool(self.average))
-        else:
-            st = {"w": np.zeros((rows, d)), "b": np.zeros(rows), "t": np.ones(1)}
-            if self.average:
-                st["u"] = np.zeros((rows, d))
-                st["beta"] = np.zeros(rows)
-                st["count"] = np.ones(1 if self._joint(k) else rows, dtype=np.int64)
-            self._state = st
+        sizes = self._state_sizes(len(self.classes_), Xc.shape[1])
+        self._state = new_state(self._declared_state(spec), sizes)
         self._publish()
 
     def _check_continuation(self, Xc: Any, spec: SGDSpec | None) -> None:
@@ -457,30 +449,34 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
                 for label, row in zip(self.classes_, coef)}
 
     # ------------------------------------------------------------------ persistence
+    def _declared_state(self, spec: SGDSpec | None) -> tuple[StateArray, ...]:
+        """The weights, intercepts and example counter; averaged, scikit-learn's averages
+        (``spec``) or the sums and clock of [Daume2017] Alg. 7 (one clock for the joint
+        K-class perceptron, one per machine of one-vs-rest)."""
+        if spec is not None or not self.average:
+            return sgd_state(spec is not None and bool(self.average))
+        return sgd_state(False) + (StateArray("u", ("rows", "d"), mixing="sum"),
+                                   StateArray("beta", ("rows",), mixing="sum"),
+                                   StateArray("count", ("clocks",), np.int64, "clock", 1))
+
+    def _state_sizes(self, k: int, d: int) -> dict[str, int]:
+        rows = 1 if k == 2 else k
+        return {"rows": rows, "d": d, "clocks": 1 if self._joint(k) else rows}
+
     def _state_arrays(self) -> dict:
         arrays = self._common_state()
-        arrays.update({f"state_{key}": value for key, value in self._state.items()})
+        arrays.update(state_entries(self._state))
         return arrays
 
     @classmethod
     def _from_state(cls, params: dict, arrays: dict) -> Perceptron:
         est = cls(**params)
-        spec = est._spec()
-        textbook_avg = spec is None and bool(est.average)
-        need = {"state_w", "state_b", "state_t"}
-        if est.average:
-            need |= {"state_u", "state_beta", "state_count"} if textbook_avg \
-                else {"state_aw", "state_ab"}
+        declared = est._declared_state(est._spec())
+        need = entry_names(declared)
         k, d = est._restore_common_state(arrays, need)
-        rows = 1 if k == 2 else k
-        st = restore_sgd_state(arrays, rows, d, spec is not None and bool(est.average))
-        if textbook_avg:
-            shapes = {"u": (rows, d), "beta": (rows,), "count": (1 if est._joint(k) else rows,)}
-            for key, shape in shapes.items():
-                st[key] = check_state_array(arrays, f"state_{key}", shape,
-                                            np.int64 if key == "count" else np.float64)
-            if np.any(st["count"] < 1) or np.any(st["count"] > 2**62):
-                raise ValueError("model file: state_count must lie in [1, 2^62]")
+        st = check_sgd_counter(restore_state(arrays, declared, est._state_sizes(k, d)))
+        if "count" in st and (np.any(st["count"] < 1) or np.any(st["count"] > 2**62)):
+            raise ValueError("model file: state_count must lie in [1, 2^62]")
         est._state = st
         est._publish()
         return est

@@ -20,13 +20,13 @@ from . import _backend
 from ._base import EpochClassifier, EpochModel, Run
 from ._params import Flag, NJobs, declared
 from ._rows import check_finite_state
+from ._state import StateArray, entry_names, new_state, restore_state, state_entries
 from ._validation import (
     CSR,
     check_classes,
     check_feature_names,
     check_n_features,
     check_same_classes,
-    check_state_array,
     check_two_classes,
     check_X,
     check_y,
@@ -53,6 +53,10 @@ def check_lengths(lengths: Any, n_tokens: int) -> np.ndarray:
         raise ValueError(f"lengths must sum to the number of rows of X ({n_tokens}), "
                          f"got {int(offsets[-1])}")
     return offsets
+
+
+def _sizes(K: int, d: int) -> dict[str, int]:
+    return {"K": K, "d": d, "K2": K + 2}
 
 
 class _SequenceRun(Run["StructuredPerceptron"]):
@@ -160,14 +164,22 @@ class StructuredPerceptron(EpochClassifier):
     def _gate_X(self, X: Any, spec: Any, fitting: bool) -> Any:
         return check_X(X)
 
+    def _declared_state(self, spec: Any) -> tuple[StateArray, ...]:
+        """Emission weights W feature-major (d, K: a token's features each read K contiguous
+        weights), intercepts and the packed transitions (K + 2, K); averaged, the sums of
+        [Daume2017] Alg. 7 for each, and its clock."""
+        plain = (StateArray("W", ("d", "K")), StateArray("b", ("K",)),
+                 StateArray("trans", ("K2", "K")))
+        if not self.average:
+            return plain
+        return plain + (StateArray("U", ("d", "K"), mixing="sum"),
+                        StateArray("beta", ("K",), mixing="sum"),
+                        StateArray("U_trans", ("K2", "K"), mixing="sum"),
+                        StateArray("count", (1,), np.int64, "clock", 1))
+
     def _init_state(self, Xc: Any, spec: Any) -> None:
-        # W and U are feature-major (d, K): a token's features each read K contiguous weights
-        K, d = len(self.classes_), Xc.shape[1]
-        st = {"W": np.zeros((d, K)), "b": np.zeros(K), "trans": np.zeros((K + 2, K))}
-        if self.average:
-            st.update(U=np.zeros((d, K)), beta=np.zeros(K), U_trans=np.zeros((K + 2, K)),
-                      count=np.ones(1, dtype=np.int64))
-        self._state = st
+        self._state = new_state(self._declared_state(spec),
+                                _sizes(len(self.classes_), Xc.shape[1]))
         self._publish()
 
     def _check_continuation(self, Xc: Any, spec: Any) -> None:
@@ -376,20 +388,15 @@ class StructuredPerceptron(EpochClassifier):
     # ------------------------------------------------------------------ persistence
     def _state_arrays(self) -> dict:
         arrays = self._common_state()
-        arrays.update({f"state_{key}": value for key, value in self._state.items()})
+        arrays.update(state_entries(self._state))
         return arrays
 
     @classmethod
     def _from_state(cls, params: dict, arrays: dict) -> StructuredPerceptron:
         est = cls(**params)
-        est._spec()
-        names = ["W", "b", "trans"] + (["U", "beta", "U_trans", "count"] if est.average else [])
-        K, d = est._restore_common_state(arrays, {f"state_{n}" for n in names})
-        shapes = {"W": (d, K), "b": (K,), "trans": (K + 2, K), "U": (d, K), "beta": (K,),
-                  "U_trans": (K + 2, K), "count": (1,)}
-        est._state = {n: check_state_array(arrays, f"state_{n}", shapes[n],
-                                           np.int64 if n == "count" else np.float64)
-                      for n in names}
+        declared = est._declared_state(est._spec())
+        K, d = est._restore_common_state(arrays, entry_names(declared))
+        est._state = restore_state(arrays, declared, _sizes(K, d))
         if est.average and est._state["count"][0] < 1:
             raise ValueError("model file: state_count must be >= 1")
         est._publish()

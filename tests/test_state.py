@@ -1,0 +1,65 @@
+"""The state of the dict-state estimators is what they declare (``_declared_state``): after
+fit, the arrays, dtypes and shapes; in the model file; and the mixing roles dask uses."""
+import numpy as np
+import pytest
+
+from perceptron_c import (
+    PassiveAggressiveClassifier,
+    PassiveAggressiveRegressor,
+    Perceptron,
+    StructuredPerceptron,
+)
+from perceptron_c._state import StateArray, entry_names, mixing_roles, new_state
+
+X = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, -1.0], [1.0, 1.0, 0.0], [0.0, -1.0, 1.0]] * 5)
+Y3 = np.array([0, 1, 2, 1] * 5)
+
+
+def _fitted():
+    yield Perceptron(max_iter=3, random_state=0), Y3
+    yield Perceptron(max_iter=3, random_state=0, average=True), Y3
+    yield Perceptron(max_iter=3, random_state=0, average=True, multiclass="argmax"), Y3
+    yield Perceptron(max_iter=3, random_state=0, average=True, tol=None, penalty="l2"), Y3
+    yield PassiveAggressiveClassifier(max_iter=3, tol=None, random_state=0, average=True), Y3 % 2
+    yield PassiveAggressiveRegressor(max_iter=3, tol=None, random_state=0), X[:, 0] - X[:, 1]
+    yield StructuredPerceptron(max_iter=3, random_state=0, average=True), Y3
+
+
+@pytest.mark.parametrize(("est", "y"), list(_fitted()), ids=lambda e: repr(e)[:60])
+def test_the_state_is_the_declaration(est, y, tmp_path):
+    if isinstance(est, StructuredPerceptron):
+        est.fit(X, y, [4] * 5)
+    else:
+        est.fit(X, y)
+    declared = est._declared_state(est._spec())
+    assert list(est._state) == [a.name for a in declared]
+    for a in declared:
+        assert est._state[a.name].dtype == a.dtype, a.name
+        assert all(isinstance(s, int) or s in ("rows", "d", "clocks", "K", "K2")
+                   for s in a.shape), a.name
+    fresh = new_state(declared, {"rows": est._state[declared[0].name].shape[0],
+                                 "d": X.shape[1], "K": 3, "K2": 5,
+                                 "clocks": est._state.get("count", np.ones(1)).shape[0]})
+    assert {k: (v.shape, v.dtype) for k, v in fresh.items()} == \
+        {k: (v.shape, v.dtype) for k, v in est._state.items()}
+    path = est.save(tmp_path / "m.npz")
+    with np.load(path) as archive:
+        assert {f"state/{name}" for name in entry_names(declared)} <= set(archive.files)
+
+
+def test_mixing_roles_name_the_averaging_sums():
+    est = Perceptron(average=True)
+    roles = mixing_roles(est._declared_state(None))
+    assert roles == {"w": "mean", "b": "mean", "t": "mean", "u": "sum", "beta": "sum",
+                     "count": "clock"}
+    assert set(mixing_roles(StructuredPerceptron(average=True)._declared_state({})).values()) \
+        == {"mean", "sum", "clock"}
+
+
+def test_a_declaration_is_checked():
+    with pytest.raises(ValueError, match="mixing"):
+        StateArray("w", ("rows",), mixing="median")
+    with pytest.raises(ValueError, match="clock"):
+        StateArray("clock", (1,), np.int64, "clock")
+    with pytest.raises(ValueError, match="clock"):
+        StateArray("count", (1,), np.int64, "mean")
