@@ -69,45 +69,33 @@ cdef inline double dot4_cols(const double* a, const double* k, const int64_t* co
 
 
 cdef inline double sqnorm4(const floating* x, Py_ssize_t m) noexcept nogil:
-    # x[k] * x[k] into lane k % 4 (_contract.sqnorm4)
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, v
-    cdef Py_ssize_t k = 0
-    while k + 4 <= m:
-        v = x[k]
-        s0 += v * v
-        v = x[k + 1]
-        s1 += v * v
-        v = x[k + 2]
-        s2 += v * v
-        v = x[k + 3]
-        s3 += v * v
-        k += 4
-    while k < m:
-        v = x[k]
-        if (k & 3) == 0:
-            s0 += v * v
-        elif (k & 3) == 1:
-            s1 += v * v
-        else:
-            s2 += v * v
-        k += 1
-    return (s0 + s1) + (s2 + s3)
+    # x[k] * x[k] into lane k % 4 (_contract.sqnorm4); times 1.0 is exact, and folded away
+    return sqnorm4_scaled(x, m, 1.0)
 
 
 cdef inline double sqnorm4_scaled(const floating* x, Py_ssize_t m, double p) noexcept nogil:
     # sqnorm4 of x p (p a power of two: each x[k] p is exact)
     cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, v
-    cdef Py_ssize_t k
-    for k in range(m):
+    cdef Py_ssize_t k = 0
+    while k + 4 <= m:
         v = <double>x[k] * p
-        if (k & 3) == 0:
-            s0 += v * v
-        elif (k & 3) == 1:
-            s1 += v * v
-        elif (k & 3) == 2:
-            s2 += v * v
-        else:
-            s3 += v * v
+        s0 += v * v
+        v = <double>x[k + 1] * p
+        s1 += v * v
+        v = <double>x[k + 2] * p
+        s2 += v * v
+        v = <double>x[k + 3] * p
+        s3 += v * v
+        k += 4
+    if k < m:
+        v = <double>x[k] * p
+        s0 += v * v
+    if k + 1 < m:
+        v = <double>x[k + 1] * p
+        s1 += v * v
+    if k + 2 < m:
+        v = <double>x[k + 2] * p
+        s2 += v * v
     return (s0 + s1) + (s2 + s3)
 
 
