@@ -40,7 +40,7 @@ from ._validation import (
 )
 
 __all__ = ["BaseEstimator", "EARLY_STOPPING", "EpochModel", "EpochClassifier", "EpochRegressor",
-           "Run", "available_if", "draw_seed", "epoch_order", "r2_score"]
+           "Run", "available_if", "labels_of", "draw_seed", "epoch_order", "r2_score"]
 
 # fit / partial_fit / set_params return the estimator itself, typed as its own class
 _Estimator = TypeVar("_Estimator", bound="BaseEstimator")
@@ -528,9 +528,51 @@ class _Stopping:
         return self.stall >= self.est.n_iter_no_change, extra
 
 
+def labels_of(scores: np.ndarray) -> np.ndarray:
+    """Class indices from decision scores (n, 1) or (n, K): two classes, 1 where the score is
+    > 0; more, the index of the highest score, ties to the lowest."""
+    if scores.shape[1] == 1:
+        return (scores[:, 0] > 0).astype(np.int64)
+    return np.argmax(scores, axis=1)
+
+
 class EpochClassifier(EpochModel):
     """The skeleton for classifiers: labels of any type become class indices, ``classes_``
     is fixed by the first training call, ``score`` is the (weighted) accuracy."""
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The label of each row.
+
+        Two classes: ``classes_[1]`` where the decision value is > 0, else ``classes_[0]``;
+        more: the class of the highest score, ties to the lowest class index. Comparisons are
+        exact for the exact (conjunction kernel) models.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits
+            Samples, in the form and with the features the model was fitted on; with
+            ``kernel="precomputed"``, the kernel values between these rows and the training
+            rows, shape (n_samples, n_train).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels, from ``classes_``.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        ValueError
+            If ``X`` is malformed or does not match the training data (its number of
+            features, its feature names), or a decision value is not finite.
+        """
+        idx = self._predict_labels(X)  # (first: it raises NotFittedError on an unfitted model)
+        return self.classes_[idx]
+
+    def _predict_labels(self, X: Any) -> np.ndarray:
+        """The class index of each row of X (gated here)."""
+        raise NotImplementedError
 
     def _is_fitted(self) -> bool:
         return hasattr(self, "classes_")

@@ -166,29 +166,5 @@ class LinearClassifierMixin(LinearModelMixin):
         s = self._scores(self._gate_predict(X))
         return s[:, 0] if s.shape[1] == 1 else s
 
-    def predict(self, X: Any) -> np.ndarray:
-        """The label of each row.
-
-        Two classes: ``classes_[1]`` where ``w . x + b > 0``, else ``classes_[0]``; more: the
-        class of the highest score, ties to the lowest class index.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            Samples, with the features the model was fitted on.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels, from ``classes_``.
-
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
-        ValueError
-            If ``X`` is malformed or has another number of features (or other feature names)
-            than the training data, or a decision value is not finite.
-        """
-        idx = self._predict_idx(self._gate_predict(X))
-        return self.classes_[idx]
+    def _predict_labels(self, X: Any) -> np.ndarray:
+        return self._predict_idx(self._gate_predict(X))

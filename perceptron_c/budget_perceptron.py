@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier, EpochModel, Run
+from ._base import EpochClassifier, EpochModel, Run, labels_of
 from ._kernel_rows import (
     KERNEL_PARAMS,
     KERNEL_RULES,
@@ -504,37 +504,11 @@ class BudgetKernelPerceptron(EpochClassifier):
         s = self._scores(X)
         return s[:, 0] if s.shape[1] == 1 else s
 
-    def predict(self, X: Any) -> np.ndarray:
-        """The label of each row.
-
-        Two classes: ``classes_[1]`` where f(x) > 0; more: the class of the highest score, ties to
-        the lowest class index. Comparisons are exact for the exact conjunction models.
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix or PackedBits
-            Samples, in the form the model was fitted on.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels, from ``classes_``.
-
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
-        ValueError
-            If ``X`` is malformed or does not match the training data, or a value is not
-            finite.
-        """
+    def _predict_labels(self, X: Any) -> np.ndarray:
         self._check_fitted()
         if self._exact and self._alpha.shape[0] > 1:
-            idx = self._scores(X, argmax=True)
-        else:
-            s = self._scores(X)
-            idx = (s[:, 0] > 0).astype(np.int64) if s.shape[1] == 1 else np.argmax(s, axis=1)
-        return self.classes_[idx]
+            return self._scores(X, argmax=True)
+        return labels_of(self._scores(X))
 
     # ------------------------------------------------------------------ persistence
     def _state_arrays(self) -> dict:

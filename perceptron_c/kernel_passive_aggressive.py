@@ -561,33 +561,8 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
         s = self._predict_scores(X, labels=False)
         return s[:, 0] if s.shape[1] == 1 else s
 
-    def predict(self, X: Any) -> np.ndarray:
-        """The label of each row.
-
-        Two classes: ``classes_[1]`` where f(x) > 0; more: the class of the highest score, ties to
-        the lowest class index. Decided exactly for the conjunction kernel.
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix or PackedBits
-            Samples, in the form the model was fitted on; with ``kernel="precomputed"`` the
-            kernel values between these rows and the training rows, shape (n_samples, n_train).
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels, from ``classes_``.
-
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
-        ValueError
-            If ``X`` is malformed or does not match the training data, or a value is not
-            finite.
-        """
-        idx = self._predict_scores(X, labels=True)
-        return self.classes_[idx]
+    def _predict_labels(self, X: Any) -> np.ndarray:
+        return self._predict_scores(X, labels=True)
 
     # ------------------------------------------------------------------ persistence
     def _state_arrays(self) -> dict:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier, EpochModel, Run
+from ._base import EpochClassifier, EpochModel, Run, labels_of
 from ._kernel_rows import (
     KERNEL_PARAMS,
     KERNEL_RULES,
@@ -417,33 +417,8 @@ class VotedPerceptron(EpochClassifier):
         v = self._votes(X)
         return v[:, 0] if v.shape[1] == 1 else v
 
-    def predict(self, X: Any) -> np.ndarray:
-        """The label of the weighted majority vote of each row.
-
-        Binary ties go to ``classes_[0]``; with more classes, the class of the highest vote, ties
-        to the lowest class index.
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix or PackedBits
-            Samples, in the form the model was fitted on.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels, from ``classes_``.
-
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
-        ValueError
-            If ``X`` is malformed or does not match the training data, or a value is not
-            finite.
-        """
-        v = self._votes(X)
-        idx = (v[:, 0] > 0).astype(np.int64) if v.shape[1] == 1 else np.argmax(v, axis=1)
-        return self.classes_[idx]
+    def _predict_labels(self, X: Any) -> np.ndarray:
+        return labels_of(self._votes(X))
 
     # ------------------------------------------------------------------ persistence
     def _state_arrays(self) -> dict:
