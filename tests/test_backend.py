@@ -89,8 +89,8 @@ def test_import_loads_no_compiled_module_and_no_heavy_stdlib():
             "before = set(sys.modules)\n"
             "import perceptron_c\n"
             "new = set(sys.modules) - before\n"
-            "compiled = [m for m in new if str(getattr(sys.modules[m], '__file__', '') or '')"
-            ".endswith(('.so', '.pyd'))]\n"
+            "compiled = [m for m in new if m.startswith('perceptron_c') and "
+            "str(getattr(sys.modules[m], '__file__', '') or '').endswith(('.so', '.pyd'))]\n"
             "heavy = [m for m in ('zipfile', 'json', 'secrets', 'concurrent.futures', 'logging',"
             " 'fractions', 'decimal', 'pathlib', 'shutil', 'tempfile', 'ast') if m in new]\n"
             "print(sorted(compiled), sorted(heavy))")

@@ -1,6 +1,7 @@
 """Models written by an older release load and predict as they did: pickles (which name the
 classes of the objects they hold by module path) and model files (``save``), from the
 fixtures of tests/data/ (see make_old_models.py there), one folder per release."""
+import json
 import pathlib
 import pickle
 
@@ -16,6 +17,9 @@ FILES = [p for r in RELEASES for p in sorted(r.glob("*.npz")) if p.stem != "tagg
 
 
 def _load(path):
+    if int(np.__version__.split(".")[0]) < 2:
+        pytest.skip("the fixtures were pickled under numpy 2, whose pickles name numpy._core: "
+                    "numpy 1 cannot read them (the model files have no pickle and are tested)")
     with open(path, "rb") as handle:
         return pickle.load(handle)
 
@@ -34,8 +38,9 @@ def test_an_old_pickle_predicts_as_it_did(path):
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_an_old_model_file_predicts_as_it_did(path):
     model = perceptron_c.load(path)
-    X = _load(path.with_suffix(".pkl"))["X"]
-    assert np.array_equal(model.predict(X), np.load(path.with_suffix(".predict.npy")))
+    X = np.load(path.with_suffix(".X.npy"), allow_pickle=False)
+    expected = np.load(path.with_suffix(".predict.npy"), allow_pickle=False)
+    assert np.array_equal(model.predict(X), expected)
 
 
 @pytest.mark.parametrize("release", RELEASES, ids=lambda p: p.name)
@@ -47,5 +52,10 @@ def test_old_sequence_and_text_pickles(release):
     pytest.importorskip("scipy")
     assert np.array_equal(text["features"].transform(text["sentences"]).toarray(),
                           text["transform"])
+
+
+@pytest.mark.parametrize("release", RELEASES, ids=lambda p: p.name)
+def test_an_old_tagger_file_tags_as_it_did(release):
     tagger = perceptron_c.load(release / "tagger.npz")
-    assert tagger.tag(["the", "cat", "ran"]) == text["tagged"]
+    saved = json.loads((release / "tagger.json").read_text(encoding="utf-8"))
+    assert [list(p) for p in tagger.tag(saved["tokens"])] == saved["tagged"]

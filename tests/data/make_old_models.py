@@ -9,6 +9,7 @@ which), from any folder:
 The fixtures are written once and committed: they are what an older install wrote, so that
 every later layout of the package is tested against files it did not write itself.
 """
+import json
 import os
 import pickle
 import sys
@@ -62,6 +63,7 @@ def main(folder):
             pickle.dump({"model": est, "X": Xf, "predict": est.predict(Xf)}, handle, protocol=4)
         est.save(os.path.join(folder, f"{name}.npz"))
         np.save(os.path.join(folder, f"{name}.predict.npy"), est.predict(Xf), allow_pickle=False)
+        np.save(os.path.join(folder, f"{name}.X.npy"), Xf, allow_pickle=False)
     seq = StructuredPerceptron(max_iter=3, random_state=0).fit(X, y, [10, 10, 10, 10])
     with open(os.path.join(folder, "structured.pkl"), "wb") as handle:
         pickle.dump({"model": seq, "X": X, "lengths": [10, 10, 10, 10],
@@ -73,6 +75,9 @@ def main(folder):
     tagger.train([list(zip(s, t)) for s, t in zip(sentences, tags)], nr_iter=3)
     # (a tagger that has tagged did not pickle in 0.1.0: its model file stands for it)
     tagger.save(os.path.join(folder, "tagger.npz"))
+    with open(os.path.join(folder, "tagger.json"), "w", encoding="utf-8") as handle:
+        json.dump({"tokens": ["the", "cat", "ran"],
+                   "tagged": [list(p) for p in tagger.tag(["the", "cat", "ran"])]}, handle)
     with open(os.path.join(folder, "text.pkl"), "wb") as handle:
         pickle.dump({"features": features, "sentences": sentences,
                      "transform": features.transform(sentences).toarray(),
