@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _backend
+from ._base import labels_of
 from ._rows import check_finite_decisions
 from ._threads import run_shared
 from ._validation import CSR, check_feature_names, check_finite, check_n_features, check_X
@@ -136,10 +137,7 @@ class LinearClassifierMixin(LinearModelMixin):
     classes_: np.ndarray
 
     def _predict_idx(self, Xc: Any) -> np.ndarray:
-        s = self._scores(Xc)
-        if s.shape[1] == 1:
-            return (s[:, 0] > 0).astype(np.int64)
-        return np.argmax(s, axis=1)
+        return labels_of(self._scores(Xc))
 
     def decision_function(self, X: Any) -> np.ndarray:
         """The decision values ``w . x + b`` of each row.

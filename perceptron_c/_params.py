@@ -315,11 +315,12 @@ class Parameters:
             setattr(self, key, value)
         return self
 
-    def _validate_params(self) -> None:
-        """Each parameter against its declared rule (the rules between parameters are the
-        estimator's own)."""
-        for name, rule in self._parameter_constraints.items():
-            rule.check(getattr(self, name), name)
+    def _validate_params(self, *names: str) -> None:
+        """Each parameter (or only those named: a prediction checks the ones it reads, which
+        may have been set since fit) against its declared rule (the rules between parameters
+        are the estimator's own)."""
+        for name in names or self._parameter_constraints:
+            self._parameter_constraints[name].check(getattr(self, name), name)
 
     def __repr__(self) -> str:
         defaults = {p.name: p.default

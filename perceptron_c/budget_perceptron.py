@@ -56,10 +56,8 @@ from ._rows import (
     check_finite_state,
     take_rows,
 )
-from ._threads import check_n_jobs
 from ._validation import (
     PackedBits,
-    check_int,
     check_kernel_input,
     check_state_array,
 )
@@ -443,8 +441,7 @@ class BudgetKernelPerceptron(EpochClassifier):
         """Scores (m, R), or with ``argmax`` the class indices of a K-class exact model; the
         rows in blocks on n_jobs threads (`_kernel_rows.row_blocks_run`)."""
         self._check_fitted()
-        check_int(self.max_gram_bytes, "max_gram_bytes", 1)
-        check_n_jobs(self.n_jobs)
+        self._validate_params("max_gram_bytes", "n_jobs")
         kind, kern = fitted_kernel(self)  # never the parameters set since
         average = self._averaged()
         Xc = self._gate_X(X, (kind, kern), fitting=False)

@@ -35,6 +35,7 @@ from ._base import (
     available_if,
     draw_seed,
     epoch_order,
+    labels_of,
 )
 from ._kernel_rows import (
     KERNEL_PARAMS,
@@ -72,10 +73,8 @@ from ._rows import (
     take_rows,
 )
 from ._sgd_run import warn_if_not_converged
-from ._threads import check_n_jobs
 from ._validation import (
     PackedBits,
-    check_int,
     check_kernel_input,
     check_state_array,
 )
@@ -523,12 +522,11 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
         check_finite_decisions(out, self)
         if not labels:
             return out
-        return (out[:, 0] > 0).astype(np.int64) if R == 1 else np.argmax(out, axis=1)
+        return labels_of(out)
 
     def _predict_scores(self, X: Any, labels: bool) -> np.ndarray:
         self._check_fitted()
-        check_int(self.max_gram_bytes, "max_gram_bytes", 1)
-        check_n_jobs(self.n_jobs)
+        self._validate_params("max_gram_bytes", "n_jobs")
         Xc = self._gate_X(X, fitted_kernel(self), fitting=False)  # never the params set since
         coef, b = self._coefs()
         return self._decide(Xc, self._sv, np.ascontiguousarray(coef), b, self._ediag, labels)

@@ -62,8 +62,7 @@ from ._rows import (
     pool_of,
     take_rows,
 )
-from ._threads import check_n_jobs
-from ._validation import PackedBits, check_int, check_kernel_input, check_state_array
+from ._validation import PackedBits, check_kernel_input, check_state_array
 from .kernels import resolve_kernel
 
 __all__ = ["KernelPerceptron"]
@@ -439,8 +438,7 @@ class KernelPerceptron(EpochClassifier):
 
     def _scores(self, X: Any, argmax: bool = False) -> np.ndarray:
         self._check_fitted()
-        check_int(self.max_gram_bytes, "max_gram_bytes", 1)
-        check_n_jobs(self.n_jobs)
+        self._validate_params("max_gram_bytes", "n_jobs")
         kind, kern = fitted_kernel(self)  # never the parameters set since
         Xc = self._gate_X(X, (kind, kern), fitting=False)
         m, rows_k = Xc.shape[0], self._alpha.shape[0]

@@ -44,12 +44,10 @@ from ._rows import (
     stack_rows,
     take_rows,
 )
-from ._threads import check_n_jobs
 from ._validation import (
     CSR,
     PackedBits,
     check_csr,
-    check_int,
     check_kernel_input,
     check_n_features,
     check_state_array,
@@ -354,8 +352,7 @@ class VotedPerceptron(EpochClassifier):
     def _votes(self, X: Any) -> np.ndarray:
         """(n, n_machines) vote margins divided by the total votes, in [-1, 1]."""
         self._check_fitted()
-        check_int(self.max_gram_bytes, "max_gram_bytes", 1)
-        check_n_jobs(self.n_jobs)
+        self._validate_params("max_gram_bytes", "n_jobs")
         kind, kern = self._fitted_spec()  # never the parameters set since
         fit_intercept = bool(fit_params(self)["fit_intercept"])
         Xc = self._gate_X(X, (kind, kern), fitting=False)
