@@ -36,7 +36,20 @@ def compile_args():
     # Portable and exact: no CPU-specific flags and no contraction into FMA (the twins agree
     # bit for bit); wider instructions (popcount) are chosen at run time instead. -g0: no
     # debug info in the wheels (2.7 MB -> 0.6 MB).
-    return ["-O3", "-g0", "-fno-strict-aliasing", "-ffp-contract=off"]
+    flags = ["-O3", "-g0", "-fno-strict-aliasing", "-ffp-contract=off"]
+    if sys.platform.startswith("linux"):
+        # The .eh_frame unwind tables serve C++ exceptions and debuggers' backtraces; C code
+        # called from Python needs neither (43 KB less in the wheel, the same speed).
+        flags.append("-fno-asynchronous-unwind-tables")
+    return flags
+
+
+def size_args():
+    """Flags of the modules compiled for size: Cython's shared runtime runs once per call
+    (argument parsing, memoryview acquisition), never per element. -Os shrinks it from 98 to
+    55 KB compressed for +0.1 us per routine call; the routine modules stay -O3, where -Os
+    made epochs 1.3-2x slower."""
+    return [] if sys.platform == "win32" else ["-Os"]
 
 
 def link_args():
@@ -86,7 +99,8 @@ def extensions():
     if NO_EXTENSIONS:
         return []
     flags = {"extra_compile_args": compile_args(), "extra_link_args": link_args()}
-    shared = Extension(SHARED, [SHARED.replace(".", "/") + ".c"], **flags)
+    shared = Extension(SHARED, [SHARED.replace(".", "/") + ".c"],
+                       **dict(flags, extra_compile_args=compile_args() + size_args()))
     return [shared] + [
         Extension(f"perceptron_c._core.{name}", [f"perceptron_c/_core/{name}.pyx"],
                   include_dirs=["perceptron_c/_core"], **flags)
