@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import _backend
+from ._docs import fill
 from ._validation import check_csr_args, check_finite, check_inout, check_order, check_rows_arg
 
 __all__ = [
@@ -43,6 +44,107 @@ __all__ = [
 
 if TYPE_CHECKING:
     import numpy.typing as npt
+
+# The numpydoc blocks the routines share, each written once (``_docs.fill`` places them).
+_DOCS = {
+    "X": """
+        X : array-like of shape (n_samples, n_features)
+            The samples, float32 or float64 (other real dtypes, or a non-contiguous X, are
+            converted into a copy).
+        """,
+    "csr": """
+        data, indices, indptr : array-like
+            The samples as CSR rows: the stored values, their column indices and the row
+            pointers (n_samples + 1 of them), with any integer index dtypes; checked (monotone
+            ``indptr``, indices in range).
+        """,
+    "binary": """
+        y : array-like of shape (n_samples,)
+            The labels, each +1.0 or -1.0.
+        {order}
+        w : ndarray of float64 of shape (n_features,)
+            The weights, updated in place.
+        b : ndarray of float64 of shape (1,)
+            The bias, updated in place.
+        """,
+    "multiclass": """
+        y : array-like of int of shape (n_samples,)
+            The class index of each sample, in ``[0, n_classes)``.
+        {order}
+        W : ndarray of float64 of shape (n_classes, n_features)
+            One weight row per class, updated in place.
+        b : ndarray of float64 of shape (n_classes,)
+            One bias per class, updated in place.
+        """,
+    "order": """
+        order : array-like of int
+            The row indices to visit, in order (an epoch's permutation, or any subset).
+        """,
+    "binary_averaged": """
+        {binary}
+        u : ndarray of float64 of shape (n_features,)
+            The lazy-averaging sums of the weights, updated in place (zeros to start).
+        {averaging}
+        """,
+    "multiclass_averaged": """
+        {multiclass}
+        U : ndarray of float64 of shape (n_classes, n_features)
+            The lazy-averaging sums of the weight rows, updated in place (zeros to start).
+        {averaging}
+        """,
+    "averaging": """
+        beta : ndarray of float64, shaped as ``b``
+            The lazy-averaging sums of the bias, updated in place (zeros to start).
+        count : ndarray of int64 of shape (1,)
+            The example counter of the averaging, 1 before the first example; updated in place.
+        """,
+    "check_finite": """
+        check_finite : bool, default=True
+            Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
+        """,
+    # the epochs' last parameters, what they return and raise
+    "epoch": """
+        fit_intercept : bool, default=True
+            Whether the bias is updated.
+        normalize : bool, default=False
+            Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
+        {check_finite}
+        sample_weight : array-like of shape (n_samples,), optional
+            One finite weight per row, multiplying its update.
+
+        Returns
+        -------
+        int
+            The number of mistakes in the epoch.
+
+        Raises
+        ------
+        ValueError
+            If an argument fails validation (the message names it).
+        FloatingPointError
+            If the epoch overflows float64; the arrays are left partly updated.
+        """,
+    # the decisions' parameters after the samples, what they return and raise
+    "decision": """
+        W : array-like of shape (n_classes, n_features)
+            One weight row per class.
+        b : array-like of shape (n_classes,)
+            One bias per class.
+        out : ndarray of float64 of shape (n_samples, n_classes), optional
+            Where to write; allocated when None.
+        {check_finite}
+
+        Returns
+        -------
+        out : ndarray of float64 of shape (n_samples, n_classes)
+            ``out[i, k] = W_k . x_i + b_k``.
+
+        Raises
+        ------
+        ValueError
+            If an argument fails validation or the shapes do not match.
+        """,
+}
 
 
 def _dense(X: npt.ArrayLike, check_finite: bool) -> np.ndarray:
@@ -118,6 +220,7 @@ def _run(name: str, head: tuple, rest: tuple, state: tuple, flags: tuple,
     return int(mistakes)
 
 
+@fill(_DOCS)
 def perceptron_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayLike,
                            w: np.ndarray, b: np.ndarray, fit_intercept: bool = True,
                            normalize: bool = False, *, check_finite: bool = True,
@@ -129,37 +232,9 @@ def perceptron_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayL
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        The samples, float32 or float64 (other real dtypes, or a non-contiguous X, are
-        converted into a copy).
-    y : array-like of shape (n_samples,)
-        The labels, each +1.0 or -1.0.
-    order : array-like of int
-        The row indices to visit, in order (an epoch's permutation, or any subset).
-    w : ndarray of float64 of shape (n_features,)
-        The weights, updated in place.
-    b : ndarray of float64 of shape (1,)
-        The bias, updated in place.
-    fit_intercept : bool, default=True
-        Whether the bias is updated.
-    normalize : bool, default=False
-        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-    sample_weight : array-like of shape (n_samples,), optional
-        One finite weight per row, multiplying its update.
-
-    Returns
-    -------
-    int
-        The number of mistakes in the epoch.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation (the message names it).
-    FloatingPointError
-        If the epoch overflows float64; the arrays are left partly updated.
+    {X}
+    {binary}
+    {epoch}
     """
     X = _dense(X, check_finite)
     y, order = _binary_args(X.shape[0], X.shape[1], y, order, w, b, check_finite)
@@ -167,6 +242,7 @@ def perceptron_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayL
                 (fit_intercept, normalize), sample_weight)
 
 
+@fill(_DOCS)
 def perceptron_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.ArrayLike,
                          y: npt.ArrayLike, order: npt.ArrayLike, w: np.ndarray, b: np.ndarray,
                          fit_intercept: bool = True, normalize: bool = False, *,
@@ -176,38 +252,9 @@ def perceptron_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: np
 
     Parameters
     ----------
-    data, indices, indptr : array-like
-        The samples as CSR rows: the stored values, their column indices and the row
-        pointers (n_samples + 1 of them), with any integer index dtypes; checked (monotone
-        ``indptr``, indices in range).
-    y : array-like of shape (n_samples,)
-        The labels, each +1.0 or -1.0.
-    order : array-like of int
-        The row indices to visit, in order (an epoch's permutation, or any subset).
-    w : ndarray of float64 of shape (n_features,)
-        The weights, updated in place.
-    b : ndarray of float64 of shape (1,)
-        The bias, updated in place.
-    fit_intercept : bool, default=True
-        Whether the bias is updated.
-    normalize : bool, default=False
-        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-    sample_weight : array-like of shape (n_samples,), optional
-        One finite weight per row, multiplying its update.
-
-    Returns
-    -------
-    int
-        The number of mistakes in the epoch.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation (the message names it).
-    FloatingPointError
-        If the epoch overflows float64; the arrays are left partly updated.
+    {csr}
+    {binary}
+    {epoch}
     """
     head = _csr(data, indices, indptr, np.shape(w)[0], check_finite)
     y, order = _binary_args(head[2].shape[0] - 1, np.shape(w)[0], y, order, w, b, check_finite)
@@ -215,6 +262,7 @@ def perceptron_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: np
                 (fit_intercept, normalize), sample_weight)
 
 
+@fill(_DOCS)
 def averaged_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayLike,
                          w: np.ndarray, b: np.ndarray, u: np.ndarray, beta: np.ndarray,
                          count: np.ndarray, fit_intercept: bool = True,
@@ -227,43 +275,9 @@ def averaged_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayLik
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        The samples, float32 or float64 (other real dtypes, or a non-contiguous X, are
-        converted into a copy).
-    y : array-like of shape (n_samples,)
-        The labels, each +1.0 or -1.0.
-    order : array-like of int
-        The row indices to visit, in order (an epoch's permutation, or any subset).
-    w : ndarray of float64 of shape (n_features,)
-        The weights, updated in place.
-    b : ndarray of float64 of shape (1,)
-        The bias, updated in place.
-    u : ndarray of float64 of shape (n_features,)
-        The lazy-averaging sums of the weights, updated in place (zeros to start).
-    beta : ndarray of float64, shaped as ``b``
-        The lazy-averaging sums of the bias, updated in place (zeros to start).
-    count : ndarray of int64 of shape (1,)
-        The example counter of the averaging, 1 before the first example; updated in place.
-    fit_intercept : bool, default=True
-        Whether the bias is updated.
-    normalize : bool, default=False
-        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-    sample_weight : array-like of shape (n_samples,), optional
-        One finite weight per row, multiplying its update.
-
-    Returns
-    -------
-    int
-        The number of mistakes in the epoch.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation (the message names it).
-    FloatingPointError
-        If the epoch overflows float64; the arrays are left partly updated.
+    {X}
+    {binary_averaged}
+    {epoch}
     """
     X = _dense(X, check_finite)
     y, order = _binary_args(X.shape[0], X.shape[1], y, order, w, b, check_finite)
@@ -272,6 +286,7 @@ def averaged_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayLik
                 (fit_intercept, normalize), sample_weight)
 
 
+@fill(_DOCS)
 def averaged_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.ArrayLike,
                        y: npt.ArrayLike, order: npt.ArrayLike, w: np.ndarray, b: np.ndarray,
                        u: np.ndarray, beta: np.ndarray, count: np.ndarray,
@@ -282,44 +297,9 @@ def averaged_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.
 
     Parameters
     ----------
-    data, indices, indptr : array-like
-        The samples as CSR rows: the stored values, their column indices and the row
-        pointers (n_samples + 1 of them), with any integer index dtypes; checked (monotone
-        ``indptr``, indices in range).
-    y : array-like of shape (n_samples,)
-        The labels, each +1.0 or -1.0.
-    order : array-like of int
-        The row indices to visit, in order (an epoch's permutation, or any subset).
-    w : ndarray of float64 of shape (n_features,)
-        The weights, updated in place.
-    b : ndarray of float64 of shape (1,)
-        The bias, updated in place.
-    u : ndarray of float64 of shape (n_features,)
-        The lazy-averaging sums of the weights, updated in place (zeros to start).
-    beta : ndarray of float64, shaped as ``b``
-        The lazy-averaging sums of the bias, updated in place (zeros to start).
-    count : ndarray of int64 of shape (1,)
-        The example counter of the averaging, 1 before the first example; updated in place.
-    fit_intercept : bool, default=True
-        Whether the bias is updated.
-    normalize : bool, default=False
-        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-    sample_weight : array-like of shape (n_samples,), optional
-        One finite weight per row, multiplying its update.
-
-    Returns
-    -------
-    int
-        The number of mistakes in the epoch.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation (the message names it).
-    FloatingPointError
-        If the epoch overflows float64; the arrays are left partly updated.
+    {csr}
+    {binary_averaged}
+    {epoch}
     """
     head = _csr(data, indices, indptr, np.shape(w)[0], check_finite)
     y, order = _binary_args(head[2].shape[0] - 1, np.shape(w)[0], y, order, w, b, check_finite)
@@ -328,6 +308,7 @@ def averaged_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.
                 (fit_intercept, normalize), sample_weight)
 
 
+@fill(_DOCS)
 def multiclass_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayLike,
                            W: np.ndarray, b: np.ndarray, fit_intercept: bool = True,
                            normalize: bool = False, *, check_finite: bool = True,
@@ -340,37 +321,9 @@ def multiclass_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayL
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        The samples, float32 or float64 (other real dtypes, or a non-contiguous X, are
-        converted into a copy).
-    y : array-like of int of shape (n_samples,)
-        The class index of each sample, in ``[0, n_classes)``.
-    order : array-like of int
-        The row indices to visit, in order (an epoch's permutation, or any subset).
-    W : ndarray of float64 of shape (n_classes, n_features)
-        One weight row per class, updated in place.
-    b : ndarray of float64 of shape (n_classes,)
-        One bias per class, updated in place.
-    fit_intercept : bool, default=True
-        Whether the bias is updated.
-    normalize : bool, default=False
-        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-    sample_weight : array-like of shape (n_samples,), optional
-        One finite weight per row, multiplying its update.
-
-    Returns
-    -------
-    int
-        The number of mistakes in the epoch.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation (the message names it).
-    FloatingPointError
-        If the epoch overflows float64; the arrays are left partly updated.
+    {X}
+    {multiclass}
+    {epoch}
     """
     X = _dense(X, check_finite)
     y, order = _multi_args(X.shape[0], y, order, W, b, check_finite)
@@ -380,6 +333,7 @@ def multiclass_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayL
                 (fit_intercept, normalize), sample_weight)
 
 
+@fill(_DOCS)
 def multiclass_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.ArrayLike,
                          y: npt.ArrayLike, order: npt.ArrayLike, W: np.ndarray, b: np.ndarray,
                          fit_intercept: bool = True, normalize: bool = False, *,
@@ -389,38 +343,9 @@ def multiclass_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: np
 
     Parameters
     ----------
-    data, indices, indptr : array-like
-        The samples as CSR rows: the stored values, their column indices and the row
-        pointers (n_samples + 1 of them), with any integer index dtypes; checked (monotone
-        ``indptr``, indices in range).
-    y : array-like of int of shape (n_samples,)
-        The class index of each sample, in ``[0, n_classes)``.
-    order : array-like of int
-        The row indices to visit, in order (an epoch's permutation, or any subset).
-    W : ndarray of float64 of shape (n_classes, n_features)
-        One weight row per class, updated in place.
-    b : ndarray of float64 of shape (n_classes,)
-        One bias per class, updated in place.
-    fit_intercept : bool, default=True
-        Whether the bias is updated.
-    normalize : bool, default=False
-        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-    sample_weight : array-like of shape (n_samples,), optional
-        One finite weight per row, multiplying its update.
-
-    Returns
-    -------
-    int
-        The number of mistakes in the epoch.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation (the message names it).
-    FloatingPointError
-        If the epoch overflows float64; the arrays are left partly updated.
+    {csr}
+    {multiclass}
+    {epoch}
     """
     head = _csr(data, indices, indptr, np.shape(W)[-1], check_finite)
     y, order = _multi_args(head[2].shape[0] - 1, y, order, W, b, check_finite)
@@ -428,6 +353,7 @@ def multiclass_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: np
                 (fit_intercept, normalize), sample_weight)
 
 
+@fill(_DOCS)
 def multiclass_averaged_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike,
                                     order: npt.ArrayLike, W: np.ndarray, b: np.ndarray,
                                     U: np.ndarray, beta: np.ndarray, count: np.ndarray,
@@ -441,43 +367,9 @@ def multiclass_averaged_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike,
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        The samples, float32 or float64 (other real dtypes, or a non-contiguous X, are
-        converted into a copy).
-    y : array-like of int of shape (n_samples,)
-        The class index of each sample, in ``[0, n_classes)``.
-    order : array-like of int
-        The row indices to visit, in order (an epoch's permutation, or any subset).
-    W : ndarray of float64 of shape (n_classes, n_features)
-        One weight row per class, updated in place.
-    b : ndarray of float64 of shape (n_classes,)
-        One bias per class, updated in place.
-    U : ndarray of float64 of shape (n_classes, n_features)
-        The lazy-averaging sums of the weight rows, updated in place (zeros to start).
-    beta : ndarray of float64, shaped as ``b``
-        The lazy-averaging sums of the bias, updated in place (zeros to start).
-    count : ndarray of int64 of shape (1,)
-        The example counter of the averaging, 1 before the first example; updated in place.
-    fit_intercept : bool, default=True
-        Whether the bias is updated.
-    normalize : bool, default=False
-        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-    sample_weight : array-like of shape (n_samples,), optional
-        One finite weight per row, multiplying its update.
-
-    Returns
-    -------
-    int
-        The number of mistakes in the epoch.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation (the message names it).
-    FloatingPointError
-        If the epoch overflows float64; the arrays are left partly updated.
+    {X}
+    {multiclass_averaged}
+    {epoch}
     """
     X = _dense(X, check_finite)
     y, order = _multi_args(X.shape[0], y, order, W, b, check_finite)
@@ -488,6 +380,7 @@ def multiclass_averaged_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike,
                 (fit_intercept, normalize), sample_weight)
 
 
+@fill(_DOCS)
 def multiclass_averaged_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike,
                                   indptr: npt.ArrayLike, y: npt.ArrayLike,
                                   order: npt.ArrayLike, W: np.ndarray, b: np.ndarray,
@@ -499,44 +392,9 @@ def multiclass_averaged_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike,
 
     Parameters
     ----------
-    data, indices, indptr : array-like
-        The samples as CSR rows: the stored values, their column indices and the row
-        pointers (n_samples + 1 of them), with any integer index dtypes; checked (monotone
-        ``indptr``, indices in range).
-    y : array-like of int of shape (n_samples,)
-        The class index of each sample, in ``[0, n_classes)``.
-    order : array-like of int
-        The row indices to visit, in order (an epoch's permutation, or any subset).
-    W : ndarray of float64 of shape (n_classes, n_features)
-        One weight row per class, updated in place.
-    b : ndarray of float64 of shape (n_classes,)
-        One bias per class, updated in place.
-    U : ndarray of float64 of shape (n_classes, n_features)
-        The lazy-averaging sums of the weight rows, updated in place (zeros to start).
-    beta : ndarray of float64, shaped as ``b``
-        The lazy-averaging sums of the bias, updated in place (zeros to start).
-    count : ndarray of int64 of shape (1,)
-        The example counter of the averaging, 1 before the first example; updated in place.
-    fit_intercept : bool, default=True
-        Whether the bias is updated.
-    normalize : bool, default=False
-        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-    sample_weight : array-like of shape (n_samples,), optional
-        One finite weight per row, multiplying its update.
-
-    Returns
-    -------
-    int
-        The number of mistakes in the epoch.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation (the message names it).
-    FloatingPointError
-        If the epoch overflows float64; the arrays are left partly updated.
+    {csr}
+    {multiclass_averaged}
+    {epoch}
     """
     head = _csr(data, indices, indptr, np.shape(W)[-1], check_finite)
     y, order = _multi_args(head[2].shape[0] - 1, y, order, W, b, check_finite)
@@ -557,33 +415,15 @@ def _decision_args(W: npt.ArrayLike, b: npt.ArrayLike, n: int | None,
     return W, b
 
 
+@fill(_DOCS)
 def decision_dense(X: npt.ArrayLike, W: npt.ArrayLike, b: npt.ArrayLike,
                    out: np.ndarray | None = None, *, check_finite: bool = True) -> np.ndarray:
     """The scores ``out[i, k] = W_k . x_i + b_k`` of dense rows.
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        The samples, float32 or float64 (other real dtypes, or a non-contiguous X, are
-        converted into a copy).
-    W : array-like of shape (n_classes, n_features)
-        One weight row per class.
-    b : array-like of shape (n_classes,)
-        One bias per class.
-    out : ndarray of float64 of shape (n_samples, n_classes), optional
-        Where to write; allocated when None.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-
-    Returns
-    -------
-    out : ndarray of float64 of shape (n_samples, n_classes)
-        ``out[i, k] = W_k . x_i + b_k``.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation or the shapes do not match.
+    {X}
+    {decision}
     """
     X = _dense(X, check_finite)
     W, b = _decision_args(W, b, X.shape[0], check_finite)
@@ -595,6 +435,7 @@ def decision_dense(X: npt.ArrayLike, W: npt.ArrayLike, b: npt.ArrayLike,
     return out
 
 
+@fill(_DOCS)
 def decision_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.ArrayLike,
                  W: npt.ArrayLike, b: npt.ArrayLike, out: np.ndarray | None = None, *,
                  check_finite: bool = True) -> np.ndarray:
@@ -602,28 +443,8 @@ def decision_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.ArrayL
 
     Parameters
     ----------
-    data, indices, indptr : array-like
-        The samples as CSR rows: the stored values, their column indices and the row
-        pointers (n_samples + 1 of them), with any integer index dtypes; checked (monotone
-        ``indptr``, indices in range).
-    W : array-like of shape (n_classes, n_features)
-        One weight row per class.
-    b : array-like of shape (n_classes,)
-        One bias per class.
-    out : ndarray of float64 of shape (n_samples, n_classes), optional
-        Where to write; allocated when None.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-
-    Returns
-    -------
-    out : ndarray of float64 of shape (n_samples, n_classes)
-        ``out[i, k] = W_k . x_i + b_k``.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation or the shapes do not match.
+    {csr}
+    {decision}
     """
     W, b = _decision_args(W, b, None, check_finite)
     head = _csr(data, indices, indptr, W.shape[1], check_finite)
