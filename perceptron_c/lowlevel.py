@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import _backend
+from ._docs import fill
 from ._validation import check_csr_args, check_finite, check_inout, check_order, check_rows_arg
 
 __all__ = [
@@ -44,20 +45,129 @@ __all__ = [
 if TYPE_CHECKING:
     import numpy.typing as npt
 
+# The numpydoc blocks the routines share, each written once (``_docs.fill`` places them).
+_DOCS = {
+    "X": """
+        X : array-like of shape (n_samples, n_features)
+            The samples, float32 or float64 (other real dtypes, or a non-contiguous X, are
+            converted into a copy).
+        """,
+    "csr": """
+        data, indices, indptr : array-like
+            The samples as CSR rows: the stored values, their column indices and the row
+            pointers (n_samples + 1 of them), with any integer index dtypes; checked (monotone
+            ``indptr``, indices in range).
+        """,
+    "binary": """
+        y : array-like of shape (n_samples,)
+            The labels, each +1.0 or -1.0.
+        {order}
+        w : ndarray of float64 of shape (n_features,)
+            The weights, updated in place.
+        b : ndarray of float64 of shape (1,)
+            The bias, updated in place.
+        """,
+    "multiclass": """
+        y : array-like of int of shape (n_samples,)
+            The class index of each sample, in ``[0, n_classes)``.
+        {order}
+        W : ndarray of float64 of shape (n_classes, n_features)
+            One weight row per class, updated in place.
+        b : ndarray of float64 of shape (n_classes,)
+            One bias per class, updated in place.
+        """,
+    "order": """
+        order : array-like of int
+            The row indices to visit, in order (an epoch's permutation, or any subset).
+        """,
+    "binary_averaged": """
+        {binary}
+        u : ndarray of float64 of shape (n_features,)
+            The lazy-averaging sums of the weights, updated in place (zeros to start).
+        {averaging}
+        """,
+    "multiclass_averaged": """
+        {multiclass}
+        U : ndarray of float64 of shape (n_classes, n_features)
+            The lazy-averaging sums of the weight rows, updated in place (zeros to start).
+        {averaging}
+        """,
+    "averaging": """
+        beta : ndarray of float64, shaped as ``b``
+            The lazy-averaging sums of the bias, updated in place (zeros to start).
+        count : ndarray of int64 of shape (1,)
+            The example counter of the averaging, 1 before the first example; updated in place.
+        """,
+    "check_finite": """
+        check_finite : bool, default=True
+            Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
+        """,
+    # the epochs' last parameters, what they return and raise
+    "epoch": """
+        fit_intercept : bool, default=True
+            Whether the bias is updated.
+        normalize : bool, default=False
+            Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
+        {check_finite}
+        sample_weight : array-like of shape (n_samples,), optional
+            One finite weight per row, multiplying its update.
 
-def _dense(X: npt.ArrayLike, check_finite: bool) -> np.ndarray:
-    return check_rows_arg(X, check_finite)
+        Returns
+        -------
+        int
+            The number of mistakes in the epoch.
+
+        Raises
+        ------
+        ValueError
+            If an argument fails validation (the message names it).
+        FloatingPointError
+            If the epoch overflows float64; the arrays are left partly updated.
+        """,
+    # the decisions' parameters after the samples, what they return and raise
+    "decision": """
+        W : array-like of shape (n_classes, n_features)
+            One weight row per class.
+        b : array-like of shape (n_classes,)
+            One bias per class.
+        out : ndarray of float64 of shape (n_samples, n_classes), optional
+            Where to write; allocated when None.
+        {check_finite}
+
+        Returns
+        -------
+        out : ndarray of float64 of shape (n_samples, n_classes)
+            ``out[i, k] = W_k . x_i + b_k``.
+
+        Raises
+        ------
+        ValueError
+            If an argument fails validation or the shapes do not match.
+        """,
+}
 
 
-def _csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.ArrayLike, n_features: int,
-         check_finite: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    P = check_csr_args(data, indices, indptr, n_features, check_finite)
-    return P.data, P.indices, P.indptr
+def _rows(rows: tuple[npt.ArrayLike, ...], weights: np.ndarray, axis: int,
+          check: bool) -> tuple[tuple[np.ndarray, ...], int, int]:
+    """The samples as the routine takes them, ``(X,)`` or ``(data, indices, indptr)``,
+    checked, with n_samples and n_features (CSR rows have as many as the weights' ``axis``)."""
+    if len(rows) == 1:
+        X = check_rows_arg(rows[0], check)
+        return (X,), X.shape[0], X.shape[1]
+    data, indices, indptr = rows
+    d = np.shape(weights)[axis]
+    P = check_csr_args(data, indices, indptr, d, check)
+    return (P.data, P.indices, P.indptr), P.indptr.shape[0] - 1, d
 
 
 def _finite(a: np.ndarray, name: str, check: bool) -> None:
     if check:
         check_finite(a, name)
+
+
+def _columns(W: np.ndarray, d: int) -> None:
+    if W.shape[1] != d:
+        raise ValueError(f"W must have {d} columns (one per feature)")
 
 
 def _binary_args(n: int, d: int, y: npt.ArrayLike, order: npt.ArrayLike, w: np.ndarray,
@@ -71,18 +181,20 @@ def _binary_args(n: int, d: int, y: npt.ArrayLike, order: npt.ArrayLike, w: np.n
     return y, check_order(order, n)
 
 
-def _multi_args(n: int, y: npt.ArrayLike, order: npt.ArrayLike, W: np.ndarray, b: np.ndarray,
-                check: bool) -> tuple[np.ndarray, np.ndarray]:
+def _multi_args(n: int, d: int, y: npt.ArrayLike, order: npt.ArrayLike, W: np.ndarray,
+                b: np.ndarray, check: bool) -> tuple[np.ndarray, np.ndarray]:
     if not isinstance(W, np.ndarray) or W.ndim != 2:
         raise ValueError("W must be a 2-D array (n_classes, n_features)")
-    k, d = W.shape
-    check_inout(W, "W", (k, d))
+    k = W.shape[0]
+    check_inout(W, "W", W.shape)
     check_inout(b, "b", (k,))
     _finite(W, "W", check)
     y = np.asarray(y)
     if y.shape != (n,) or y.dtype.kind not in "iu" or (n and (y.min() < 0 or y.max() >= k)):
         raise ValueError(f"y must be {n} class indices in [0, {k})")
-    return np.ascontiguousarray(y, dtype=np.int64), check_order(order, n)
+    y, order = np.ascontiguousarray(y, dtype=np.int64), check_order(order, n)
+    _columns(W, d)
+    return y, order
 
 
 def _avg_args(shape_w: tuple[int, ...], shape_b: tuple[int, ...], u: np.ndarray,
@@ -104,13 +216,21 @@ def _weights(sample_weight: npt.ArrayLike | None, n: int) -> np.ndarray | None:
     return w
 
 
-def _run(name: str, head: tuple, rest: tuple, state: tuple, flags: tuple,
-         sample_weight: npt.ArrayLike | None) -> int:
-    """Call the routine of the active twin; FloatingPointError if the state it leaves (the
-    weights, bias and averaging sums) is not finite."""
-    n = head[0].shape[0] if len(head) == 1 else head[2].shape[0] - 1
+def _epoch(name: str, rows: tuple[npt.ArrayLike, ...], y: npt.ArrayLike, order: npt.ArrayLike,
+           state: tuple, flags: tuple, check: bool, sample_weight: npt.ArrayLike | None) -> int:
+    """Check an epoch's arguments, then call the routine of the active twin;
+    FloatingPointError if the state it leaves (weights, bias, averaging sums) is not finite.
+
+    ``state`` is ``(w, b)`` or ``(w, b, u, beta, count)``, ``w`` 2-D for the K-class ones.
+    """
+    w, b = state[:2]
+    multiclass = name.startswith("multiclass")
+    head, n, d = _rows(rows, w, -1 if multiclass else 0, check)
+    y, order = (_multi_args if multiclass else _binary_args)(n, d, y, order, w, b, check)
+    if len(state) == 5:
+        _avg_args(w.shape, b.shape, *state[2:])
     fn = getattr(_backend.linear, name)
-    mistakes = fn(*head, *rest, *state, bool(flags[0]), bool(flags[1]),
+    mistakes = fn(*head, y, order, *state, bool(flags[0]), bool(flags[1]),
                   sample_weight=_weights(sample_weight, n))
     for array in state:
         if array.dtype.kind == "f" and not np.isfinite(array).all():
@@ -118,6 +238,7 @@ def _run(name: str, head: tuple, rest: tuple, state: tuple, flags: tuple,
     return int(mistakes)
 
 
+@fill(_DOCS)
 def perceptron_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayLike,
                            w: np.ndarray, b: np.ndarray, fit_intercept: bool = True,
                            normalize: bool = False, *, check_finite: bool = True,
@@ -129,44 +250,15 @@ def perceptron_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayL
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        The samples, float32 or float64 (other real dtypes, or a non-contiguous X, are
-        converted into a copy).
-    y : array-like of shape (n_samples,)
-        The labels, each +1.0 or -1.0.
-    order : array-like of int
-        The row indices to visit, in order (an epoch's permutation, or any subset).
-    w : ndarray of float64 of shape (n_features,)
-        The weights, updated in place.
-    b : ndarray of float64 of shape (1,)
-        The bias, updated in place.
-    fit_intercept : bool, default=True
-        Whether the bias is updated.
-    normalize : bool, default=False
-        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-    sample_weight : array-like of shape (n_samples,), optional
-        One finite weight per row, multiplying its update.
-
-    Returns
-    -------
-    int
-        The number of mistakes in the epoch.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation (the message names it).
-    FloatingPointError
-        If the epoch overflows float64; the arrays are left partly updated.
+    {X}
+    {binary}
+    {epoch}
     """
-    X = _dense(X, check_finite)
-    y, order = _binary_args(X.shape[0], X.shape[1], y, order, w, b, check_finite)
-    return _run("perceptron_epoch_dense", (X,), (y, order), (w, b),
-                (fit_intercept, normalize), sample_weight)
+    return _epoch("perceptron_epoch_dense", (X,), y, order, (w, b),
+                  (fit_intercept, normalize), check_finite, sample_weight)
 
 
+@fill(_DOCS)
 def perceptron_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.ArrayLike,
                          y: npt.ArrayLike, order: npt.ArrayLike, w: np.ndarray, b: np.ndarray,
                          fit_intercept: bool = True, normalize: bool = False, *,
@@ -176,45 +268,15 @@ def perceptron_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: np
 
     Parameters
     ----------
-    data, indices, indptr : array-like
-        The samples as CSR rows: the stored values, their column indices and the row
-        pointers (n_samples + 1 of them), with any integer index dtypes; checked (monotone
-        ``indptr``, indices in range).
-    y : array-like of shape (n_samples,)
-        The labels, each +1.0 or -1.0.
-    order : array-like of int
-        The row indices to visit, in order (an epoch's permutation, or any subset).
-    w : ndarray of float64 of shape (n_features,)
-        The weights, updated in place.
-    b : ndarray of float64 of shape (1,)
-        The bias, updated in place.
-    fit_intercept : bool, default=True
-        Whether the bias is updated.
-    normalize : bool, default=False
-        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-    sample_weight : array-like of shape (n_samples,), optional
-        One finite weight per row, multiplying its update.
-
-    Returns
-    -------
-    int
-        The number of mistakes in the epoch.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation (the message names it).
-    FloatingPointError
-        If the epoch overflows float64; the arrays are left partly updated.
+    {csr}
+    {binary}
+    {epoch}
     """
-    head = _csr(data, indices, indptr, np.shape(w)[0], check_finite)
-    y, order = _binary_args(head[2].shape[0] - 1, np.shape(w)[0], y, order, w, b, check_finite)
-    return _run("perceptron_epoch_csr", head, (y, order), (w, b),
-                (fit_intercept, normalize), sample_weight)
+    return _epoch("perceptron_epoch_csr", (data, indices, indptr), y, order, (w, b),
+                  (fit_intercept, normalize), check_finite, sample_weight)
 
 
+@fill(_DOCS)
 def averaged_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayLike,
                          w: np.ndarray, b: np.ndarray, u: np.ndarray, beta: np.ndarray,
                          count: np.ndarray, fit_intercept: bool = True,
@@ -227,51 +289,15 @@ def averaged_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayLik
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        The samples, float32 or float64 (other real dtypes, or a non-contiguous X, are
-        converted into a copy).
-    y : array-like of shape (n_samples,)
-        The labels, each +1.0 or -1.0.
-    order : array-like of int
-        The row indices to visit, in order (an epoch's permutation, or any subset).
-    w : ndarray of float64 of shape (n_features,)
-        The weights, updated in place.
-    b : ndarray of float64 of shape (1,)
-        The bias, updated in place.
-    u : ndarray of float64 of shape (n_features,)
-        The lazy-averaging sums of the weights, updated in place (zeros to start).
-    beta : ndarray of float64, shaped as ``b``
-        The lazy-averaging sums of the bias, updated in place (zeros to start).
-    count : ndarray of int64 of shape (1,)
-        The example counter of the averaging, 1 before the first example; updated in place.
-    fit_intercept : bool, default=True
-        Whether the bias is updated.
-    normalize : bool, default=False
-        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-    sample_weight : array-like of shape (n_samples,), optional
-        One finite weight per row, multiplying its update.
-
-    Returns
-    -------
-    int
-        The number of mistakes in the epoch.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation (the message names it).
-    FloatingPointError
-        If the epoch overflows float64; the arrays are left partly updated.
+    {X}
+    {binary_averaged}
+    {epoch}
     """
-    X = _dense(X, check_finite)
-    y, order = _binary_args(X.shape[0], X.shape[1], y, order, w, b, check_finite)
-    _avg_args(w.shape, b.shape, u, beta, count)
-    return _run("averaged_epoch_dense", (X,), (y, order), (w, b, u, beta, count),
-                (fit_intercept, normalize), sample_weight)
+    return _epoch("averaged_epoch_dense", (X,), y, order, (w, b, u, beta, count),
+                  (fit_intercept, normalize), check_finite, sample_weight)
 
 
+@fill(_DOCS)
 def averaged_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.ArrayLike,
                        y: npt.ArrayLike, order: npt.ArrayLike, w: np.ndarray, b: np.ndarray,
                        u: np.ndarray, beta: np.ndarray, count: np.ndarray,
@@ -282,52 +308,16 @@ def averaged_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.
 
     Parameters
     ----------
-    data, indices, indptr : array-like
-        The samples as CSR rows: the stored values, their column indices and the row
-        pointers (n_samples + 1 of them), with any integer index dtypes; checked (monotone
-        ``indptr``, indices in range).
-    y : array-like of shape (n_samples,)
-        The labels, each +1.0 or -1.0.
-    order : array-like of int
-        The row indices to visit, in order (an epoch's permutation, or any subset).
-    w : ndarray of float64 of shape (n_features,)
-        The weights, updated in place.
-    b : ndarray of float64 of shape (1,)
-        The bias, updated in place.
-    u : ndarray of float64 of shape (n_features,)
-        The lazy-averaging sums of the weights, updated in place (zeros to start).
-    beta : ndarray of float64, shaped as ``b``
-        The lazy-averaging sums of the bias, updated in place (zeros to start).
-    count : ndarray of int64 of shape (1,)
-        The example counter of the averaging, 1 before the first example; updated in place.
-    fit_intercept : bool, default=True
-        Whether the bias is updated.
-    normalize : bool, default=False
-        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-    sample_weight : array-like of shape (n_samples,), optional
-        One finite weight per row, multiplying its update.
-
-    Returns
-    -------
-    int
-        The number of mistakes in the epoch.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation (the message names it).
-    FloatingPointError
-        If the epoch overflows float64; the arrays are left partly updated.
+    {csr}
+    {binary_averaged}
+    {epoch}
     """
-    head = _csr(data, indices, indptr, np.shape(w)[0], check_finite)
-    y, order = _binary_args(head[2].shape[0] - 1, np.shape(w)[0], y, order, w, b, check_finite)
-    _avg_args(w.shape, b.shape, u, beta, count)
-    return _run("averaged_epoch_csr", head, (y, order), (w, b, u, beta, count),
-                (fit_intercept, normalize), sample_weight)
+    return _epoch("averaged_epoch_csr", (data, indices, indptr), y, order,
+                  (w, b, u, beta, count), (fit_intercept, normalize), check_finite,
+                  sample_weight)
 
 
+@fill(_DOCS)
 def multiclass_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayLike,
                            W: np.ndarray, b: np.ndarray, fit_intercept: bool = True,
                            normalize: bool = False, *, check_finite: bool = True,
@@ -340,46 +330,15 @@ def multiclass_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayL
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        The samples, float32 or float64 (other real dtypes, or a non-contiguous X, are
-        converted into a copy).
-    y : array-like of int of shape (n_samples,)
-        The class index of each sample, in ``[0, n_classes)``.
-    order : array-like of int
-        The row indices to visit, in order (an epoch's permutation, or any subset).
-    W : ndarray of float64 of shape (n_classes, n_features)
-        One weight row per class, updated in place.
-    b : ndarray of float64 of shape (n_classes,)
-        One bias per class, updated in place.
-    fit_intercept : bool, default=True
-        Whether the bias is updated.
-    normalize : bool, default=False
-        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-    sample_weight : array-like of shape (n_samples,), optional
-        One finite weight per row, multiplying its update.
-
-    Returns
-    -------
-    int
-        The number of mistakes in the epoch.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation (the message names it).
-    FloatingPointError
-        If the epoch overflows float64; the arrays are left partly updated.
+    {X}
+    {multiclass}
+    {epoch}
     """
-    X = _dense(X, check_finite)
-    y, order = _multi_args(X.shape[0], y, order, W, b, check_finite)
-    if W.shape[1] != X.shape[1]:
-        raise ValueError(f"W must have {X.shape[1]} columns (one per feature)")
-    return _run("multiclass_epoch_dense", (X,), (y, order), (W, b),
-                (fit_intercept, normalize), sample_weight)
+    return _epoch("multiclass_epoch_dense", (X,), y, order, (W, b),
+                  (fit_intercept, normalize), check_finite, sample_weight)
 
 
+@fill(_DOCS)
 def multiclass_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.ArrayLike,
                          y: npt.ArrayLike, order: npt.ArrayLike, W: np.ndarray, b: np.ndarray,
                          fit_intercept: bool = True, normalize: bool = False, *,
@@ -389,45 +348,15 @@ def multiclass_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: np
 
     Parameters
     ----------
-    data, indices, indptr : array-like
-        The samples as CSR rows: the stored values, their column indices and the row
-        pointers (n_samples + 1 of them), with any integer index dtypes; checked (monotone
-        ``indptr``, indices in range).
-    y : array-like of int of shape (n_samples,)
-        The class index of each sample, in ``[0, n_classes)``.
-    order : array-like of int
-        The row indices to visit, in order (an epoch's permutation, or any subset).
-    W : ndarray of float64 of shape (n_classes, n_features)
-        One weight row per class, updated in place.
-    b : ndarray of float64 of shape (n_classes,)
-        One bias per class, updated in place.
-    fit_intercept : bool, default=True
-        Whether the bias is updated.
-    normalize : bool, default=False
-        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-    sample_weight : array-like of shape (n_samples,), optional
-        One finite weight per row, multiplying its update.
-
-    Returns
-    -------
-    int
-        The number of mistakes in the epoch.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation (the message names it).
-    FloatingPointError
-        If the epoch overflows float64; the arrays are left partly updated.
+    {csr}
+    {multiclass}
+    {epoch}
     """
-    head = _csr(data, indices, indptr, np.shape(W)[-1], check_finite)
-    y, order = _multi_args(head[2].shape[0] - 1, y, order, W, b, check_finite)
-    return _run("multiclass_epoch_csr", head, (y, order), (W, b),
-                (fit_intercept, normalize), sample_weight)
+    return _epoch("multiclass_epoch_csr", (data, indices, indptr), y, order, (W, b),
+                  (fit_intercept, normalize), check_finite, sample_weight)
 
 
+@fill(_DOCS)
 def multiclass_averaged_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike,
                                     order: npt.ArrayLike, W: np.ndarray, b: np.ndarray,
                                     U: np.ndarray, beta: np.ndarray, count: np.ndarray,
@@ -441,53 +370,15 @@ def multiclass_averaged_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike,
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        The samples, float32 or float64 (other real dtypes, or a non-contiguous X, are
-        converted into a copy).
-    y : array-like of int of shape (n_samples,)
-        The class index of each sample, in ``[0, n_classes)``.
-    order : array-like of int
-        The row indices to visit, in order (an epoch's permutation, or any subset).
-    W : ndarray of float64 of shape (n_classes, n_features)
-        One weight row per class, updated in place.
-    b : ndarray of float64 of shape (n_classes,)
-        One bias per class, updated in place.
-    U : ndarray of float64 of shape (n_classes, n_features)
-        The lazy-averaging sums of the weight rows, updated in place (zeros to start).
-    beta : ndarray of float64, shaped as ``b``
-        The lazy-averaging sums of the bias, updated in place (zeros to start).
-    count : ndarray of int64 of shape (1,)
-        The example counter of the averaging, 1 before the first example; updated in place.
-    fit_intercept : bool, default=True
-        Whether the bias is updated.
-    normalize : bool, default=False
-        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-    sample_weight : array-like of shape (n_samples,), optional
-        One finite weight per row, multiplying its update.
-
-    Returns
-    -------
-    int
-        The number of mistakes in the epoch.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation (the message names it).
-    FloatingPointError
-        If the epoch overflows float64; the arrays are left partly updated.
+    {X}
+    {multiclass_averaged}
+    {epoch}
     """
-    X = _dense(X, check_finite)
-    y, order = _multi_args(X.shape[0], y, order, W, b, check_finite)
-    if W.shape[1] != X.shape[1]:
-        raise ValueError(f"W must have {X.shape[1]} columns (one per feature)")
-    _avg_args(W.shape, b.shape, U, beta, count)
-    return _run("multiclass_averaged_epoch_dense", (X,), (y, order), (W, b, U, beta, count),
-                (fit_intercept, normalize), sample_weight)
+    return _epoch("multiclass_averaged_epoch_dense", (X,), y, order, (W, b, U, beta, count),
+                  (fit_intercept, normalize), check_finite, sample_weight)
 
 
+@fill(_DOCS)
 def multiclass_averaged_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike,
                                   indptr: npt.ArrayLike, y: npt.ArrayLike,
                                   order: npt.ArrayLike, W: np.ndarray, b: np.ndarray,
@@ -499,53 +390,16 @@ def multiclass_averaged_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike,
 
     Parameters
     ----------
-    data, indices, indptr : array-like
-        The samples as CSR rows: the stored values, their column indices and the row
-        pointers (n_samples + 1 of them), with any integer index dtypes; checked (monotone
-        ``indptr``, indices in range).
-    y : array-like of int of shape (n_samples,)
-        The class index of each sample, in ``[0, n_classes)``.
-    order : array-like of int
-        The row indices to visit, in order (an epoch's permutation, or any subset).
-    W : ndarray of float64 of shape (n_classes, n_features)
-        One weight row per class, updated in place.
-    b : ndarray of float64 of shape (n_classes,)
-        One bias per class, updated in place.
-    U : ndarray of float64 of shape (n_classes, n_features)
-        The lazy-averaging sums of the weight rows, updated in place (zeros to start).
-    beta : ndarray of float64, shaped as ``b``
-        The lazy-averaging sums of the bias, updated in place (zeros to start).
-    count : ndarray of int64 of shape (1,)
-        The example counter of the averaging, 1 before the first example; updated in place.
-    fit_intercept : bool, default=True
-        Whether the bias is updated.
-    normalize : bool, default=False
-        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-    sample_weight : array-like of shape (n_samples,), optional
-        One finite weight per row, multiplying its update.
-
-    Returns
-    -------
-    int
-        The number of mistakes in the epoch.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation (the message names it).
-    FloatingPointError
-        If the epoch overflows float64; the arrays are left partly updated.
+    {csr}
+    {multiclass_averaged}
+    {epoch}
     """
-    head = _csr(data, indices, indptr, np.shape(W)[-1], check_finite)
-    y, order = _multi_args(head[2].shape[0] - 1, y, order, W, b, check_finite)
-    _avg_args(W.shape, b.shape, U, beta, count)
-    return _run("multiclass_averaged_epoch_csr", head, (y, order), (W, b, U, beta, count),
-                (fit_intercept, normalize), sample_weight)
+    return _epoch("multiclass_averaged_epoch_csr", (data, indices, indptr), y, order,
+                  (W, b, U, beta, count), (fit_intercept, normalize), check_finite,
+                  sample_weight)
 
 
-def _decision_args(W: npt.ArrayLike, b: npt.ArrayLike, n: int | None,
+def _decision_args(W: npt.ArrayLike, b: npt.ArrayLike, d: int | None,
                    check_finite: bool) -> tuple[np.ndarray, np.ndarray]:
     W = np.ascontiguousarray(W, dtype=np.float64)
     if W.ndim != 2:
@@ -554,47 +408,33 @@ def _decision_args(W: npt.ArrayLike, b: npt.ArrayLike, n: int | None,
     if b.shape != (W.shape[0],):
         raise ValueError(f"b must have shape ({W.shape[0]},)")
     _finite(W, "W", check_finite)
+    if d is not None:
+        _columns(W, d)
     return W, b
 
 
+def _out(out: np.ndarray | None, n: int, k: int) -> np.ndarray:
+    return np.empty((n, k)) if out is None else check_inout(out, "out", (n, k))
+
+
+@fill(_DOCS)
 def decision_dense(X: npt.ArrayLike, W: npt.ArrayLike, b: npt.ArrayLike,
                    out: np.ndarray | None = None, *, check_finite: bool = True) -> np.ndarray:
     """The scores ``out[i, k] = W_k . x_i + b_k`` of dense rows.
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        The samples, float32 or float64 (other real dtypes, or a non-contiguous X, are
-        converted into a copy).
-    W : array-like of shape (n_classes, n_features)
-        One weight row per class.
-    b : array-like of shape (n_classes,)
-        One bias per class.
-    out : ndarray of float64 of shape (n_samples, n_classes), optional
-        Where to write; allocated when None.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-
-    Returns
-    -------
-    out : ndarray of float64 of shape (n_samples, n_classes)
-        ``out[i, k] = W_k . x_i + b_k``.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation or the shapes do not match.
+    {X}
+    {decision}
     """
-    X = _dense(X, check_finite)
-    W, b = _decision_args(W, b, X.shape[0], check_finite)
-    if W.shape[1] != X.shape[1]:
-        raise ValueError(f"W must have {X.shape[1]} columns (one per feature)")
-    out = np.empty((X.shape[0], W.shape[0])) if out is None else check_inout(
-        out, "out", (X.shape[0], W.shape[0]))
+    X = check_rows_arg(X, check_finite)
+    W, b = _decision_args(W, b, X.shape[1], check_finite)
+    out = _out(out, X.shape[0], W.shape[0])
     _backend.linear.decision_dense(X, W, b, out)
     return out
 
 
+@fill(_DOCS)
 def decision_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.ArrayLike,
                  W: npt.ArrayLike, b: npt.ArrayLike, out: np.ndarray | None = None, *,
                  check_finite: bool = True) -> np.ndarray:
@@ -602,32 +442,11 @@ def decision_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.ArrayL
 
     Parameters
     ----------
-    data, indices, indptr : array-like
-        The samples as CSR rows: the stored values, their column indices and the row
-        pointers (n_samples + 1 of them), with any integer index dtypes; checked (monotone
-        ``indptr``, indices in range).
-    W : array-like of shape (n_classes, n_features)
-        One weight row per class.
-    b : array-like of shape (n_classes,)
-        One bias per class.
-    out : ndarray of float64 of shape (n_samples, n_classes), optional
-        Where to write; allocated when None.
-    check_finite : bool, default=True
-        Scan the inputs for NaN and infinity; False skips the scan, the costliest check.
-
-    Returns
-    -------
-    out : ndarray of float64 of shape (n_samples, n_classes)
-        ``out[i, k] = W_k . x_i + b_k``.
-
-    Raises
-    ------
-    ValueError
-        If an argument fails validation or the shapes do not match.
+    {csr}
+    {decision}
     """
     W, b = _decision_args(W, b, None, check_finite)
-    head = _csr(data, indices, indptr, W.shape[1], check_finite)
-    n = head[2].shape[0] - 1
-    out = np.empty((n, W.shape[0])) if out is None else check_inout(out, "out", (n, W.shape[0]))
-    _backend.linear.decision_csr(*head, W, b, out)
+    (data, indices, indptr), n, _ = _rows((data, indices, indptr), W, 1, check_finite)
+    out = _out(out, n, W.shape[0])
+    _backend.linear.decision_csr(data, indices, indptr, W, b, out)
     return out
