@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 _T = TypeVar("_T")
+_DEPTH = 10  # how deep fragments may nest
 _PLACEHOLDER = re.compile(r"^([ \t]*)\{([A-Za-z_][A-Za-z0-9_]*)\}[ \t]*$", re.M)
 
 
@@ -39,7 +40,7 @@ def expand(doc: str, fragments: Mapping[str, str]) -> str:
     A fragment may itself hold placeholders; they are expanded in turn (at most ten levels,
     against a fragment that names itself).
     """
-    for _ in range(10):
+    for _ in range(_DEPTH + 1):  # the last pass finds nothing left to expand
         def block(match: re.Match[str]) -> str:
             indent, name = match.groups()
             if name not in fragments:

@@ -183,10 +183,7 @@ def _binary_args(n: int, d: int, y: npt.ArrayLike, order: npt.ArrayLike, w: np.n
 
 def _multi_args(n: int, d: int, y: npt.ArrayLike, order: npt.ArrayLike, W: np.ndarray,
                 b: np.ndarray, check: bool) -> tuple[np.ndarray, np.ndarray]:
-    if not isinstance(W, np.ndarray) or W.ndim != 2:
-        raise ValueError("W must be a 2-D array (n_classes, n_features)")
-    k = W.shape[0]
-    check_inout(W, "W", W.shape)
+    k = W.shape[0]  # W is a 2-D array of float64 (_epoch checked it)
     check_inout(b, "b", (k,))
     _finite(W, "W", check)
     y = np.asarray(y)
@@ -225,6 +222,11 @@ def _epoch(name: str, rows: tuple[npt.ArrayLike, ...], y: npt.ArrayLike, order: 
     """
     w, b = state[:2]
     multiclass = name.startswith("multiclass")
+    weights, ndim, shape = ("W", 2, "(n_classes, n_features)") if multiclass else \
+        ("w", 1, "(n_features,)")
+    check_inout(w, weights, np.shape(w))  # an ndarray of float64 of the right rank, before
+    if w.ndim != ndim:                    # the CSR rows read n_features from it
+        raise ValueError(f"{weights} must be a {ndim}-D array {shape}")
     head, n, d = _rows(rows, w, -1 if multiclass else 0, check)
     y, order = (_multi_args if multiclass else _binary_args)(n, d, y, order, w, b, check)
     if len(state) == 5:

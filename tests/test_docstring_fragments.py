@@ -32,6 +32,13 @@ def test_unknown_fragment_fails_loudly():
         expand("Doc.\n    {missing}\n", FRAGMENTS)
 
 
+def test_ten_levels_of_nesting_expand_and_eleven_are_refused():
+    chain = {f"f{i}": f"{{f{i + 1}}}" for i in range(11)} | {"f11": "end"}
+    assert expand("{f2}\n", chain) == "end\n"  # f2 ... f11: ten levels
+    with pytest.raises(RecursionError):
+        expand("{f1}\n", chain)
+
+
 def test_self_reference_is_refused():
     with pytest.raises(RecursionError):
         expand("{a}\n", {"a": "{a}"})

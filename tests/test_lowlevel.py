@@ -88,6 +88,22 @@ def test_malformed_csr_raises(indices, indptr):
                               np.zeros(2))
 
 
+@pytest.mark.parametrize("name,k", [("perceptron_epoch_csr", 0), ("averaged_epoch_csr", 0),
+                                    ("multiclass_epoch_csr", 2),
+                                    ("multiclass_averaged_epoch_csr", 2)])
+@pytest.mark.parametrize("weights", [np.float64(0.0), np.zeros(()), 0.0, np.zeros((2, 2, 2))])
+def test_csr_weights_of_the_wrong_rank_are_refused(name, k, weights):
+    """The CSR routines read n_features from the weights: a scalar or a 3-D array was an
+    IndexError (or passed the check) instead of the documented ValueError or TypeError."""
+    data, indices, indptr = np.ones(2), np.array([0, 1]), np.array([0, 1, 2])
+    y = np.array([0, 1]) if k else np.array([1.0, -1.0])
+    b = np.zeros(k or 1)
+    avg = (np.zeros_like(np.asarray(weights)), np.zeros_like(b), np.ones(1, np.int64)) \
+        if "averaged" in name else ()
+    with pytest.raises((ValueError, TypeError), match="^w must|^W must"):
+        getattr(lowlevel, name)(data, indices, indptr, y, np.arange(2), weights, b, *avg)
+
+
 def test_random_garbage_never_crashes(rng):
     # A fuzz pass: random shapes, indices and labels; every call returns or raises.
     for _ in range(300):
