@@ -31,11 +31,13 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import operator
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from . import _backend
+from ._docs import fill
 from ._validation import PackedBits, as_float_rows, as_packed, check_packed
 
 if TYPE_CHECKING:
@@ -347,7 +349,51 @@ class Conjunction(Kernel):
         return np.ldexp(1.0, L)
 
 
-class Sum(Kernel):
+class _Pair(Kernel):
+    """Two kernels combined entry by entry: what `Sum` and `Product` share."""
+
+    _what = ""  # the name an overflow message gives
+
+    def __init__(self, k1: KernelLike, k2: KernelLike) -> None:
+        self.k1, self.k2 = _as_kernel(k1, "k1"), _as_kernel(k2, "k2")
+
+    @staticmethod
+    def _combine(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def __call__(self, X: Any, Y: Any = None, n_jobs: Any = None) -> np.ndarray:
+        A, B = apply_kernel(self.k1, X, Y, n_jobs), apply_kernel(self.k2, X, Y, n_jobs)
+        with np.errstate(over="ignore"):  # an overflow raises OverflowError just below
+            return _finite_gram(self._combine(A, B), self._what)
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.k1, self.k2)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.k1!r}, {self.k2!r})"
+
+
+# what the closure rules' docstrings share
+_CLOSURE = {
+    "pair_raises": """
+        Raises
+        ------
+        TypeError
+            If ``k1`` or ``k2`` is none of these.
+        ValueError
+            If a name is unknown.
+        """,
+    "returns_kernel": """
+        Returns
+        -------
+        Kernel
+            The kernel object.
+        """,
+}
+
+
+@fill(_CLOSURE)
+class Sum(_Pair):
     """k(x, y) = k1(x, y) + k2(x, y).
 
     Parameters
@@ -356,30 +402,15 @@ class Sum(Kernel):
         The kernels added: kernel objects, names ("linear", "poly", "rbf", "conjunction"), or
         callables ``f(X, Y) -> Gram`` (wrapped in `CallableKernel`).
 
-    Raises
-    ------
-    TypeError
-        If ``k1`` or ``k2`` is none of these.
-    ValueError
-        If a name is unknown.
+    {pair_raises}
     """
 
-    def __init__(self, k1: KernelLike, k2: KernelLike) -> None:
-        self.k1, self.k2 = _as_kernel(k1, "k1"), _as_kernel(k2, "k2")
-
-    def __call__(self, X: Any, Y: Any = None, n_jobs: Any = None) -> np.ndarray:
-        A, B = apply_kernel(self.k1, X, Y, n_jobs), apply_kernel(self.k2, X, Y, n_jobs)
-        with np.errstate(over="ignore"):  # an overflow raises OverflowError just below
-            return _finite_gram(A + B, "sum")
-
-    def _key(self) -> tuple[Any, ...]:
-        return (self.k1, self.k2)
-
-    def __repr__(self) -> str:
-        return f"Sum({self.k1!r}, {self.k2!r})"
+    _what = "sum"
+    _combine = staticmethod(operator.add)
 
 
-class Product(Kernel):
+@fill(_CLOSURE)
+class Product(_Pair):
     """k(x, y) = k1(x, y) * k2(x, y) (Schur product: PSD times PSD is PSD).
 
     Parameters
@@ -388,27 +419,11 @@ class Product(Kernel):
         The kernels multiplied: kernel objects, names ("linear", "poly", "rbf",
         "conjunction"), or callables ``f(X, Y) -> Gram`` (wrapped in `CallableKernel`).
 
-    Raises
-    ------
-    TypeError
-        If ``k1`` or ``k2`` is none of these.
-    ValueError
-        If a name is unknown.
+    {pair_raises}
     """
 
-    def __init__(self, k1: KernelLike, k2: KernelLike) -> None:
-        self.k1, self.k2 = _as_kernel(k1, "k1"), _as_kernel(k2, "k2")
-
-    def __call__(self, X: Any, Y: Any = None, n_jobs: Any = None) -> np.ndarray:
-        A, B = apply_kernel(self.k1, X, Y, n_jobs), apply_kernel(self.k2, X, Y, n_jobs)
-        with np.errstate(over="ignore"):
-            return _finite_gram(A * B, "product")
-
-    def _key(self) -> tuple[Any, ...]:
-        return (self.k1, self.k2)
-
-    def __repr__(self) -> str:
-        return f"Product({self.k1!r}, {self.k2!r})"
+    _what = "product"
+    _combine = staticmethod(operator.mul)
 
 
 class Scaled(Kernel):
@@ -557,6 +572,7 @@ def _as_kernel(k: KernelLike, name: str) -> Kernel:
     raise TypeError(f"{name}: expected a kernel object, name or callable, got {k!r}")
 
 
+@fill(_CLOSURE)
 def get_kernel(spec: KernelLike, degree: int | None = None, gamma: float | None = None,
                coef0: float | None = None) -> Kernel:
     """A kernel object from a name, a kernel object or a callable.
@@ -577,10 +593,7 @@ def get_kernel(spec: KernelLike, degree: int | None = None, gamma: float | None 
     coef0 : float, optional
         The polynomial kernel's offset; 1.0 when None.
 
-    Returns
-    -------
-    Kernel
-        The kernel object.
+    {returns_kernel}
 
     Raises
     ------
@@ -718,6 +731,7 @@ def kernel_to_spec(k: Kernel) -> list[Any]:
                     "their sums, products and scalings can)")
 
 
+@fill(_CLOSURE)
 def kernel_from_spec(spec: Any) -> Kernel:
     """The kernel that `kernel_to_spec` described (its inverse).
 
@@ -726,10 +740,7 @@ def kernel_from_spec(spec: Any) -> Kernel:
     spec : list
         A description as `kernel_to_spec` writes it (a tuple is accepted too).
 
-    Returns
-    -------
-    Kernel
-        The kernel object.
+    {returns_kernel}
 
     Raises
     ------
