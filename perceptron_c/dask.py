@@ -69,6 +69,7 @@ import numpy as np
 from . import _dask_sequence, _mixing
 from . import kernels as _kernels
 from ._base import EpochClassifier, EpochModel, report_epoch
+from ._docs import fill
 from ._guard import OWNER_KEYS, training
 from ._sgd_run import warn_if_not_converged
 from ._validation import (
@@ -510,15 +511,24 @@ def _fitted(estimator: Any) -> None:
     check()
 
 
+# what the lazy predictions take
+_LAZY = {
+    "lazy_rows": """
+        Parameters
+        ----------
+        estimator : fitted estimator
+            Any fitted estimator of the package; it is sent to the workers.
+        X : dask array or dask DataFrame
+            Samples; blocks along columns are merged first.
+        """,
+}
+
+
+@fill(_LAZY)
 def decision_function(estimator: Any, X: Any) -> Array:
     """``estimator.decision_function`` of every block of rows of X, as a lazy dask array.
 
-    Parameters
-    ----------
-    estimator : fitted estimator
-        Any fitted estimator of the package; it is sent to the workers.
-    X : dask array or dask DataFrame
-        Samples; blocks along columns are merged first.
+    {lazy_rows}
 
     Returns
     -------
@@ -541,15 +551,11 @@ def decision_function(estimator: Any, X: Any) -> Array:
                            k if k > 2 else 0)
 
 
+@fill(_LAZY)
 def predict(estimator: Any, X: Any) -> Array:
     """``estimator.predict`` of every block of rows of X, as a lazy dask array.
 
-    Parameters
-    ----------
-    estimator : fitted estimator
-        Any fitted estimator of the package; it is sent to the workers.
-    X : dask array or dask DataFrame
-        Samples; blocks along columns are merged first.
+    {lazy_rows}
 
     Returns
     -------
