@@ -49,6 +49,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._docs import fill
 from .exceptions import FileFormatError
 
 if TYPE_CHECKING:
@@ -73,6 +74,39 @@ _META_KEYS = ("__format__", "__version__", "__class__", "__params__")
 # them uncompressed anyway): a larger ratio is a decompression bomb
 MAX_EXPANSION = 64
 MAX_KERNEL_DEPTH = 32  # sums and products of kernels nested deeper than this are refused
+
+# docstring fragments of every save and load of a model file (the estimators', the tagger's,
+# perceptron_c.load): one text for what one function does
+FRAGMENTS = {
+    "save_path": """
+        path : str or path-like
+            Where to write; ``.npz`` is appended if it does not end with it.
+
+        Returns
+        -------
+        str
+            The path written.
+        """,
+    "load_sections": """
+        Parameters
+        ----------
+        path : str or path-like
+            The model file; when it does not exist but ``path + ".npz"`` does, that is read.
+
+        Returns
+        -------
+        object
+            The estimator (or tagger), of the class the file names, as it was saved.
+
+        Raises
+        ------
+        FileFormatError
+            If the file is not a valid model file: another format, an unknown class or
+            version, a damaged or crafted archive, or a state the class refuses.
+        FileNotFoundError
+            If neither ``path`` nor ``path + ".npz"`` exists.
+        """,
+}
 
 
 
@@ -275,6 +309,7 @@ def _file_arrays(estimator: Any) -> dict[str, np.ndarray]:
     return arrays
 
 
+@fill(FRAGMENTS)
 def save_model(estimator: Any, path: str | os.PathLike[str]) -> str:
     """Write a fitted ``estimator`` to ``path`` (``.npz`` appended if missing); return the path.
 
@@ -288,13 +323,7 @@ def save_model(estimator: Any, path: str | os.PathLike[str]) -> str:
     ----------
     estimator : object
         A fitted estimator of a class in ``MODEL_CLASSES``.
-    path : str or path-like
-        Where to write; ``.npz`` is appended if it does not end with it.
-
-    Returns
-    -------
-    str
-        The path written.
+    {save_path}
 
     Raises
     ------
@@ -566,28 +595,13 @@ def _same_file(loaded: dict[str, np.ndarray], again: dict[str, np.ndarray]) -> s
     return None
 
 
+@fill(FRAGMENTS)
 def load_model(path: str | os.PathLike[str]) -> Any:
     """Read a model written by ``save_model``, without pickle.
 
     See the module docstring for everything that is checked.
 
-    Parameters
-    ----------
-    path : str or path-like
-        The model file; when it does not exist but ``path + ".npz"`` does, that is read.
-
-    Returns
-    -------
-    object
-        The estimator, of the class the file names, as it was saved.
-
-    Raises
-    ------
-    FileFormatError
-        If the file is not a valid model file: another format, an unknown class or version,
-        a damaged or crafted archive, or a state the class refuses.
-    FileNotFoundError
-        If neither ``path`` nor ``path + ".npz"`` exists.
+    {load_sections}
     """
     import json
 

@@ -29,6 +29,7 @@ from typing import IO, Any
 import numpy as np
 
 from . import _backend
+from ._docs import fill
 from ._guard import GuardedModel, _mark, _reader, _writer
 from ._tagger_core import CodedEpochs, StringEpochs, TagIndex, reserve, tag_codes
 from ._tagger_core import ordered as _ordered
@@ -44,7 +45,7 @@ from ._tagtext import (
     unpack_text,
 )
 from .exceptions import FileFormatError, NotFittedError
-from .io import replace_file, save_model
+from .io import FRAGMENTS, replace_file, save_model
 from .token_features import TokenFeatures  # re-exported: the issue's name for it
 
 __all__ = ["PerceptronTagger", "TokenFeatures"]
@@ -53,6 +54,21 @@ _logger = logging.getLogger(__name__)
 FREQ_THRESH, AMBIGUITY_THRESH = 20, 0.97  # NLTK's _make_tagdict, lines 625-626
 # template slots that depend on the previous tags; the others are computed once per token
 _STATIC = (0, 1, 2, 6, 8, 9, 10, 11, 12, 13)
+
+# accuracy and evaluate (NLTK's name for it) take and return the same
+_SCORING = {
+    "gold_accuracy": """
+        Parameters
+        ----------
+        gold : iterable of sentences
+            Sentences, each a list of (word, tag) pairs of str.
+
+        Returns
+        -------
+        float
+            Tokens tagged right / tokens.
+        """,
+}
 
 
 class PerceptronTagger(GuardedModel):
@@ -328,21 +344,14 @@ class PerceptronTagger(GuardedModel):
 
     @_mark
     @_reader
+    @fill(_SCORING)
     def accuracy(self, gold: Iterable[Any]) -> float:
         """The fraction of the tokens of ``gold`` tagged as in ``gold``.
 
         NLTK's ``TaggerI.accuracy``: the words of each sentence are tagged with `tag` and
         compared with the gold tags.
 
-        Parameters
-        ----------
-        gold : iterable of sentences
-            Sentences, each a list of (word, tag) pairs of str.
-
-        Returns
-        -------
-        float
-            Tokens tagged right / tokens.
+        {gold_accuracy}
 
         Raises
         ------
@@ -363,18 +372,11 @@ class PerceptronTagger(GuardedModel):
                     for (_, tag), gold_tag in zip(self.tag(list(words)), tags))
         return right / n
 
+    @fill(_SCORING)
     def evaluate(self, gold: Iterable[Any]) -> float:
         """`accuracy`, with the DeprecationWarning NLTK gives (``nltk/tag/api.py``).
 
-        Parameters
-        ----------
-        gold : iterable of sentences
-            Sentences, each a list of (word, tag) pairs of str.
-
-        Returns
-        -------
-        float
-            ``accuracy(gold)``.
+        {gold_accuracy}
 
         Raises
         ------
@@ -533,6 +535,7 @@ class PerceptronTagger(GuardedModel):
         """
         return {"lang": self.lang, "structured": self.structured}
 
+    @fill(FRAGMENTS)
     def save(self, path: Any) -> str:
         """Write the model to a versioned ``.npz`` (no pickle).
 
@@ -540,13 +543,7 @@ class PerceptronTagger(GuardedModel):
 
         Parameters
         ----------
-        path : str or path-like
-            The file; ``.npz`` is appended if it does not end with it.
-
-        Returns
-        -------
-        str
-            The path written.
+        {save_path}
 
         Raises
         ------
