@@ -16,7 +16,7 @@ MODELS = {"perceptron", "kernel_perceptron", "voted_perceptron", "passive_aggres
           "budget_perceptron", "kernel_passive_aggressive", "sequence",
           "token_features"}
 # models built of models, as a Pipeline is: the tagger is token features plus a sequence model
-COMPOSITES = {"tagging", "_tagger_structured"}
+COMPOSITES = {"tagging", "_tagger_structured", "_tagger_state"}
 # modules that import nothing from the package: every layer may use them, routines included
 LEAVES = {"_threads", "exceptions", "_docs"}
 # the one door into the routines folder
