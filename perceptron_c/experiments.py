@@ -348,18 +348,16 @@ def boundaries_2d(n: int = 80, grid: int = 200, seed: int = 0, noise: float = 0.
 
 # --------------------------------------------------------------------------- tables
 
-def _table_doc(experiment: str) -> Any:
-    """`fill` for a formatter: its Parameters and its Returns' type, naming ``experiment``."""
-    return fill(result=f"""
-        Parameters
-        ----------
-        res : dict
-            What `{experiment}` returned.
+# a formatter's Parameters and Returns type; {res} names the experiment it reads
+_TABLE = {"result": """
+    Parameters
+    ----------
+    {res}
 
-        Returns
-        -------
-        str
-        """)
+    Returns
+    -------
+    str
+    """}
 
 
 def _table(header: list[str], rows: list[list[Any]], note: str | None = None) -> str:
@@ -372,7 +370,7 @@ def _table(header: list[str], rows: list[list[Any]], note: str | None = None) ->
     return "\n".join(lines if note is None else [*lines, note])
 
 
-@_table_doc("learning_curves")
+@fill(_TABLE, res="res : dict\n    What `learning_curves` returned.")
 def format_learning_curves(res: dict[str, Any]) -> str:
     """Test error (%) per degree and variant (rows) after each epoch count (columns).
 
@@ -398,7 +396,7 @@ def format_learning_curves(res: dict[str, Any]) -> str:
     return _table(header, rows, note)
 
 
-@_table_doc("ordering")
+@fill(_TABLE, res="res : dict\n    What `ordering` returned.")
 def format_ordering(res: dict[str, Any]) -> str:
     """Mean train/test error (%) after selected epochs and epochs to converge, per ordering.
 
@@ -428,7 +426,7 @@ def format_ordering(res: dict[str, Any]) -> str:
     return _table(header, rows, note)
 
 
-@_table_doc("mistakes_vs_margin")
+@fill(_TABLE, res="res : dict\n    What `mistakes_vs_margin` returned.")
 def format_mistakes_vs_margin(res: dict[str, Any]) -> str:
     """Per margin: gamma, R, the bound and the mistakes (mean, max) over the seeds.
 
@@ -450,7 +448,7 @@ def format_mistakes_vs_margin(res: dict[str, Any]) -> str:
     return _table(header, rows, note)
 
 
-@_table_doc("boundaries_2d")
+@fill(_TABLE, res="res : dict\n    What `boundaries_2d` returned.")
 def format_boundaries_2d(res: dict[str, Any]) -> str:
     """Per panel: training accuracy, mistakes, epochs, convergence and support vectors.
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import inspect
 import numbers
-import operator
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
@@ -401,7 +400,10 @@ class Sum(_Pair):
     """
 
     _what = "sum"
-    _combine = staticmethod(operator.add)
+
+    @staticmethod
+    def _combine(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        return A + B
 
 
 @fill(_CLOSURE)
@@ -418,7 +420,10 @@ class Product(_Pair):
     """
 
     _what = "product"
-    _combine = staticmethod(operator.mul)
+
+    @staticmethod
+    def _combine(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        return A * B
 
 
 class Scaled(Kernel):

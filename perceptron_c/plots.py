@@ -51,28 +51,26 @@ def require_matplotlib() -> tuple[Any, Any]:
     return Figure, FigureCanvasAgg
 
 
-def _figure_doc(experiment: str) -> Any:
-    """`fill` for a plotter: its Parameters, Returns and Raises, naming its ``experiment``."""
-    return fill(figure=f"""
-        Parameters
-        ----------
-        res : dict
-            What `perceptron_c.experiments.{experiment}` returned.
-        path : str or path-like
-            The PNG file written; its folder is created if missing.
+# a plotter's Parameters, Returns and Raises; {res} names the experiment it draws
+_FIGURE = {"figure": """
+    Parameters
+    ----------
+    {res}
+    path : str or path-like
+        The PNG file written; its folder is created if missing.
 
-        Returns
-        -------
-        str
-            ``path``.
+    Returns
+    -------
+    str
+        ``path``.
 
-        Raises
-        ------
-        ImportError
-            If matplotlib is not installed.
-        OSError
-            If the file cannot be written.
-        """)
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed.
+    OSError
+        If the file cannot be written.
+    """}
 
 
 def _figure(width: float, height: float) -> Any:
@@ -102,7 +100,7 @@ def _finish(fig: Any, first: Any, ylabel: str, path: str | os.PathLike[str],
     return _save(fig, path)
 
 
-@_figure_doc("learning_curves")
+@fill(_FIGURE, res="res : dict\n    What `perceptron_c.experiments.learning_curves` returned.")
 def plot_learning_curves(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
     """Test error vs epochs, one panel per polynomial degree, one line per variant.
 
@@ -130,7 +128,7 @@ def plot_learning_curves(res: dict[str, Any], path: str | os.PathLike[str]) -> s
                    f"test): last vs averaged vs voted")
 
 
-@_figure_doc("ordering")
+@fill(_FIGURE, res="res : dict\n    What `perceptron_c.experiments.ordering` returned.")
 def plot_ordering(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
     """Mean training and test error per epoch for the three visiting orders.
 
@@ -158,7 +156,7 @@ def plot_ordering(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
                    f"n={res['n_train']}, d={res['d']}); band: quartiles")
 
 
-@_figure_doc("mistakes_vs_margin")
+@fill(_FIGURE, res="res : dict\n    What `perceptron_c.experiments.mistakes_vs_margin` returned.")
 def plot_mistakes_vs_margin(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
     """Log-log: total mistakes (each data set, and the mean) and (R/gamma)^2 vs 1/gamma^2.
 
@@ -185,7 +183,7 @@ def plot_mistakes_vs_margin(res: dict[str, Any], path: str | os.PathLike[str]) -
     return _save(fig, path)
 
 
-@_figure_doc("boundaries_2d")
+@fill(_FIGURE, res="res : dict\n    What `perceptron_c.experiments.boundaries_2d` returned.")
 def plot_boundaries_2d(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
     """One panel per model: the sign of the decision function and the points.
 
