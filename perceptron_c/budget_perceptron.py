@@ -32,12 +32,12 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier, EpochModel, Run, labels_of
+from ._base import EpochModel, Run, labels_of
+from ._kernel_model import KernelClassifier, empty_support, restore_support_index
 from ._kernel_rows import (
     KERNEL_PARAMS,
     KERNEL_RULES,
     check_exact_headroom,
-    check_fit_params,
     exponents,
     fit_params,
     fit_params_from_state,
@@ -58,7 +58,6 @@ from ._rows import (
 )
 from ._validation import (
     PackedBits,
-    check_kernel_input,
     check_state_array,
 )
 from .kernels import resolve_kernel
@@ -259,7 +258,7 @@ class _Eta(Constraint):
             raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
 
 
-class BudgetKernelPerceptron(EpochClassifier):
+class BudgetKernelPerceptron(KernelClassifier):
     """The kernel perceptron on a budget, plain or averaged, binary or K-class (argmax).
 
     A fitted model predicts with the ``kernel``, ``degree``, ``gamma``, ``coef0`` and
@@ -377,17 +376,11 @@ class BudgetKernelPerceptron(EpochClassifier):
                              "(the kernel between stored vectors and new rows is needed)")
         return kind, kern
 
-    def _gate_X(self, X: Any, spec: tuple, fitting: bool) -> Any:
-        return check_kernel_input(X, spec[0], None if fitting else self.n_features_in_,
-                                  type(self).__name__)
-
     def _check_continuation(self, Xc: Any, spec: tuple) -> None:
-        check_fit_params(self, self._fixed_params)
         if self.budget < self._alpha.shape[1]:
             raise ValueError(f"budget={self.budget} is below the {self._alpha.shape[1]} "
                              "support vectors the model holds")
         super()._check_continuation(Xc, spec)
-        record_fit_params(self)
 
     def _init_state(self, Xc: Any, spec: tuple) -> None:
         kind = spec[0]
@@ -396,10 +389,7 @@ class BudgetKernelPerceptron(EpochClassifier):
         record_fit_params(self)
         self._exact = kind == "conjunction" and self.strategy in ("random", "oldest", "stoptron")
         dtype = np.int64 if self._exact else np.float64
-        if kind == "conjunction":
-            self._sv = PackedBits(np.zeros((0, Xc.words.shape[1]), np.uint64), Xc.n_bits)
-        else:
-            self._sv = np.zeros((0, Xc.shape[1]))
+        self._sv = empty_support(kind, Xc)  # never "precomputed" (_spec)
         self._alpha = np.zeros((rows, 0), dtype=dtype)
         self._b = np.zeros(rows, dtype=dtype)
         self._stamp = np.zeros(0, dtype=np.int64)
@@ -474,33 +464,6 @@ class BudgetKernelPerceptron(EpochClassifier):
         check_finite_decisions(out, self)
         return np.argmax(out, axis=1) if argmax else out
 
-    def decision_function(self, X: Any) -> np.ndarray:
-        """The decision values f(x) of each row.
-
-        f(x) = sum_i alpha_i K(x_i, x) + b over the stored support vectors.
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix or PackedBits
-            Samples, in the form the model was fitted on.
-
-        Returns
-        -------
-        ndarray of float64 of shape (n_samples,) or (n_samples, n_classes)
-            One value per row for two classes (positive speaks for ``classes_[1]``), else one per
-            row and class.
-
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
-        ValueError
-            If ``X`` is malformed or does not match the training data, or a value is not
-            finite.
-        """
-        s = self._scores(X)
-        return s[:, 0] if s.shape[1] == 1 else s
-
     def _predict_labels(self, X: Any) -> np.ndarray:
         self._check_fitted()
         if self._exact and self._alpha.shape[0] > 1:
@@ -566,6 +529,4 @@ class BudgetKernelPerceptron(EpochClassifier):
         if self._exact:  # the preconditions of the exact sums in C
             check_exact_headroom(self._alpha, self._b, getattr(self, "_u", None),
                                  getattr(self, "_beta", None), getattr(self, "_count", None), 0)
-        self.support_ = check_state_array(arrays, "support_", (n_sv,), np.int64)
-        if n_sv and self.support_.min() < -1:
-            raise ValueError("model file: support_ indices must be >= -1")
+        self.support_ = restore_support_index(arrays, n_sv)

@@ -26,14 +26,15 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier, EpochModel, Run, available_if, labels_of
+from ._base import EpochModel, Run, labels_of
+from ._docs import FIT, fill
+from ._kernel_model import WeightedKernelClassifier, empty_support, restore_support_index
 from ._kernel_rows import (
     KERNEL_PARAMS,
     KERNEL_RULES,
     KernelSource,
     cached_scores,
     check_exact_headroom,
-    check_fit_params,
     check_weighted_headroom,
     fit_params,
     fit_params_from_state,
@@ -52,7 +53,6 @@ from ._params import (
     Flag,
     Integer,
     NJobs,
-    check_class_weight,
     declared,
     expand_class_weight,
 )
@@ -62,7 +62,6 @@ from ._rows import (
     pool_of,
     take_rows,
 )
-from ._validation import PackedBits, check_kernel_input, check_state_array
 from .kernels import resolve_kernel
 
 __all__ = ["KernelPerceptron"]
@@ -199,7 +198,7 @@ class _DualRun(Run["KernelPerceptron"]):
         est.support_ = np.where(idx < self.n_old, -1, idx - self.n_old).astype(np.int64)
 
 
-class KernelPerceptron(EpochClassifier):
+class KernelPerceptron(WeightedKernelClassifier):
     """The kernel (dual) perceptron, plain or averaged, binary or K-class (argmax).
 
     A fitted model predicts with the ``kernel``, ``degree``, ``gamma``, ``coef0`` and
@@ -293,63 +292,12 @@ class KernelPerceptron(EpochClassifier):
         self.class_weight = class_weight
         self.n_jobs = n_jobs
 
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
-        return tags
-
     # ------------------------------------------------------------------ skeleton hooks
     def _spec(self) -> tuple[str, Any]:
         self._validate_params()
         return resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
 
-    def _gate_X(self, X: Any, spec: tuple, fitting: bool) -> Any:
-        return check_kernel_input(X, spec[0], None if fitting else self.n_features_in_,
-                                  type(self).__name__)
-
-    def _check_continuation(self, Xc: Any, spec: tuple) -> None:
-        kind = spec[0]
-        if kind == "precomputed":
-            raise ValueError("warm_start is not available with kernel='precomputed' (the "
-                             "Gram between old support vectors and new rows is unknown)")
-        check_fit_params(self, self._fit_param_names)
-        super()._check_continuation(Xc, spec)
-        record_fit_params(self)
-
-    @available_if(lambda est: not (isinstance(est.kernel, str) and est.kernel == "precomputed"))
-    def partial_fit(self, X: Any, y: Any, classes: Any = None,
-                    sample_weight: Any = None) -> KernelPerceptron:
-        """One epoch over this batch, keeping the support vectors of earlier calls.
-
-        Not available with ``kernel="precomputed"`` (the Gram between old support vectors and new
-        rows is unknown).
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix or PackedBits of shape (n_samples, n_features)
-            The batch's samples; the same features on every call.
-        y : array-like of shape (n_samples,)
-            The batch's labels, each one of ``classes``.
-        classes : array-like, optional
-            Every label the model will ever see; required on the first call, unchanged after.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample, multiplying its update; equal weights when None. As in `fit`.
-
-        Returns
-        -------
-        self : object
-            The estimator, trained one more epoch.
-
-        Raises
-        ------
-        ValueError
-            If an input is malformed, ``classes`` is missing on the first call or changes, ``X``
-            does not match the fitted model, or ``kernel="precomputed"``.
-        """
-        check_class_weight(self.class_weight, partial=True)
-        self._partial_fit(X, y, classes, sample_weight)
-        return self
-
+    @fill(FIT)
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> KernelPerceptron:
         """Train for up to ``max_iter`` epochs; stop after an epoch with no mistake.
 
@@ -359,28 +307,15 @@ class KernelPerceptron(EpochClassifier):
 
         Parameters
         ----------
-        X : array-like, sparse matrix or PackedBits of shape (n_samples, n_features)
-            Training samples (0/1 rows or `PackedBits` for the conjunction kernel; the square Gram
-            matrix with ``kernel="precomputed"``).
-        y : array-like of shape (n_samples,)
-            Labels, two classes or more.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample, multiplying its update; equal weights when None.
+        {X_fit_kernel}
+        {y_labels}
+        {sample_weight}
             The conjunction kernel keeps exact integer coefficients and so needs whole-number
             weights.
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        {returns_fitted}
 
-        Raises
-        ------
-        ValueError
-            If an input or parameter is malformed or out of range, or (with ``warm_start``) the
-            classes or features changed.
-        TypeError
-            If a parameter has the wrong type.
+        {raises_fit}
         """
         self._fit(X, y, sample_weight)
         return self
@@ -391,12 +326,7 @@ class KernelPerceptron(EpochClassifier):
         dtype = np.int64 if kind == "conjunction" else np.float64
         self._kind = kind
         record_fit_params(self)
-        if kind == "conjunction":
-            self._sv = PackedBits(np.zeros((0, Xc.words.shape[1]), np.uint64), Xc.n_bits)
-        elif kind == "precomputed":
-            self._sv = np.zeros(0, dtype=np.int64)
-        else:
-            self._sv = np.zeros((0, Xc.shape[1]))
+        self._sv = empty_support(kind, Xc)
         self._alpha = np.zeros((rows, 0), dtype=dtype)
         self._b = np.zeros(rows, dtype=dtype)
         for name in ("_u", "_beta", "_count"):  # a refit may change average
@@ -469,32 +399,6 @@ class KernelPerceptron(EpochClassifier):
         check_finite_decisions(out, self)
         return np.argmax(out, axis=1) if argmax else out
 
-    def decision_function(self, X: Any) -> np.ndarray:
-        """The decision values f(x) = sum_i alpha_i K(x_i, x) + b of each row.
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix or PackedBits
-            Samples, in the form the model was fitted on; with ``kernel="precomputed"`` the
-            kernel values between these rows and the training rows, shape (n_samples, n_train).
-
-        Returns
-        -------
-        ndarray of float64 of shape (n_samples,) or (n_samples, n_classes)
-            One value per row for two classes (positive speaks for ``classes_[1]``), else one per
-            row and class.
-
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
-        ValueError
-            If ``X`` is malformed or does not match the training data, or a value is not
-            finite.
-        """
-        s = self._scores(X)
-        return s[:, 0] if s.shape[1] == 1 else s
-
     def _predict_labels(self, X: Any) -> np.ndarray:
         self._check_fitted()
         if self._kind == "conjunction" and self._alpha.shape[0] > 1:
@@ -534,8 +438,6 @@ class KernelPerceptron(EpochClassifier):
             check_exact_headroom(est._alpha, est._b, getattr(est, "_u", None),
                                  getattr(est, "_beta", None), getattr(est, "_count", None), 0)
         est._kind = kind
-        est.support_ = check_state_array(arrays, "support_", (n_sv,), np.int64)
-        if n_sv and est.support_.min() < -1:
-            raise ValueError("model file: support_ indices must be >= -1")
+        est.support_ = restore_support_index(arrays, n_sv)
         est._publish()
         return est

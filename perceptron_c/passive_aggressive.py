@@ -18,7 +18,8 @@ import numpy as np
 
 from . import _backend
 from ._base import EARLY_STOPPING, EpochClassifier, EpochModel, EpochRegressor
-from ._linear_model import LinearClassifierMixin, LinearModelMixin
+from ._docs import BATCH, FIT, fill
+from ._linear_model import LinearClassifierMixin, LinearModelMixin, initial_weights
 from ._params import (
     ClassWeight,
     Constraint,
@@ -26,7 +27,6 @@ from ._params import (
     NoneOr,
     Options,
     Real,
-    check_class_weight,
     declared,
     expand_class_weight,
 )
@@ -235,80 +235,6 @@ class PassiveAggressiveClassifier(_PassiveAggressive, LinearClassifierMixin, Epo
         self.t_ = float(self._state["t"][0])
         self.coef_, self.intercept_ = publish_sgd(self._state, _average_start(self.average))
 
-    def fit(self, X: Any, y: Any, coef_init: Any = None, intercept_init: Any = None,
-            sample_weight: Any = None) -> PassiveAggressiveClassifier:
-        """Train for up to ``max_iter`` epochs.
-
-        From ``coef_init`` / ``intercept_init`` when given; from the current weights with
-        ``warm_start``; else from zero.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            Training samples.
-        y : array-like of shape (n_samples,)
-            Labels, two classes or more (one-vs-rest).
-        coef_init : array-like, optional
-            Initial weights, shaped as ``coef_``; zeros when None.
-        intercept_init : array-like, optional
-            Initial bias, shaped as ``intercept_``; zeros when None.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample, multiplying its update; equal weights when None.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError
-            If an input or parameter is malformed or out of range, or (with ``warm_start``) the
-            classes or features changed.
-        TypeError
-            If a parameter has the wrong type.
-
-        Warns
-        -----
-        ConvergenceWarning
-            If ``max_iter`` epochs ran without meeting the stopping rule.
-        """
-        init = None if coef_init is None and intercept_init is None else (coef_init,
-                                                                          intercept_init)
-        self._fit(X, y, sample_weight, init)
-        warn_if_not_converged(self)
-        return self
-
-    def partial_fit(self, X: Any, y: Any, classes: Any = None,
-                    sample_weight: Any = None) -> PassiveAggressiveClassifier:
-        """One epoch over this batch, continuing the model's state.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            The batch's samples; the same features on every call.
-        y : array-like of shape (n_samples,)
-            The batch's labels, each one of ``classes``.
-        classes : array-like, optional
-            Every label the model will ever see; required on the first call, unchanged after.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample, multiplying its update; equal weights when None.
-
-        Returns
-        -------
-        self : object
-            The estimator, trained one more epoch.
-
-        Raises
-        ------
-        ValueError
-            If an input is malformed, ``classes`` is missing on the first call or changes, or
-            ``X`` does not match the fitted model.
-        """
-        check_class_weight(self.class_weight, partial=True)
-        self._partial_fit(X, y, classes, sample_weight)
-        return self
-
     @classmethod
     def _from_state(cls, params: dict, arrays: dict) -> PassiveAggressiveClassifier:
         return cls._restore(params, arrays)
@@ -408,6 +334,7 @@ shuffle, verbose, random_state, warm_start, average
         """
         return self._scores(self._gate_predict(X))[:, 0]
 
+    @fill(FIT)
     def fit(self, X: Any, y: Any, coef_init: Any = None, intercept_init: Any = None,
             sample_weight: Any = None) -> PassiveAggressiveRegressor:
         """Train for up to ``max_iter`` epochs.
@@ -417,21 +344,13 @@ shuffle, verbose, random_state, warm_start, average
 
         Parameters
         ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            Training samples.
+        {X_fit}
         y : array-like of shape (n_samples,)
             Real targets.
-        coef_init : array-like, optional
-            Initial weights, shaped as ``coef_``; zeros when None.
-        intercept_init : array-like, optional
-            Initial bias, shaped as ``intercept_``; zeros when None.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample, multiplying its update; equal weights when None.
+        {init}
+        {sample_weight}
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        {returns_fitted}
 
         Raises
         ------
@@ -440,34 +359,25 @@ shuffle, verbose, random_state, warm_start, average
         TypeError
             If a parameter has the wrong type.
 
-        Warns
-        -----
-        ConvergenceWarning
-            If ``max_iter`` epochs ran without meeting the stopping rule.
+        {warns_fit}
         """
-        init = None if coef_init is None and intercept_init is None else (coef_init,
-                                                                          intercept_init)
-        self._fit(X, y, sample_weight, init)
+        self._fit(X, y, sample_weight, initial_weights(coef_init, intercept_init))
         warn_if_not_converged(self)
         return self
 
+    @fill(BATCH)
     def partial_fit(self, X: Any, y: Any,
                     sample_weight: Any = None) -> PassiveAggressiveRegressor:
         """One epoch over this batch, continuing the model's state.
 
         Parameters
         ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            The batch's samples; the same features on every call.
+        {X_batch}
         y : array-like of shape (n_samples,)
             The batch's real targets.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample, multiplying its update; equal weights when None.
+        {sample_weight}
 
-        Returns
-        -------
-        self : object
-            The estimator, trained one more epoch.
+        {returns_batch}
 
         Raises
         ------

@@ -23,7 +23,6 @@ from ._params import (
     NoneOr,
     Options,
     Real,
-    check_class_weight,
     declared,
     expand_class_weight,
 )
@@ -37,7 +36,6 @@ from ._sgd_run import (
     set_initial,
     sgd_state,
     warm_restart,
-    warn_if_not_converged,
 )
 from ._state import StateArray, entry_names, new_state, restore_state, state_entries
 from ._threads import run_parallel
@@ -331,82 +329,6 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
         c = np.broadcast_to(st["count"].astype(np.float64), st["b"].shape)
         self.coef_ = st["w"] - st["u"] / c[:, None]
         self.intercept_ = st["b"] - st["beta"] / c
-
-    # ------------------------------------------------------------------ training
-    def fit(self, X: Any, y: Any, coef_init: Any = None, intercept_init: Any = None,
-            sample_weight: Any = None) -> Perceptron:
-        """Train for up to ``max_iter`` epochs.
-
-        From zero weights (or ``coef_init`` / ``intercept_init``; or the current ones with
-        ``warm_start``), each example's update scaled by ``eta0`` times its class weight times
-        ``sample_weight``.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            Training samples.
-        y : array-like of shape (n_samples,)
-            Labels, two classes or more.
-        coef_init : array-like, optional
-            Initial weights, shaped as ``coef_``; zeros when None.
-        intercept_init : array-like, optional
-            Initial bias, shaped as ``intercept_``; zeros when None.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample, multiplying its update; equal weights when None.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError
-            If an input or parameter is malformed or out of range, or (with ``warm_start``) the
-            classes or features changed.
-        TypeError
-            If a parameter has the wrong type.
-
-        Warns
-        -----
-        ConvergenceWarning
-            If ``max_iter`` epochs ran without meeting the stopping rule.
-        """
-        init = None if coef_init is None and intercept_init is None else (coef_init,
-                                                                          intercept_init)
-        self._fit(X, y, sample_weight, init)
-        warn_if_not_converged(self)
-        return self
-
-    def partial_fit(self, X: Any, y: Any, classes: Any = None,
-                    sample_weight: Any = None) -> Perceptron:
-        """One epoch over this batch, continuing the model's state.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            The batch's samples; the same features on every call.
-        y : array-like of shape (n_samples,)
-            The batch's labels, each one of ``classes``.
-        classes : array-like, optional
-            Every label the model will ever see; required on the first call, unchanged after.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample, multiplying its update; equal weights when None.
-
-        Returns
-        -------
-        self : object
-            The estimator, trained one more epoch.
-
-        Raises
-        ------
-        ValueError
-            If an input is malformed, ``classes`` is missing on the first call or changes, or
-            ``X`` does not match the fitted model.
-        """
-        check_class_weight(self.class_weight, partial=True)
-        self._partial_fit(X, y, classes, sample_weight)
-        return self
 
     def top_features(self, k: int = 10) -> dict:
         """The k most positive and k most negative weights, with feature names.
