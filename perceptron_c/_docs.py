@@ -164,7 +164,28 @@ BATCH = {
         """,
 }
 
+# any estimator's method that returns it, or that needs a fitted model
+ESTIMATOR = {
+    "returns_self": """
+        Returns
+        -------
+        self : object
+            The estimator.
+        """,
+    "raises_unfitted": """
+        Raises
+        ------
+        NotFittedError
+            If the estimator has not been fitted.
+        """,
+}
+
 DECISION = {
+    **ESTIMATOR,
+    "X_linear": """
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Samples, with the features the model was fitted on.
+        """,
     "X_kernel": """
         X : array-like, sparse matrix or PackedBits
             Samples, in the form the model was fitted on; with ``kernel="precomputed"`` the
@@ -178,19 +199,13 @@ DECISION = {
             row and class.
         """,
     "raises_predict": """
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
+        {raises_unfitted}
         ValueError
             If ``X`` is malformed or does not match the training data, or a value is not
             finite.
         """,
     "raises_predict_linear": """
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
+        {raises_unfitted}
         ValueError
             If ``X`` is malformed or has another number of features (or other feature names)
             than the training data, or a decision value is not finite.

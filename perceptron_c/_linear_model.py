@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _backend
 from ._base import EpochModel, labels_of
-from ._docs import BATCH, FIT, fill
+from ._docs import BATCH, DECISION, ESTIMATOR, FIT, fill
 from ._params import check_class_weight
 from ._rows import check_finite_decisions
 from ._threads import run_shared
@@ -99,39 +99,29 @@ class LinearModelMixin:
             check_finite(Xc, "X")  # NaN or inf in X: say so, rather than "overflow"
         return check_finite_decisions(out, self)
 
+    @fill(ESTIMATOR)
     def densify(self) -> Any:
         """Make ``coef_`` a numpy array again (after `sparsify`).
 
-        Returns
-        -------
-        self : object
-            The estimator.
+        {returns_self}
 
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
+        {raises_unfitted}
         """
         self._check_fitted()
         if hasattr(self.coef_, "toarray"):
             self.coef_ = self.coef_.toarray()
         return self
 
+    @fill(ESTIMATOR)
     def sparsify(self) -> Any:
         """Store ``coef_`` as a scipy.sparse CSR matrix.
 
         Worth it when most weights are 0, as after an L1 penalty; predictions are unchanged.
         Needs scipy. Training again makes ``coef_`` dense.
 
-        Returns
-        -------
-        self : object
-            The estimator.
+        {returns_self}
 
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
+        {raises_unfitted}
         ImportError
             If scipy is not installed.
         """
@@ -203,27 +193,17 @@ class LinearClassifierMixin(LinearModelMixin):
     def _predict_idx(self, Xc: Any) -> np.ndarray:
         return labels_of(self._scores(Xc))
 
+    @fill(DECISION)
     def decision_function(self, X: Any) -> np.ndarray:
         """The decision values ``w . x + b`` of each row.
 
         Parameters
         ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            Samples, with the features the model was fitted on.
+        {X_linear}
 
-        Returns
-        -------
-        ndarray of float64 of shape (n_samples,) or (n_samples, n_classes)
-            One value per row for two classes (positive speaks for ``classes_[1]``), else one
-            per row and class.
+        {returns_decision}
 
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
-        ValueError
-            If ``X`` is malformed or has another number of features (or other feature names)
-            than the training data, or a decision value is not finite.
+        {raises_predict_linear}
         """
         s = self._scores(self._gate_predict(X))
         return s[:, 0] if s.shape[1] == 1 else s

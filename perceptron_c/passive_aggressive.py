@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _backend
 from ._base import EARLY_STOPPING, EpochClassifier, EpochModel, EpochRegressor
-from ._docs import BATCH, FIT, fill
+from ._docs import BATCH, DECISION, FIT, fill
 from ._linear_model import LinearClassifierMixin, LinearModelMixin, initial_weights
 from ._params import (
     ClassWeight,
@@ -311,26 +311,20 @@ shuffle, verbose, random_state, warm_start, average
         coef, intercept = publish_sgd(self._state, _average_start(self.average))
         self.coef_, self.intercept_ = coef[0], intercept
 
+    @fill(DECISION)
     def predict(self, X: Any) -> np.ndarray:
         """The prediction ``w . x + b`` of each row.
 
         Parameters
         ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            Samples, with the features the model was fitted on.
+        {X_linear}
 
         Returns
         -------
         ndarray of float64 of shape (n_samples,)
             The predicted targets.
 
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
-        ValueError
-            If ``X`` is malformed or has another number of features (or other feature names)
-            than the training data, or a decision value is not finite.
+        {raises_predict_linear}
         """
         return self._scores(self._gate_predict(X))[:, 0]
 
