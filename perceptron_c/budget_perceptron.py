@@ -32,27 +32,19 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochModel, Run, labels_of
-from ._kernel_model import KernelClassifier, empty_support, restore_support_index
+from ._base import EpochModel, Run
+from ._kernel_model import KernelClassifier, empty_support
 from ._kernel_rows import (
     KERNEL_PARAMS,
     KERNEL_RULES,
     check_exact_headroom,
     exponents,
-    fit_params,
-    fit_params_from_state,
     fit_params_state,
-    fitted_kernel,
     record_fit_params,
-    restore_averaging,
-    restore_coefficients,
-    restore_support,
-    row_blocks_run,
     support_state,
 )
 from ._params import Constraint, Flag, Integer, NJobs, Options, declared
 from ._rows import (
-    check_finite_decisions,
     check_finite_state,
     take_rows,
 )
@@ -376,11 +368,10 @@ class BudgetKernelPerceptron(KernelClassifier):
                              "(the kernel between stored vectors and new rows is needed)")
         return kind, kern
 
-    def _check_continuation(self, Xc: Any, spec: tuple) -> None:
+    def _check_growth(self) -> None:
         if self.budget < self._alpha.shape[1]:
             raise ValueError(f"budget={self.budget} is below the {self._alpha.shape[1]} "
                              "support vectors the model holds")
-        super()._check_continuation(Xc, spec)
 
     def _init_state(self, Xc: Any, spec: tuple) -> None:
         kind = spec[0]
@@ -390,85 +381,25 @@ class BudgetKernelPerceptron(KernelClassifier):
         self._exact = kind == "conjunction" and self.strategy in ("random", "oldest", "stoptron")
         dtype = np.int64 if self._exact else np.float64
         self._sv = empty_support(kind, Xc)  # never "precomputed" (_spec)
-        self._alpha = np.zeros((rows, 0), dtype=dtype)
-        self._b = np.zeros(rows, dtype=dtype)
+        self._empty_coefficients(rows, dtype)
         self._stamp = np.zeros(0, dtype=np.int64)
         self._counts = np.zeros(5, dtype=np.int64)
         self._q = np.zeros(1)
         self._kinv = np.zeros((0, 0))
-        for name in ("_u", "_beta", "_count"):  # a refit may change average
-            self.__dict__.pop(name, None)
-        if self.average:
-            self._u = np.zeros((rows, 0), dtype=dtype)
-            self._beta = np.zeros(rows, dtype=dtype)
-            self._count = np.ones(1, dtype=np.int64)
-        self.support_ = np.zeros(0, dtype=np.int64)
         self._publish()
 
     def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,
                spec: tuple) -> _BudgetRun:
         return _BudgetRun(self, Xc, y_idx, *spec)
 
-    def _averaged(self) -> bool:
-        """Whether the model was trained with ``average`` (its state holds the sums)."""
-        return bool(fit_params(self)["average"])
-
     def _publish(self) -> None:
-        if self._averaged():
-            c = float(self._count[0])
-            self.dual_coef_ = self._alpha - self._u / c
-            self.intercept_ = self._b - self._beta / c
-        else:
-            self.dual_coef_ = self._alpha.astype(np.float64)
-            self.intercept_ = self._b.astype(np.float64)
-        self.n_support_ = int(self._alpha.shape[1])
-        self.support_vectors_ = self._sv
+        super()._publish()
         self.n_evicted_ = int(self._counts[2])
         self.n_projected_ = int(self._counts[3])
 
     # ------------------------------------------------------------------ prediction
-    def _scores(self, X: Any, argmax: bool = False) -> np.ndarray:
-        """Scores (m, R), or with ``argmax`` the class indices of a K-class exact model; the
-        rows in blocks on n_jobs threads (`_kernel_rows.row_blocks_run`)."""
-        self._check_fitted()
-        self._validate_params("max_gram_bytes", "n_jobs")
-        kind, kern = fitted_kernel(self)  # never the parameters set since
-        average = self._averaged()
-        Xc = self._gate_X(X, (kind, kern), fitting=False)
-        m, rows_k = Xc.shape[0], self._alpha.shape[0]
-        out = np.zeros((m, rows_k)) if not argmax else np.zeros(m, dtype=np.int64)
-        if self.n_support_ == 0:
-            out[:] = int(np.argmax(self.intercept_)) if argmax else self.intercept_
-            return out
-        if self._exact:
-            conj = _backend.conjunction
-            c = int(self._count[0]) if average else 1
-            coef = np.ascontiguousarray(c * self._alpha - (self._u if average else 0))
-            bias = np.ascontiguousarray(c * self._b - (self._beta if average else 0))
-            fn = conj.conjunction_argmax if argmax else conj.conjunction_decision
-
-            def exact(s: int, e: int, E: np.ndarray) -> None:
-                fn(E, coef, bias, out[s:e])
-            row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, exact)
-            return out if argmax else out / c
-        lin = _backend.linear  # the decision as KernelPerceptron's: 4-lane sums, no BLAS
-        coef = np.ascontiguousarray(self.dual_coef_, dtype=np.float64)
-        bias = np.ascontiguousarray(self.intercept_, dtype=np.float64)
-
-        def decide(s: int, e: int, K: np.ndarray) -> None:
-            if kind == "conjunction":  # exponents, float coefficients: 2^e may overflow
-                with np.errstate(over="ignore"):  # checked just below
-                    K = np.ldexp(1.0, K)
-            lin.decision_dense(K, coef, bias, out[s:e])
-        row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, decide)
-        check_finite_decisions(out, self)
-        return np.argmax(out, axis=1) if argmax else out
-
-    def _predict_labels(self, X: Any) -> np.ndarray:
-        self._check_fitted()
-        if self._exact and self._alpha.shape[0] > 1:
-            return self._scores(X, argmax=True)
-        return labels_of(self._scores(X))
+    def _is_exact(self) -> bool:
+        return self._exact
 
     # ------------------------------------------------------------------ persistence
     def _state_arrays(self) -> dict:
@@ -487,31 +418,22 @@ class BudgetKernelPerceptron(KernelClassifier):
 
     @classmethod
     def _from_state(cls, params: dict, arrays: dict) -> BudgetKernelPerceptron:
-        est = cls(**params)
-        est._fit_params = fit_params_from_state(est, arrays)
-        # checked as the parameters the model was trained with
-        kind, _ = cls(**{**params, **est._fit_params})._spec()
+        est, kind = cls._restoring(params, arrays)
         strategy, budget = est._fit_params["strategy"], est._fit_params["budget"]
-        need = {"support_", "alpha", "b", "stamp", "counts"}
-        need |= {"sv_words"} if kind == "conjunction" else {"sv"}
+        need = {"stamp", "counts"}
         need |= {"q"} if strategy == "forgetron" else set()
         need |= {"kinv"} if strategy.startswith("projectron") else set()
-        need |= {"u", "beta", "count"} if est._averaged() else set()
-        k, d = est._restore_common_state(arrays, need)
-        rows = 1 if k == 2 else k
-        est._kind, est._strategy = kind, strategy
+        est._strategy = strategy
         est._exact = kind == "conjunction" and strategy in ("random", "oldest", "stoptron")
-        dtype = np.int64 if est._exact else np.float64
-        est._alpha, est._b = restore_coefficients(arrays, rows, dtype)
+        est._restore_support_set(arrays, kind, np.int64 if est._exact else np.float64, need)
         n_sv = est._alpha.shape[1]
         if n_sv > budget:
             raise ValueError(f"model file: {n_sv} support vectors exceed budget={budget}")
-        est._sv = restore_support(arrays, kind, n_sv, d, cls.__name__)
-        est._restore_budget_state(arrays, n_sv, rows, dtype)
+        est._restore_budget_state(arrays, n_sv)
         est._publish()
         return est
 
-    def _restore_budget_state(self, arrays: dict, n_sv: int, rows: int, dtype: Any) -> None:
+    def _restore_budget_state(self, arrays: dict, n_sv: int) -> None:
         """The arrays only this model saves, checked against each other."""
         self._counts = check_state_array(arrays, "counts", (5,), np.int64)
         self._stamp = check_state_array(arrays, "stamp", (n_sv,), np.int64)
@@ -524,9 +446,6 @@ class BudgetKernelPerceptron(KernelClassifier):
             else np.zeros(1)
         self._kinv = check_state_array(arrays, "kinv", (n_sv, n_sv), np.float64) \
             if "kinv" in arrays else np.zeros((0, 0))
-        if self._averaged():
-            self._u, self._beta, self._count = restore_averaging(arrays, rows, n_sv, dtype)
         if self._exact:  # the preconditions of the exact sums in C
             check_exact_headroom(self._alpha, self._b, getattr(self, "_u", None),
                                  getattr(self, "_beta", None), getattr(self, "_count", None), 0)
-        self.support_ = restore_support_index(arrays, n_sv)

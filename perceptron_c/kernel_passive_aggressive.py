@@ -36,22 +36,16 @@ from ._base import (
     labels_of,
 )
 from ._docs import FIT, fill
-from ._kernel_model import WeightedKernelClassifier, empty_support, restore_support_index
+from ._kernel_model import WeightedKernelClassifier, empty_support
 from ._kernel_rows import (
     KERNEL_PARAMS,
     KERNEL_RULES,
     KernelSource,
     cached_scores,
     fit_params,
-    fit_params_from_state,
-    fit_params_state,
     fitted_kernel,
     record_fit_params,
-    restore_averaging,
-    restore_coefficients,
-    restore_support,
     row_blocks_run,
-    support_state,
 )
 from ._params import (
     ClassWeight,
@@ -459,38 +453,13 @@ class KernelPassiveAggressiveClassifier(WeightedKernelClassifier):
         return self._predicted(X, labels=True)
 
     # ------------------------------------------------------------------ persistence
-    def _state_arrays(self) -> dict:
-        arrays = self._common_state()
-        arrays.update(support_=self.support_, alpha=self._alpha, b=self._b)
-        arrays.update(support_state(self._kind, self._sv))
-        if self._u is not None:
-            assert self._beta is not None and self._count is not None
-            arrays.update(u=self._u, beta=self._beta, count=self._count)
-        arrays.update(fit_params_state(self))
-        return arrays
-
     @classmethod
     def _from_state(cls, params: dict, arrays: dict) -> KernelPassiveAggressiveClassifier:
-        est = cls(**params)
-        est._fit_params = fit_params_from_state(est, arrays)
-        # checked as the parameters the model was trained with
-        kind, _ = cls(**{**params, **est._fit_params})._spec()
-        average = bool(est._fit_params["average"])
-        need = {"support_", "alpha", "b", "sv_words" if kind == _CONJ else "sv"}
-        if average:
-            need |= {"u", "beta", "count"}
-        k, d = est._restore_common_state(arrays, need)
-        rows = 1 if k == 2 else k
-        est._alpha, est._b = restore_coefficients(arrays, rows, np.float64)
-        n_sv = est._alpha.shape[1]
-        est._kind = kind
-        est._sv = restore_support(arrays, kind, n_sv, d, cls.__name__)
+        est, kind = cls._restoring(params, arrays)
+        est._u = est._beta = est._count = None  # unless trained with average
+        est._restore_support_set(arrays, kind, np.float64)
         est._ediag = _popcounts(est._sv) if kind == _CONJ else np.zeros(0, dtype=np.int32)
         if kind == _CONJ and np.any(est._b != 0):
             raise ValueError("model file: b must be 0 with the conjunction kernel")
-        est._u = est._beta = est._count = None
-        if average:
-            est._u, est._beta, est._count = restore_averaging(arrays, rows, n_sv, np.float64)
-        est.support_ = restore_support_index(arrays, n_sv)
         est._publish()
         return est

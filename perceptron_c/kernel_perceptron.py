@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochModel, Run, labels_of
+from ._base import EpochModel, Run
 from ._docs import FIT, fill
-from ._kernel_model import WeightedKernelClassifier, empty_support, restore_support_index
+from ._kernel_model import WeightedKernelClassifier, empty_support
 from ._kernel_rows import (
     KERNEL_PARAMS,
     KERNEL_RULES,
@@ -37,16 +37,8 @@ from ._kernel_rows import (
     check_exact_headroom,
     check_weighted_headroom,
     fit_params,
-    fit_params_from_state,
-    fit_params_state,
-    fitted_kernel,
     record_fit_params,
-    restore_averaging,
-    restore_coefficients,
-    restore_support,
-    row_blocks_run,
     stream,
-    support_state,
 )
 from ._params import (
     ClassWeight,
@@ -57,7 +49,6 @@ from ._params import (
     expand_class_weight,
 )
 from ._rows import (
-    check_finite_decisions,
     check_finite_state,
     pool_of,
     take_rows,
@@ -327,117 +318,23 @@ class KernelPerceptron(WeightedKernelClassifier):
         self._kind = kind
         record_fit_params(self)
         self._sv = empty_support(kind, Xc)
-        self._alpha = np.zeros((rows, 0), dtype=dtype)
-        self._b = np.zeros(rows, dtype=dtype)
-        for name in ("_u", "_beta", "_count"):  # a refit may change average
-            self.__dict__.pop(name, None)
-        if self.average:
-            self._u = np.zeros((rows, 0), dtype=dtype)
-            self._beta = np.zeros(rows, dtype=dtype)
-            self._count = np.ones(1, dtype=np.int64)
-        self.support_ = np.zeros(0, dtype=np.int64)
+        self._empty_coefficients(rows, dtype)
         self._publish()
 
     def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,
                spec: tuple) -> _DualRun:
         return _DualRun(self, Xc, y_idx, sample_weight, *spec)
 
-    def _averaged(self) -> bool:
-        """Whether the model was trained with ``average`` (its state holds the sums)."""
-        return bool(fit_params(self)["average"])
-
-    def _publish(self) -> None:
-        """dual_coef_, intercept_ and the support vector views from the state."""
-        if self._averaged():
-            c = float(self._count[0])
-            self.dual_coef_ = self._alpha - self._u / c
-            self.intercept_ = self._b - self._beta / c
-        else:
-            self.dual_coef_ = self._alpha.astype(np.float64)
-            self.intercept_ = self._b.astype(np.float64)
-        self.n_support_ = int(self._alpha.shape[1])
-        self.support_vectors_ = None if self._kind == "precomputed" else self._sv
-
-    # ------------------------------------------------------------------ prediction
-    def _exact_coefs(self) -> tuple[np.ndarray, np.ndarray, int]:
-        """Integer coefficients and bias whose sums have the decision's sign, and the divisor."""
-        if self._averaged():
-            c = int(self._count[0])
-            return c * self._alpha - self._u, c * self._b - self._beta, c
-        return self._alpha, self._b, 1
-
-    def _scores(self, X: Any, argmax: bool = False) -> np.ndarray:
-        self._check_fitted()
-        self._validate_params("max_gram_bytes", "n_jobs")
-        kind, kern = fitted_kernel(self)  # never the parameters set since
-        Xc = self._gate_X(X, (kind, kern), fitting=False)
-        m, rows_k = Xc.shape[0], self._alpha.shape[0]
-        out = np.zeros((m, rows_k)) if not argmax else np.zeros(m, dtype=np.int64)
-        if self.n_support_ == 0:
-            out[:] = int(np.argmax(self.intercept_)) if argmax else self.intercept_
-            return out
-        if kind == "conjunction":
-            conj = _backend.conjunction
-            coef, bias, c = self._exact_coefs()
-            coef, bias = np.ascontiguousarray(coef), np.ascontiguousarray(bias)
-            fn = conj.conjunction_argmax if argmax else conj.conjunction_decision
-
-            def exact(s: int, e: int, E: np.ndarray) -> None:
-                fn(E, coef, bias, out[s:e])
-            row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, exact)
-            return out if argmax else out / c
-        lin = _backend.linear  # the decision as Perceptron's: 4-lane sums, no BLAS
-        coef = np.ascontiguousarray(self.dual_coef_, dtype=np.float64)
-        bias = np.ascontiguousarray(self.intercept_, dtype=np.float64)
-
-        def decide(s: int, e: int, K: np.ndarray) -> None:
-            lin.decision_dense(K, coef, bias, out[s:e])
-        columns = None if kind != "precomputed" else \
-            (lambda rows, sv: np.ascontiguousarray(rows[:, sv], dtype=np.float64))
-        row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, decide,
-                       columns)
-        check_finite_decisions(out, self)
-        return np.argmax(out, axis=1) if argmax else out
-
-    def _predict_labels(self, X: Any) -> np.ndarray:
-        self._check_fitted()
-        if self._kind == "conjunction" and self._alpha.shape[0] > 1:
-            return self._scores(X, argmax=True)
-        return labels_of(self._scores(X))
-
-    # ------------------------------------------------------------------ persistence
-    def _state_arrays(self) -> dict:
-        arrays = self._common_state()
-        arrays.update(support_=self.support_, alpha=self._alpha, b=self._b)
-        arrays.update(support_state(self._kind, self._sv))
-        if self._averaged():
-            arrays.update(u=self._u, beta=self._beta, count=self._count)
-        arrays.update(fit_params_state(self))
-        return arrays
+    # ------------------------------------------------------------------ prediction, persistence
+    def _is_exact(self) -> bool:
+        return self._kind == "conjunction"
 
     @classmethod
     def _from_state(cls, params: dict, arrays: dict) -> KernelPerceptron:
-        est = cls(**params)
-        est._fit_params = fit_params_from_state(est, arrays)
-        # checked as the parameters the model was trained with
-        kind, _ = cls(**{**params, **est._fit_params})._spec()
-        average = est._averaged()
-        need = {"support_", "alpha", "b"}
-        need |= {"sv_words"} if kind == "conjunction" else {"sv"}
-        if average:
-            need |= {"u", "beta", "count"}
-        k, d = est._restore_common_state(arrays, need)
-        rows = 1 if k == 2 else k
-        dtype = np.int64 if kind == "conjunction" else np.float64
-        est._alpha, est._b = restore_coefficients(arrays, rows, dtype)
-        n_sv = est._alpha.shape[1]
-        est._sv = restore_support(arrays, kind, n_sv, d, cls.__name__)
-        if average:
-            est._u, est._beta, est._count = restore_averaging(arrays, rows, n_sv, dtype)
+        est, kind = cls._restoring(params, arrays)
+        est._restore_support_set(arrays, kind, np.int64 if kind == "conjunction" else np.float64)
         if kind == "conjunction":  # the preconditions of the exact sums in C
             check_exact_headroom(est._alpha, est._b, getattr(est, "_u", None),
                                  getattr(est, "_beta", None), getattr(est, "_count", None), 0)
-        est._kind = kind
-        est.support_ = restore_support_index(arrays, n_sv)
         est._publish()
         return est
