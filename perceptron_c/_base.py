@@ -24,6 +24,7 @@ from . import _backend
 from ._guard import GuardedModel
 from ._params import Flag, Fraction, Free, Integer, Parameters
 from ._rows import take_rows
+from ._state import state_entries
 from ._validation import (
     check_classes,
     check_feature_names,
@@ -303,12 +304,19 @@ class EpochModel(GuardedModel, BaseEstimator):
         return self._is_fitted()
 
     # ---- training
-    def _begin(self, X: Any, first: bool) -> tuple[Any, Any, np.ndarray | None]:
-        """(spec, canonical X, feature names) of a training call."""
+    def _begin(self, X: Any, first: bool, **call: Any) -> tuple[Any, Any, np.ndarray | None]:
+        """(spec, canonical X, feature names) of a training call; ``call``: the arguments of
+        the call that only the model takes (`_call_spec`)."""
         spec = self._spec()
         names = check_feature_names(X, getattr(self, "feature_names_in_", None),
                                     type(self).__name__, reset=first)
-        return spec, self._gate_X(X, spec, fitting=True), names
+        Xc = self._gate_X(X, spec, fitting=True)
+        return self._call_spec(spec, Xc, **call), Xc, names
+
+    def _call_spec(self, spec: Any, Xc: Any, **call: Any) -> Any:
+        """The spec of one training call on the rows Xc, given the arguments of the call that
+        only the model takes (StructuredPerceptron's ``lengths``): by default ``spec``."""
+        return spec
 
     def _fit_encoded(self, Xc: Any, y: np.ndarray, w: np.ndarray | None, spec: Any,
                      names: np.ndarray | None, fresh: bool, init: tuple | None = None) -> None:
@@ -455,6 +463,13 @@ class EpochModel(GuardedModel, BaseEstimator):
             arrays["feature_names_in_"] = self.feature_names_in_.astype(str)
         return arrays
 
+    def _state_arrays(self) -> dict:
+        """What a model file holds: the common state and the declared state ``_state``
+        (`_state.state_entries`); a model without a declared state says what it saves."""
+        arrays = self._common_state()
+        arrays.update(state_entries(self._state))  # type: ignore[attr-defined]
+        return arrays
+
     def _restore_common_state(self, arrays: dict, need: set) -> tuple[int, int]:
         """Check that ``need`` (plus the common keys) are present, set the common attributes
         and return (number of classes, or 0 for a regressor; n_features)."""
@@ -577,8 +592,9 @@ class EpochClassifier(EpochModel):
     def _is_fitted(self) -> bool:
         return hasattr(self, "classes_")
 
-    def _fit(self, X: Any, y: Any, sample_weight: Any = None, init: tuple | None = None) -> None:
-        spec, Xc, names = self._begin(X, first=True)
+    def _fit(self, X: Any, y: Any, sample_weight: Any = None, init: tuple | None = None,
+             **call: Any) -> None:
+        spec, Xc, names = self._begin(X, first=True, **call)
         classes, y_idx = encode_labels(check_y(y, Xc.shape[0]))
         check_two_classes(classes)
         w = check_sample_weight(sample_weight, Xc.shape[0])
@@ -589,9 +605,10 @@ class EpochClassifier(EpochModel):
             check_same_classes(classes, self.classes_)
         self._fit_encoded(Xc, y_idx, w, spec, names, fresh, init)
 
-    def _partial_fit(self, X: Any, y: Any, classes: Any, sample_weight: Any = None) -> None:
+    def _partial_fit(self, X: Any, y: Any, classes: Any, sample_weight: Any = None,
+                     **call: Any) -> None:
         first = not self._is_fitted()
-        spec, Xc, names = self._begin(X, first)
+        spec, Xc, names = self._begin(X, first, **call)
         yc = check_y(y, Xc.shape[0])
         w = check_sample_weight(sample_weight, Xc.shape[0])
         if first:

@@ -43,7 +43,7 @@ from ._sgd_run import (
     warm_restart,
     warn_if_not_converged,
 )
-from ._state import StateArray, entry_names, state_entries
+from ._state import StateArray, entry_names
 from ._validation import check_X
 
 __all__ = ["PassiveAggressiveClassifier", "PassiveAggressiveRegressor"]
@@ -126,11 +126,6 @@ class _PassiveAggressive:
 
     def _declared_state(self, spec: SGDSpec) -> tuple[StateArray, ...]:
         return sgd_state(bool(spec.average_start))
-
-    def _state_arrays(self) -> dict:
-        arrays = self._common_state()  # type: ignore[attr-defined]
-        arrays.update(state_entries(self._state))
-        return arrays
 
     @classmethod
     def _restore(cls, params: dict, arrays: dict) -> Any:

@@ -37,7 +37,7 @@ from ._sgd_run import (
     sgd_state,
     warm_restart,
 )
-from ._state import StateArray, entry_names, new_state, restore_state, state_entries
+from ._state import StateArray, entry_names, new_state, restore_state
 from ._threads import run_parallel
 from ._validation import CSR, check_int, check_X
 
@@ -384,11 +384,6 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
     def _state_sizes(self, k: int, d: int) -> dict[str, int]:
         rows = 1 if k == 2 else k
         return {"rows": rows, "d": d, "clocks": 1 if self._joint(k) else rows}
-
-    def _state_arrays(self) -> dict:
-        arrays = self._common_state()
-        arrays.update(state_entries(self._state))
-        return arrays
 
     @classmethod
     def _from_state(cls, params: dict, arrays: dict) -> Perceptron:
