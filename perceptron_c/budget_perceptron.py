@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochModel, Run
+from ._base import EpochModel
 from ._kernel_model import KernelClassifier, empty_support
 from ._kernel_rows import (
     KERNEL_PARAMS,
@@ -48,6 +48,7 @@ from ._rows import (
     check_finite_state,
     take_rows,
 )
+from ._run import Run
 from ._validation import (
     PackedBits,
     check_state_array,

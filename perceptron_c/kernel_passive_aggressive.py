@@ -26,15 +26,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import (
-    EARLY_STOPPING,
-    EpochModel,
-    Run,
-    _Stopping,
-    draw_seed,
-    epoch_order,
-    labels_of,
-)
+from ._base import EARLY_STOPPING, EpochModel, labels_of
 from ._docs import FIT, fill
 from ._kernel_model import WeightedKernelClassifier, empty_support
 from ._kernel_rows import (
@@ -64,6 +56,7 @@ from ._rows import (
     pool_of,
     take_rows,
 )
+from ._run import Run, _Stopping, draw_seed, epoch_order
 from ._sgd_run import warn_if_not_converged
 from ._validation import (
     PackedBits,

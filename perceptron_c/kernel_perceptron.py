@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochModel, Run
+from ._base import EpochModel
 from ._docs import FIT, fill
 from ._kernel_model import WeightedKernelClassifier, empty_support
 from ._kernel_rows import (
@@ -53,6 +53,7 @@ from ._rows import (
     pool_of,
     take_rows,
 )
+from ._run import Run
 from .kernels import resolve_kernel
 
 __all__ = ["KernelPerceptron"]

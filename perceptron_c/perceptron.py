@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EARLY_STOPPING, EpochClassifier, EpochModel, Run
+from ._base import EARLY_STOPPING, EpochClassifier, EpochModel
 from ._linear_model import LinearClassifierMixin
 from ._params import (
     ClassWeight,
@@ -27,6 +27,7 @@ from ._params import (
     expand_class_weight,
 )
 from ._rows import check_finite_state
+from ._run import Run
 from ._sgd_run import (
     SGDRun,
     SGDSpec,

@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier, EpochModel, Run
+from ._base import EpochClassifier, EpochModel
 from ._params import Flag, NJobs, declared
 from ._rows import check_finite_state
+from ._run import Run
 from ._state import StateArray, entry_names, new_state, restore_state
 from ._validation import (
     CSR,

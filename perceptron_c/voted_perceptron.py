@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochModel, Run
+from ._base import EpochModel
 from ._kernel_model import KernelClassifier
 from ._kernel_rows import (
     KERNEL_PARAMS,
@@ -44,6 +44,7 @@ from ._rows import (
     stack_rows,
     take_rows,
 )
+from ._run import Run
 from ._validation import (
     CSR,
     PackedBits,
