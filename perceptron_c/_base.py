@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ._docs import BATCH, FIT, fill
+from ._docs import BATCH, ESTIMATOR, FIT, fill
 from ._guard import GuardedModel
 from ._params import Flag, Fraction, Free, Integer, Parameters
 from ._rows import take_rows
@@ -317,6 +317,7 @@ class EpochModel(GuardedModel, BaseEstimator):
             self._publish()
 
     # ---- model files
+    @fill(ESTIMATOR)
     def save(self, path: Any) -> str:
         """Write the fitted model to a versioned ``.npz`` (no pickle).
 
@@ -333,10 +334,7 @@ class EpochModel(GuardedModel, BaseEstimator):
         str
             The path written.
 
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
+        {raises_unfitted}
         ValueError
             If the state cannot be saved faithfully (a non-finite array, labels or
             parameters a model file cannot hold).
@@ -414,6 +412,7 @@ class EpochClassifier(EpochModel):
     """The skeleton for classifiers: labels of any type become class indices, ``classes_``
     is fixed by the first training call, ``score`` is the (weighted) accuracy."""
 
+    @fill(ESTIMATOR)
     def predict(self, X: Any) -> np.ndarray:
         """The label of each row.
 
@@ -433,10 +432,7 @@ class EpochClassifier(EpochModel):
         ndarray of shape (n_samples,)
             Labels, from ``classes_``.
 
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
+        {raises_unfitted}
         ValueError
             If ``X`` is malformed or does not match the training data (its number of
             features, its feature names), or a decision value is not finite.

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _backend
 from ._base import EpochClassifier, EpochModel
+from ._docs import ESTIMATOR, fill
 from ._params import Flag, NJobs, declared
 from ._rows import check_finite_state
 from ._run import Run
@@ -310,6 +311,7 @@ class StructuredPerceptron(EpochClassifier):
             seq.decode_dense(Xc, W, b, self._trans(), offsets, out, n_jobs=self.n_jobs)
         return out
 
+    @fill(ESTIMATOR)
     def predict(self, X: Any, lengths: Any = None) -> np.ndarray:
         """The tag of every token: each sentence's best sequence (Viterbi).
 
@@ -328,10 +330,7 @@ class StructuredPerceptron(EpochClassifier):
         ndarray of shape (n_tokens,)
             Tags, from ``classes_``.
 
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
+        {raises_unfitted}
         ValueError
             If X or ``lengths`` is malformed or X does not match the training data.
         """
