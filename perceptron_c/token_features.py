@@ -31,6 +31,14 @@ _TEXT = {
         y : None
             Ignored; accepted for scikit-learn's Pipeline.
         """,
+    "return_lengths": """
+        return_lengths : bool, default=False
+            Also return the number of tokens of each sentence.
+        """,
+    "lengths": """
+        lengths : ndarray of int64
+            The sentence lengths; only with ``return_lengths``.
+        """,
     "raises_fit": """
         Raises
         ------
@@ -193,15 +201,13 @@ class TokenFeatures(Parameters):
         ----------
         {sentences}
         {y_ignored}
-        return_lengths : bool, default=False
-            Also return the number of tokens of each sentence.
+        {return_lengths}
 
         Returns
         -------
         X : scipy.sparse.csr_matrix or tuple of ndarray
             One row per token (``(data, indices, indptr)`` without scipy).
-        lengths : ndarray of int64
-            The sentence lengths; only with ``return_lengths``.
+        {lengths}
 
         {raises_fit}
         """
@@ -226,16 +232,14 @@ class TokenFeatures(Parameters):
         Parameters
         ----------
         {sentences}
-        return_lengths : bool, default=False
-            Also return the number of tokens of each sentence.
+        {return_lengths}
 
         Returns
         -------
         X : scipy.sparse.csr_matrix or tuple of ndarray
             One row per token (``(data, indices, indptr)`` without scipy); keys not seen by
             `fit` have no column.
-        lengths : ndarray of int64
-            The sentence lengths; only with ``return_lengths``.
+        {lengths}
 
         Raises
         ------
