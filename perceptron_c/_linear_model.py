@@ -154,7 +154,7 @@ class LinearClassifierMixin(LinearModelMixin):
 
         From ``coef_init`` / ``intercept_init`` when given; from the current weights with
         ``warm_start``; else from zero. Each example's update is multiplied by its class weight
-        and its ``sample_weight``.
+        and its ``sample_weight`` (and, in `Perceptron`, by ``eta0``).
 
         Parameters
         ----------
