@@ -20,7 +20,7 @@ import numpy as np
 
 from ._docs import BATCH, ESTIMATOR, FIT, fill
 from ._guard import GuardedModel
-from ._params import Flag, Fraction, Free, Integer, Parameters
+from ._params import Flag, Fraction, Free, Integer, NoneOr, Parameters, Real
 from ._rows import take_rows
 from ._run import Run, _Stopping, draw_seed, epoch_order, report_epoch
 from ._state import state_entries
@@ -39,8 +39,8 @@ from ._validation import (
     not_fitted,
 )
 
-__all__ = ["BaseEstimator", "EARLY_STOPPING", "EpochModel", "EpochClassifier", "EpochRegressor",
-           "available_if", "labels_of", "r2_score",
+__all__ = ["BaseEstimator", "EARLY_STOPPING", "STOPPING", "EpochModel", "EpochClassifier",
+           "EpochRegressor", "available_if", "labels_of", "r2_score",
            # _run's, re-exported: _mixing, _sgd_run, dask and the tests import them from here
            "Run", "_Stopping", "draw_seed", "epoch_order", "report_epoch"]
 
@@ -52,6 +52,8 @@ _Classifier = TypeVar("_Classifier", bound="EpochClassifier")
 # the rules of the early-stopping parameters, for the estimators that have them
 EARLY_STOPPING = {"early_stopping": Flag(), "n_iter_no_change": Integer(1),
                   "validation_fraction": Fraction()}
+# ... and scikit-learn's ``tol`` (None: the textbook's rule), for those that have both
+STOPPING = {**EARLY_STOPPING, "tol": NoneOr(Real(0.0))}
 
 
 # ----------------------------------------------------------------------- scikit-learn protocol

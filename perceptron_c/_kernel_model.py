@@ -14,6 +14,7 @@ from . import _backend
 from ._base import EpochClassifier, available_if, labels_of
 from ._docs import BATCH, DECISION, fill
 from ._kernel_rows import (
+    KERNEL_RULES,
     check_fit_params,
     fit_params,
     fit_params_from_state,
@@ -26,7 +27,7 @@ from ._kernel_rows import (
     row_blocks_run,
     support_state,
 )
-from ._params import check_class_weight
+from ._params import Integer, NJobs, check_class_weight, declared
 from ._rows import check_finite_decisions
 from ._validation import PackedBits, check_kernel_input, check_state_array
 
@@ -65,6 +66,9 @@ class KernelClassifier(EpochClassifier):
     ``_fixed_params`` unchanged; ``_scores`` (n_samples, n_rows) are its decision values,
     by default the dual perceptron's: sum_i alpha_i K(x_i, x) + b over the support set
     ``_sv``, averaged when trained with ``average``, exact with `_is_exact`."""
+
+    _parameter_constraints = declared(EpochClassifier, max_gram_bytes=Integer(1),
+                                      n_jobs=NJobs(), **KERNEL_RULES)
 
     kernel: Any
     average: bool  # the models that average (declared, not assigned: see _base)

@@ -32,18 +32,16 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochModel
 from ._kernel_model import KernelClassifier, empty_support
 from ._kernel_rows import (
     KERNEL_PARAMS,
-    KERNEL_RULES,
     check_exact_headroom,
     exponents,
     fit_params_state,
     record_fit_params,
     support_state,
 )
-from ._params import Constraint, Flag, Integer, NJobs, Options, declared
+from ._params import Constraint, Flag, Integer, Options, declared
 from ._rows import (
     check_finite_state,
     take_rows,
@@ -333,9 +331,8 @@ class BudgetKernelPerceptron(KernelClassifier):
     _fit_params: dict[str, Any]  # their values at the last training call
     _fixed_params = _fit_param_names[:-1]  # a continuing call may raise the budget
 
-    _parameter_constraints = declared(
-        EpochModel, average=Flag(), budget=Integer(1), max_gram_bytes=Integer(1),
-        n_jobs=NJobs(), strategy=Options(STRATEGIES), eta=_Eta(), **KERNEL_RULES)
+    _parameter_constraints = declared(KernelClassifier, average=Flag(), budget=Integer(1),
+                                      strategy=Options(STRATEGIES), eta=_Eta())
 
     def __init__(self, budget: int = 100, strategy: str = "random", eta: float = 0.1,
                  kernel: Any = "rbf", degree: Any = None, gamma: Any = None, coef0: Any = None,

@@ -26,12 +26,11 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EARLY_STOPPING, EpochModel, labels_of
+from ._base import STOPPING, labels_of
 from ._docs import FIT, fill
 from ._kernel_model import WeightedKernelClassifier, empty_support
 from ._kernel_rows import (
     KERNEL_PARAMS,
-    KERNEL_RULES,
     KernelSource,
     cached_scores,
     fit_params,
@@ -42,9 +41,6 @@ from ._kernel_rows import (
 from ._params import (
     ClassWeight,
     Flag,
-    Integer,
-    NJobs,
-    NoneOr,
     Options,
     Real,
     declared,
@@ -278,9 +274,8 @@ class KernelPassiveAggressiveClassifier(WeightedKernelClassifier):
     _count: np.ndarray | None
 
     _parameter_constraints = declared(
-        EpochModel, **EARLY_STOPPING, C=Real(0.0, low_open=True),
-        loss=Options(("hinge", "squared_hinge")), tol=NoneOr(Real(0.0)), average=Flag(),
-        max_gram_bytes=Integer(1), n_jobs=NJobs(), class_weight=ClassWeight(), **KERNEL_RULES)
+        WeightedKernelClassifier, **STOPPING, C=Real(0.0, low_open=True),
+        loss=Options(("hinge", "squared_hinge")), average=Flag(), class_weight=ClassWeight())
 
     def __init__(self, *, C: float = 1.0, loss: str = "hinge", kernel: Any = "rbf",
                  degree: Any = None, gamma: Any = None, coef0: Any = None,

@@ -26,12 +26,10 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochModel
 from ._docs import FIT, fill
 from ._kernel_model import WeightedKernelClassifier, empty_support
 from ._kernel_rows import (
     KERNEL_PARAMS,
-    KERNEL_RULES,
     KernelSource,
     cached_scores,
     check_exact_headroom,
@@ -43,8 +41,6 @@ from ._kernel_rows import (
 from ._params import (
     ClassWeight,
     Flag,
-    Integer,
-    NJobs,
     declared,
     expand_class_weight,
 )
@@ -259,9 +255,8 @@ class KernelPerceptron(WeightedKernelClassifier):
     _fit_param_names = (*KERNEL_PARAMS, "average")
     _fit_params: dict[str, Any]  # their values at the last training call
 
-    _parameter_constraints = declared(
-        EpochModel, average=Flag(), max_gram_bytes=Integer(1), n_jobs=NJobs(),
-        class_weight=ClassWeight(), **KERNEL_RULES)
+    _parameter_constraints = declared(WeightedKernelClassifier, average=Flag(),
+                                      class_weight=ClassWeight())
 
     def __init__(self, kernel: Any = "rbf", degree: Any = None, gamma: Any = None,
                  coef0: Any = None, fit_intercept: bool = True, max_iter: int = 100,

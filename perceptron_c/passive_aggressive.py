@@ -17,14 +17,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _backend
-from ._base import EARLY_STOPPING, EpochClassifier, EpochModel, EpochRegressor
+from ._base import STOPPING, EpochClassifier, EpochModel, EpochRegressor
 from ._docs import BATCH, DECISION, FIT, fill
 from ._linear_model import LinearClassifierMixin, LinearModelMixin, initial_weights
 from ._params import (
     ClassWeight,
     Constraint,
     NJobs,
-    NoneOr,
     Options,
     Real,
     declared,
@@ -69,8 +68,7 @@ class _Average(Constraint):
 
 
 # the rules both estimators share (``loss`` is each one's own)
-_RULES = {**EARLY_STOPPING, "C": Real(0.0, low_open=True), "tol": NoneOr(Real(0.0)),
-          "average": _Average()}
+_RULES = {**STOPPING, "C": Real(0.0, low_open=True), "average": _Average()}
 
 
 class _PassiveAggressive:

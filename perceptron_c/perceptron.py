@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EARLY_STOPPING, EpochClassifier, EpochModel
+from ._base import STOPPING, EpochClassifier, EpochModel
 from ._linear_model import LinearClassifierMixin
 from ._params import (
     ClassWeight,
@@ -223,10 +223,10 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
 
     _has_early_stopping = True
     _parameter_constraints = declared(
-        EpochModel, **EARLY_STOPPING, average=Flag(), normalize=Flag(),
+        EpochModel, **STOPPING, average=Flag(), normalize=Flag(),
         multiclass=Options(_MULTICLASS), penalty=NoneOr(Options(_PENALTIES[1:])), n_jobs=NJobs(),
         class_weight=ClassWeight(), eta0=Real(0.0, low_open=True), alpha=Real(0.0),
-        l1_ratio=Real(0.0, 1.0), tol=NoneOr(Real(0.0)))
+        l1_ratio=Real(0.0, 1.0))
     # w, b, t and, when averaging, u, beta, count (textbook) or aw, ab (scikit-learn's)
     _state: dict[str, np.ndarray]
 

@@ -21,11 +21,9 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochModel
 from ._kernel_model import KernelClassifier
 from ._kernel_rows import (
     KERNEL_PARAMS,
-    KERNEL_RULES,
     KernelSource,
     cached_scores,
     check_exact_headroom,
@@ -37,7 +35,6 @@ from ._kernel_rows import (
     row_blocks_run,
     stream,
 )
-from ._params import Integer, NJobs, declared
 from ._rows import (
     check_finite_state,
     pool_of,
@@ -254,9 +251,7 @@ class VotedPerceptron(KernelClassifier):
     # what the vote and the state depend on: recorded at every training call
     _fit_param_names = (*KERNEL_PARAMS, "fit_intercept")
     _fit_params: dict[str, Any]  # their values at the last training call
-
-    _parameter_constraints = declared(EpochModel, max_gram_bytes=Integer(1), n_jobs=NJobs(),
-                                      **KERNEL_RULES)
+    # its parameters' rules: KernelClassifier's (kernel, max_gram_bytes, n_jobs, the loop's)
 
     def __init__(self, kernel: Any = None, degree: Any = None, gamma: Any = None,
                  coef0: Any = None, fit_intercept: bool = True, max_iter: int = 10,
