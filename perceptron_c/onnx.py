@@ -265,10 +265,10 @@ def to_onnx(estimator: Any, *, dtype: Any = np.float32, layout: str = "perceptro
     """
     onnx = _import_onnx()
     try:
-        dt = np.dtype(dtype)
+        dt = np.dtype(dtype) if dtype is not None else None
     except TypeError:
         dt = None
-    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+    if dt is None or dt not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise TypeError(f"to_onnx: dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
     if layout not in _LAYOUTS:
         raise ValueError(f"to_onnx: layout must be one of {_LAYOUTS}, got {layout!r}")
