@@ -229,6 +229,23 @@ def test_sparse_coef_exports_as_dense():
     assert all(np.array_equal(a, b) for a, b in zip(want, got))
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("make", [lambda: pc.Perceptron(max_iter=10, fit_intercept=False),
+                                  lambda: pc.KernelPerceptron(kernel="linear", max_iter=5,
+                                                              fit_intercept=False)],
+                         ids=["perceptron", "kernel-perceptron"])
+def test_a_zero_decision_decides_as_predict(make, n_classes):
+    """A row of zeros without an intercept scores exactly 0: classes_[0] for two classes (the
+    positive class needs > 0), the lowest class index among tied classes."""
+    Xtrain, ytrain, _ = _data(n_classes, "str", False)
+    est = make().fit(Xtrain, ytrain)
+    Z = np.zeros((3, N_FEATURES))
+    assert not np.any(est.decision_function(Z))
+    for dtype in (np.float32, np.float64):
+        label, _ = _run(to_onnx(est, dtype=dtype), Z, dtype)
+        assert (label == est.classes_[0]).all() and (label == est.predict(Z)).all()
+
+
 # ---------------------------------------------------------------- what cannot be exported
 def test_unfitted_is_refused():
     with pytest.raises(pc.NotFittedError):
