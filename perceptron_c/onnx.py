@@ -246,7 +246,7 @@ def to_onnx(estimator: Any, *, dtype: Any = np.float32, layout: str = "perceptro
     Returns
     -------
     onnx.ModelProto
-        The checked model: input ``X`` of shape (n, n_features_in_); outputs as ``layout``
+        The checked model: input ``X`` of shape (n, ``n_features_in_``); outputs as ``layout``
         says, ``label`` an int64 or string tensor of the original class labels.
 
     Raises
