@@ -7,6 +7,7 @@ predict), or sum_i alpha_i K(x, sv_i) + b from ``support_vectors_``, ``dual_coef
 (MatMul, Add, Mul, Exp, ...), so that it needs no ONNX-ML operator, runs in float32 or
 float64, and keeps the K-class argmax that the ONNX-ML ``SVMClassifier`` (one-vs-one votes)
 cannot express. The ``onnx`` package is imported only when `to_onnx` is called.
+`register_skl2onnx` offers the same graphs to sklearn-onnx, for Pipelines that hold the models.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from .kernels import RBF, Linear, Polynomial, Product, Scaled, Sum, is_builtin
 from .passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
 from .perceptron import Perceptron
 
-__all__ = ["to_onnx", "OPSET", "LINEAR_MODELS", "KERNEL_MODELS"]
+__all__ = ["to_onnx", "register_skl2onnx", "OPSET", "LINEAR_MODELS", "KERNEL_MODELS"]
 
 # Every operator used exists unchanged since opset 13; 17 with IR version 8 loads in
 # onnxruntime 1.16, the oldest the "onnx" extra allows.
@@ -289,3 +290,74 @@ def to_onnx(estimator: Any, *, dtype: Any = np.float32, layout: str = "perceptro
                                         "layout": layout})
     onnx.checker.check_model(model, full_check=True)
     return model
+
+
+def _skl2onnx_convert(scope: Any, operator: Any, container: Any) -> None:
+    """sklearn-onnx's converter call: the graph of `to_onnx` (layout "sklearn-onnx") added to
+    sklearn-onnx's container, every name made unique in its scope."""
+    from skl2onnx.common.data_types import DoubleTensorType
+
+    onnx = _import_onnx()
+    est = operator.raw_operator
+    if container.target_opset < 13:
+        raise ValueError(f"perceptron_c's ONNX graphs need opset >= 13, got target_opset="
+                         f"{container.target_opset}")
+    _check_estimator(est)
+    dtype = np.float64 if isinstance(operator.inputs[0].type, DoubleTensorType) else np.float32
+    g = _Graph(onnx, dtype)
+    outs = _outputs(g, est, _scores(g, est), "sklearn-onnx")
+    names = {"X": operator.inputs[0].full_name}
+    names.update((o.name, v.full_name) for o, v in zip(outs, operator.outputs))
+    for init in g.inits:
+        names[init.name] = scope.get_unique_variable_name(init.name)
+        init.name = names[init.name]
+        container.initializers.append(init)
+    for node in g.nodes:
+        for out in node.output:
+            names.setdefault(out, scope.get_unique_variable_name(out))
+        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        container.add_node(node.op_type, [names[i] for i in node.input],
+                           [names[o] for o in node.output],
+                           name=scope.get_unique_operator_name(node.op_type), **attrs)
+
+
+def register_skl2onnx() -> None:
+    """Register converters for the exported estimators with sklearn-onnx.
+
+    Afterwards ``skl2onnx.to_onnx`` (or ``convert_sklearn``) converts a scikit-learn
+    ``Pipeline`` or other composite that contains them, with the graph `to_onnx` writes (its
+    "sklearn-onnx" layout: outputs ``label`` and ``probabilities`` holding the decision
+    values, followed by sklearn-onnx's ZipMap unless the option ``zipmap=False`` is given;
+    ``variable`` for the regressor). Calling it again changes nothing.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ImportError
+        If sklearn-onnx (and so scikit-learn) is not installed.
+    """
+    from skl2onnx import update_registered_converter
+    from skl2onnx._supported_operators import sklearn_classifier_list
+    from skl2onnx.common.shape_calculator import (
+        calculate_linear_classifier_output_shapes,
+        calculate_linear_regressor_output_shapes,
+    )
+
+    for cls in LINEAR_MODELS + KERNEL_MODELS:
+        # sklearn-onnx's parser gives label and probabilities outputs to the classes of this
+        # list (or to subclasses of scikit-learn's ClassifierMixin, which ours are not)
+        if cls is not PassiveAggressiveRegressor and cls not in sklearn_classifier_list:
+            sklearn_classifier_list.append(cls)
+        if cls is PassiveAggressiveRegressor:
+            update_registered_converter(cls, f"PerceptronC{cls.__name__}",
+                                        calculate_linear_regressor_output_shapes,
+                                        _skl2onnx_convert)
+        else:
+            update_registered_converter(cls, f"PerceptronC{cls.__name__}",
+                                        calculate_linear_classifier_output_shapes,
+                                        _skl2onnx_convert,
+                                        options={"zipmap": [True, False, "columns"],
+                                                 "nocl": [True, False]})

@@ -305,3 +305,67 @@ def test_bad_arguments_are_refused():
             to_onnx(est, dtype=dtype)
     with pytest.raises(ValueError, match="layout"):
         to_onnx(est, layout="zipmap")
+
+
+# ---------------------------------------------------------------- sklearn-onnx's converters
+@pytest.mark.parametrize("n_classes,labels,make", [
+    (2, "int", lambda: pc.Perceptron(max_iter=10, average=True)),
+    (3, "str", lambda: pc.KernelPerceptron(kernel="rbf", max_iter=5, random_state=0)),
+    (3, "int", lambda: pc.BudgetKernelPerceptron(budget=15, kernel="poly", max_iter=5,
+                                                 random_state=0)),
+], ids=["perceptron-binary", "kernel-perceptron-rbf", "budget-poly"])
+def test_a_pipeline_converts_with_sklearn_onnx(n_classes, labels, make):
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from perceptron_c.onnx import register_skl2onnx
+
+    register_skl2onnx()
+    register_skl2onnx()  # again: nothing changes
+    Xtrain, ytrain, Xtest = _data(n_classes, labels, False)
+    Xtrain, Xtest = Xtrain * 3 + 1, Xtest * 3 + 1  # something for the scaler to undo
+    est = make()
+    pipe = make_pipeline(StandardScaler(), est).fit(Xtrain, ytrain)
+    want = est.decision_function(pipe[0].transform(Xtest))
+    want2 = np.stack([-want, want], axis=1) if n_classes == 2 else want
+    for dtype in (np.float32, np.float64):
+        model = skl2onnx.to_onnx(pipe, Xtest[:1].astype(dtype),
+                                 options={id(est): {"zipmap": False}})
+        label, proba = _run(model, Xtest, dtype)
+        assert (label == pipe.predict(Xtest)).all()
+        # the scaler's float rounding comes first: a looser check than the bound above
+        np.testing.assert_allclose(proba, want2, rtol=1e-4 if dtype == np.float32 else 1e-10,
+                                   atol=1e-4 if dtype == np.float32 else 1e-10)
+    model = skl2onnx.to_onnx(pipe, Xtest[:1].astype(np.float32))  # with ZipMap
+    label, maps = _run(model, Xtest, np.float32)
+    assert (label == pipe.predict(Xtest)).all()
+    assert sorted(maps[0]) == sorted(est.classes_.tolist())
+
+
+def test_a_regressor_pipeline_converts_with_sklearn_onnx():
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from perceptron_c.onnx import register_skl2onnx
+
+    register_skl2onnx()
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(200, 4)) * 5 - 2
+    pipe = make_pipeline(StandardScaler(), pc.PassiveAggressiveRegressor(random_state=0))
+    pipe.fit(X[:150], X[:150, 0] - 2 * X[:150, 1])
+    (variable,) = _run(skl2onnx.to_onnx(pipe, X[:1]), X[150:], np.float64)
+    assert variable.shape == (50, 1)
+    np.testing.assert_allclose(variable[:, 0], pipe.predict(X[150:]), rtol=1e-10, atol=1e-10)
+
+
+def test_sklearn_onnx_below_opset_13_is_refused():
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from perceptron_c.onnx import register_skl2onnx
+
+    register_skl2onnx()
+    Xtrain, ytrain, _ = _data(2, "int", False)
+    est = pc.Perceptron(max_iter=3).fit(Xtrain, ytrain)
+    with pytest.raises(ValueError, match="opset >= 13"):
+        skl2onnx.to_onnx(est, Xtrain[:1].astype(np.float32), target_opset=12)
