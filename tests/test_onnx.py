@@ -30,6 +30,7 @@ LINEAR = {
     "perceptron-sgd-l2": lambda: pc.Perceptron(max_iter=10, tol=1e-3, penalty="l2",
                                                random_state=0),
     "perceptron-no-intercept": lambda: pc.Perceptron(max_iter=10, fit_intercept=False),
+    "perceptron-normalized": lambda: pc.Perceptron(max_iter=10, normalize=True),
     "pa": lambda: pc.PassiveAggressiveClassifier(max_iter=10, random_state=0),
     "pa-averaged": lambda: pc.PassiveAggressiveClassifier(max_iter=10, random_state=0,
                                                           average=True),
