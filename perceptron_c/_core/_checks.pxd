@@ -73,6 +73,22 @@ cdef inline object non_finite(Py_ssize_t t, int64_t i):
                              f"(row {i}): the weights or the data overflow float64")
 
 
+cdef inline Py_ssize_t chunk_done(Py_ssize_t r, Py_ssize_t start, Py_ssize_t total,
+                                  const int64_t[::1] order, int64_t* steps) except -1:
+    """After the nogil call on the chunk of order from start: r, its mistakes (r < 0: it
+    stopped at a non-finite activation at start - 1 - r, raised here), then its recorded steps
+    (steps[total:total + r], NULL: none) made positions in the whole order, then
+    `between_chunks`. Returns the new total of mistakes."""
+    cdef Py_ssize_t k
+    if r < 0:
+        non_finite(start - 1 - r, order[start - 1 - r])
+    if steps != NULL:
+        for k in range(total, total + r):
+            steps[k] += start
+    between_chunks()
+    return total + r
+
+
 cdef inline object check_csr(const int64_t[::1] indptr, Py_ssize_t nnz, Py_ssize_t n_idx):
     cdef Py_ssize_t t
     cdef bint ok = indptr.shape[0] >= 1 and n_idx == nnz

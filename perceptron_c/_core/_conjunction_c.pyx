@@ -13,8 +13,9 @@ from libc.math cimport isfinite
 from libc.stdint cimport int16_t, int32_t, int64_t
 
 from perceptron_c._core._bigint cimport NO_TERM, conjunction_sign, conjunction_value, scatter
-from perceptron_c._core._checks cimport (all_in_range, between_chunks, check_avg, check_steps, need,
+from perceptron_c._core._checks cimport (all_in_range, check_avg, check_steps, chunk_done, need,
                                          rows_per_chunk)
+from perceptron_c._core._lanes cimport move
 from perceptron_c._core._dual_c cimport check_krows, checked_cols, sorted_position
 
 import numpy as np
@@ -206,21 +207,13 @@ cdef Py_ssize_t _multiclass_rows(const exp_t* Erows, const int64_t* rows, Py_ssi
         if pred != yi:
             mistakes += 1
             step = 1 if sample_weight == NULL else sample_weight[i]
-            alpha[yi * n + i] += step
-            alpha[pred * n + i] -= step
+            move(alpha, b, n, i, yi, pred, step, fit_intercept)
+            if averaged:
+                move(U, beta, n, i, yi, pred, step * c, fit_intercept)
             if cols != NULL:
                 at = sorted_position(cols, nc, i)
                 ac[yi * nc + at] += step
                 ac[pred * nc + at] -= step
-            if fit_intercept:
-                b[yi] += step
-                b[pred] -= step
-            if averaged:
-                U[yi * n + i] += step * c
-                U[pred * n + i] -= step * c
-                if fit_intercept:
-                    beta[yi] += step * c
-                    beta[pred] -= step * c
         if averaged:
             c += 1
     if averaged:
@@ -254,17 +247,9 @@ cdef Py_ssize_t conjunction_multiclass_rows(const int32_t* Erows, const int64_t*
                 pred = k
         if pred != yi:
             mistakes += 1
-            alpha[yi * n + i] += 1
-            alpha[pred * n + i] -= 1
-            if fit_intercept:
-                b[yi] += 1
-                b[pred] -= 1
+            move(alpha, b, n, i, yi, pred, <int64_t>1, fit_intercept)
             if averaged:
-                U[yi * n + i] += c
-                U[pred * n + i] -= c
-                if fit_intercept:
-                    beta[yi] += c
-                    beta[pred] -= c
+                move(U, beta, n, i, yi, pred, c, fit_intercept)
         if averaged:
             c += 1
     if averaged:
@@ -432,7 +417,7 @@ def _epoch_rows(const exp_t[:, ::1] Erows, const int64_t[::1] rows, const double
                 int64_t[::1] alpha, int64_t[::1] b, bint fit_intercept, int64_t[::1] u,
                 int64_t[::1] beta, int64_t[::1] count, int64_t[::1] steps,
                 const int64_t[::1] cols, const int64_t[::1] sample_weight):
-    cdef Py_ssize_t r, k, m, chunk, stop, start = 0, total = 0, n = alpha.shape[0]
+    cdef Py_ssize_t r, m, chunk, stop, start = 0, total = 0, n = alpha.shape[0]
     cdef Py_ssize_t nc = n if cols is None else cols.shape[0]
     cdef bint averaged
     cdef int64_t[::1] B, ac
@@ -466,12 +451,8 @@ def _epoch_rows(const exp_t[:, ::1] Erows, const int64_t[::1] rows, const double
                              fit_intercept, &B[0], top, &ac[0],
                              &steps[total] if steps is not None else NULL,
                              &sample_weight[0] if sample_weight is not None else NULL)
-        if steps is not None:
-            for k in range(total, total + r):
-                steps[k] += start
-        total += r
+        total = chunk_done(r, start, total, rows, &steps[0] if steps is not None else NULL)
         start = stop
-        between_chunks()
     return total
 
 
@@ -518,9 +499,8 @@ def _multiclass_epoch_rows(const exp_t[:, ::1] Erows, const int64_t[::1] rows,
                                  &count[0] if averaged else NULL, fit_intercept, &B[0], top,
                                  &ac[0],
                                  &sample_weight[0] if sample_weight is not None else NULL)
-        total += r
+        total = chunk_done(r, start, total, rows, NULL)
         start = stop
-        between_chunks()
     return total
 
 

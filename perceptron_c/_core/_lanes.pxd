@@ -10,6 +10,11 @@
 from libc.stdint cimport int32_t, int64_t
 from cython cimport floating
 
+# a coefficient: float (_dual_c) or exact integer (_conjunction_c)
+ctypedef fused coef_t:
+    double
+    int64_t
+
 
 cdef inline double dot4(const floating* x, const double* w, Py_ssize_t m) noexcept nogil:
     # x[k] * w[k] into lane k % 4 (_contract.dot4)
@@ -97,6 +102,17 @@ cdef inline double sqnorm4_scaled(const floating* x, Py_ssize_t m, double p) noe
         v = <double>x[k + 2] * p
         s2 += v * v
     return (s0 + s1) + (s2 + s3)
+
+
+cdef inline void move(coef_t* a, coef_t* b, Py_ssize_t n, int64_t i, int64_t gain,
+                      int64_t lose, coef_t step, bint fit_intercept) noexcept nogil:
+    # the K-class update of coefficient i (_contract.move): row gain of a (rows of n) gains
+    # step, row lose loses it; with an intercept, so do b[gain] and b[lose]
+    a[gain * n + i] += step
+    a[lose * n + i] -= step
+    if fit_intercept:
+        b[gain] += step
+        b[lose] -= step
 
 
 cdef inline void row(const floating* data, const int32_t* idx, const int64_t* indptr,
