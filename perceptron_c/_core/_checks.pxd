@@ -2,6 +2,7 @@
 # and O(n) index scans. Shared here so each twin states the same preconditions in the same
 # words as its Python twin (which raises the same ValueError messages, _contract.need).
 from cpython.exc cimport PyErr_CheckSignals
+from libc.math cimport isfinite
 from libc.stdint cimport int64_t
 
 # How much work a nogil call does before the def layer looks for Ctrl-C again: about 2^22
@@ -18,6 +19,14 @@ cdef inline int between_chunks() except -1:
     from perceptron_c._threads import stop_point
     stop_point()
     return 0
+
+
+cdef inline bint all_finite(const double* a, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t j
+    for j in range(n):
+        if not isfinite(a[j]):
+            return False
+    return True
 
 
 cdef inline object need(bint ok, str what):

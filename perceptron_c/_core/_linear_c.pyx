@@ -122,27 +122,25 @@ cdef inline void _prefetch_ahead(const floating* data, const int32_t* idx, const
     _prefetch_row(data, idx, indptr, d, i)
 
 
+cdef inline void _prefetch_bytes(const char* p, Py_ssize_t nbytes) noexcept nogil:
+    # the first PREFETCH_BYTES of p at most, a cache line at a time
+    cdef Py_ssize_t off = 0
+    if nbytes > PREFETCH_BYTES:
+        nbytes = PREFETCH_BYTES
+    while off < nbytes:
+        PC_PREFETCH(p + off)
+        off += 64
+
+
 cdef inline void _prefetch_row(const floating* data, const int32_t* idx, const int64_t* indptr,
                                Py_ssize_t d, int64_t i) noexcept nogil:
     cdef const floating* x
     cdef const int32_t* cols
-    cdef Py_ssize_t m, off, nbytes
+    cdef Py_ssize_t m
     row(data, idx, indptr, d, i, &x, &cols, &m)
-    nbytes = m * <Py_ssize_t>sizeof(floating)
-    if nbytes > PREFETCH_BYTES:
-        nbytes = PREFETCH_BYTES
-    off = 0
-    while off < nbytes:
-        PC_PREFETCH(<const char*>x + off)
-        off += 64
+    _prefetch_bytes(<const char*>x, m * <Py_ssize_t>sizeof(floating))
     if cols != NULL:
-        nbytes = m * 4
-        if nbytes > PREFETCH_BYTES:
-            nbytes = PREFETCH_BYTES
-        off = 0
-        while off < nbytes:
-            PC_PREFETCH(<const char*>cols + off)
-            off += 64
+        _prefetch_bytes(<const char*>cols, m * 4)
 
 
 cdef Py_ssize_t binary_epoch(const floating* data, const int32_t* idx, const int64_t* indptr,
