@@ -162,30 +162,32 @@ cdef inline double conjunction_value(int64_t* B, Py_ssize_t lo, Py_ssize_t hi) n
     return -r if neg else r
 
 
-cdef inline void limbs_add_pow2(uint64_t* limbs, Py_ssize_t n_limbs, Py_ssize_t e) noexcept nogil:
+cdef inline void _limbs_pow2(uint64_t* limbs, Py_ssize_t n_limbs, Py_ssize_t e,
+                             bint sub) noexcept nogil:
+    # limbs + 2^e (sub: - 2^e), the carry (borrow) running up while a limb wraps around
     cdef Py_ssize_t i = e >> 6
-    cdef uint64_t add = (<uint64_t>1) << (e & 63)
+    cdef uint64_t d = (<uint64_t>1) << (e & 63)
     cdef uint64_t old
     while i < n_limbs:
         old = limbs[i]
-        limbs[i] = old + add
-        if limbs[i] >= old:  # no carry out of this limb
-            return
-        add = 1
+        if sub:
+            limbs[i] = old - d
+            if old >= d:  # no borrow
+                return
+        else:
+            limbs[i] = old + d
+            if limbs[i] >= old:  # no carry out of this limb
+                return
+        d = 1
         i += 1
+
+
+cdef inline void limbs_add_pow2(uint64_t* limbs, Py_ssize_t n_limbs, Py_ssize_t e) noexcept nogil:
+    _limbs_pow2(limbs, n_limbs, e, False)
 
 
 cdef inline void limbs_sub_pow2(uint64_t* limbs, Py_ssize_t n_limbs, Py_ssize_t e) noexcept nogil:
-    cdef Py_ssize_t i = e >> 6
-    cdef uint64_t sub = (<uint64_t>1) << (e & 63)
-    cdef uint64_t old
-    while i < n_limbs:
-        old = limbs[i]
-        limbs[i] = old - sub
-        if old >= sub:  # no borrow
-            return
-        sub = 1
-        i += 1
+    _limbs_pow2(limbs, n_limbs, e, True)
 
 
 cdef inline int limbs_sign(const uint64_t* limbs, Py_ssize_t n_limbs) noexcept nogil:

@@ -122,6 +122,18 @@ cdef inline void _prefetch_ahead(const floating* data, const int32_t* idx, const
     _prefetch_row(data, idx, indptr, d, i)
 
 
+cdef inline int64_t _visit(const floating* data, const int32_t* idx, const int64_t* indptr,
+                           Py_ssize_t d, const int64_t* order, Py_ssize_t t, Py_ssize_t n,
+                           const void* y, const double* sample_weight, const floating** x,
+                           const int32_t** cols, Py_ssize_t* m) noexcept nogil:
+    # the example at position t of order and its row, once the one AHEAD on is prefetched
+    cdef int64_t i
+    _prefetch_ahead(data, idx, indptr, d, order, t, n, y, sample_weight)
+    i = order[t]
+    row(data, idx, indptr, d, i, x, cols, m)
+    return i
+
+
 cdef inline void _prefetch_bytes(const char* p, Py_ssize_t nbytes) noexcept nogil:
     # the first PREFETCH_BYTES of p at most, a cache line at a time
     cdef Py_ssize_t off = 0
@@ -157,9 +169,7 @@ cdef Py_ssize_t binary_epoch(const floating* data, const int32_t* idx, const int
     cdef bint averaged = u != NULL
     cdef int64_t c = count[0] if averaged else 0
     for t in range(n):
-        _prefetch_ahead(data, idx, indptr, d, order, t, n, y, sample_weight)
-        i = order[t]
-        row(data, idx, indptr, d, i, &x, &cols, &m)
+        i = _visit(data, idx, indptr, d, order, t, n, y, sample_weight, &x, &cols, &m)
         yi = y[i]
         a = dot4_indexed(x, cols, w, m) + bias
         if not isfinite(a):  # never a mistake nor a success: stop, the caller raises
@@ -203,9 +213,7 @@ cdef Py_ssize_t multiclass_epoch(const floating* data, const int32_t* idx, const
     cdef bint averaged = U != NULL, finite
     cdef int64_t c = count[0] if averaged else 0
     for t in range(n):
-        _prefetch_ahead(data, idx, indptr, d, order, t, n, y, sample_weight)
-        i = order[t]
-        row(data, idx, indptr, d, i, &x, &cols, &m)
+        i = _visit(data, idx, indptr, d, order, t, n, y, sample_weight, &x, &cols, &m)
         yi = y[i]
         pred = 0
         best = dot4_indexed(x, cols, W, m) + b[0]
