@@ -15,7 +15,7 @@ from libc.stdint cimport int16_t, int32_t, int64_t
 from perceptron_c._core._bigint cimport NO_TERM, conjunction_sign, conjunction_value, scatter
 from perceptron_c._core._checks cimport (all_in_range, check_avg, check_steps, chunk_done, need,
                                          rows_per_chunk)
-from perceptron_c._core._lanes cimport move
+from perceptron_c._core._lanes cimport add, move
 from perceptron_c._core._dual_c cimport check_krows, checked_cols, sorted_position
 
 import numpy as np
@@ -116,17 +116,10 @@ cdef Py_ssize_t _binary_rows(const exp_t* Erows, const int64_t* rows, Py_ssize_t
                 steps[mistakes] = t
             mistakes += 1
             step = yi if sample_weight == NULL else yi * sample_weight[i]
-            alpha[i] += step
+            add(alpha, &bias, u, beta, i, step, c, fit_intercept)
             if cols != NULL:
                 ac[sorted_position(cols, nc, i)] += step
-            if fit_intercept:
-                bias += step
-            if averaged:
-                u[i] += step * c
-                if fit_intercept:
-                    beta[0] += step * c
-        if averaged:
-            c += 1
+        c += 1  # every example, mistake or not (read only when averaging)
     b[0] = bias
     if averaged:
         count[0] = c
@@ -155,15 +148,8 @@ cdef Py_ssize_t conjunction_binary_rows(const int32_t* Erows, const int64_t* row
             if steps != NULL:
                 steps[mistakes] = t
             mistakes += 1
-            alpha[i] += yi
-            if fit_intercept:
-                bias += yi
-            if averaged:
-                u[i] += yi * c
-                if fit_intercept:
-                    beta[0] += yi * c
-        if averaged:
-            c += 1
+            add(alpha, &bias, u, beta, i, yi, c, fit_intercept)
+        c += 1  # every example, mistake or not (read only when averaging)
     b[0] = bias
     if averaged:
         count[0] = c
@@ -214,8 +200,7 @@ cdef Py_ssize_t _multiclass_rows(const exp_t* Erows, const int64_t* rows, Py_ssi
                 at = sorted_position(cols, nc, i)
                 ac[yi * nc + at] += step
                 ac[pred * nc + at] -= step
-        if averaged:
-            c += 1
+        c += 1
     if averaged:
         count[0] = c
     return mistakes
@@ -250,8 +235,7 @@ cdef Py_ssize_t conjunction_multiclass_rows(const int32_t* Erows, const int64_t*
             move(alpha, b, n, i, yi, pred, <int64_t>1, fit_intercept)
             if averaged:
                 move(U, beta, n, i, yi, pred, c, fit_intercept)
-        if averaged:
-            c += 1
+        c += 1
     if averaged:
         count[0] = c
     return mistakes

@@ -20,17 +20,11 @@ __all__ = [
 ]
 
 
-# One core per model for both modes, inlined into each mode's function with ``cached``
-# constant: the compiler keeps one loop per mode, as if each were written out.
-
-cdef inline Py_ssize_t _binary(bint cached, const double* G, double* scores,
-                               const double* Krows, const int64_t* visit, Py_ssize_t m,
-                               Py_ssize_t n, const int64_t* cols, Py_ssize_t nc,
-                               const double* y, double* alpha, double* b, double* u,
-                               double* beta, int64_t* count, bint fit_intercept,
-                               int64_t* steps, const double* sample_weight) noexcept nogil:
-    # cached: a = scores[i] + b and a mistake adds step G[i, :] to scores; rows: a = the
-    # 4-lane sum of alpha and Krows[t] (over cols) + b
+cdef Py_ssize_t binary_cached_weighted(const double* G, const double* y, const int64_t* order,
+                                       Py_ssize_t m, Py_ssize_t n, double* alpha, double* b,
+                                       double* scores, double* u, double* beta,
+                                       int64_t* count, bint fit_intercept, int64_t* steps,
+                                       const double* sample_weight) noexcept nogil:
     cdef Py_ssize_t t, j, mistakes = 0
     cdef int64_t i
     cdef double yi, step, cy, a
@@ -39,12 +33,9 @@ cdef inline Py_ssize_t _binary(bint cached, const double* G, double* scores,
     cdef bint averaged = u != NULL
     cdef int64_t c = count[0] if averaged else 0
     for t in range(m):
-        i = visit[t]
+        i = order[t]
         yi = y[i]
-        if cached:
-            a = scores[i] + bias
-        else:
-            a = dot4_cols(alpha, Krows + t * nc, cols, nc) + bias
+        a = scores[i] + bias
         if not isfinite(a):  # stop, the caller raises
             mistakes = -1 - t
             break
@@ -54,10 +45,9 @@ cdef inline Py_ssize_t _binary(bint cached, const double* G, double* scores,
             mistakes += 1
             step = yi if sample_weight == NULL else yi * sample_weight[i]
             alpha[i] += step
-            if cached:
-                g = G + i * n
-                for j in range(n):
-                    scores[j] += step * g[j]
+            g = G + i * n
+            for j in range(n):
+                scores[j] += step * g[j]
             if fit_intercept:
                 bias += step
             if averaged:
@@ -71,76 +61,6 @@ cdef inline Py_ssize_t _binary(bint cached, const double* G, double* scores,
     if averaged:
         count[0] = c
     return mistakes
-
-
-cdef inline double _score(bint cached, const double* scores, const double* alpha,
-                          const double* kr, const int64_t* cols, Py_ssize_t nc, Py_ssize_t n,
-                          int64_t i, Py_ssize_t k, const double* b) noexcept nogil:
-    # f_k(x_i) + b_k: from the cached scores, or the 4-lane sum of alpha[k] and the kernel row
-    if cached:
-        return scores[k * n + i] + b[k]
-    return dot4_cols(alpha + k * n, kr, cols, nc) + b[k]
-
-
-cdef inline Py_ssize_t _multiclass(bint cached, const double* G, double* scores,
-                                   const double* Krows, const int64_t* visit, Py_ssize_t m,
-                                   Py_ssize_t n, const int64_t* cols, Py_ssize_t nc,
-                                   Py_ssize_t n_classes, const int64_t* y, double* alpha,
-                                   double* b, double* U, double* beta, int64_t* count,
-                                   bint fit_intercept, const double* sample_weight) noexcept nogil:
-    cdef Py_ssize_t t, j, k, pred, mistakes = 0
-    cdef int64_t i, yi
-    cdef double s, best, step
-    cdef const double* g
-    cdef const double* kr = NULL
-    cdef double* st
-    cdef double* sp
-    cdef bint averaged = U != NULL, finite
-    cdef int64_t c = count[0] if averaged else 0
-    for t in range(m):
-        i = visit[t]
-        yi = y[i]
-        if not cached:
-            kr = Krows + t * nc
-        pred = 0
-        best = _score(cached, scores, alpha, kr, cols, nc, n, i, 0, b)
-        finite = isfinite(best)
-        for k in range(1, n_classes):
-            s = _score(cached, scores, alpha, kr, cols, nc, n, i, k, b)
-            finite = finite and isfinite(s)
-            if s > best:
-                pred = k
-                best = s
-        if not finite:  # stop, the caller raises
-            mistakes = -1 - t
-            break
-        if pred != yi:
-            mistakes += 1
-            step = 1.0 if sample_weight == NULL else sample_weight[i]
-            move(alpha, b, n, i, yi, pred, step, fit_intercept)
-            if averaged:
-                move(U, beta, n, i, yi, pred, step * <double>c, fit_intercept)
-            if cached:
-                g = G + i * n
-                st = scores + yi * n
-                sp = scores + pred * n
-                for j in range(n):
-                    st[j] += step * g[j]
-                    sp[j] -= step * g[j]
-        if averaged:
-            c += 1
-    if averaged:
-        count[0] = c
-    return mistakes
-
-
-cdef Py_ssize_t binary_cached_weighted(const double* G, const double* y, const int64_t* order,
-                                       Py_ssize_t m, Py_ssize_t n, double* alpha, double* b,
-                                       double* scores, double* u, double* beta,
-                                       int64_t* count, bint fit_intercept, int64_t* steps,
-                                       const double* sample_weight) noexcept nogil:
-    return _binary(True, G, scores, NULL, order, m, n, NULL, n, y, alpha, b, u, beta, count,
-                   fit_intercept, steps, sample_weight)
 
 
 cdef Py_ssize_t binary_cached(const double* G, const double* y, const int64_t* order,
@@ -157,8 +77,46 @@ cdef Py_ssize_t multiclass_cached_weighted(const double* G, const int64_t* y,
                                            double* scores, double* U, double* beta,
                                            int64_t* count, bint fit_intercept,
                                            const double* sample_weight) noexcept nogil:
-    return _multiclass(True, G, scores, NULL, order, m, n, NULL, n, n_classes, y, alpha, b, U,
-                       beta, count, fit_intercept, sample_weight)
+    cdef Py_ssize_t t, j, k, pred, mistakes = 0
+    cdef int64_t i, yi
+    cdef double s, best, step
+    cdef const double* g
+    cdef double* st
+    cdef double* sp
+    cdef bint averaged = U != NULL, finite
+    cdef int64_t c = count[0] if averaged else 0
+    for t in range(m):
+        i = order[t]
+        yi = y[i]
+        pred = 0
+        best = scores[i] + b[0]
+        finite = isfinite(best)
+        for k in range(1, n_classes):
+            s = scores[k * n + i] + b[k]
+            finite = finite and isfinite(s)
+            if s > best:
+                pred = k
+                best = s
+        if not finite:  # stop, the caller raises
+            mistakes = -1 - t
+            break
+        if pred != yi:
+            mistakes += 1
+            step = 1.0 if sample_weight == NULL else sample_weight[i]
+            move(alpha, b, n, i, yi, pred, step, fit_intercept)
+            g = G + i * n
+            st = scores + yi * n
+            sp = scores + pred * n
+            for j in range(n):
+                st[j] += step * g[j]
+                sp[j] -= step * g[j]
+            if averaged:
+                move(U, beta, n, i, yi, pred, step * <double>c, fit_intercept)
+        if averaged:
+            c += 1
+    if averaged:
+        count[0] = c
+    return mistakes
 
 
 cdef Py_ssize_t multiclass_cached(const double* G, const int64_t* y, const int64_t* order,
@@ -175,8 +133,38 @@ cdef Py_ssize_t binary_support_rows(const double* Krows, const int64_t* rows, Py
                                     const double* y, double* alpha, double* b, double* u,
                                     double* beta, int64_t* count, bint fit_intercept,
                                     int64_t* steps, const double* sample_weight) noexcept nogil:
-    return _binary(False, NULL, NULL, Krows, rows, m, n, cols, nc, y, alpha, b, u, beta, count,
-                   fit_intercept, steps, sample_weight)
+    cdef Py_ssize_t t, mistakes = 0
+    cdef int64_t i
+    cdef double yi, step, cy, a
+    cdef double bias = b[0]
+    cdef bint averaged = u != NULL
+    cdef int64_t c = count[0] if averaged else 0
+    for t in range(m):
+        i = rows[t]
+        yi = y[i]
+        a = dot4_cols(alpha, Krows + t * nc, cols, nc) + bias
+        if not isfinite(a):  # stop, the caller raises
+            mistakes = -1 - t
+            break
+        if yi * a <= 0.0:
+            if steps != NULL:
+                steps[mistakes] = t
+            mistakes += 1
+            step = yi if sample_weight == NULL else yi * sample_weight[i]
+            alpha[i] += step
+            if fit_intercept:
+                bias += step
+            if averaged:
+                cy = step * <double>c
+                u[i] += cy
+                if fit_intercept:
+                    beta[0] += cy
+        if averaged:
+            c += 1
+    b[0] = bias
+    if averaged:
+        count[0] = c
+    return mistakes
 
 
 cdef Py_ssize_t binary_rows(const double* Krows, const int64_t* rows, Py_ssize_t m,
@@ -193,8 +181,39 @@ cdef Py_ssize_t multiclass_support_rows(const double* Krows, const int64_t* rows
                                         double* b, double* U, double* beta, int64_t* count,
                                         bint fit_intercept,
                                         const double* sample_weight) noexcept nogil:
-    return _multiclass(False, NULL, NULL, Krows, rows, m, n, cols, nc, n_classes, y, alpha, b,
-                       U, beta, count, fit_intercept, sample_weight)
+    cdef Py_ssize_t t, k, pred, mistakes = 0
+    cdef int64_t i, yi
+    cdef double s, best, step
+    cdef const double* kr
+    cdef bint averaged = U != NULL, finite
+    cdef int64_t c = count[0] if averaged else 0
+    for t in range(m):
+        i = rows[t]
+        yi = y[i]
+        kr = Krows + t * nc
+        pred = 0
+        best = dot4_cols(alpha, kr, cols, nc) + b[0]
+        finite = isfinite(best)
+        for k in range(1, n_classes):
+            s = dot4_cols(alpha + k * n, kr, cols, nc) + b[k]
+            finite = finite and isfinite(s)
+            if s > best:
+                pred = k
+                best = s
+        if not finite:  # stop, the caller raises
+            mistakes = -1 - t
+            break
+        if pred != yi:
+            mistakes += 1
+            step = 1.0 if sample_weight == NULL else sample_weight[i]
+            move(alpha, b, n, i, yi, pred, step, fit_intercept)
+            if averaged:
+                move(U, beta, n, i, yi, pred, step * <double>c, fit_intercept)
+        if averaged:
+            c += 1
+    if averaged:
+        count[0] = c
+    return mistakes
 
 
 cdef Py_ssize_t multiclass_rows(const double* Krows, const int64_t* rows, Py_ssize_t m,

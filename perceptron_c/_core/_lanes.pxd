@@ -104,6 +104,21 @@ cdef inline double sqnorm4_scaled(const floating* x, Py_ssize_t m, double p) noe
     return (s0 + s1) + (s2 + s3)
 
 
+cdef inline void add(coef_t* alpha, coef_t* bias, coef_t* u, coef_t* beta, int64_t i,
+                     coef_t step, int64_t c, bint fit_intercept) noexcept nogil:
+    # a binary mistake on example i (_contract.State.add): alpha[i] and the bias gain step,
+    # u[i] and beta[0] gain step c (u NULL: no averaging)
+    cdef coef_t cs
+    alpha[i] += step
+    if fit_intercept:
+        bias[0] += step
+    if u != NULL:
+        cs = step * <coef_t>c
+        u[i] += cs
+        if fit_intercept:
+            beta[0] += cs
+
+
 cdef inline void move(coef_t* a, coef_t* b, Py_ssize_t n, int64_t i, int64_t gain,
                       int64_t lose, coef_t step, bint fit_intercept) noexcept nogil:
     # the K-class update of coefficient i (_contract.move): row gain of a (rows of n) gains

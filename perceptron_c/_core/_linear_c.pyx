@@ -191,8 +191,7 @@ cdef Py_ssize_t binary_epoch(const floating* data, const int32_t* idx, const int
                     _add(u, cstep, x, cols, m, p)
                     if fit_intercept:
                         beta[0] += cstep * p
-        if averaged:
-            c += 1
+        c += 1  # every example, mistake or not (read only when averaging)
     b[0] = bias
     if averaged:
         count[0] = c
@@ -236,8 +235,7 @@ cdef Py_ssize_t multiclass_epoch(const floating* data, const int32_t* idx, const
                 _move(W, b, d, yi, pred, step, x, cols, m, p, fit_intercept)
                 if averaged:
                     _move(U, beta, d, yi, pred, step * <double>c, x, cols, m, p, fit_intercept)
-        if averaged:
-            c += 1
+        c += 1
     if averaged:
         count[0] = c
     return mistakes
