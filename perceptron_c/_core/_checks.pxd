@@ -5,6 +5,15 @@ from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport isfinite
 from libc.stdint cimport int64_t
 
+# Every exact (bucket) sum of the conjunction kernel stays below 2^62 (_bigint.pxd) if each
+# row of coefficients, with its bias, sums to less than 2^61 in absolute value (then so does
+# the difference of two rows): _contract.LIMIT.
+cdef extern from *:
+    """
+    #define PC_EXACT_LIMIT (((int64_t)1) << 61)
+    """
+    const int64_t EXACT_LIMIT "PC_EXACT_LIMIT"
+
 # How much work a nogil call does before the def layer looks for Ctrl-C again: about 2^22
 # multiply-adds, a few milliseconds.
 cdef enum:
@@ -96,6 +105,34 @@ cdef inline Py_ssize_t chunk_done(Py_ssize_t r, Py_ssize_t start, Py_ssize_t tot
             steps[k] += start
     between_chunks()
     return total + r
+
+
+cdef inline int64_t abs_sum_to_limit(const int64_t* a, const int64_t* at, Py_ssize_t n,
+                                     int64_t s) noexcept nogil:
+    """s + sum_t |a[at[t]]| (at NULL: |a[t]|), saturated: EXACT_LIMIT once it gets there or
+    a term lies beyond it (no intermediate overflows)."""
+    cdef Py_ssize_t t
+    cdef int64_t v
+    for t in range(n):
+        v = a[t] if at == NULL else a[at[t]]
+        if v < -EXACT_LIMIT or v > EXACT_LIMIT:
+            return EXACT_LIMIT
+        s += v if v >= 0 else -v
+        if s >= EXACT_LIMIT:
+            return EXACT_LIMIT
+    return s
+
+
+cdef inline object check_headroom(const int64_t[::1] a, object extra, str what):
+    """OverflowError unless sum |a| + extra < 2^61, exactly (_contract.check_headroom)."""
+    cdef int64_t s = EXACT_LIMIT
+    if extra < EXACT_LIMIT:
+        s = extra
+        with nogil:
+            s = abs_sum_to_limit(&a[0], NULL, a.shape[0], s)
+    if s >= EXACT_LIMIT:
+        raise OverflowError(f"{what}: the exact sums would reach 2^61 (|coefficients| + |bias| "
+                            "per class, with room for this call's updates)")
 
 
 cdef inline object check_csr(const int64_t[::1] indptr, Py_ssize_t nnz, Py_ssize_t n_idx):
