@@ -4,7 +4,9 @@
 # -ffp-contract=off), and the sum is (s0 + s1) + (s2 + s3). Every C twin that sums lanes
 # cimports them from here, so that there is one copy of the order of operations: dense rows
 # (dot4), indexed rows such as CSR (dot4_indexed: lane by position in the row), and columns
-# (dot4_cols: lane by column). row() is where row i of dense or CSR data lies.
+# (dot4_cols: lane by column). row() is where row i of dense or CSR data lies. The updates
+# of a mistake on coefficient i are here too, as _contract has them: add (binary) and move
+# (K-class), for float (_dual_c) and exact integer (_conjunction_c) coefficients.
 # _dot.h is the same contract for whole Gram matrices (vectorized), _lanes.h for the K-wide
 # emissions of _sequence_c.
 from libc.stdint cimport int32_t, int64_t
