@@ -119,7 +119,7 @@ class _Graph:
         xx = self.op("ReduceSum", [self.op("Mul", [Xc, Xc]),
                                    self.const([1], "axis", np.int64)], keepdims=1)
         dot = self.op("MatMul", [Xc, self.const(S.T, "support_vectors_t")])
-        ss = self.const(np.einsum("ij,ij->i", S, S)[None, :], "sv_sqnorms")
+        ss = self.const((S * S).sum(axis=1)[None, :], "sv_sqnorms")  # numpy sums, not BLAS
         sums = self.op("Add", [xx, ss])
         sq = self.op("Sub", [sums, self.op("Mul", [dot, self.const(2.0, "two")])])
         sq = self.op("Max", [sq, self.const(0.0, "zero")])
@@ -178,7 +178,9 @@ def _scores(g: _Graph, est: Any) -> str:
     if SV.shape[0] == 0:  # no support vector: the intercept alone
         return g.affine("X", np.zeros((A.shape[0], est.n_features_in_)), b)
     if type(kern) is Linear:  # sum_i a_i (sv_i . x) = (sum_i a_i sv_i) . x: one MatMul
-        return g.affine("X", A @ SV, b)
+        # numpy's own sums, not BLAS's (whose order follows the CPU and the thread count):
+        # the same model exports the same bytes on every machine
+        return g.affine("X", (A[:, :, None] * SV[None, :, :]).sum(axis=1), b)
     K = g.gram(kern, "X", SV)
     return g.op("Add", [g.op("MatMul", [K, g.const(A.T, "dual_coef_t")]),
                         g.const(b, "intercept")])
