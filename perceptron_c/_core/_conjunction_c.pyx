@@ -21,10 +21,9 @@ from perceptron_c._core._dual_c cimport check_krows, checked_cols, sorted_positi
 
 import numpy as np
 
-__all__ = [
-    "conjunction_epoch_rows", "multiclass_conjunction_epoch_rows", "conjunction_decision",
-    "conjunction_argmax",
-]
+# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
+# each is defined here too, with the same signature)
+from perceptron_c._core._conjunction_py import __all__  # no-cython-lint
 
 # exponents: int16 (up to 32767 bits) or int32
 ctypedef fused exp_t:

@@ -22,7 +22,9 @@ import numpy as np
 from perceptron_c._core._checks cimport between_chunks
 from perceptron_c._core._features_py import check_spec, prefix_table
 
-__all__ = ["Vocabulary", "extract_features", "sentence_keys"]
+# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
+# each is defined here too, with the same signature)
+from perceptron_c._core._features_py import __all__  # no-cython-lint
 
 cdef extern from "_features.h":
     uint32_t pc_read_str(object s, uint32_t* out)

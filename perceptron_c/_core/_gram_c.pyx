@@ -33,18 +33,9 @@ from perceptron_c._core._gram_py import (_check_float, _check_words, _direct_sq_
                                          run_blocks)
 from perceptron_c._threads import run_shared
 
-__all__ = [
-    "pack_rows",
-    "gram_conjunction_log2",
-    "gram_linear",
-    "gram_poly",
-    "gram_rbf",
-    "row_sqnorms",
-    "exp_nonpositive",
-    "popcount_impl",
-    "available_popcount_impls",
-    "set_popcount_impl",
-]
+# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
+# each is defined here too, with the same signature)
+from perceptron_c._core._gram_py import __all__  # no-cython-lint
 
 
 cdef extern from "_dot.h":

@@ -21,10 +21,9 @@ from perceptron_c._core._lanes cimport dot4
 
 import numpy as np
 
-__all__ = [
-    "kpa_epoch_cached", "kpa_epoch_rows", "kpa_conjunction_epoch_rows",
-    "kpa_conjunction_decision", "kpa_conjunction_predict",
-]
+# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
+# each is defined here too, with the same signature)
+from perceptron_c._core._kpa_py import __all__  # no-cython-lint
 
 cdef double DBL_MAX_ = 1.7976931348623157e308
 cdef int64_t MAX_EXPONENT = 1 << 24

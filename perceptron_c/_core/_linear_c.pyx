@@ -15,18 +15,9 @@ from perceptron_c._core._checks cimport (all_in_range, check_csr, check_steps, c
 from perceptron_c._core._lanes cimport dot4_indexed, row, sqnorm4, sqnorm4_scaled
 
 
-__all__ = [
-    "perceptron_epoch_dense",
-    "perceptron_epoch_csr",
-    "averaged_epoch_dense",
-    "averaged_epoch_csr",
-    "multiclass_epoch_dense",
-    "multiclass_epoch_csr",
-    "multiclass_averaged_epoch_dense",
-    "multiclass_averaged_epoch_csr",
-    "decision_dense",
-    "decision_csr",
-]
+# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
+# each is defined here too, with the same signature)
+from perceptron_c._core._linear_py import __all__  # no-cython-lint
 
 
 cdef extern from "_prefetch.h":

@@ -6,7 +6,9 @@ from libc.stdint cimport int64_t, uint64_t
 from perceptron_c._core._checks cimport between_chunks, need
 
 
-__all__ = ["draw_permutation"]
+# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
+# each is defined here too, with the same signature)
+from perceptron_c._core._order_py import __all__  # no-cython-lint
 
 
 cdef extern from *:

@@ -59,15 +59,9 @@ def _set_viterbi_path(name):
     return before
 
 
-__all__ = [
-    "viterbi",
-    "emissions_dense",
-    "emissions_csr",
-    "decode_dense",
-    "decode_csr",
-    "structured_epoch_dense",
-    "structured_epoch_csr",
-]
+# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
+# each is defined here too, with the same signature)
+from perceptron_c._core._sequence_py import __all__  # no-cython-lint
 
 
 cdef int best_path(const double* E, const double* trans, Py_ssize_t T, Py_ssize_t K,

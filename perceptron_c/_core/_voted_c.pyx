@@ -14,7 +14,9 @@ from perceptron_c._core._bigint cimport limbs_add_pow2, limbs_sign, limbs_sub_po
 from perceptron_c._core._checks cimport between_chunks, need, rows_per_chunk
 
 
-__all__ = ["vote", "vote_conjunction"]
+# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
+# each is defined here too, with the same signature)
+from perceptron_c._core._voted_py import __all__  # no-cython-lint
 
 # exponents: int16 (up to 32767 bits) or int32
 ctypedef fused exp_t:
