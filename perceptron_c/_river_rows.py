@@ -1,9 +1,10 @@
 """What the River adapters share: feature names to columns, rows as CSR, weights that grow.
 
 A stream names its features (dict keys, frame columns) and may add new ones at any time. Each
-name gets the next column the first time a model *learns* from it, and keeps it for good; the
-weight arrays grow (by doubling) to hold it, the new weights zero. A name seen only by a
-prediction gets no column: its weight is zero, so it adds nothing to a score.
+name gets the next column the first time a model *learns* a number for it (see `Columns`), and
+keeps it for good; the weight arrays grow (by doubling) to hold it, the new weights zero. A
+name seen only by a prediction gets no column: its weight is zero, so it adds nothing to a
+score.
 
 A row reaches a routine as CSR with its entries in column order, whatever order the dict's
 keys or the frame's columns came in, so that the arithmetic (the routines' 4-lane sums by
@@ -53,9 +54,21 @@ def _finite_values(values: Iterable[Any], n: int, what: str) -> np.ndarray:
     return data
 
 
+def _sorted(names: list[Hashable]) -> list[Hashable]:
+    """Names in a canonical order: sorted, or by (type name, repr) where they do not compare."""
+    try:
+        return sorted(names)  # type: ignore[type-var]
+    except TypeError:
+        return sorted(names, key=lambda k: (type(k).__name__, repr(k)))
+
+
 class Columns:
-    """Feature name -> column, in order of first learning; builds the rows of dicts and
-    frames. A plain dict inside: pickles, clones and compares as River expects."""
+    """Feature name -> column; builds the rows of dicts and frames. A name gets the next
+    column at the first example learned that gives it a number (NaN is none); the names that
+    one example introduces are numbered in sorted order. So the numbering, and with it the
+    arithmetic, depends neither on the order of a dict's keys nor on how the stream is cut
+    into ``learn_one`` calls and batches. A plain dict inside: pickles and clones as River
+    expects."""
 
     __slots__ = ("index",)
 
@@ -71,71 +84,71 @@ class Columns:
     def __setstate__(self, state: dict[Hashable, int]) -> None:
         self.index = state
 
-    def _add(self, names: Iterable[Hashable]) -> None:
+    def _add(self, names: list[Hashable]) -> None:
         index = self.index
-        for name in names:
-            if name not in index:
-                index[name] = len(index)
+        for name in _sorted(names):
+            index[name] = len(index)
 
     def row(self, x: Mapping[Hashable, Any], learn: bool) -> Rows:
         """One dict as a one-row CSR; ``learn`` gives its new names columns, else they are
-        left out."""
+        left out (their weight is zero)."""
         if not isinstance(x, Mapping):
             raise TypeError(f"x must be a dict of feature name -> number, got "
                             f"{type(x).__name__}")
         index = self.index
-        try:
-            cols = [index[k] for k in x]
-            values: Iterable[Any] = x.values()
-        except KeyError:
-            if learn:
-                self._add(x)
-                cols = [index[k] for k in x]
-                values = x.values()
-            else:
-                known = [(index[k], v) for k, v in x.items() if k in index]
-                cols = [c for c, _ in known]
-                values = [v for _, v in known]
-        n = len(cols)
-        data = _finite_values(values, n, "x")
+        data = _finite_values(x.values(), len(x), "x")
+        cols = [index.get(k, -1) for k in x]
+        if learn and -1 in cols:
+            self._add([k for k, c, v in zip(x, cols, data.tolist()) if c < 0 and v == v])
+            cols = [index.get(k, -1) for k in x]
         indices = np.array(cols, dtype=np.int32)
-        if n > 1:
-            by_column = np.argsort(indices, kind="stable")
-            indices, data = indices[by_column], data[by_column]
-        present = data == data  # NaN: a missing value, left out
+        present = (indices >= 0) & (data == data)  # NaN: a missing value, left out
         if not present.all():
             indices, data = indices[present], data[present]
-            n = int(indices.shape[0])
-        return Rows(data, indices, np.array([0, n], dtype=np.int64))
+        if indices.shape[0] > 1:
+            by_column = np.argsort(indices, kind="stable")
+            indices, data = indices[by_column], data[by_column]
+        return Rows(data, indices, np.array([0, indices.shape[0]], dtype=np.int64))
 
     def frame(self, X: Any, learn: bool) -> Rows:
-        """A pandas DataFrame as CSR rows; ``learn`` gives its new columns' names columns."""
-        names = list(getattr(X, "columns", ()))
+        """A pandas DataFrame as CSR rows; ``learn`` numbers its new columns' names as
+        ``row`` would, row after row."""
         if not hasattr(X, "to_numpy") or not hasattr(X, "columns"):
             raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
+        names = list(X.columns)
         if len(set(names)) != len(names):
             raise ValueError("X must not repeat a column name")
-        if learn:
-            self._add(names)
-        index = self.index
-        kept = [(index[c], j) for j, c in enumerate(names) if c in index]
-        kept.sort()
         n_rows = len(X)
         try:
-            values = X.to_numpy(dtype=np.float64, na_value=np.nan)
+            values = X.to_numpy(dtype=np.float64, na_value=np.nan).reshape(n_rows, len(names))
         except (TypeError, ValueError) as e:
             raise TypeError(f"X must hold real numbers ({e})") from None
-        values = values.reshape(n_rows, len(names))[:, [j for _, j in kept]]
         present = ~np.isnan(values)
-        data = values[present]
+        index = self.index
+        if learn:
+            new = [j for j, c in enumerate(names) if c not in index and present[:, j].any()]
+            first = present[:, new].argmax(axis=0).tolist() if new else []
+            for t in sorted(set(first)):  # the row that introduces them, as learn_one would
+                self._add([names[j] for j, f in zip(new, first) if f == t])
+        kept = sorted((index[c], j) for j, c in enumerate(names) if c in index)
+        take = [j for _, j in kept]
+        values, present = values[:, take], present[:, take]
+        if present.all():  # dense: every entry, row after row
+            data = values.reshape(-1)
+            indices = np.tile(np.array([c for c, _ in kept], dtype=np.int32), n_rows)
+            indptr = np.arange(0, n_rows * len(kept) + 1, max(len(kept), 1), dtype=np.int64)
+            if not kept:
+                indptr = np.zeros(n_rows + 1, dtype=np.int64)
+        else:
+            data = values[present]
+            cols = np.array([c for c, _ in kept], dtype=np.int32)
+            indices = np.ascontiguousarray(np.broadcast_to(cols, values.shape)[present])
+            indptr = np.zeros(n_rows + 1, dtype=np.int64)
+            np.cumsum(present.sum(axis=1), out=indptr[1:])
         if np.isinf(data).any():
             raise ValueError("X holds an infinite value; only finite numbers and NaN (a "
                              "missing value) are accepted")
-        cols = np.array([c for c, _ in kept], dtype=np.int32)
-        indices = np.ascontiguousarray(np.broadcast_to(cols, values.shape)[present])
-        indptr = np.zeros(n_rows + 1, dtype=np.int64)
-        np.cumsum(present.sum(axis=1), out=indptr[1:])
-        return Rows(data, indices, indptr)
+        return Rows(np.ascontiguousarray(data), indices, indptr)
 
 
 def grow_columns(a: np.ndarray, n_features: int) -> np.ndarray:
