@@ -27,6 +27,7 @@ class _AveragedState(Linear):
         self._b = np.zeros(n_rows)
         self._beta = np.zeros(n_rows)
         self._count = np.ones(1, dtype=np.int64)  # [Daume2017] Alg. 7's c, 1 before any example
+        self._init_pending()
 
     def _model(self) -> tuple[np.ndarray, np.ndarray]:
         if not self.average:  # type: ignore[attr-defined]
@@ -98,7 +99,7 @@ class Perceptron(_AveragedState, base.MiniBatchClassifier):
         FloatingPointError
             If the score overflows float64.
         """
-        self._run(self._learn_row(x), np.array([1.0 if y else -1.0]), visit(0, 1))
+        self._learn_x(x, 1.0 if y else -1.0)
 
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
         """Learn a batch, row by row in order, in one compiled call: the same model as
@@ -122,10 +123,10 @@ class Perceptron(_AveragedState, base.MiniBatchClassifier):
         if len(y) != len(X):
             raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(y)}")
         rows = self._learn_frame(X)
-        self._run(rows, signs(y), visit(0, rows.n_rows))
+        self._learn_rows(rows, signs(y), visit(0, rows.n_rows))
 
     def _decision(self, x: dict[Hashable, Any]) -> float:
-        return float(self._scores(self._columns.row(x, learn=False))[0, 0])
+        return float(self._scores(self._row(x))[0, 0])
 
     def predict_one(self, x: dict[Hashable, Any]) -> bool:
         """The predicted label: True when the score ``w . x + b`` is positive.
@@ -192,12 +193,12 @@ class Perceptron(_AveragedState, base.MiniBatchClassifier):
     @property
     def weights(self) -> dict[Hashable, float]:
         """Feature name -> weight of the model that predicts (the average, when averaging)."""
-        return self._named(self._model()[0][0])
+        return self._named(self._prediction()[0][0])
 
     @property
     def intercept(self) -> float:
         """The bias of the model that predicts (the average, when averaging)."""
-        return float(self._model()[1][0])
+        return float(self._prediction()[1][0])
 
 
 class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
@@ -223,6 +224,8 @@ class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
     normalize : bool, default=False
         Update by ``x / ||x||`` (the normalized perceptron) instead of ``x``.
     """
+
+    _Y_DTYPE = np.int64
 
     def __init__(self, average: bool = True, fit_intercept: bool = True,
                  normalize: bool = False) -> None:
@@ -284,10 +287,12 @@ class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
         FloatingPointError
             If a score overflows float64.
         """
-        rows = self._learn_row(x)
-        k = self._code(y)
-        self._add_classes(len(self._classes))
-        self._run(rows, np.array([k], dtype=np.int64), visit(0, 1))
+        k = self._class_index.get(y)
+        if k is None:  # a new class joins the argmax after the rows learned so far
+            self._flush()
+            k = self._code(y)
+            self._add_classes(len(self._classes))
+        self._learn_x(x, k)
 
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
         """Learn a batch, row by row in order: the same model as ``learn_one`` on each row, in
@@ -325,7 +330,7 @@ class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
             # the routine checks every label, visited or not: later classes' rows get 0
             y_now = codes if e == rows.n_rows else np.where(codes < n_classes, codes, 0)
             if n_classes:
-                self._run(rows, y_now, visit(s, e))
+                self._learn_rows(rows, y_now, visit(s, e))
 
     def _argmax(self, scores: np.ndarray) -> list[Any]:
         return [self._classes[k] for k in np.argmax(scores, axis=1).tolist()]
@@ -350,7 +355,7 @@ class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
         """
         if not self._classes:
             return None
-        return self._argmax(self._scores(self._columns.row(x, learn=False)))[0]
+        return self._argmax(self._scores(self._row(x)))[0]
 
     def predict_many(self, X: pd.DataFrame) -> pd.Series:
         """``predict_one`` on each row, in one compiled call.
@@ -404,12 +409,12 @@ class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
     @property
     def weights(self) -> dict[Any, dict[Hashable, float]]:
         """Class -> feature name -> weight of the model that predicts."""
-        W = self._model()[0]
+        W = self._prediction()[0]
         return {c: self._named(W[k]) for k, c in enumerate(self._classes)}
 
     @property
     def intercept(self) -> dict[Any, float]:
         """Class -> bias of the model that predicts."""
-        b = self._model()[1]
+        b = self._prediction()[1]
         return {c: float(b[k]) for k, c in enumerate(self._classes)}
 

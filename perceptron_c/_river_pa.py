@@ -39,6 +39,7 @@ class _PA(Linear):
         self._W = np.zeros((1, START_COLUMNS))
         self._state = np.zeros(sgd.N_STATE)
         sgd.sgd_start(self._W[0], np.zeros(0), self._state, 0.0, 0.0, 1.0)
+        self._init_pending()
 
     @classmethod
     def _unit_test_params(cls) -> Iterator[dict[str, Any]]:
@@ -49,7 +50,7 @@ class _PA(Linear):
     def _margin(self) -> float:
         raise NotImplementedError
 
-    def _run(self, rows: Rows, y: np.ndarray) -> None:
+    def _run(self, rows: Rows, y: np.ndarray, order: np.ndarray) -> None:
         sgd = _backend.sgd
         params = np.zeros(sgd.N_PARAMS)
         params[sgd.ETA0] = float(self.C)
@@ -58,8 +59,8 @@ class _PA(Linear):
         params[sgd.EPSILON_OR_THRESHOLD] = self._margin()
         rate = (sgd.RATE_PA, sgd.RATE_PA1, sgd.RATE_PA2)[self.mode]
         loss = sgd.LOSS_HINGE if self._LOSS == "hinge" else sgd.LOSS_EPSILON_INSENSITIVE
-        n, empty = rows.n_rows, np.zeros(0)
-        sgd.sgd_epoch_csr(rows.data, rows.indices, rows.indptr, y, np.ones(n), visit(0, n),
+        empty = np.zeros(0)
+        sgd.sgd_epoch_csr(rows.data, rows.indices, rows.indptr, y, np.ones(rows.n_rows), order,
                           self._W[0], empty, empty, self._state, params, loss, rate,
                           sgd.PENALTY_NONE, bool(self.learn_intercept), False)
 
@@ -67,7 +68,7 @@ class _PA(Linear):
         return self._W, self._state[_backend.sgd.INTERCEPT:_backend.sgd.INTERCEPT + 1]
 
     def _decision(self, x: dict[Hashable, Any]) -> float:
-        return float(self._scores(self._columns.row(x, learn=False))[0, 0])
+        return float(self._scores(self._row(x))[0, 0])
 
     @property
     def weights(self) -> dict[Hashable, float]:
@@ -134,7 +135,7 @@ class PAClassifier(_PA, base.MiniBatchClassifier):
         FloatingPointError
             If a weight overflows float64.
         """
-        self._run(self._learn_row(x), np.array([1.0 if y else -1.0]))
+        self._learn_x(x, 1.0 if y else -1.0)
 
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
         """Learn a batch, row by row in order, in one compiled call: the same model as
@@ -157,7 +158,8 @@ class PAClassifier(_PA, base.MiniBatchClassifier):
         """
         if len(y) != len(X):
             raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(y)}")
-        self._run(self._learn_frame(X), signs(y))
+        rows = self._learn_frame(X)
+        self._learn_rows(rows, signs(y), visit(0, rows.n_rows))
 
     def predict_proba_one(self, x: dict[Hashable, Any]) -> dict[Any, float]:
         """The probabilities of False and True: 1 - p and p = sigmoid(w . x + b).
@@ -299,7 +301,7 @@ class PARegressor(_PA, base.MiniBatchRegressor):
         FloatingPointError
             If a weight overflows float64.
         """
-        self._run(self._learn_row(x), np.array([float(y)]))
+        self._learn_x(x, float(y))
 
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
         """Learn a batch, row by row in order, in one compiled call: the same model as
@@ -322,7 +324,9 @@ class PARegressor(_PA, base.MiniBatchRegressor):
         """
         if len(y) != len(X):
             raise ValueError(f"y must have one target per row of X ({len(X)}), got {len(y)}")
-        self._run(self._learn_frame(X), np.asarray(y, dtype=np.float64).copy())
+        rows = self._learn_frame(X)
+        targets = np.array(y, dtype=np.float64)
+        self._learn_rows(rows, targets, visit(0, rows.n_rows))
 
     def predict_one(self, x: dict[Hashable, Any]) -> float:
         """The prediction ``w . x + b``.

@@ -252,7 +252,39 @@ def test_memory_is_flat_once_the_features_are_known():
     rows = _dicts(X)
     for x, y in zip(rows[:1000], t[:1000]):
         m.learn_one(x, int(y > 0))
+    m.predict_one(rows[0])  # learns the rows still waiting
     size = m._raw_memory_usage
     for x, y in zip(rows[1000:], t[1000:]):
         m.learn_one(x, int(y > 0))
+    m.predict_one(rows[0])
     assert m._raw_memory_usage == size
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_waiting_rows_change_nothing(cls):
+    """learn_one keeps rows of the same keys waiting for one compiled call; predicting after
+    every example (each learned at once), pickling half way, or not: the same model."""
+    X, t, _ = _stream(n=700)
+    rows, labels = _dicts(X), [_target(cls, int(v > 0)) for v in t]
+    waiting, at_once = cls(), cls()
+    for i, (x, y) in enumerate(zip(rows, labels)):
+        waiting.learn_one(x, y)
+        at_once.learn_one(x, y)
+        at_once.predict_one(x)
+        if i == 350:
+            waiting = pickle.loads(pickle.dumps(waiting))
+    assert pickle.dumps(waiting) == pickle.dumps(at_once)
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_a_bad_value_fails_its_own_call(cls):
+    x = {"a": 1.0, "b": 2.0}
+    m = cls()
+    m.learn_one(x, _target(cls, 1))
+    m.learn_one(x, _target(cls, 0))
+    before = pickle.dumps(m)
+    with pytest.raises(TypeError, match="real numbers"):
+        m.learn_one({"a": 1.0, "b": "text"}, _target(cls, 1))
+    with pytest.raises(ValueError, match="infinite"):
+        m.learn_one({"a": 1.0, "b": float("-inf")}, _target(cls, 1))
+    assert pickle.dumps(m) == before
