@@ -128,13 +128,15 @@ class Perceptron(_AveragedState, base.MiniBatchClassifier):
     def _decision(self, x: dict[Hashable, Any]) -> float:
         return float(self._scores(self._row(x))[0, 0])
 
-    def predict_one(self, x: dict[Hashable, Any]) -> bool:
+    def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> bool:
         """The predicted label: True when the score ``w . x + b`` is positive.
 
         Parameters
         ----------
         x : dict
             Feature name -> number; names never learned are ignored.
+        **kwargs
+            Ignored: River's signature.
 
         Returns
         -------
@@ -169,7 +171,7 @@ class Perceptron(_AveragedState, base.MiniBatchClassifier):
         scores = self._scores(self._columns.frame(X, learn=False))[:, 0]
         return pd.Series(scores > 0.0, index=X.index)
 
-    def predict_proba_one(self, x: dict[Hashable, Any]) -> dict[Any, float]:
+    def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
         """Not defined for the perceptron: raises NotImplementedError, as River expects of a
         classifier without probabilities.
 
@@ -177,6 +179,8 @@ class Perceptron(_AveragedState, base.MiniBatchClassifier):
         ----------
         x : dict
             Feature name -> number.
+        **kwargs
+            Ignored: River's signature.
 
         Returns
         -------
@@ -335,13 +339,15 @@ class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
     def _argmax(self, scores: np.ndarray) -> list[Any]:
         return [self._classes[k] for k in np.argmax(scores, axis=1).tolist()]
 
-    def predict_one(self, x: dict[Hashable, Any]) -> Any:
+    def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> Any:
         """The class of highest score (ties to the class seen first); None before any.
 
         Parameters
         ----------
         x : dict
             Feature name -> number; names never learned are ignored.
+        **kwargs
+            Ignored: River's signature.
 
         Returns
         -------
@@ -380,7 +386,7 @@ class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
         labels = self._argmax(self._scores(self._columns.frame(X, learn=False)))
         return pd.Series(labels, index=X.index)
 
-    def predict_proba_one(self, x: dict[Hashable, Any]) -> dict[Any, float]:
+    def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
         """Not defined for the perceptron: raises NotImplementedError, as River expects of a
         classifier without probabilities.
 
@@ -388,6 +394,8 @@ class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
         ----------
         x : dict
             Feature name -> number.
+        **kwargs
+            Ignored: River's signature.
 
         Returns
         -------

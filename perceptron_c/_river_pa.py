@@ -161,13 +161,15 @@ class PAClassifier(_PA, base.MiniBatchClassifier):
         rows = self._learn_frame(X)
         self._learn_rows(rows, signs(y), visit(0, rows.n_rows))
 
-    def predict_proba_one(self, x: dict[Hashable, Any]) -> dict[Any, float]:
+    def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
         """The probabilities of False and True: 1 - p and p = sigmoid(w . x + b).
 
         Parameters
         ----------
         x : dict
             Feature name -> number; names never learned are ignored.
+        **kwargs
+            Ignored: River's signature.
 
         Returns
         -------
@@ -182,13 +184,15 @@ class PAClassifier(_PA, base.MiniBatchClassifier):
         p = float(_sigmoid(np.array(self._decision(x))))
         return {False: 1.0 - p, True: p}
 
-    def predict_one(self, x: dict[Hashable, Any]) -> bool:
+    def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> bool:
         """The predicted label: True when the score is positive (p > 1/2).
 
         Parameters
         ----------
         x : dict
             Feature name -> number; names never learned are ignored.
+        **kwargs
+            Ignored: River's signature.
 
         Returns
         -------
@@ -328,13 +332,15 @@ class PARegressor(_PA, base.MiniBatchRegressor):
         targets = np.array(y, dtype=np.float64)
         self._learn_rows(rows, targets, visit(0, rows.n_rows))
 
-    def predict_one(self, x: dict[Hashable, Any]) -> float:
+    def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> float:
         """The prediction ``w . x + b``.
 
         Parameters
         ----------
         x : dict
             Feature name -> number; names never learned are ignored.
+        **kwargs
+            Ignored: River's signature.
 
         Returns
         -------
