@@ -13,7 +13,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 OPTIONAL = {"sklearn": "scikit-learn", "scipy": "scipy", "matplotlib": "matplotlib",
-            "dask": "dask", "distributed": "distributed"}
+            "dask": "dask", "distributed": "distributed", "river": "river"}
 FENCE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 
