@@ -295,12 +295,15 @@ class Linear:
         schema, values = self._schema, self._pending_x
         self._pending_x, self._pending_y = [], []
         n, m = len(ys), len(schema.keys)
-        X = np.array(values, dtype=np.float64).reshape(n, m)
+        X = np.fromiter(values, dtype=np.float64, count=n * m).reshape(n, m)
         if schema.by_column is not None:
             X = X[:, schema.by_column]
-        indptr = np.arange(0, n * m + 1, m, dtype=np.int64) if m else \
-            np.zeros(n + 1, dtype=np.int64)
-        rows = Rows(X.reshape(-1), np.tile(schema.columns, n), indptr)
+        if n == 1:  # predict_one after each learn_one: the schema's row as it is
+            rows = Rows(X.reshape(-1), schema.columns, schema.indptr)
+        else:
+            indptr = np.arange(0, n * m + 1, m, dtype=np.int64) if m else \
+                np.zeros(n + 1, dtype=np.int64)
+            rows = Rows(X.reshape(-1), np.tile(schema.columns, n), indptr)
         self._learn_rows(rows, np.array(ys, dtype=self._Y_DTYPE), visit(0, n))
 
     def _prediction(self) -> tuple[np.ndarray, np.ndarray]:
@@ -315,10 +318,11 @@ class Linear:
         schema = self._schema
         if schema is not None and tuple(x) == schema.keys:
             try:
+                total = sum(x.values())
+            except TypeError:
+                total = None  # the general path says what is wrong
+            if isinstance(total, (float, int)) and total - total == 0:  # all finite
                 data = np.fromiter(x.values(), dtype=np.float64, count=len(schema.keys))
-            except (TypeError, ValueError):
-                data = None  # the general path says what is wrong
-            if data is not None and np.isfinite(data).all():
                 if schema.by_column is not None:
                     data = data[schema.by_column]
                 return Rows(data, schema.columns, schema.indptr)

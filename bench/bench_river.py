@@ -1,0 +1,178 @@
+"""perceptron_c.river against River's own linear models, side by side in one run.
+
+    python bench/bench_river.py                 # 20,000 examples, batches of 1,000, ~1 minute
+    python bench/bench_river.py --quick         # a smoke run, a few seconds
+
+One stream of dicts with ``--features`` (100) numeric features and a noisy linear label, drawn
+once. Every model learns the same examples; the pairs alternate ``--repeat`` times and each
+keeps its best time. Reported: examples per second and the ratio ours / River's.
+
+- learn_one: River's ``linear_model.Perceptron`` (plain, no averaging) against our averaged
+  ``Perceptron`` (the issue's goal) and our plain one; River's ``PAClassifier`` against ours;
+  our ``MulticlassPerceptron`` on the same labels (River has no K-class perceptron); and
+  ``predict_one`` before each ``learn_one`` (progressive validation), where no row waits.
+- learn_many on DataFrames of ``--batch`` rows: River's ``linear_model.Perceptron.learn_many``
+  (one mean-gradient step per batch, not the perceptron's row-by-row updates) against our
+  averaged ``Perceptron.learn_many`` (row by row, in one compiled call); and River's
+  ``PAClassifier``, which has no learn_many, as a learn_one loop over the same rows.
+
+The frames are built before timing (as a River user's ``stream.iter_pandas`` hands them over);
+the dicts likewise. Writes JSON (``--json``).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+
+for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from river import linear_model as lm  # noqa: E402
+
+import perceptron_c  # noqa: E402
+from perceptron_c import river as pr  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_JSON = os.path.join(HERE, "results", "river.json")
+GOALS = {"learn_one": 5.0, "learn_many": 50.0}
+
+
+def make_stream(n: int, d: int, seed: int) -> tuple[list[dict], list[bool], np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = X @ rng.normal(size=d) + 0.5 * rng.normal(size=n) > 0
+    names = [f"x{j}" for j in range(d)]
+    return [dict(zip(names, row)) for row in X.tolist()], y.tolist(), X
+
+
+def time_learn_one(make, rows, labels) -> float:
+    model = make()
+    t0 = time.perf_counter()
+    for x, y in zip(rows, labels):
+        model.learn_one(x, y)
+    return time.perf_counter() - t0
+
+
+def time_progressive(make, rows, labels) -> float:
+    """predict_one, then learn_one, on each example (River's progressive validation)."""
+    model = make()
+    t0 = time.perf_counter()
+    for x, y in zip(rows, labels):
+        model.predict_one(x)
+        model.learn_one(x, y)
+    return time.perf_counter() - t0
+
+
+def time_learn_many(make, frames, series) -> float:
+    model = make()
+    t0 = time.perf_counter()
+    for X, y in zip(frames, series):
+        model.learn_many(X, y)
+    return time.perf_counter() - t0
+
+
+def time_loop_of_one(make, frames, series) -> float:
+    """learn_one over a frame's rows, as a model without learn_many must be fed."""
+    model = make()
+    t0 = time.perf_counter()
+    for X, y in zip(frames, series):
+        for x, label in zip(X.to_dict(orient="records"), y.tolist()):
+            model.learn_one(x, label)
+    return time.perf_counter() - t0
+
+
+def best_of(repeat: int, pairs: dict) -> dict[str, float]:
+    """Best time of each case, the cases alternating ``repeat`` times."""
+    best = {name: float("inf") for name in pairs}
+    for _ in range(repeat):
+        for name, run in pairs.items():
+            best[name] = min(best[name], run())
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=20000, help="examples in the stream")
+    ap.add_argument("--features", type=int, default=100)
+    ap.add_argument("--batch", type=int, default=1000, help="rows per learn_many batch")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--quick", action="store_true", help="2,000 examples, one repeat")
+    ap.add_argument("--json", default=DEFAULT_JSON, help=f"result file (default {DEFAULT_JSON})")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.n, args.repeat = 2000, 1
+    rows, labels, X = make_stream(args.n, args.features, args.seed)
+    names = list(rows[0])
+    frames = [pd.DataFrame(X[s:s + args.batch], columns=names)
+              for s in range(0, args.n, args.batch)]
+    series = [pd.Series(labels[s:s + args.batch]) for s in range(0, args.n, args.batch)]
+
+    one = best_of(args.repeat, {
+        "river Perceptron": lambda: time_learn_one(lm.Perceptron, rows, labels),
+        "ours Perceptron (averaged)": lambda: time_learn_one(pr.Perceptron, rows, labels),
+        "ours Perceptron (plain)": lambda: time_learn_one(
+            lambda: pr.Perceptron(average=False), rows, labels),
+        "ours MulticlassPerceptron": lambda: time_learn_one(
+            pr.MulticlassPerceptron, rows, labels),
+        "river PAClassifier": lambda: time_learn_one(lm.PAClassifier, rows, labels),
+        "ours PAClassifier": lambda: time_learn_one(pr.PAClassifier, rows, labels),
+        "river Perceptron, predict + learn": lambda: time_progressive(
+            lm.Perceptron, rows, labels),
+        "ours Perceptron, predict + learn": lambda: time_progressive(
+            pr.Perceptron, rows, labels),
+    })
+    many = best_of(args.repeat, {
+        "river Perceptron.learn_many": lambda: time_learn_many(lm.Perceptron, frames, series),
+        "ours Perceptron.learn_many": lambda: time_learn_many(pr.Perceptron, frames, series),
+        "river PAClassifier, learn_one loop": lambda: time_loop_of_one(
+            lm.PAClassifier, frames, series),
+        "ours PAClassifier.learn_many": lambda: time_learn_many(
+            pr.PAClassifier, frames, series),
+    })
+    ratios = {
+        "learn_one: averaged Perceptron / River Perceptron":
+            one["river Perceptron"] / one["ours Perceptron (averaged)"],
+        "learn_one: plain Perceptron / River Perceptron":
+            one["river Perceptron"] / one["ours Perceptron (plain)"],
+        "learn_one: PAClassifier / River PAClassifier":
+            one["river PAClassifier"] / one["ours PAClassifier"],
+        "predict_one + learn_one: averaged Perceptron / River Perceptron":
+            one["river Perceptron, predict + learn"] / one["ours Perceptron, predict + learn"],
+        "learn_many: averaged Perceptron / River Perceptron":
+            many["river Perceptron.learn_many"] / many["ours Perceptron.learn_many"],
+        "learn_many: PAClassifier / River PAClassifier's learn_one loop":
+            many["river PAClassifier, learn_one loop"] / many["ours PAClassifier.learn_many"],
+    }
+    print(f"{args.n} examples, {args.features} features, batches of {args.batch}, best of "
+          f"{args.repeat}; backend {perceptron_c.BACKEND}")
+    print(f"{'case':<40} {'examples/s':>12}")
+    for name, t in {**one, **many}.items():
+        print(f"{name:<40} {args.n / t:>12,.0f}")
+    print()
+    for name, r in ratios.items():
+        print(f"{name:<64} {r:>7.1f}x")
+    goals = {"learn_one": {"goal": GOALS["learn_one"], "measured": ratios[
+        "learn_one: averaged Perceptron / River Perceptron"]},
+             "learn_many": {"goal": GOALS["learn_many"], "measured": ratios[
+                 "learn_many: averaged Perceptron / River Perceptron"]}}
+    env = {"python": sys.version.split()[0], "machine": platform.machine(),
+           "perceptron_c": perceptron_c.__version__, "backend": perceptron_c.BACKEND,
+           "river": __import__("river").__version__, "pandas": pd.__version__}
+    path = os.path.abspath(args.json)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"environment": env, "n": args.n, "features": args.features,
+                   "batch": args.batch, "seconds": {**one, **many}, "ratios": ratios,
+                   "goals": goals}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
