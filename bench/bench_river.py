@@ -12,9 +12,10 @@ keeps its best time. Reported: examples per second and the ratio ours / River's.
   our ``MulticlassPerceptron`` on the same labels (River has no K-class perceptron); and
   ``predict_one`` before each ``learn_one`` (progressive validation), where no row waits.
 - learn_many on DataFrames of ``--batch`` rows: River's ``linear_model.Perceptron.learn_many``
-  (one mean-gradient step per batch, not the perceptron's row-by-row updates) against our
-  averaged ``Perceptron.learn_many`` (row by row, in one compiled call); and River's
-  ``PAClassifier``, which has no learn_many, as a learn_one loop over the same rows.
+  (one mean-gradient step per batch, not the perceptron's row-by-row updates) and River's
+  Perceptron fed the frame's rows by learn_one (the model ours learns) against our averaged
+  ``Perceptron.learn_many`` (row by row, in one compiled call); River's ``PAClassifier``,
+  which has no learn_many, as a learn_one loop over the same rows, against ours.
 
 The frames are built before timing (as a River user's ``stream.iter_pandas`` hands them over);
 the dicts likewise. Writes JSON (``--json``).
@@ -131,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     many = best_of(args.repeat, {
         "river Perceptron.learn_many": lambda: time_learn_many(lm.Perceptron, frames, series),
         "ours Perceptron.learn_many": lambda: time_learn_many(pr.Perceptron, frames, series),
+        "river Perceptron, learn_one loop": lambda: time_loop_of_one(
+            lm.Perceptron, frames, series),
         "river PAClassifier, learn_one loop": lambda: time_loop_of_one(
             lm.PAClassifier, frames, series),
         "ours PAClassifier.learn_many": lambda: time_learn_many(
@@ -147,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
             one["river Perceptron, predict + learn"] / one["ours Perceptron, predict + learn"],
         "learn_many: averaged Perceptron / River Perceptron":
             many["river Perceptron.learn_many"] / many["ours Perceptron.learn_many"],
+        "learn_many: averaged Perceptron / River Perceptron's learn_one loop":
+            many["river Perceptron, learn_one loop"] / many["ours Perceptron.learn_many"],
         "learn_many: PAClassifier / River PAClassifier's learn_one loop":
             many["river PAClassifier, learn_one loop"] / many["ours PAClassifier.learn_many"],
     }
@@ -157,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:<40} {args.n / t:>12,.0f}")
     print()
     for name, r in ratios.items():
-        print(f"{name:<64} {r:>7.1f}x")
+        print(f"{name:<70} {r:>7.1f}x")
     goals = {"learn_one": {"goal": GOALS["learn_one"], "measured": ratios[
         "learn_one: averaged Perceptron / River Perceptron"]},
              "learn_many": {"goal": GOALS["learn_many"], "measured": ratios[
