@@ -5,7 +5,9 @@ frames, for River's online-learning pipelines (``pip install perceptron-c[river]
 - `MulticlassPerceptron`: the K-class argmax perceptron, averaged by default, whose classes
   appear with the stream;
 - `PAClassifier`, `PARegressor`: River's passive-aggressive models, same parameters and
-  arithmetic.
+  arithmetic;
+- `BudgetKernelPerceptron`: the binary kernel perceptron with at most ``budget`` support
+  vectors, every strategy of `perceptron_c.BudgetKernelPerceptron`.
 
 Features may appear at any point of a stream: a name gets a column (and a zero weight) the
 first time a model learns from it, so a model is exactly the one that had every feature from
@@ -19,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 try:
+    from ._river_budget import BudgetKernelPerceptron
     from ._river_models import MulticlassPerceptron, Perceptron
     from ._river_pa import PAClassifier, PARegressor
 except ImportError as e:  # River (or pandas) is missing
@@ -28,13 +31,16 @@ except ImportError as e:  # River (or pandas) is missing
     __all__: list[str] = []
 else:
     _MISSING = None
-    __all__ = ["MulticlassPerceptron", "PAClassifier", "PARegressor", "Perceptron"]
+    __all__ = ["BudgetKernelPerceptron", "MulticlassPerceptron", "PAClassifier",
+               "PARegressor", "Perceptron"]
     # they pickle and print under this module, whichever private module defines them
-    for _cls in (MulticlassPerceptron, PAClassifier, PARegressor, Perceptron):
+    for _cls in (BudgetKernelPerceptron, MulticlassPerceptron, PAClassifier, PARegressor,
+                 Perceptron):
         _cls.__module__ = __name__
     del _cls
 
-_NAMES = ("MulticlassPerceptron", "PAClassifier", "PARegressor", "Perceptron")
+_NAMES = ("BudgetKernelPerceptron", "MulticlassPerceptron", "PAClassifier", "PARegressor",
+          "Perceptron")
 
 
 def __getattr__(name: str) -> Any:

@@ -288,3 +288,68 @@ def test_a_bad_value_fails_its_own_call(cls):
     with pytest.raises(ValueError, match="infinite"):
         m.learn_one({"a": 1.0, "b": float("-inf")}, _target(cls, 1))
     assert pickle.dumps(m) == before
+
+
+BUDGET = pr.BudgetKernelPerceptron
+BUDGET_CASES = [pytest.param(params, id=params["strategy"])
+                for params in BUDGET._unit_test_params()]
+
+
+@pytest.mark.parametrize("params", BUDGET_CASES)
+def test_budget_river_estimator_checks(params):
+    checks.check_estimator(BUDGET(**params))
+
+
+def _checkerboard(n=1500, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2.0, 2.0, size=(n, 2))
+    return X, (np.floor(X[:, 0]) + np.floor(X[:, 1])) % 2 == 1
+
+
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("strategy", ["stoptron", "oldest", "forgetron", "projectron",
+                                      "projectron++"])
+def test_budget_is_the_estimator(strategy, average):
+    """learn_one, learn_many and BudgetKernelPerceptron.partial_fit: one model, bit for bit
+    ("random" draws its evictions from another generator: the same algorithm, other draws)."""
+    X, y = _checkerboard()
+    kw = {"budget": 50, "strategy": strategy, "gamma": 2.0, "average": average,
+          "fit_intercept": True}
+    est = perceptron_c.BudgetKernelPerceptron(kernel="rbf", shuffle=False, **kw)
+    est.partial_fit(X, y, classes=[False, True])
+    one, many = BUDGET(seed=0, **kw), BUDGET(seed=0, **kw)
+    for x, label in zip(_dicts(X), y.tolist()):
+        one.learn_one(x, label)
+    many.learn_many(pd.DataFrame(X, columns=["x0", "x1"]), pd.Series(y))
+    assert pickle.dumps(one) == pickle.dumps(many)
+    n = one.n_support
+    assert n == est.n_support_ == 50
+    assert np.array_equal(one._sv[:n, :2], est.support_vectors_)  # 2 features, room for 8
+    alpha = one._alpha[0, :n] - (one._u[0, :n] / float(one._count[0]) if average else 0.0)
+    assert np.array_equal(alpha, est.dual_coef_[0])
+    labels = many.predict_many(pd.DataFrame(X, columns=["x0", "x1"])).to_numpy()
+    assert np.array_equal(labels, est.predict(X))
+
+
+def test_budget_random_learn_one_is_learn_many_and_memory_is_flat():
+    X, y = _checkerboard(3000)
+    one, many = BUDGET(budget=40, seed=7), BUDGET(budget=40, seed=7)
+    rows = _dicts(X)
+    for x, label in zip(rows[:1000], y.tolist()):
+        one.learn_one(x, label)
+    size = one._raw_memory_usage
+    assert one.n_support == 40
+    for x, label in zip(rows[1000:], y[1000:].tolist()):
+        one.learn_one(x, label)
+    assert one._raw_memory_usage == size
+    many.learn_many(pd.DataFrame(X, columns=["x0", "x1"]), pd.Series(y))
+    assert pickle.dumps(one) == pickle.dumps(many)
+
+
+@pytest.mark.parametrize("params,match", [({"budget": 0}, "budget must"),
+                                          ({"strategy": "lru"}, "strategy must"),
+                                          ({"kernel": "sigmoid"}, "kernel must"),
+                                          ({"eta": -1.0}, "eta must")])
+def test_budget_bad_parameters_are_named(params, match):
+    with pytest.raises(ValueError, match=match):
+        BUDGET(**params)
