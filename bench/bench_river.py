@@ -18,7 +18,11 @@ keeps its best time. Reported: examples per second and the ratio ours / River's.
   which has no learn_many, as a learn_one loop over the same rows, against ours.
 
 The frames are built before timing (as a River user's ``stream.iter_pandas`` hands them over);
-the dicts likewise. Writes JSON (``--json``).
+the dicts likewise. Then the budget kernel perceptron on ``--budget-n`` examples of
+bench_budget.py's checkerboard stream, every strategy at ``--budget``: ours by learn_many on
+each batch and `perceptron_c.BudgetKernelPerceptron` by partial_fit, each batch predicted
+before it is learned; their online errors, and our model's memory (River's
+``_raw_memory_usage``) when the budget has filled and at the end. Writes JSON (``--json``).
 """
 from __future__ import annotations
 
@@ -88,6 +92,48 @@ def time_loop_of_one(make, frames, series) -> float:
     return time.perf_counter() - t0
 
 
+def checkerboard(n: int, batch: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """bench_budget.py's stream: x uniform on [-2, 2]^2, a 4 x 4 checkerboard, 10% flipped."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(0, n, batch):
+        X = rng.uniform(-2.0, 2.0, size=(batch, 2))
+        y = (np.floor(X[:, 0]) + np.floor(X[:, 1])).astype(np.int64) % 2 == 1
+        out.append((X, np.where(rng.random(batch) < 0.1, ~y, y)))
+    return out
+
+
+def budget_run(strategy: str, budget: int, batches: list) -> dict:
+    """Ours (learn_many on each batch, predicted first) and the estimator (partial_fit, the
+    same): online error, our model's memory when the budget has filled and at the end."""
+    ours = pr.BudgetKernelPerceptron(budget=budget, strategy=strategy, gamma=2.0, seed=0)
+    est = perceptron_c.BudgetKernelPerceptron(budget=budget, strategy=strategy, gamma=2.0,
+                                              shuffle=False, random_state=0)
+    wrong_ours = wrong_est = seen = 0
+    filled = None
+    t_ours = t_est = 0.0
+    for X, y in batches:
+        frame = pd.DataFrame(X, columns=["a", "b"])
+        t0 = time.perf_counter()
+        wrong_ours += int((ours.predict_many(frame).to_numpy() != y).sum())
+        ours.learn_many(frame, pd.Series(y))
+        t1 = time.perf_counter()
+        if seen:
+            wrong_est += int((est.predict(X) != y).sum())
+        else:
+            wrong_est += int(y.sum())  # an empty model predicts False (score 0), as ours
+        est.partial_fit(X, y, classes=[False, True])
+        t_est += time.perf_counter() - t1
+        t_ours += t1 - t0
+        seen += len(y)
+        if filled is None and ours.n_support == budget:
+            filled = (seen, ours._raw_memory_usage)
+    return {"examples": seen, "error_ours": wrong_ours / seen, "error_estimator": wrong_est / seen,
+            "filled_at": filled[0] if filled else None,
+            "bytes_filled": filled[1] if filled else None, "bytes_end": ours._raw_memory_usage,
+            "seconds_ours": t_ours, "seconds_estimator": t_est}
+
+
 def best_of(repeat: int, pairs: dict) -> dict[str, float]:
     """Best time of each case, the cases alternating ``repeat`` times."""
     best = {name: float("inf") for name in pairs}
@@ -104,11 +150,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=1000, help="rows per learn_many batch")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--budget-n", type=int, default=100000,
+                    help="examples of the budget kernel perceptron's stream")
+    ap.add_argument("--budget", type=int, default=200)
     ap.add_argument("--quick", action="store_true", help="2,000 examples, one repeat")
     ap.add_argument("--json", default=DEFAULT_JSON, help=f"result file (default {DEFAULT_JSON})")
     args = ap.parse_args(argv)
     if args.quick:
-        args.n, args.repeat = 2000, 1
+        args.n, args.repeat, args.budget_n = 2000, 1, 5000
     rows, labels, X = make_stream(args.n, args.features, args.seed)
     names = list(rows[0])
     frames = [pd.DataFrame(X[s:s + args.batch], columns=names)
@@ -163,6 +212,18 @@ def main(argv: list[str] | None = None) -> int:
     print()
     for name, r in ratios.items():
         print(f"{name:<70} {r:>7.1f}x")
+    batches = checkerboard(args.budget_n, args.batch, args.seed)
+    budget = {s: budget_run(s, args.budget, batches)
+              for s in ("random", "stoptron", "oldest", "forgetron", "projectron",
+                        "projectron++")}
+    print(f"\nBudgetKernelPerceptron, budget {args.budget}, {args.budget_n} examples "
+          f"(checkerboard, 10% noise), batches of {args.batch}, each predicted first")
+    print(f"{'strategy':<14} {'error ours':>10} {'estimator':>10} {'filled at':>10} "
+          f"{'bytes then':>11} {'at the end':>11} {'s ours':>7} {'s est.':>7}")
+    for name, r in budget.items():
+        print(f"{name:<14} {r['error_ours']:>10.4f} {r['error_estimator']:>10.4f} "
+              f"{r['filled_at'] or '-':>10} {r['bytes_filled'] or '-':>11} {r['bytes_end']:>11} "
+              f"{r['seconds_ours']:>7.2f} {r['seconds_estimator']:>7.2f}")
     goals = {"learn_one": {"goal": GOALS["learn_one"], "measured": ratios[
         "learn_one: averaged Perceptron / River Perceptron"]},
              "learn_many": {"goal": GOALS["learn_many"], "measured": ratios[
@@ -175,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     with open(path, "w", encoding="utf-8") as f:
         json.dump({"environment": env, "n": args.n, "features": args.features,
                    "batch": args.batch, "seconds": {**one, **many}, "ratios": ratios,
-                   "goals": goals}, f, indent=1)
+                   "budget": budget, "goals": goals}, f, indent=1)
     return 0
 
 
