@@ -141,9 +141,11 @@ class BudgetKernelPerceptron(base.MiniBatchClassifier):
             return
         cap = min(self.budget, max(need, 2 * cap))
         self._alpha = _grown(self._alpha, (1, cap), 0.0)
-        self._u = _grown(self._u, (1, cap), 0.0)
+        if self.average:
+            self._u = _grown(self._u, (1, cap), 0.0)
         self._stamp = _grown(self._stamp, (cap,), 0)
-        self._kinv = _grown(self._kinv, (cap, cap), 0.0)
+        if self.strategy.startswith("projectron"):  # the others never read it: O(budget)
+            self._kinv = _grown(self._kinv, (cap, cap), 0.0)
         self._sv = _grown(self._sv, (cap, self._sv.shape[1]), 0.0)
 
     def _learn(self, rows: Rows, y: np.ndarray) -> None:

@@ -25,6 +25,15 @@ def test_river_estimator_checks(cls, params):
     checks.check_estimator(cls(**params))
 
 
+def test_without_river_the_names_say_how_to_install_it():
+    code = ("import sys; sys.modules['river'] = None\n"
+            "import perceptron_c.river as r\n"
+            "assert r.__all__ == []\n"
+            "try:\n    r.Perceptron\nexcept ImportError as e:\n    print(e)\n")
+    out = run_python(["-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert "pip install perceptron-c[river]" in out.stdout
+
+
 def test_import_perceptron_c_does_not_import_river():
     code = "import sys, perceptron_c; print('river' in sys.modules, 'pandas' in sys.modules)"
     out = run_python(["-c", code], capture_output=True, text=True, timeout=120, check=True)
@@ -353,3 +362,18 @@ def test_budget_random_learn_one_is_learn_many_and_memory_is_flat():
 def test_budget_bad_parameters_are_named(params, match):
     with pytest.raises(ValueError, match=match):
         BUDGET(**params)
+
+
+@pytest.mark.parametrize("strategy", ["random", "forgetron", "projectron++"])
+def test_budget_both_twins_learn_the_same_model(strategy):
+    if _backend.BACKEND != "c":
+        pytest.skip("the C core is not in use")
+    X, y = _checkerboard(120)
+    models = []
+    for twin in ("c", "python"):
+        with _backend.using(twin):
+            m = BUDGET(budget=15, strategy=strategy, gamma=2.0, average=True, seed=3)
+            for x, label in zip(_dicts(X), y.tolist()):
+                m.learn_one(x, label)
+            models.append(pickle.dumps(m))
+    assert models[0] == models[1]
