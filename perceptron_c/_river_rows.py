@@ -29,6 +29,8 @@ __all__ = ["START_COLUMNS", "Columns", "Linear", "Rows", "Schema", "grow_columns
 
 START_COLUMNS = 8  # never 0: the routines take the address of the first weight
 _PENDING_VALUES = 1 << 14  # values learn_one keeps waiting for one call (<= 0.5 MB)
+_FIRST_ROW = np.zeros(1, dtype=np.int64)  # the order of a one-row call (read only)
+_FIRST_ROW.flags.writeable = False
 
 class Rows:
     """CSR rows in column order: ``data`` (float64), ``indices`` (int32), ``indptr`` (int64)."""
@@ -295,15 +297,19 @@ class Linear:
         schema, values = self._schema, self._pending_x
         self._pending_x, self._pending_y = [], []
         n, m = len(ys), len(schema.keys)
+        if n == 1:  # predict_one after each learn_one: the schema's row, fewest calls
+            data = np.fromiter(values, dtype=np.float64, count=m)
+            if schema.by_column is not None:
+                data = data[schema.by_column]
+            y = np.array(ys, dtype=self._Y_DTYPE)
+            self._learn_rows(Rows(data, schema.columns, schema.indptr), y, _FIRST_ROW)
+            return
         X = np.fromiter(values, dtype=np.float64, count=n * m).reshape(n, m)
         if schema.by_column is not None:
             X = X[:, schema.by_column]
-        if n == 1:  # predict_one after each learn_one: the schema's row as it is
-            rows = Rows(X.reshape(-1), schema.columns, schema.indptr)
-        else:
-            indptr = np.arange(0, n * m + 1, m, dtype=np.int64) if m else \
-                np.zeros(n + 1, dtype=np.int64)
-            rows = Rows(X.reshape(-1), np.tile(schema.columns, n), indptr)
+        indptr = np.arange(0, n * m + 1, m, dtype=np.int64) if m else \
+            np.zeros(n + 1, dtype=np.int64)
+        rows = Rows(X.reshape(-1), np.tile(schema.columns, n), indptr)
         self._learn_rows(rows, np.array(ys, dtype=self._Y_DTYPE), visit(0, n))
 
     def _prediction(self) -> tuple[np.ndarray, np.ndarray]:
