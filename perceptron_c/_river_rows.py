@@ -11,6 +11,9 @@ keys or the frame's columns came in, so that the arithmetic (the routines' 4-lan
 position in the row) is the same for ``learn_one``, ``learn_many`` and any order of the keys.
 NaN marks a missing value, as pandas marks a key absent from some dicts of a frame: the entry is
 left out. Infinity is an error.
+
+`Linear` is the linear adapters' base: their weights, and the rows ``learn_one`` keeps waiting
+for one compiled call.
 """
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ START_COLUMNS = 8  # never 0: the routines take the address of the first weight
 _PENDING_VALUES = 1 << 14  # values learn_one keeps waiting for one call (<= 0.5 MB)
 _FIRST_ROW = np.zeros(1, dtype=np.int64)  # the order of a one-row call (read only)
 _FIRST_ROW.flags.writeable = False
+
 
 class Rows:
     """CSR rows in column order: ``data`` (float64), ``indices`` (int32), ``indptr`` (int64)."""
