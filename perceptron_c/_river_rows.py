@@ -17,7 +17,8 @@ for one compiled call.
 """
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+import operator
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -70,16 +71,29 @@ def _sorted(names: list[Hashable]) -> list[Hashable]:
 
 
 class Schema:
-    """A dict's keys, in order, all with columns: their columns sorted (int32), the
-    permutation that sorts them (None when they are in order), how many such rows may wait."""
+    """A dict's keys, all with columns: their columns sorted (int32), the permutation that
+    sorts them (None when they are in order), how many such rows may wait."""
 
-    __slots__ = ("keys", "by_column", "columns", "indptr", "rows")
+    __slots__ = ("keys", "by_column", "columns", "indptr", "rows", "_get")
 
     def __init__(self, keys: tuple[Hashable, ...], by_column: np.ndarray | None,
                  columns: np.ndarray) -> None:
         self.keys, self.by_column, self.columns = keys, by_column, columns
         self.indptr = np.array([0, len(keys)], dtype=np.int64)
         self.rows = max(1, min(256, _PENDING_VALUES // max(len(keys), 1)))
+        # one C-level lookup per key; itemgetter of one key returns the value, not a tuple
+        self._get: Callable[[Any], tuple[Any, ...]] = \
+            operator.itemgetter(*keys) if len(keys) > 1 else lambda d: tuple(d[k] for k in keys)
+
+    def values(self, x: Any) -> tuple[Any, ...] | None:
+        """``x``'s values in the schema's key order, or None unless ``x`` has exactly the
+        schema's keys (in any order)."""
+        if len(x) != len(self.keys):
+            return None
+        try:
+            return self._get(x)
+        except (KeyError, TypeError, IndexError):
+            return None
 
 
 class Columns:
@@ -223,7 +237,7 @@ class Linear:
     """Weights as rows of a (rows, capacity) array over the columns of ``_columns``; the
     subclasses name their arrays in ``_WIDE``, set them up, and run the routines (``_run``).
 
-    ``learn_one`` on a dict with the keys, in the same order, of the previous dict learned
+    ``learn_one`` on a dict with the keys (in any order) of the previous dict learned
     (every key with a column, every value a finite number) only copies the values: such rows
     wait, up to ``_PENDING_VALUES`` values, and go to the routine in one call, before anything
     reads the model (a prediction, ``weights``, ``learn_many``, pickling). The routine visits
@@ -269,13 +283,15 @@ class Linear:
     def _learn_x(self, x: Mapping[Hashable, Any], y: Any) -> None:
         """``learn_one``'s part after the label: ``y`` is the routine's label value."""
         schema = self._schema
-        if schema is not None and tuple(x) == schema.keys:
+        values = None if schema is None else schema.values(x)
+        if values is not None:
+            assert schema is not None
             try:
-                total = sum(x.values())
+                total = sum(values)
             except TypeError:
                 total = None
             if isinstance(total, (float, int)) and total - total == 0:  # all finite
-                self._pending_x.extend(x.values())
+                self._pending_x.extend(values)
                 self._pending_y.append(y)
                 if len(self._pending_y) >= schema.rows:
                     self._flush()
@@ -326,13 +342,15 @@ class Linear:
     def _row(self, x: Mapping[Hashable, Any]) -> Rows:
         """A dict to predict on, as a one-row CSR (names never learned left out)."""
         schema = self._schema
-        if schema is not None and tuple(x) == schema.keys:
+        values = None if schema is None else schema.values(x)
+        if values is not None:
+            assert schema is not None
             try:
-                total = sum(x.values())
+                total = sum(values)
             except TypeError:
                 total = None  # the general path says what is wrong
             if isinstance(total, (float, int)) and total - total == 0:  # all finite
-                data = np.fromiter(x.values(), dtype=np.float64, count=len(schema.keys))
+                data = np.fromiter(values, dtype=np.float64, count=len(schema.keys))
                 if schema.by_column is not None:
                     data = data[schema.by_column]
                 return Rows(data, schema.columns, schema.indptr)

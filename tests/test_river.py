@@ -377,3 +377,17 @@ def test_budget_both_twins_learn_the_same_model(strategy):
                 m.learn_one(x, label)
             models.append(pickle.dumps(m))
     assert models[0] == models[1]
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+@pytest.mark.parametrize("d", [0, 1, 2, 30])
+def test_waiting_rows_in_any_key_order(cls, d):
+    X, t, rng = _stream(n=300, d=max(d, 1))
+    X = X[:, :d]
+    a, b = cls(), cls()
+    for x, v in zip(_dicts(X), t):
+        keys = list(x)
+        rng.shuffle(keys)
+        a.learn_one(x, _target(cls, int(v > 0)))
+        b.learn_one({k: x[k] for k in keys}, _target(cls, int(v > 0)))
+    assert pickle.dumps(a) == pickle.dumps(b)
