@@ -14,7 +14,6 @@ from ._river_rows import START_COLUMNS, Columns, Linear, Rows, grow_rows, signs,
 __all__ = ["MulticlassPerceptron", "Perceptron"]
 
 
-
 class _AveragedState(Linear):
     """The perceptrons' state: W, b and, averaged, the lazy sums U, beta and the counter."""
 
