@@ -72,7 +72,7 @@ def test_pa_classifier_is_rivers(mode):
 
 @pytest.mark.parametrize("mode", [0, 1, 2])
 def test_pa_regressor_is_rivers_with_its_loss_fixed(mode):
-    """River's PARegressor (0.26) scores its loss as |p - (2y - 1)| - eps (its
+    """River's PARegressor (0.21 to 0.26) scores its loss as |p - (2y - 1)| - eps (its
     EpsilonInsensitiveHinge maps the target like a binary label); with the loss of
     [Crammer2006], max(0, |y - p| - eps), the two are the same algorithm."""
     X, t, _ = _stream()
