@@ -10,7 +10,9 @@ import os as _os
 from typing import Any as _Any
 
 from . import exceptions, kernels
+from . import io as _io
 from ._backend import BACKEND
+from ._docs import fill as _fill
 from .budget_perceptron import BudgetKernelPerceptron
 from .exceptions import ConcurrentUseError, ConvergenceWarning, FileFormatError, NotFittedError
 from .kernel_passive_aggressive import KernelPassiveAggressiveClassifier
@@ -30,29 +32,13 @@ __all__ = ["BACKEND", "exceptions", "kernels", "Perceptron", "KernelPerceptron",
            "__version__"]
 
 
+@_fill(_io.FRAGMENTS)
 def load(path: str | _os.PathLike[str]) -> _Any:
     """Read a model written by ``save`` (a versioned ``.npz``, loaded without pickle).
 
-    Parameters
-    ----------
-    path : str or path-like
-        The model file; when it does not exist but ``path + ".npz"`` does, that is read.
-
-    Returns
-    -------
-    object
-        The estimator (or tagger), of the class the file names, as it was saved.
-
-    Raises
-    ------
-    FileFormatError
-        If the file is not a valid model file.
-    FileNotFoundError
-        If the file does not exist.
+    {load_sections}
     """
-    from .io import load_model
-
-    return load_model(path)
+    return _io.load_model(path)
 
 
 def get_include() -> str:

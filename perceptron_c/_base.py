@@ -6,24 +6,24 @@ only when scikit-learn calls in (``__sklearn_tags__``), so ``import perceptron_c
 light as numpy.
 
 `EpochClassifier` is the loop every perceptron shares: parameter checks, classes and labels,
-``fit`` / ``partial_fit`` / ``warm_start``, the visiting order of every epoch (reproducible
-from the seed and the epoch number alone), stop on an error-free epoch, early stopping on a
-validation split, per-epoch progress, ``n_iter_`` / ``mistakes_`` / ``converged_``, and the
-common part of the saved state. An estimator supplies its parameters, its input gate, its
-state, and a `Run`: one training call's epoch function.
+``fit`` / ``partial_fit`` / ``warm_start``, early stopping on a validation split, per-epoch
+progress, ``n_iter_`` / ``mistakes_`` / ``converged_``, and the common part of the saved
+state. An estimator supplies its parameters, its input gate, its state, and a `_run.Run`:
+one training call's epoch function (`_run` holds the visiting orders and stopping rules).
 """
 from __future__ import annotations
 
-import sys
 import time
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
-from . import _backend
+from ._docs import BATCH, ESTIMATOR, FIT, fill
 from ._guard import GuardedModel
-from ._params import Flag, Fraction, Free, Integer, Parameters
+from ._params import Flag, Fraction, Free, Integer, NoneOr, Parameters, Real
 from ._rows import take_rows
+from ._run import Run, _Stopping, draw_seed, epoch_order, report_epoch
+from ._state import state_entries
 from ._validation import (
     check_classes,
     check_feature_names,
@@ -39,18 +39,21 @@ from ._validation import (
     not_fitted,
 )
 
-__all__ = ["BaseEstimator", "EARLY_STOPPING", "EpochModel", "EpochClassifier", "EpochRegressor",
-           "Run", "available_if", "labels_of", "draw_seed", "epoch_order", "r2_score"]
+__all__ = ["BaseEstimator", "EARLY_STOPPING", "STOPPING", "EpochModel", "EpochClassifier",
+           "EpochRegressor", "available_if", "labels_of", "r2_score",
+           # _run's, re-exported: _mixing, _sgd_run, dask and the tests import them from here
+           "Run", "_Stopping", "draw_seed", "epoch_order", "report_epoch"]
 
 # fit / partial_fit / set_params return the estimator itself, typed as its own class
 _Estimator = TypeVar("_Estimator", bound="BaseEstimator")
 _Classifier = TypeVar("_Classifier", bound="EpochClassifier")
-_Model = TypeVar("_Model", bound="EpochModel")
 
 
 # the rules of the early-stopping parameters, for the estimators that have them
 EARLY_STOPPING = {"early_stopping": Flag(), "n_iter_no_change": Integer(1),
                   "validation_fraction": Fraction()}
+# ... and scikit-learn's ``tol`` (None: the textbook's rule), for those that have both
+STOPPING = {**EARLY_STOPPING, "tol": NoneOr(Real(0.0))}
 
 
 # ----------------------------------------------------------------------- scikit-learn protocol
@@ -109,109 +112,6 @@ class available_if:
             raise AttributeError(f"{type(obj).__name__}.{self.fn.__name__} is not available "
                                  "with the current parameters")
         return self.fn.__get__(obj, owner)
-
-
-# ---------------------------------------------------------------------------- seeds and order
-
-def draw_seed(random_state: Any) -> int:
-    """One integer seed from ``random_state`` (None, int, Generator or RandomState)."""
-    if random_state is None:
-        return int(np.random.default_rng().integers(2**63))
-    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
-        if random_state < 0:
-            raise ValueError(f"random_state must be a non-negative integer, got {random_state}")
-        return int(np.random.default_rng(int(random_state)).integers(2**63))
-    if isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(2**63))
-    if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(0, 2**31 - 1))
-    raise ValueError(f"random_state must be None, an int, a numpy Generator or RandomState; "
-                     f"got {random_state!r}")
-
-
-def epoch_order(seed: int, epoch: int, n: int, shuffle: bool) -> np.ndarray:
-    """Visiting order of one epoch: reproducible from (seed, epoch) alone, so a saved model
-    resumes with exactly the permutations it would have drawn without stopping. Drawn by the
-    `draw_permutation` routine (both twins draw the same one, the C one in a fraction of the
-    time of a shuffled epoch)."""
-    order = np.arange(n, dtype=np.int64)
-    if shuffle:
-        _backend.order.draw_permutation(order, seed, epoch)
-    return order
-
-
-def report_epoch(name: str, epoch: int, mistakes: int, n: int, seconds: float,
-                 extra: str = "") -> None:
-    rate = 100.0 * mistakes / max(n, 1)
-    print(f"[{name}] epoch {epoch}: {mistakes} mistakes / {n} ({rate:.2f}%), "
-          f"{seconds:.3f} s{extra}", file=sys.stderr, flush=True)
-
-
-# ------------------------------------------------------------------------------ the skeleton
-
-class Run(Generic[_Model]):
-    """One training call of one estimator: the data is fixed, the epochs come one by one,
-    each driven by `EpochModel._train` (the one loop): ``order()``, then ``epoch(order)``
-    between a ``checkpoint()`` and, if it fails, a ``rollback``, then ``after_epoch``.
-
-    A run defines `epoch`, and the arrays an epoch changes in place (`arrays`), from which
-    checkpoint and rollback follow; it overrides `order` and `after_epoch` where it orders
-    its rows or stops by a rule of its own, and `predict_idx` and `finish` where it has them.
-    """
-
-    est: _Model
-    n_rows: int  # what the default order permutes
-    _saved: list[np.ndarray] | None = None
-    _stopping: _Stopping | None = None
-
-    def order(self) -> Any:
-        """The rows to visit this epoch: the estimator's permutation for (seed, epoch)."""
-        est = self.est
-        return epoch_order(est._seed, est._epochs_seen, self.n_rows, est.shuffle)
-
-    def epoch(self, order: Any) -> int:
-        """Visit the rows in ``order`` once, updating the model's state; return the mistakes.
-        Raises FloatingPointError when an activation or the state leaves float64's range."""
-        raise NotImplementedError
-
-    def after_epoch(self, mistakes: int, val: tuple | None) -> tuple[bool, str]:
-        """(stop?, text for the progress line): the textbook's rule, or scikit-learn's when
-        the estimator asks for it (`_Stopping`), on the validation score when there is one."""
-        if self._stopping is None:
-            self._stopping = _Stopping(self.est, val is not None)
-        score = None
-        if val is not None and mistakes != 0:
-            score = self.est._validation_score(self, *val)
-        return self._stopping.after_epoch(mistakes, None, score)
-
-    def arrays(self) -> list[np.ndarray]:
-        """The arrays an epoch changes in place (all of them: checkpoint copies these)."""
-        raise NotImplementedError
-
-    def checkpoint(self) -> Any:
-        """A copy of the state an epoch changes, taken before every epoch (into one buffer
-        for the whole call: copying into pages already mapped is about twice as fast)."""
-        arrays = self.arrays()
-        saved = self._saved
-        if saved is None or [s.shape for s in saved] != [a.shape for a in arrays]:
-            saved = self._saved = [a.copy() for a in arrays]
-        else:
-            for s, a in zip(saved, arrays):
-                np.copyto(s, a)
-        return saved
-
-    def rollback(self, saved: Any) -> None:
-        """Put back the state of ``checkpoint``: an epoch that did not finish left no trace."""
-        for a, s in zip(self.arrays(), saved):
-            a[...] = s
-
-    def predict_idx(self, X: Any) -> np.ndarray:
-        """Class indices for canonical rows X under the current state (early stopping)."""
-        raise NotImplementedError
-
-    def finish(self, credit_epochs: int) -> None:
-        """Move the run's state into the model. ``credit_epochs``: epochs that ``fit`` skipped
-        after an error-free one (the voted perceptron credits its last vector with them)."""
 
 
 class EpochModel(GuardedModel, BaseEstimator):
@@ -303,12 +203,19 @@ class EpochModel(GuardedModel, BaseEstimator):
         return self._is_fitted()
 
     # ---- training
-    def _begin(self, X: Any, first: bool) -> tuple[Any, Any, np.ndarray | None]:
-        """(spec, canonical X, feature names) of a training call."""
+    def _begin(self, X: Any, first: bool, **call: Any) -> tuple[Any, Any, np.ndarray | None]:
+        """(spec, canonical X, feature names) of a training call; ``call``: the arguments of
+        the call that only the model takes (`_call_spec`)."""
         spec = self._spec()
         names = check_feature_names(X, getattr(self, "feature_names_in_", None),
                                     type(self).__name__, reset=first)
-        return spec, self._gate_X(X, spec, fitting=True), names
+        Xc = self._gate_X(X, spec, fitting=True)
+        return self._call_spec(spec, Xc, **call), Xc, names
+
+    def _call_spec(self, spec: Any, Xc: Any, **call: Any) -> Any:
+        """The spec of one training call on the rows Xc, given the arguments of the call that
+        only the model takes (StructuredPerceptron's ``lengths``): by default ``spec``."""
+        return spec
 
     def _fit_encoded(self, Xc: Any, y: np.ndarray, w: np.ndarray | None, spec: Any,
                      names: np.ndarray | None, fresh: bool, init: tuple | None = None) -> None:
@@ -412,6 +319,7 @@ class EpochModel(GuardedModel, BaseEstimator):
             self._publish()
 
     # ---- model files
+    @fill(ESTIMATOR)
     def save(self, path: Any) -> str:
         """Write the fitted model to a versioned ``.npz`` (no pickle).
 
@@ -428,10 +336,7 @@ class EpochModel(GuardedModel, BaseEstimator):
         str
             The path written.
 
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
+        {raises_unfitted}
         ValueError
             If the state cannot be saved faithfully (a non-finite array, labels or
             parameters a model file cannot hold).
@@ -453,6 +358,13 @@ class EpochModel(GuardedModel, BaseEstimator):
                                             int(self.converged_)], dtype=np.uint64)})
         if hasattr(self, "feature_names_in_"):
             arrays["feature_names_in_"] = self.feature_names_in_.astype(str)
+        return arrays
+
+    def _state_arrays(self) -> dict:
+        """What a model file holds: the common state and the declared state ``_state``
+        (`_state.state_entries`); a model without a declared state says what it saves."""
+        arrays = self._common_state()
+        arrays.update(state_entries(self._state))  # type: ignore[attr-defined]
         return arrays
 
     def _restore_common_state(self, arrays: dict, need: set) -> tuple[int, int]:
@@ -490,44 +402,6 @@ class EpochModel(GuardedModel, BaseEstimator):
         return k, d
 
 
-class _Stopping:
-    """When a training call stops, after each epoch: the textbook's rule, or scikit-learn's
-    (``tol`` against the mean objective of the epoch, or against the validation score, with
-    ``n_iter_no_change``; no stop on an error-free epoch, as in its SGD loop)."""
-
-    def __init__(self, est: EpochModel, validating: bool) -> None:
-        self.est, self.validating = est, validating
-        self.sklearn = est._sklearn_stopping()
-        tol = getattr(est, "tol", None)
-        self.tol = -np.inf if tol is None else float(tol)
-        self.best, self.stall = -np.inf, 0  # validation score (higher is better)
-        self.best_objective = np.inf
-
-    def after_epoch(self, mistakes: int, objective: float | None,
-                    score: float | None) -> tuple[bool, str]:
-        """(stop?, text for the progress line)."""
-        if not self.sklearn:
-            if mistakes == 0:
-                return True, ""
-            if score is None:
-                return False, ""
-            self.best, self.stall = (score, 0) if score > self.best else (self.best,
-                                                                            self.stall + 1)
-            return (self.stall >= self.est.n_iter_no_change,
-                    f", validation score {score:.4f}")
-        if score is not None:
-            worse = self.tol > -np.inf and score < self.best + self.tol
-            self.best = max(self.best, score)
-            extra = f", validation score {score:.4f}"
-        else:
-            value = np.inf if objective is None else objective
-            worse = self.tol > -np.inf and value > self.best_objective - self.tol
-            self.best_objective = min(self.best_objective, value)
-            extra = f", objective {value:.6g}"
-        self.stall = self.stall + 1 if worse else 0
-        return self.stall >= self.est.n_iter_no_change, extra
-
-
 def labels_of(scores: np.ndarray) -> np.ndarray:
     """Class indices from decision scores (n, 1) or (n, K): two classes, 1 where the score is
     > 0; more, the index of the highest score, ties to the lowest."""
@@ -540,6 +414,7 @@ class EpochClassifier(EpochModel):
     """The skeleton for classifiers: labels of any type become class indices, ``classes_``
     is fixed by the first training call, ``score`` is the (weighted) accuracy."""
 
+    @fill(ESTIMATOR)
     def predict(self, X: Any) -> np.ndarray:
         """The label of each row.
 
@@ -559,10 +434,7 @@ class EpochClassifier(EpochModel):
         ndarray of shape (n_samples,)
             Labels, from ``classes_``.
 
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
+        {raises_unfitted}
         ValueError
             If ``X`` is malformed or does not match the training data (its number of
             features, its feature names), or a decision value is not finite.
@@ -577,8 +449,9 @@ class EpochClassifier(EpochModel):
     def _is_fitted(self) -> bool:
         return hasattr(self, "classes_")
 
-    def _fit(self, X: Any, y: Any, sample_weight: Any = None, init: tuple | None = None) -> None:
-        spec, Xc, names = self._begin(X, first=True)
+    def _fit(self, X: Any, y: Any, sample_weight: Any = None, init: tuple | None = None,
+             **call: Any) -> None:
+        spec, Xc, names = self._begin(X, first=True, **call)
         classes, y_idx = encode_labels(check_y(y, Xc.shape[0]))
         check_two_classes(classes)
         w = check_sample_weight(sample_weight, Xc.shape[0])
@@ -589,9 +462,10 @@ class EpochClassifier(EpochModel):
             check_same_classes(classes, self.classes_)
         self._fit_encoded(Xc, y_idx, w, spec, names, fresh, init)
 
-    def _partial_fit(self, X: Any, y: Any, classes: Any, sample_weight: Any = None) -> None:
+    def _partial_fit(self, X: Any, y: Any, classes: Any, sample_weight: Any = None,
+                     **call: Any) -> None:
         first = not self._is_fitted()
-        spec, Xc, names = self._begin(X, first)
+        spec, Xc, names = self._begin(X, first, **call)
         yc = check_y(y, Xc.shape[0])
         w = check_sample_weight(sample_weight, Xc.shape[0])
         if first:
@@ -611,6 +485,7 @@ class EpochClassifier(EpochModel):
         _, y_idx = encode_labels(yc, self.classes_)
         self._train(Xc, y_idx, w, spec, 1, None, fitting=False)
 
+    @fill(FIT)
     def fit(self: _Classifier, X: Any, y: Any) -> _Classifier:
         """Train for up to ``max_iter`` epochs; stop after an epoch with no mistake.
 
@@ -624,10 +499,7 @@ class EpochClassifier(EpochModel):
         y : array-like of shape (n_samples,)
             Labels, of any type numpy can sort; at least two classes.
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        {returns_fitted}
 
         Raises
         ------
@@ -640,29 +512,18 @@ class EpochClassifier(EpochModel):
         self._fit(X, y)
         return self
 
+    @fill(BATCH)
     def partial_fit(self: _Classifier, X: Any, y: Any, classes: Any = None) -> _Classifier:
         """One epoch over this batch, continuing the model's state.
 
         Parameters
         ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            The batch's samples; the same number of features on every call.
-        y : array-like of shape (n_samples,)
-            The batch's labels, each one of ``classes``.
-        classes : array-like, optional
-            Every label the model will ever see; required on the first call, and if given
-            later it must not change.
+        {X_batch}
+        {y_classes}
 
-        Returns
-        -------
-        self : object
-            The estimator, trained one more epoch.
+        {returns_batch}
 
-        Raises
-        ------
-        ValueError
-            If ``classes`` is missing on the first call or changes later, a label is not
-            one of ``classes``, or ``X`` does not match the fitted model.
+        {raises_batch}
         """
         self._partial_fit(X, y, classes)
         return self

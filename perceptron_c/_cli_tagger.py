@@ -110,6 +110,17 @@ def train_tagger(args: argparse.Namespace, save: Any) -> str:
 
 # --------------------------------------------------------------------------- tag
 
+def add_apply_arguments(command: Any, saved: str, data: str, data_help: str,
+                        output: str) -> None:
+    """What predict and tag take: a model saved by train, the file it reads, and -o OUT
+    (written by `replace_file`, whole or not at all)."""
+    command.add_argument("model", metavar="MODEL.npz", help=f"a {saved} saved by 'train'")
+    command.add_argument(data, metavar=data.upper(), help=data_help)
+    command.add_argument("-o", "--output", metavar="OUT",
+                         help=f"write {output}; OUT is replaced whole, or left as it was if "
+                              "writing fails")
+
+
 def add_tag(commands: Any) -> None:
     tag = commands.add_parser(
         "tag", help="tag the words of a text file with a tagger trained by 'train'",
@@ -121,11 +132,8 @@ def add_tag(commands: Any) -> None:
                     "one token per line (its first column; further columns are ignored), "
                     "a blank line between sentences, written back as word<TAB>TAG lines "
                     "with a blank line after each sentence. The input is UTF-8.")
-    tag.add_argument("model", metavar="MODEL.npz", help="a tagger saved by 'train'")
-    tag.add_argument("text", metavar="TEXT", help="the text file to tag")
-    tag.add_argument("-o", "--output", metavar="OUT",
-                     help="write the tagged text to OUT instead of stdout; OUT is replaced "
-                          "whole, or left as it was if writing fails")
+    add_apply_arguments(tag, "tagger", "text", "the text file to tag",
+                        "the tagged text to OUT instead of stdout")
     tag.add_argument("--format", choices=TAG_FORMATS, default="text",
                      help="layout of TEXT and of the output (text)")
     tag.add_argument("--gold", action="store_true",

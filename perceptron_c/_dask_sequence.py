@@ -20,12 +20,10 @@ from ._mixing import (
     Shard,
     Textbook,
     When,
-    _local,
     _shard_epoch,
-    averaging_sums,
-    block_rows,
+    gate_block,
 )
-from ._validation import check_n_features, check_y, encode_labels
+from ._validation import check_y, encode_labels
 
 
 def shard_lengths(X: Any, lengths: Any) -> list[np.ndarray]:
@@ -58,14 +56,10 @@ def shard_lengths(X: Any, lengths: Any) -> list[np.ndarray]:
 def prepare(X: Any, y: Any, lengths: np.ndarray, job: Job, shard: int) -> Shard | None:
     """Gate one block on its worker (None for an empty one): X as a serial fit gates it,
     the tags as class indices, and the block's sentence offsets in ``w``'s place."""
-    if X.shape[0] != block_rows(y):
-        raise ValueError(f"X and y have inconsistent numbers of samples in block {shard} of "
-                         f"rows: {X.shape[0]} != {block_rows(y)}")
-    if X.shape[0] == 0:
+    gated = gate_block(X, (("y", y),), job, shard)
+    if gated is None:
         return None
-    est = _local(job, None, shard, 0)
-    Xc = est._gate_X(X, est._spec(), fitting=True)
-    check_n_features(Xc, job.n_features, type(est).__name__)
+    est, Xc = gated
     _, y_enc = encode_labels(check_y(y, Xc.shape[0]), job.classes)
     offsets = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
@@ -79,13 +73,8 @@ class Sentences(Textbook):
     prepare = staticmethod(prepare)
 
     @staticmethod
-    def epoch(state: dict[str, np.ndarray], shard: Shard | None, job: Job, index: int,
-              when: When) -> dict[str, Any]:
-        if shard is None:
-            return {"state": state, "mistakes": 0, "n": 0}
-        est = _local(job, state, index, when.epochs_seen)
+    def shard_mistakes(est: Any, shard: Shard, when: When, index: int) -> int:
+        """One serial epoch over the shard's sentences, in the serial fit's order."""
         assert shard.w is not None
         run = est._start(shard.X, shard.y, None, {"offsets": shard.w})
-        mistakes = _shard_epoch(est, run, run.order(), index)
-        return {"state": est._state, "mistakes": int(mistakes), "n": int(shard.X.shape[0]),
-                "sums": averaging_sums(est)}
+        return _shard_epoch(est, run, run.order(), index)

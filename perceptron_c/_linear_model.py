@@ -1,18 +1,23 @@
-"""Prediction for the linear models (`Perceptron`, the passive-aggressive estimators): the
-input gate, w.x + b on row blocks over ``n_jobs`` threads, ``densify`` / ``sparsify``."""
+"""What the linear models (`Perceptron`, the passive-aggressive estimators) share: the
+classifiers' ``fit`` from initial weights and ``partial_fit``, and prediction (the input gate,
+w.x + b on row blocks over ``n_jobs`` threads, ``densify`` / ``sparsify``)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 
 from . import _backend
-from ._base import labels_of
+from ._base import EpochModel, labels_of
+from ._docs import BATCH, DECISION, ESTIMATOR, FIT, fill
+from ._params import check_class_weight
 from ._rows import check_finite_decisions
 from ._threads import run_shared
 from ._validation import CSR, check_feature_names, check_finite, check_n_features, check_X
 
-__all__ = ["decision", "LinearModelMixin", "LinearClassifierMixin"]
+__all__ = ["decision", "initial_weights", "LinearModelMixin", "LinearClassifierMixin"]
+
+_Linear = TypeVar("_Linear", bound="LinearClassifierMixin")
 
 
 # Multiply-adds per block of rows to predict: a few milliseconds, so that Ctrl-C (between
@@ -25,6 +30,13 @@ def decision_blocks(n: int, n_classes: int, row_len: int) -> list[tuple[int, int
     """[start, stop) blocks of the n rows, about `DECISION_WORK` multiply-adds each."""
     rows = max(1, DECISION_WORK // (max(1, n_classes) * max(1, row_len)))
     return [(a, min(n, a + rows)) for a in range(0, n, rows)]
+
+
+def initial_weights(coef_init: Any, intercept_init: Any) -> tuple | None:
+    """fit's starting (coef, intercept), or None to start from zero (or warm)."""
+    if coef_init is None and intercept_init is None:
+        return None
+    return coef_init, intercept_init
 
 
 def decision(X: Any, W: np.ndarray, b: np.ndarray, n_jobs: Any = None) -> np.ndarray:
@@ -87,39 +99,29 @@ class LinearModelMixin:
             check_finite(Xc, "X")  # NaN or inf in X: say so, rather than "overflow"
         return check_finite_decisions(out, self)
 
+    @fill(ESTIMATOR)
     def densify(self) -> Any:
         """Make ``coef_`` a numpy array again (after `sparsify`).
 
-        Returns
-        -------
-        self : object
-            The estimator.
+        {returns_self}
 
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
+        {raises_unfitted}
         """
         self._check_fitted()
         if hasattr(self.coef_, "toarray"):
             self.coef_ = self.coef_.toarray()
         return self
 
+    @fill(ESTIMATOR)
     def sparsify(self) -> Any:
         """Store ``coef_`` as a scipy.sparse CSR matrix.
 
         Worth it when most weights are 0, as after an L1 penalty; predictions are unchanged.
         Needs scipy. Training again makes ``coef_`` dense.
 
-        Returns
-        -------
-        self : object
-            The estimator.
+        {returns_self}
 
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
+        {raises_unfitted}
         ImportError
             If scipy is not installed.
         """
@@ -131,35 +133,77 @@ class LinearModelMixin:
 
 
 class LinearClassifierMixin(LinearModelMixin):
-    """decision_function / predict of a linear classifier: binary by the sign of one row,
+    """fit / partial_fit (with initial weights, sample and class weights) and
+    decision_function / predict of a linear classifier: binary by the sign of one row,
     otherwise the argmax over the classes (ties to the lowest class index)."""
 
     classes_: np.ndarray
+    class_weight: Any
+
+    if TYPE_CHECKING:  # provided by EpochClassifier, which follows the mixin in the bases
+        def _fit(self, X: Any, y: Any, sample_weight: Any = None,
+                 init: tuple | None = None, **call: Any) -> None: ...
+
+        def _partial_fit(self, X: Any, y: Any, classes: Any,
+                         sample_weight: Any = None, **call: Any) -> None: ...
+
+    @fill(FIT)
+    def fit(self: _Linear, X: Any, y: Any, coef_init: Any = None, intercept_init: Any = None,
+            sample_weight: Any = None) -> _Linear:
+        """Train for up to ``max_iter`` epochs.
+
+        From ``coef_init`` / ``intercept_init`` when given; from the current weights with
+        ``warm_start``; else from zero. Each example's update is multiplied by its class weight
+        and its ``sample_weight`` (and, in `Perceptron`, by ``eta0``).
+
+        Parameters
+        ----------
+        {X_fit}
+        {y_labels}
+        {init}
+        {sample_weight}
+
+        {fit_ends}
+        """
+        from ._sgd_run import warn_if_not_converged  # (_sgd_run imports this module)
+
+        self._fit(X, y, sample_weight, initial_weights(coef_init, intercept_init))
+        warn_if_not_converged(cast(EpochModel, self))  # the mixin precedes EpochModel in the bases
+        return self
+
+    @fill(BATCH)
+    def partial_fit(self: _Linear, X: Any, y: Any, classes: Any = None,
+                    sample_weight: Any = None) -> _Linear:
+        """One epoch over this batch, continuing the model's state.
+
+        Parameters
+        ----------
+        {X_batch}
+        {y_classes}
+        {sample_weight}
+
+        {returns_batch}
+
+        {raises_batch}
+        """
+        check_class_weight(self.class_weight, partial=True)
+        self._partial_fit(X, y, classes, sample_weight)
+        return self
 
     def _predict_idx(self, Xc: Any) -> np.ndarray:
         return labels_of(self._scores(Xc))
 
+    @fill(DECISION)
     def decision_function(self, X: Any) -> np.ndarray:
         """The decision values ``w . x + b`` of each row.
 
         Parameters
         ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            Samples, with the features the model was fitted on.
+        {X_linear}
 
-        Returns
-        -------
-        ndarray of float64 of shape (n_samples,) or (n_samples, n_classes)
-            One value per row for two classes (positive speaks for ``classes_[1]``), else one
-            per row and class.
+        {returns_decision}
 
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
-        ValueError
-            If ``X`` is malformed or has another number of features (or other feature names)
-            than the training data, or a decision value is not finite.
+        {raises_predict_linear}
         """
         s = self._scores(self._gate_predict(X))
         return s[:, 0] if s.shape[1] == 1 else s

@@ -114,9 +114,12 @@ def _local(job: Job, state: dict[str, np.ndarray] | None, shard: int, epoch: int
     return est
 
 
-def prepare(X: Any, y: Any, weights: Any, job: Job, shard: int) -> Shard | None:
-    """Gate one block on its worker (None for an empty block), as the serial fit gates X."""
-    for name, v in (("y", y), ("sample_weight", weights)):  # checked before the fit, and here
+def gate_block(X: Any, columns: tuple[tuple[str, Any], ...], job: Job,
+               shard: int) -> tuple[Any, Any] | None:
+    """What preparing any shard starts with: the block's columns (name, value) checked
+    against its rows, then its throwaway estimator and X gated as the serial fit gates it;
+    None for an empty block."""
+    for name, v in columns:  # checked before the fit, and here
         if v is not None and np.ndim(v) and block_rows(v) != X.shape[0]:
             raise ValueError(f"X and {name} have inconsistent numbers of samples in block "
                              f"{shard} of rows: {X.shape[0]} != {block_rows(v)}")
@@ -125,6 +128,15 @@ def prepare(X: Any, y: Any, weights: Any, job: Job, shard: int) -> Shard | None:
     est = _local(job, None, shard, 0)
     Xc = est._gate_X(X, est._spec(), fitting=True)
     check_n_features(Xc, job.n_features, type(est).__name__)
+    return est, Xc
+
+
+def prepare(X: Any, y: Any, weights: Any, job: Job, shard: int) -> Shard | None:
+    """Gate one block on its worker (None for an empty block), as the serial fit gates X."""
+    gated = gate_block(X, (("y", y), ("sample_weight", weights)), job, shard)
+    if gated is None:
+        return None
+    est, Xc = gated
     if job.classes is None:
         y_enc = check_targets(y, Xc.shape[0])
     else:
@@ -240,17 +252,22 @@ class Textbook:
     def begin(est: Any) -> dict[str, np.ndarray]:
         return {key: value.copy() for key, value in est._state.items()}
 
-    @staticmethod
-    def epoch(state: dict[str, np.ndarray], shard: Shard | None, job: Job, index: int,
+    @classmethod
+    def epoch(cls, state: dict[str, np.ndarray], shard: Shard | None, job: Job, index: int,
               when: When) -> dict[str, Any]:
         if shard is None:
             return {"state": state, "mistakes": 0, "n": 0}
         est = _local(job, state, index, when.epochs_seen)
-        run = est._start(shard.X, shard.y, shard.w, est._spec())
-        order = epoch_order(est._seed, when.epochs_seen, shard.X.shape[0], est.shuffle)
-        mistakes = _shard_epoch(est, run, order, index)
+        mistakes = cls.shard_mistakes(est, shard, when, index)
         return {"state": est._state, "mistakes": int(mistakes), "n": int(shard.X.shape[0]),
                 "sums": averaging_sums(est)}
+
+    @staticmethod
+    def shard_mistakes(est: Any, shard: Shard, when: When, index: int) -> int:
+        """One serial epoch of the shard's estimator, in the serial fit's order."""
+        run = est._start(shard.X, shard.y, shard.w, est._spec())
+        order = epoch_order(est._seed, when.epochs_seen, shard.X.shape[0], est.shuffle)
+        return _shard_epoch(est, run, order, index)
 
     @staticmethod
     def stats(out: dict[str, Any]) -> tuple[int, int, np.ndarray | None]:

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
+from ._docs import ESTIMATOR, fill
 from ._threads import check_n_jobs
 
 __all__ = ["check_flag", "check_int", "check_fraction", "check_choice", "check_real",
@@ -287,6 +288,7 @@ class Parameters:
         """
         return {name: getattr(self, name) for name in self._get_param_names()}
 
+    @fill(ESTIMATOR)
     def set_params(self: _P, **params: Any) -> _P:
         """Set constructor parameters; unknown names are an error.
 
@@ -297,10 +299,7 @@ class Parameters:
         **params : object
             New values, by ``__init__`` parameter name.
 
-        Returns
-        -------
-        self : object
-            The estimator.
+        {returns_self}
 
         Raises
         ------

@@ -345,8 +345,9 @@ def check_kernel_input(X: Any, kind: str, n_features: int | None,
 
 # ---------------------------------------------------------------------------------- labels
 
-def check_y(y: Any, n: int, name: str = "y") -> np.ndarray:
-    """Labels as a 1-D array of length n (a column vector is accepted with a warning)."""
+def _target_column(y: Any, n: int, name: str) -> np.ndarray:
+    """What labels and regression targets share: given, 1-D (a column vector is accepted
+    with a warning) and of length n."""
     if y is None:
         raise ValueError(f"this estimator requires y to be passed, but the target {name} is None")
     arr = np.asarray(y)
@@ -360,6 +361,12 @@ def check_y(y: Any, n: int, name: str = "y") -> np.ndarray:
     if arr.shape[0] != n:
         raise ValueError(f"X and {name} have inconsistent numbers of samples: {n} != "
                          f"{arr.shape[0]}")
+    return arr
+
+
+def check_y(y: Any, n: int, name: str = "y") -> np.ndarray:
+    """Labels as a 1-D array of length n (a column vector is accepted with a warning)."""
+    arr = _target_column(y, n, name)
     check_label_values(arr, name)
     return arr
 
@@ -404,19 +411,7 @@ def encode_labels(y: np.ndarray, classes: np.ndarray | None = None,
 
 def check_targets(y: Any, n: int, name: str = "y") -> np.ndarray:
     """Regression targets: a 1-D array of n finite numbers, as float64."""
-    if y is None:
-        raise ValueError(f"this estimator requires y to be passed, but the target {name} is None")
-    arr = np.asarray(y)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        warn_data_conversion(f"A column-vector {name} was passed when a 1d array was expected. "
-                             "Please change the shape of y to (n_samples,), for example using "
-                             "ravel().")
-        arr = arr.ravel()
-    if arr.ndim != 1:
-        raise ValueError(f"{name} should be a 1d array, got an array of shape {arr.shape}")
-    if arr.shape[0] != n:
-        raise ValueError(f"X and {name} have inconsistent numbers of samples: {n} != "
-                         f"{arr.shape[0]}")
+    arr = _target_column(y, n, name)
     if arr.dtype.kind == "c":
         raise ValueError(f"{name}: Complex data not supported")
     try:

@@ -32,33 +32,23 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier, EpochModel, Run, labels_of
+from ._kernel_model import KernelClassifier, empty_support
 from ._kernel_rows import (
     KERNEL_PARAMS,
-    KERNEL_RULES,
     check_exact_headroom,
-    check_fit_params,
     exponents,
-    fit_params,
-    fit_params_from_state,
     fit_params_state,
-    fitted_kernel,
     record_fit_params,
-    restore_averaging,
-    restore_coefficients,
-    restore_support,
-    row_blocks_run,
     support_state,
 )
-from ._params import Constraint, Flag, Integer, NJobs, Options, declared
+from ._params import Constraint, Flag, Integer, Options, declared
 from ._rows import (
-    check_finite_decisions,
     check_finite_state,
     take_rows,
 )
+from ._run import Run
 from ._validation import (
     PackedBits,
-    check_kernel_input,
     check_state_array,
 )
 from .kernels import resolve_kernel
@@ -259,7 +249,7 @@ class _Eta(Constraint):
             raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
 
 
-class BudgetKernelPerceptron(EpochClassifier):
+class BudgetKernelPerceptron(KernelClassifier):
     """The kernel perceptron on a budget, plain or averaged, binary or K-class (argmax).
 
     A fitted model predicts with the ``kernel``, ``degree``, ``gamma``, ``coef0`` and
@@ -341,9 +331,8 @@ class BudgetKernelPerceptron(EpochClassifier):
     _fit_params: dict[str, Any]  # their values at the last training call
     _fixed_params = _fit_param_names[:-1]  # a continuing call may raise the budget
 
-    _parameter_constraints = declared(
-        EpochModel, average=Flag(), budget=Integer(1), max_gram_bytes=Integer(1),
-        n_jobs=NJobs(), strategy=Options(STRATEGIES), eta=_Eta(), **KERNEL_RULES)
+    _parameter_constraints = declared(KernelClassifier, average=Flag(), budget=Integer(1),
+                                      strategy=Options(STRATEGIES), eta=_Eta())
 
     def __init__(self, budget: int = 100, strategy: str = "random", eta: float = 0.1,
                  kernel: Any = "rbf", degree: Any = None, gamma: Any = None, coef0: Any = None,
@@ -377,17 +366,10 @@ class BudgetKernelPerceptron(EpochClassifier):
                              "(the kernel between stored vectors and new rows is needed)")
         return kind, kern
 
-    def _gate_X(self, X: Any, spec: tuple, fitting: bool) -> Any:
-        return check_kernel_input(X, spec[0], None if fitting else self.n_features_in_,
-                                  type(self).__name__)
-
-    def _check_continuation(self, Xc: Any, spec: tuple) -> None:
-        check_fit_params(self, self._fixed_params)
+    def _check_growth(self) -> None:
         if self.budget < self._alpha.shape[1]:
             raise ValueError(f"budget={self.budget} is below the {self._alpha.shape[1]} "
                              "support vectors the model holds")
-        super()._check_continuation(Xc, spec)
-        record_fit_params(self)
 
     def _init_state(self, Xc: Any, spec: tuple) -> None:
         kind = spec[0]
@@ -396,116 +378,26 @@ class BudgetKernelPerceptron(EpochClassifier):
         record_fit_params(self)
         self._exact = kind == "conjunction" and self.strategy in ("random", "oldest", "stoptron")
         dtype = np.int64 if self._exact else np.float64
-        if kind == "conjunction":
-            self._sv = PackedBits(np.zeros((0, Xc.words.shape[1]), np.uint64), Xc.n_bits)
-        else:
-            self._sv = np.zeros((0, Xc.shape[1]))
-        self._alpha = np.zeros((rows, 0), dtype=dtype)
-        self._b = np.zeros(rows, dtype=dtype)
+        self._sv = empty_support(kind, Xc)  # never "precomputed" (_spec)
+        self._empty_coefficients(rows, dtype)
         self._stamp = np.zeros(0, dtype=np.int64)
         self._counts = np.zeros(5, dtype=np.int64)
         self._q = np.zeros(1)
         self._kinv = np.zeros((0, 0))
-        for name in ("_u", "_beta", "_count"):  # a refit may change average
-            self.__dict__.pop(name, None)
-        if self.average:
-            self._u = np.zeros((rows, 0), dtype=dtype)
-            self._beta = np.zeros(rows, dtype=dtype)
-            self._count = np.ones(1, dtype=np.int64)
-        self.support_ = np.zeros(0, dtype=np.int64)
         self._publish()
 
     def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,
                spec: tuple) -> _BudgetRun:
         return _BudgetRun(self, Xc, y_idx, *spec)
 
-    def _averaged(self) -> bool:
-        """Whether the model was trained with ``average`` (its state holds the sums)."""
-        return bool(fit_params(self)["average"])
-
     def _publish(self) -> None:
-        if self._averaged():
-            c = float(self._count[0])
-            self.dual_coef_ = self._alpha - self._u / c
-            self.intercept_ = self._b - self._beta / c
-        else:
-            self.dual_coef_ = self._alpha.astype(np.float64)
-            self.intercept_ = self._b.astype(np.float64)
-        self.n_support_ = int(self._alpha.shape[1])
-        self.support_vectors_ = self._sv
+        super()._publish()
         self.n_evicted_ = int(self._counts[2])
         self.n_projected_ = int(self._counts[3])
 
     # ------------------------------------------------------------------ prediction
-    def _scores(self, X: Any, argmax: bool = False) -> np.ndarray:
-        """Scores (m, R), or with ``argmax`` the class indices of a K-class exact model; the
-        rows in blocks on n_jobs threads (`_kernel_rows.row_blocks_run`)."""
-        self._check_fitted()
-        self._validate_params("max_gram_bytes", "n_jobs")
-        kind, kern = fitted_kernel(self)  # never the parameters set since
-        average = self._averaged()
-        Xc = self._gate_X(X, (kind, kern), fitting=False)
-        m, rows_k = Xc.shape[0], self._alpha.shape[0]
-        out = np.zeros((m, rows_k)) if not argmax else np.zeros(m, dtype=np.int64)
-        if self.n_support_ == 0:
-            out[:] = int(np.argmax(self.intercept_)) if argmax else self.intercept_
-            return out
-        if self._exact:
-            conj = _backend.conjunction
-            c = int(self._count[0]) if average else 1
-            coef = np.ascontiguousarray(c * self._alpha - (self._u if average else 0))
-            bias = np.ascontiguousarray(c * self._b - (self._beta if average else 0))
-            fn = conj.conjunction_argmax if argmax else conj.conjunction_decision
-
-            def exact(s: int, e: int, E: np.ndarray) -> None:
-                fn(E, coef, bias, out[s:e])
-            row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, exact)
-            return out if argmax else out / c
-        lin = _backend.linear  # the decision as KernelPerceptron's: 4-lane sums, no BLAS
-        coef = np.ascontiguousarray(self.dual_coef_, dtype=np.float64)
-        bias = np.ascontiguousarray(self.intercept_, dtype=np.float64)
-
-        def decide(s: int, e: int, K: np.ndarray) -> None:
-            if kind == "conjunction":  # exponents, float coefficients: 2^e may overflow
-                with np.errstate(over="ignore"):  # checked just below
-                    K = np.ldexp(1.0, K)
-            lin.decision_dense(K, coef, bias, out[s:e])
-        row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, decide)
-        check_finite_decisions(out, self)
-        return np.argmax(out, axis=1) if argmax else out
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """The decision values f(x) of each row.
-
-        f(x) = sum_i alpha_i K(x_i, x) + b over the stored support vectors.
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix or PackedBits
-            Samples, in the form the model was fitted on.
-
-        Returns
-        -------
-        ndarray of float64 of shape (n_samples,) or (n_samples, n_classes)
-            One value per row for two classes (positive speaks for ``classes_[1]``), else one per
-            row and class.
-
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
-        ValueError
-            If ``X`` is malformed or does not match the training data, or a value is not
-            finite.
-        """
-        s = self._scores(X)
-        return s[:, 0] if s.shape[1] == 1 else s
-
-    def _predict_labels(self, X: Any) -> np.ndarray:
-        self._check_fitted()
-        if self._exact and self._alpha.shape[0] > 1:
-            return self._scores(X, argmax=True)
-        return labels_of(self._scores(X))
+    def _is_exact(self) -> bool:
+        return self._exact
 
     # ------------------------------------------------------------------ persistence
     def _state_arrays(self) -> dict:
@@ -524,31 +416,22 @@ class BudgetKernelPerceptron(EpochClassifier):
 
     @classmethod
     def _from_state(cls, params: dict, arrays: dict) -> BudgetKernelPerceptron:
-        est = cls(**params)
-        est._fit_params = fit_params_from_state(est, arrays)
-        # checked as the parameters the model was trained with
-        kind, _ = cls(**{**params, **est._fit_params})._spec()
+        est, kind = cls._restoring(params, arrays)
         strategy, budget = est._fit_params["strategy"], est._fit_params["budget"]
-        need = {"support_", "alpha", "b", "stamp", "counts"}
-        need |= {"sv_words"} if kind == "conjunction" else {"sv"}
+        need = {"stamp", "counts"}
         need |= {"q"} if strategy == "forgetron" else set()
         need |= {"kinv"} if strategy.startswith("projectron") else set()
-        need |= {"u", "beta", "count"} if est._averaged() else set()
-        k, d = est._restore_common_state(arrays, need)
-        rows = 1 if k == 2 else k
-        est._kind, est._strategy = kind, strategy
+        est._strategy = strategy
         est._exact = kind == "conjunction" and strategy in ("random", "oldest", "stoptron")
-        dtype = np.int64 if est._exact else np.float64
-        est._alpha, est._b = restore_coefficients(arrays, rows, dtype)
+        est._restore_support_set(arrays, kind, np.int64 if est._exact else np.float64, need)
         n_sv = est._alpha.shape[1]
         if n_sv > budget:
             raise ValueError(f"model file: {n_sv} support vectors exceed budget={budget}")
-        est._sv = restore_support(arrays, kind, n_sv, d, cls.__name__)
-        est._restore_budget_state(arrays, n_sv, rows, dtype)
+        est._restore_budget_state(arrays, n_sv)
         est._publish()
         return est
 
-    def _restore_budget_state(self, arrays: dict, n_sv: int, rows: int, dtype: Any) -> None:
+    def _restore_budget_state(self, arrays: dict, n_sv: int) -> None:
         """The arrays only this model saves, checked against each other."""
         self._counts = check_state_array(arrays, "counts", (5,), np.int64)
         self._stamp = check_state_array(arrays, "stamp", (n_sv,), np.int64)
@@ -561,11 +444,6 @@ class BudgetKernelPerceptron(EpochClassifier):
             else np.zeros(1)
         self._kinv = check_state_array(arrays, "kinv", (n_sv, n_sv), np.float64) \
             if "kinv" in arrays else np.zeros((0, 0))
-        if self._averaged():
-            self._u, self._beta, self._count = restore_averaging(arrays, rows, n_sv, dtype)
         if self._exact:  # the preconditions of the exact sums in C
             check_exact_headroom(self._alpha, self._b, getattr(self, "_u", None),
                                  getattr(self, "_beta", None), getattr(self, "_count", None), 0)
-        self.support_ = check_state_array(arrays, "support_", (n_sv,), np.int64)
-        if n_sv and self.support_.min() < -1:
-            raise ValueError("model file: support_ indices must be >= -1")

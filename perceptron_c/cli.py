@@ -33,7 +33,7 @@ from . import (
     VotedPerceptron,
     __version__,
 )
-from ._cli_tagger import TAGGED_FORMATS, add_tag, cmd_tag, train_tagger
+from ._cli_tagger import TAGGED_FORMATS, add_apply_arguments, add_tag, cmd_tag, train_tagger
 from .datasets import DATA_EXTENSIONS, load_data
 from .io import check_regular_file, load_model, replace_file, save_model
 
@@ -145,11 +145,8 @@ def _build_parser() -> argparse.ArgumentParser:
                     "holding a comma, a quote or a line break is quoted (\"a,b\", a quote "
                     "doubled inside), an empty one is \"\", others print as they are. When "
                     "DATA has labels, print the accuracy to stderr.")
-    predict.add_argument("model", metavar="MODEL.npz", help="a model saved by 'train'")
-    predict.add_argument("data", metavar="DATA", help="data file (labels optional)")
-    predict.add_argument("-o", "--output", metavar="OUT",
-                         help="write the labels to OUT (the same CSV) instead; OUT is "
-                              "replaced whole, or left as it was if writing fails")
+    add_apply_arguments(predict, "model", "data", "data file (labels optional)",
+                        "the labels to OUT (the same CSV) instead")
     add_tag(commands)
     return parser
 

@@ -64,6 +64,7 @@ import numpy as np
 
 from . import _backend
 from ._datafiles import DATA_EXTENSIONS, dump_svmlight, load_data
+from ._docs import fill
 from ._sequences import make_sequences, make_tagged_sentences
 from ._tagged_files import dump_tagged, load_tagged
 
@@ -76,6 +77,23 @@ __all__ = [
 
 # --------------------------------------------------------------------------- synthetic sets
 
+# the parameters every generator shares: the seeded source first; a set of points' size
+_MAKER = {
+    "rng": """
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The source of randomness (``np.random.default_rng(seed)``).
+        """,
+    "points": """
+        n : int
+            Number of points.
+        d : int
+            Number of features.
+        """,
+}
+
+@fill(_MAKER)
 def make_separable(rng: np.random.Generator, n: int, d: int, gap: float = 0.2,
                    bias: float = 0.3) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Dense points separated by a known hyperplane with a known margin.
@@ -83,14 +101,8 @@ def make_separable(rng: np.random.Generator, n: int, d: int, gap: float = 0.2,
     The labels are sign(u.x + b0), and only points with ``|u.x + b0| >= gap`` are kept
     (||u|| = 1), so (u, b0) separates them with geometric margin at least ``gap``.
 
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        The source of randomness (``np.random.default_rng(seed)``).
-    n : int
-        Number of points.
-    d : int
-        Number of features.
+    {rng}
+    {points}
     gap : float, default=0.2
         The smallest distance of a point to the hyperplane.
     bias : float, default=0.3
@@ -141,6 +153,7 @@ def _csr_counts(rows, cols, n_rows, n_cols):
                                    shape=(n_rows, n_cols))
 
 
+@fill(_MAKER)
 def make_text(rng: np.random.Generator, n: int, vocabulary: int = 5000, mean_length: int = 36,
               topic_words: int = 250, topic_share: float = 0.15) -> tuple[Any, np.ndarray]:
     """Bag-of-words counts of two overlapping classes of documents ("ham" and "spam").
@@ -148,10 +161,7 @@ def make_text(rng: np.random.Generator, n: int, vocabulary: int = 5000, mean_len
     Most tokens come from a shared Zipf-like law over the vocabulary, a share from a per-class
     topic list, so the classes overlap as real documents do.
 
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        The source of randomness (``np.random.default_rng(seed)``).
+    {rng}
     n : int
         Number of documents.
     vocabulary : int, default=5000
@@ -183,18 +193,13 @@ def make_text(rng: np.random.Generator, n: int, vocabulary: int = 5000, mean_len
     return _csr_counts(rows, words, n, vocabulary), labels[y_index]
 
 
+@fill(_MAKER)
 def make_blobs(rng: np.random.Generator, n: int, d: int, n_classes: int = 10,
                spread: float = 2.2) -> tuple[np.ndarray, np.ndarray]:
     """Gaussian blobs around random centres; ``spread`` sets how much the classes overlap.
 
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        The source of randomness (``np.random.default_rng(seed)``).
-    n : int
-        Number of points.
-    d : int
-        Number of features.
+    {rng}
+    {points}
     n_classes : int, default=10
         Number of classes (centres, drawn normal with standard deviation 1.5).
     spread : float, default=2.2
@@ -212,6 +217,7 @@ def make_blobs(rng: np.random.Generator, n: int, d: int, n_classes: int = 10,
     return centres[y] + spread * rng.standard_normal((n, d)) / np.sqrt(2.0), y
 
 
+@fill(_MAKER)
 def make_xor(rng: np.random.Generator, n: int,
              noise: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
     """Four Gaussian clusters at (+-1, +-1) labelled by the XOR of the centre's signs.
@@ -219,10 +225,7 @@ def make_xor(rng: np.random.Generator, n: int,
     Label +1 where x1 * x2 > 0 at the cluster centre ([Daume2017] Fig. 4.12), else -1: not
     linearly separable.
 
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        The source of randomness (``np.random.default_rng(seed)``).
+    {rng}
     n : int
         Number of points, each in a cluster drawn uniformly.
     noise : float, default=0.3
@@ -240,15 +243,13 @@ def make_xor(rng: np.random.Generator, n: int,
     return centres[which] + noise * rng.standard_normal((n, 2)), np.where(which < 2, 1, -1)
 
 
+@fill(_MAKER)
 def make_dnf(rng: np.random.Generator, n: int, n_bits: int = 40, density: float = 0.3,
              terms: Sequence[Sequence[int]] = ((0, 3), (5, 7), (2, 11)),
              ) -> tuple[np.ndarray, np.ndarray]:
     """Random 0/1 rows labelled by a hidden monotone DNF (an OR of ANDs of bits).
 
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        The source of randomness (``np.random.default_rng(seed)``).
+    {rng}
     n : int
         Number of rows.
     n_bits : int, default=40

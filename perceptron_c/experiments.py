@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ._docs import fill
 from .datasets import load_digits_split, make_separable, make_xor
 from .kernel_perceptron import KernelPerceptron
 from .perceptron import Perceptron
@@ -347,26 +348,33 @@ def boundaries_2d(n: int = 80, grid: int = 200, seed: int = 0, noise: float = 0.
 
 # --------------------------------------------------------------------------- tables
 
-def _table(header: list[str], rows: list[list[Any]]) -> str:
+# a formatter's Parameters and Returns type; {res} names the experiment it reads
+_TABLE = {"result": """
+    Parameters
+    ----------
+    {res}
+
+    Returns
+    -------
+    str
+    """}
+
+
+def _table(header: list[str], rows: list[list[Any]], note: str | None = None) -> str:
+    """The rows in aligned columns under the header, then the note's line if any."""
     cells = [[str(c) for c in row] for row in [header] + rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in
                        enumerate(zip(row, widths))) for row in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    return "\n".join(lines if note is None else [*lines, note])
 
 
+@fill(_TABLE, res="res : dict\n    What `learning_curves` returned.")
 def format_learning_curves(res: dict[str, Any]) -> str:
     """Test error (%) per degree and variant (rows) after each epoch count (columns).
 
-    Parameters
-    ----------
-    res : dict
-        What `learning_curves` returned.
-
-    Returns
-    -------
-    str
+    {result}
         The table, then a line describing the data and the time taken; ``*`` marks a run
         that converged before T.
     """
@@ -385,20 +393,14 @@ def format_learning_curves(res: dict[str, Any]) -> str:
     note = (f"digits: {res['n_train']} train / {res['n_test']} test, {res['n_classes']} "
             f"classes; test error in %; * = converged (error-free epoch) before T. "
             f"Time: {seconds}.")
-    return _table(header, rows) + "\n" + note
+    return _table(header, rows, note)
 
 
+@fill(_TABLE, res="res : dict\n    What `ordering` returned.")
 def format_ordering(res: dict[str, Any]) -> str:
     """Mean train/test error (%) after selected epochs and epochs to converge, per ordering.
 
-    Parameters
-    ----------
-    res : dict
-        What `ordering` returned.
-
-    Returns
-    -------
-    str
+    {result}
         The table, then a line describing the runs.
     """
     T = res["epochs"]
@@ -421,20 +423,14 @@ def format_ordering(res: dict[str, Any]) -> str:
             f"means over repeats; epochs to converge: mean [min-max] of the first error-free "
             f"epoch; mistakes: mean total over {T} epochs; (R/gamma)^2 mean "
             f"{res['bound'].mean():.0f}.")
-    return _table(header, rows) + "\n" + note
+    return _table(header, rows, note)
 
 
+@fill(_TABLE, res="res : dict\n    What `mistakes_vs_margin` returned.")
 def format_mistakes_vs_margin(res: dict[str, Any]) -> str:
     """Per margin: gamma, R, the bound and the mistakes (mean, max) over the seeds.
 
-    Parameters
-    ----------
-    res : dict
-        What `mistakes_vs_margin` returned.
-
-    Returns
-    -------
-    str
+    {result}
         The table, then a line describing the data sets.
     """
     header = ["gap", "gamma", "R", "1/gamma^2", "(R/gamma)^2", "mistakes mean", "mistakes max",
@@ -449,20 +445,14 @@ def format_mistakes_vs_margin(res: dict[str, Any]) -> str:
     note = (f"{res['seeds']} data sets per gap: n={res['n']}, d={res['d']}, bias "
             f"{res['bias']}; every run converged: {bool(res['converged'].all())}; means over "
             f"data sets.")
-    return _table(header, rows) + "\n" + note
+    return _table(header, rows, note)
 
 
+@fill(_TABLE, res="res : dict\n    What `boundaries_2d` returned.")
 def format_boundaries_2d(res: dict[str, Any]) -> str:
     """Per panel: training accuracy, mistakes, epochs, convergence and support vectors.
 
-    Parameters
-    ----------
-    res : dict
-        What `boundaries_2d` returned.
-
-    Returns
-    -------
-    str
+    {result}
         The table (``-`` for the linear panel's support vectors).
     """
     header = ["panel", "train acc", "mistakes", "epochs", "converged", "support vectors"]

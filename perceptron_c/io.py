@@ -36,23 +36,18 @@ before it is opened (opening a named pipe would wait for a writer, forever if no
 """
 from __future__ import annotations
 
-import contextlib
-import errno
 import importlib
-import math
 import os
-import stat
-import struct
 import warnings
-from collections.abc import Callable
-from typing import IO, TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from ._docs import fill
+from ._npzfile import MAX_EXPANSION as MAX_EXPANSION  # re-exported: public here first
+from ._npzfile import _write_npz, read_npz, replace_file
+from ._npzfile import check_regular_file as check_regular_file
 from .exceptions import FileFormatError
-
-if TYPE_CHECKING:
-    import zipfile
 
 __all__ = [
     "FORMAT_NAME",
@@ -69,10 +64,40 @@ FORMAT_NAME = "perceptron_c-model"
 FORMAT_VERSION = 1
 _STATE_PREFIX = "state/"
 _META_KEYS = ("__format__", "__version__", "__class__", "__params__")
-# deflate reaches about 1000:1 on zeros; real arrays stay far below 64:1 (np.savez stores
-# them uncompressed anyway): a larger ratio is a decompression bomb
-MAX_EXPANSION = 64
 MAX_KERNEL_DEPTH = 32  # sums and products of kernels nested deeper than this are refused
+
+# docstring fragments of every save and load of a model file (the estimators', the tagger's,
+# perceptron_c.load): one text for what one function does
+FRAGMENTS = {
+    "save_path": """
+        path : str or path-like
+            Where to write; ``.npz`` is appended if it does not end with it.
+
+        Returns
+        -------
+        str
+            The path written.
+        """,
+    "load_sections": """
+        Parameters
+        ----------
+        path : str or path-like
+            The model file; when it does not exist but ``path + ".npz"`` does, that is read.
+
+        Returns
+        -------
+        object
+            The estimator (or tagger), of the class the file names, as it was saved.
+
+        Raises
+        ------
+        FileFormatError
+            If the file is not a valid model file: another format, an unknown class or
+            version, a damaged or crafted archive, or a state the class refuses.
+        FileNotFoundError
+            If neither ``path`` nor ``path + ".npz"`` exists.
+        """,
+}
 
 
 
@@ -275,6 +300,7 @@ def _file_arrays(estimator: Any) -> dict[str, np.ndarray]:
     return arrays
 
 
+@fill(FRAGMENTS)
 def save_model(estimator: Any, path: str | os.PathLike[str]) -> str:
     """Write a fitted ``estimator`` to ``path`` (``.npz`` appended if missing); return the path.
 
@@ -288,13 +314,7 @@ def save_model(estimator: Any, path: str | os.PathLike[str]) -> str:
     ----------
     estimator : object
         A fitted estimator of a class in ``MODEL_CLASSES``.
-    path : str or path-like
-        Where to write; ``.npz`` is appended if it does not end with it.
-
-    Returns
-    -------
-    str
-        The path written.
+    {save_path}
 
     Raises
     ------
@@ -323,188 +343,6 @@ def save_model(estimator: Any, path: str | os.PathLike[str]) -> str:
     path = _model_path(path)
     replace_file(path, lambda handle: _write_npz(handle, arrays))
     return path
-
-
-def _write_npz(handle: IO[bytes], arrays: dict[str, np.ndarray]) -> None:
-    """The archive ``np.savez`` writes (uncompressed ``.npy`` members, ZIP64), closed even
-    when a write fails: numpy before 1.24 left its archive open then, and when it was
-    collected later its close wrote to the closed file ("Exception ignored ... seek of
-    closed file"). No member can need pickle (`_checked_state`)."""
-    import zipfile
-
-    with zipfile.ZipFile(handle, mode="w", compression=zipfile.ZIP_STORED,
-                         allowZip64=True) as archive:
-        for key, value in arrays.items():
-            with archive.open(key + ".npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, np.asanyarray(value), allow_pickle=False)
-
-
-def _naming(exc: OSError, path: str, temporary: str | None = None) -> OSError:
-    """``exc`` naming ``path``, where it named the temporary file or no file at all."""
-    if exc.errno is None or exc.filename not in (None, temporary):
-        return exc
-    return OSError(exc.errno, exc.strerror, path)  # OSError picks the subclass of the errno
-
-
-def replace_file(path: str | os.PathLike[str], write: Callable[[IO[bytes]], Any]) -> None:
-    """Write the file ``path`` whole or not at all: ``write(handle)`` fills a new file beside
-    it (so the rename is atomic), which is flushed to disk and renamed onto ``path``; on any
-    failure the new file is deleted and ``path`` is left as it was. An ``OSError`` names
-    ``path``, never the temporary file.
-
-    A ``path`` that exists and is not a regular file (``/dev/null``, a named pipe) is written
-    in place, since a rename would replace the device itself; a directory is refused.
-    """
-    import secrets
-
-    path = os.fspath(path)
-    try:
-        mode: int | None = os.stat(path).st_mode
-    except OSError:  # missing, or its directory is: the open below says which, naming path
-        mode = None
-    if mode is not None and stat.S_ISDIR(mode):
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
-    if mode is not None and not stat.S_ISREG(mode):
-        try:
-            with open(path, "wb") as handle:
-                write(handle)
-        except OSError as exc:
-            raise _naming(exc, path) from None
-        return
-    # a short name of its own: the target's name may already be NAME_MAX long
-    temporary = os.path.join(os.path.dirname(path), f".{secrets.token_hex(6)}.tmp")
-    created = False
-    try:
-        # open(..., "x") rather than mkstemp: the file gets the usual umask permissions, not 0600
-        with open(temporary, "xb") as handle:
-            created = True
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException as exc:
-        if created:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-        if isinstance(exc, OSError):
-            raise _naming(exc, path, temporary) from None
-        raise
-
-
-_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"),
-               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-               (stat.S_ISSOCK, "a socket"))
-
-
-def check_regular_file(path: str | os.PathLike[str], what: str) -> None:
-    """`FileFormatError` naming ``path`` unless it is a regular file (symbolic links
-    followed), checked before it is opened: opening a named pipe waits for a writer, forever
-    if none comes. A missing file raises ``FileNotFoundError`` naming it."""
-    mode = os.stat(path).st_mode
-    if not stat.S_ISREG(mode):
-        kind = next((name for test, name in _FILE_KINDS if test(mode)), "not a file")
-        raise FileFormatError(f"{os.fspath(path)}: not a regular file ({kind}), so not a "
-                              f"{what} file")
-
-
-def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
-    """One .npy member, its header checked against its size before anything is allocated."""
-    import zipfile
-
-    if info.flag_bits & 0x1:
-        raise ValueError(f"member {info.filename!r} is encrypted")
-    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-        raise ValueError(f"member {info.filename!r} uses an unsupported compression")
-    if info.compress_type == zipfile.ZIP_DEFLATED and \
-            info.file_size > MAX_EXPANSION * max(info.compress_size, 1) + 2**16:
-        raise ValueError(f"member {info.filename!r} would expand {info.file_size} bytes from "
-                         f"{info.compress_size}: refused as a decompression bomb")
-    with archive.open(info) as member:
-        version = np.lib.format.read_magic(member)
-        if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(member)
-        elif version in ((2, 0), (3, 0)):
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(member)
-        else:
-            raise ValueError(f"member {info.filename!r}: .npy version {version}")
-        header = member.tell()
-    if dtype.hasobject:
-        raise ValueError(f"member {info.filename!r} holds an object (pickled) array, which "
-                         "perceptron_c refuses to load; its files hold plain arrays only")
-    if any(d < 0 for d in shape):
-        raise ValueError(f"member {info.filename!r} declares shape {shape}")
-    declared = math.prod(shape) * dtype.itemsize
-    if header + declared != info.file_size:
-        raise ValueError(f"member {info.filename!r} declares {declared} bytes of data but "
-                         f"holds {info.file_size - header}")
-    with archive.open(info) as member:
-        return np.lib.format.read_array(member, allow_pickle=False)
-
-
-# what zipfile raises on a damaged archive (NotImplementedError: a "version needed to
-# extract" beyond its own, as one flipped bit makes it), besides zipfile.BadZipFile (added
-# where zipfile is imported, on first use)
-_ZIP_ERRORS: tuple[type[BaseException], ...] = (
-    OSError, EOFError, ValueError, NotImplementedError, RuntimeError, MemoryError,
-    OverflowError, struct.error)
-
-
-def read_npz(path: str | os.PathLike[str], what: str) -> dict[str, np.ndarray]:
-    """Every array of an npz file, read member by member without pickle.
-
-    The file is opened here and always closed; a named pipe or a folder is refused before it
-    is opened.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The ``.npz`` file.
-    what : str
-        What the file should be, for the error messages (``"perceptron_c model"``).
-
-    Returns
-    -------
-    dict of str to ndarray
-        Each member's array, by its name without ``.npy``.
-
-    Raises
-    ------
-    FileFormatError
-        If ``path`` is not a regular file, not a readable npz archive, or a member is
-        damaged, encrypted, compressed more than 64-fold, or holds an object array.
-    FileNotFoundError
-        If ``path`` does not exist.
-    """
-    import zipfile
-    import zlib
-
-    zip_errors: tuple[type[BaseException], ...] = (zipfile.BadZipFile, *_ZIP_ERRORS)
-    member_errors: tuple[type[BaseException], ...] = (*zip_errors, zlib.error, SyntaxError)
-    check_regular_file(path, what)
-    with open(path, "rb") as handle:
-        try:
-            archive = zipfile.ZipFile(handle)
-        except zip_errors as exc:
-            handle.seek(0)
-            if handle.read(6) == b"\x93NUMPY":
-                raise FileFormatError(f"{path}: not a {what} file (a single .npy array, not "
-                                      "an .npz archive)") from None
-            raise FileFormatError(f"{path}: not a readable {what} (.npz) file: {exc}") from None
-        with archive:
-            infos = archive.infolist()
-            names = [info.filename for info in infos]
-            if len(set(names)) != len(names):
-                raise FileFormatError(f"{path}: corrupt {what} file (duplicate members)")
-            arrays = {}
-            for info in infos:
-                if not info.filename.endswith(".npy"):
-                    raise FileFormatError(f"{path}: corrupt {what} file (member "
-                                          f"{info.filename!r} is not a .npy array)")
-                try:
-                    arrays[info.filename[:-4]] = _read_member(archive, info)
-                except member_errors as exc:
-                    raise FileFormatError(f"{path}: corrupt {what} file: {exc}") from None
-            return arrays
 
 
 def _scalar(arrays: dict[str, np.ndarray], key: str, kind: str, path: str) -> Any:
@@ -566,28 +404,13 @@ def _same_file(loaded: dict[str, np.ndarray], again: dict[str, np.ndarray]) -> s
     return None
 
 
+@fill(FRAGMENTS)
 def load_model(path: str | os.PathLike[str]) -> Any:
     """Read a model written by ``save_model``, without pickle.
 
     See the module docstring for everything that is checked.
 
-    Parameters
-    ----------
-    path : str or path-like
-        The model file; when it does not exist but ``path + ".npz"`` does, that is read.
-
-    Returns
-    -------
-    object
-        The estimator, of the class the file names, as it was saved.
-
-    Raises
-    ------
-    FileFormatError
-        If the file is not a valid model file: another format, an unknown class or version,
-        a damaged or crafted archive, or a state the class refuses.
-    FileNotFoundError
-        If neither ``path`` nor ``path + ".npz"`` exists.
+    {load_sections}
     """
     import json
 

@@ -26,43 +26,23 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import (
-    EARLY_STOPPING,
-    EpochClassifier,
-    EpochModel,
-    Run,
-    _Stopping,
-    available_if,
-    draw_seed,
-    epoch_order,
-    labels_of,
-)
+from ._base import STOPPING, labels_of
+from ._docs import FIT, fill
+from ._kernel_model import WeightedKernelClassifier, empty_support
 from ._kernel_rows import (
     KERNEL_PARAMS,
-    KERNEL_RULES,
     KernelSource,
     cached_scores,
-    check_fit_params,
     fit_params,
-    fit_params_from_state,
-    fit_params_state,
     fitted_kernel,
     record_fit_params,
-    restore_averaging,
-    restore_coefficients,
-    restore_support,
     row_blocks_run,
-    support_state,
 )
 from ._params import (
     ClassWeight,
     Flag,
-    Integer,
-    NJobs,
-    NoneOr,
     Options,
     Real,
-    check_class_weight,
     declared,
     expand_class_weight,
 )
@@ -72,11 +52,10 @@ from ._rows import (
     pool_of,
     take_rows,
 )
+from ._run import Run, _Stopping, draw_seed, epoch_order
 from ._sgd_run import warn_if_not_converged
 from ._validation import (
     PackedBits,
-    check_kernel_input,
-    check_state_array,
 )
 from .kernels import resolve_kernel
 
@@ -211,7 +190,7 @@ class _KPARun(Run["KernelPassiveAggressiveClassifier"]):
         est.support_ = np.where(idx < self.n_old, -1, idx - self.n_old).astype(np.int64)
 
 
-class KernelPassiveAggressiveClassifier(EpochClassifier):
+class KernelPassiveAggressiveClassifier(WeightedKernelClassifier):
     """The passive-aggressive classifier in dual form, with any kernel; binary or K-class.
 
     Parameters are keyword-only; where `PassiveAggressiveClassifier` (scikit-learn's) has the
@@ -295,9 +274,8 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
     _count: np.ndarray | None
 
     _parameter_constraints = declared(
-        EpochModel, **EARLY_STOPPING, C=Real(0.0, low_open=True),
-        loss=Options(("hinge", "squared_hinge")), tol=NoneOr(Real(0.0)), average=Flag(),
-        max_gram_bytes=Integer(1), n_jobs=NJobs(), class_weight=ClassWeight(), **KERNEL_RULES)
+        WeightedKernelClassifier, **STOPPING, C=Real(0.0, low_open=True),
+        loss=Options(("hinge", "squared_hinge")), average=Flag(), class_weight=ClassWeight())
 
     def __init__(self, *, C: float = 1.0, loss: str = "hinge", kernel: Any = "rbf",
                  degree: Any = None, gamma: Any = None, coef0: Any = None,
@@ -328,11 +306,6 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
         self.max_gram_bytes = max_gram_bytes
         self.n_jobs = n_jobs
 
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
-        return tags
-
     # ------------------------------------------------------------------ skeleton hooks
     def _spec(self) -> tuple[str, Any]:
         self._validate_params()
@@ -353,30 +326,12 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
     def _draw_seed(self) -> int:
         return draw_seed(self.random_state)  # our shuffles, whichever stopping rule
 
-    def _gate_X(self, X: Any, spec: tuple, fitting: bool) -> Any:
-        return check_kernel_input(X, spec[0], None if fitting else self.n_features_in_,
-                                  type(self).__name__)
-
-    def _check_continuation(self, Xc: Any, spec: tuple) -> None:
-        kind = spec[0]
-        if kind == "precomputed":
-            raise ValueError("warm_start is not available with kernel='precomputed' (the "
-                             "Gram between old support vectors and new rows is unknown)")
-        check_fit_params(self, self._fit_param_names)
-        super()._check_continuation(Xc, spec)
-        record_fit_params(self)
-
     def _init_state(self, Xc: Any, spec: tuple) -> None:
         kind = spec[0]
         rows = 1 if len(self.classes_) == 2 else len(self.classes_)
         self._kind = kind
         record_fit_params(self)
-        if kind == _CONJ:
-            self._sv = PackedBits(np.zeros((0, Xc.words.shape[1]), np.uint64), Xc.n_bits)
-        elif kind == "precomputed":
-            self._sv = np.zeros(0, dtype=np.int64)
-        else:
-            self._sv = np.zeros((0, Xc.shape[1]))
+        self._sv = empty_support(kind, Xc)
         self._alpha, self._b = np.zeros((rows, 0)), np.zeros(rows)
         self._ediag = np.zeros(0, dtype=np.int32)
         self._u = self._beta = self._count = None
@@ -416,6 +371,7 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
         self.n_support_ = int(self._alpha.shape[1])
         self.support_vectors_ = None if self._kind == "precomputed" else self._sv
 
+    @fill(FIT)
     def fit(self, X: Any, y: Any,
             sample_weight: Any = None) -> KernelPassiveAggressiveClassifier:
         """Train for up to ``max_iter`` epochs (from the current model with ``warm_start``).
@@ -424,67 +380,14 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
 
         Parameters
         ----------
-        X : array-like, sparse matrix or PackedBits of shape (n_samples, n_features)
-            Training samples (0/1 rows or `PackedBits` for the conjunction kernel; the square Gram
-            matrix with ``kernel="precomputed"``).
-        y : array-like of shape (n_samples,)
-            Labels, two classes or more.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample, multiplying its update; equal weights when None.
+        {X_fit_kernel}
+        {y_labels}
+        {sample_weight}
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError
-            If an input or parameter is malformed or out of range, or (with ``warm_start``) the
-            classes or features changed.
-        TypeError
-            If a parameter has the wrong type.
-
-        Warns
-        -----
-        ConvergenceWarning
-            If ``max_iter`` epochs ran without meeting the stopping rule.
+        {fit_ends}
         """
         self._fit(X, y, sample_weight)
         warn_if_not_converged(self)
-        return self
-
-    @available_if(lambda est: not (isinstance(est.kernel, str) and est.kernel == "precomputed"))
-    def partial_fit(self, X: Any, y: Any, classes: Any = None,
-                    sample_weight: Any = None) -> KernelPassiveAggressiveClassifier:
-        """One epoch over this batch, keeping the support vectors of earlier calls.
-
-        Not available with ``kernel="precomputed"``.
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix or PackedBits of shape (n_samples, n_features)
-            The batch's samples; the same features on every call.
-        y : array-like of shape (n_samples,)
-            The batch's labels, each one of ``classes``.
-        classes : array-like, optional
-            Every label the model will ever see; required on the first call, unchanged after.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample, multiplying its update; equal weights when None.
-
-        Returns
-        -------
-        self : object
-            The estimator, trained one more epoch.
-
-        Raises
-        ------
-        ValueError
-            If an input is malformed, ``classes`` is missing on the first call or changes, ``X``
-            does not match the fitted model, or ``kernel="precomputed"``.
-        """
-        check_class_weight(self.class_weight, partial=True)
-        self._partial_fit(X, y, classes, sample_weight)
         return self
 
     # ------------------------------------------------------------------ prediction
@@ -524,79 +427,27 @@ class KernelPassiveAggressiveClassifier(EpochClassifier):
             return out
         return labels_of(out)
 
-    def _predict_scores(self, X: Any, labels: bool) -> np.ndarray:
+    def _predicted(self, X: Any, labels: bool) -> np.ndarray:
         self._check_fitted()
         self._validate_params("max_gram_bytes", "n_jobs")
         Xc = self._gate_X(X, fitted_kernel(self), fitting=False)  # never the params set since
         coef, b = self._coefs()
         return self._decide(Xc, self._sv, np.ascontiguousarray(coef), b, self._ediag, labels)
 
-    def decision_function(self, X: Any) -> np.ndarray:
-        """The decision values f(x) = sum_i alpha_i K(x_i, x) + b of each row.
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix or PackedBits
-            Samples, in the form the model was fitted on; with ``kernel="precomputed"`` the
-            kernel values between these rows and the training rows, shape (n_samples, n_train).
-
-        Returns
-        -------
-        ndarray of float64 of shape (n_samples,) or (n_samples, n_classes)
-            One value per row for two classes (positive speaks for ``classes_[1]``), else one per
-            row and class.
-            For the conjunction kernel, the float64 nearest to the exact value, clipped to the
-            largest finite float64 beyond float64's range.
-
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
-        ValueError
-            If ``X`` is malformed or does not match the training data, or a value is not
-            finite.
-        """
-        s = self._predict_scores(X, labels=False)
-        return s[:, 0] if s.shape[1] == 1 else s
+    def _scores(self, X: Any) -> np.ndarray:
+        return self._predicted(X, labels=False)
 
     def _predict_labels(self, X: Any) -> np.ndarray:
-        return self._predict_scores(X, labels=True)
+        return self._predicted(X, labels=True)
 
     # ------------------------------------------------------------------ persistence
-    def _state_arrays(self) -> dict:
-        arrays = self._common_state()
-        arrays.update(support_=self.support_, alpha=self._alpha, b=self._b)
-        arrays.update(support_state(self._kind, self._sv))
-        if self._u is not None:
-            assert self._beta is not None and self._count is not None
-            arrays.update(u=self._u, beta=self._beta, count=self._count)
-        arrays.update(fit_params_state(self))
-        return arrays
-
     @classmethod
     def _from_state(cls, params: dict, arrays: dict) -> KernelPassiveAggressiveClassifier:
-        est = cls(**params)
-        est._fit_params = fit_params_from_state(est, arrays)
-        # checked as the parameters the model was trained with
-        kind, _ = cls(**{**params, **est._fit_params})._spec()
-        average = bool(est._fit_params["average"])
-        need = {"support_", "alpha", "b", "sv_words" if kind == _CONJ else "sv"}
-        if average:
-            need |= {"u", "beta", "count"}
-        k, d = est._restore_common_state(arrays, need)
-        rows = 1 if k == 2 else k
-        est._alpha, est._b = restore_coefficients(arrays, rows, np.float64)
-        n_sv = est._alpha.shape[1]
-        est._kind = kind
-        est._sv = restore_support(arrays, kind, n_sv, d, cls.__name__)
+        est, kind = cls._restoring(params, arrays)
+        est._u = est._beta = est._count = None  # unless trained with average
+        est._restore_support_set(arrays, kind, np.float64)
         est._ediag = _popcounts(est._sv) if kind == _CONJ else np.zeros(0, dtype=np.int32)
         if kind == _CONJ and np.any(est._b != 0):
             raise ValueError("model file: b must be 0 with the conjunction kernel")
-        est._u = est._beta = est._count = None
-        if average:
-            est._u, est._beta, est._count = restore_averaging(arrays, rows, n_sv, np.float64)
-        est.support_ = check_state_array(arrays, "support_", (n_sv,), np.int64)
-        if n_sv and est.support_.min() < -1:
-            raise ValueError("model file: support_ indices must be >= -1")
         est._publish()
         return est

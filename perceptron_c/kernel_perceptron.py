@@ -26,43 +26,30 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier, EpochModel, Run, available_if, labels_of
+from ._docs import FIT, fill
+from ._kernel_model import WeightedKernelClassifier, empty_support
 from ._kernel_rows import (
     KERNEL_PARAMS,
-    KERNEL_RULES,
     KernelSource,
     cached_scores,
     check_exact_headroom,
-    check_fit_params,
     check_weighted_headroom,
     fit_params,
-    fit_params_from_state,
-    fit_params_state,
-    fitted_kernel,
     record_fit_params,
-    restore_averaging,
-    restore_coefficients,
-    restore_support,
-    row_blocks_run,
     stream,
-    support_state,
 )
 from ._params import (
     ClassWeight,
     Flag,
-    Integer,
-    NJobs,
-    check_class_weight,
     declared,
     expand_class_weight,
 )
 from ._rows import (
-    check_finite_decisions,
     check_finite_state,
     pool_of,
     take_rows,
 )
-from ._validation import PackedBits, check_kernel_input, check_state_array
+from ._run import Run
 from .kernels import resolve_kernel
 
 __all__ = ["KernelPerceptron"]
@@ -199,7 +186,7 @@ class _DualRun(Run["KernelPerceptron"]):
         est.support_ = np.where(idx < self.n_old, -1, idx - self.n_old).astype(np.int64)
 
 
-class KernelPerceptron(EpochClassifier):
+class KernelPerceptron(WeightedKernelClassifier):
     """The kernel (dual) perceptron, plain or averaged, binary or K-class (argmax).
 
     A fitted model predicts with the ``kernel``, ``degree``, ``gamma``, ``coef0`` and
@@ -268,9 +255,8 @@ class KernelPerceptron(EpochClassifier):
     _fit_param_names = (*KERNEL_PARAMS, "average")
     _fit_params: dict[str, Any]  # their values at the last training call
 
-    _parameter_constraints = declared(
-        EpochModel, average=Flag(), max_gram_bytes=Integer(1), n_jobs=NJobs(),
-        class_weight=ClassWeight(), **KERNEL_RULES)
+    _parameter_constraints = declared(WeightedKernelClassifier, average=Flag(),
+                                      class_weight=ClassWeight())
 
     def __init__(self, kernel: Any = "rbf", degree: Any = None, gamma: Any = None,
                  coef0: Any = None, fit_intercept: bool = True, max_iter: int = 100,
@@ -293,63 +279,12 @@ class KernelPerceptron(EpochClassifier):
         self.class_weight = class_weight
         self.n_jobs = n_jobs
 
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
-        return tags
-
     # ------------------------------------------------------------------ skeleton hooks
     def _spec(self) -> tuple[str, Any]:
         self._validate_params()
         return resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
 
-    def _gate_X(self, X: Any, spec: tuple, fitting: bool) -> Any:
-        return check_kernel_input(X, spec[0], None if fitting else self.n_features_in_,
-                                  type(self).__name__)
-
-    def _check_continuation(self, Xc: Any, spec: tuple) -> None:
-        kind = spec[0]
-        if kind == "precomputed":
-            raise ValueError("warm_start is not available with kernel='precomputed' (the "
-                             "Gram between old support vectors and new rows is unknown)")
-        check_fit_params(self, self._fit_param_names)
-        super()._check_continuation(Xc, spec)
-        record_fit_params(self)
-
-    @available_if(lambda est: not (isinstance(est.kernel, str) and est.kernel == "precomputed"))
-    def partial_fit(self, X: Any, y: Any, classes: Any = None,
-                    sample_weight: Any = None) -> KernelPerceptron:
-        """One epoch over this batch, keeping the support vectors of earlier calls.
-
-        Not available with ``kernel="precomputed"`` (the Gram between old support vectors and new
-        rows is unknown).
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix or PackedBits of shape (n_samples, n_features)
-            The batch's samples; the same features on every call.
-        y : array-like of shape (n_samples,)
-            The batch's labels, each one of ``classes``.
-        classes : array-like, optional
-            Every label the model will ever see; required on the first call, unchanged after.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample, multiplying its update; equal weights when None. As in `fit`.
-
-        Returns
-        -------
-        self : object
-            The estimator, trained one more epoch.
-
-        Raises
-        ------
-        ValueError
-            If an input is malformed, ``classes`` is missing on the first call or changes, ``X``
-            does not match the fitted model, or ``kernel="precomputed"``.
-        """
-        check_class_weight(self.class_weight, partial=True)
-        self._partial_fit(X, y, classes, sample_weight)
-        return self
-
+    @fill(FIT)
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> KernelPerceptron:
         """Train for up to ``max_iter`` epochs; stop after an epoch with no mistake.
 
@@ -359,28 +294,15 @@ class KernelPerceptron(EpochClassifier):
 
         Parameters
         ----------
-        X : array-like, sparse matrix or PackedBits of shape (n_samples, n_features)
-            Training samples (0/1 rows or `PackedBits` for the conjunction kernel; the square Gram
-            matrix with ``kernel="precomputed"``).
-        y : array-like of shape (n_samples,)
-            Labels, two classes or more.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample, multiplying its update; equal weights when None.
+        {X_fit_kernel}
+        {y_labels}
+        {sample_weight}
             The conjunction kernel keeps exact integer coefficients and so needs whole-number
             weights.
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        {returns_fitted}
 
-        Raises
-        ------
-        ValueError
-            If an input or parameter is malformed or out of range, or (with ``warm_start``) the
-            classes or features changed.
-        TypeError
-            If a parameter has the wrong type.
+        {raises_fit}
         """
         self._fit(X, y, sample_weight)
         return self
@@ -391,151 +313,24 @@ class KernelPerceptron(EpochClassifier):
         dtype = np.int64 if kind == "conjunction" else np.float64
         self._kind = kind
         record_fit_params(self)
-        if kind == "conjunction":
-            self._sv = PackedBits(np.zeros((0, Xc.words.shape[1]), np.uint64), Xc.n_bits)
-        elif kind == "precomputed":
-            self._sv = np.zeros(0, dtype=np.int64)
-        else:
-            self._sv = np.zeros((0, Xc.shape[1]))
-        self._alpha = np.zeros((rows, 0), dtype=dtype)
-        self._b = np.zeros(rows, dtype=dtype)
-        for name in ("_u", "_beta", "_count"):  # a refit may change average
-            self.__dict__.pop(name, None)
-        if self.average:
-            self._u = np.zeros((rows, 0), dtype=dtype)
-            self._beta = np.zeros(rows, dtype=dtype)
-            self._count = np.ones(1, dtype=np.int64)
-        self.support_ = np.zeros(0, dtype=np.int64)
+        self._sv = empty_support(kind, Xc)
+        self._empty_coefficients(rows, dtype)
         self._publish()
 
     def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,
                spec: tuple) -> _DualRun:
         return _DualRun(self, Xc, y_idx, sample_weight, *spec)
 
-    def _averaged(self) -> bool:
-        """Whether the model was trained with ``average`` (its state holds the sums)."""
-        return bool(fit_params(self)["average"])
-
-    def _publish(self) -> None:
-        """dual_coef_, intercept_ and the support vector views from the state."""
-        if self._averaged():
-            c = float(self._count[0])
-            self.dual_coef_ = self._alpha - self._u / c
-            self.intercept_ = self._b - self._beta / c
-        else:
-            self.dual_coef_ = self._alpha.astype(np.float64)
-            self.intercept_ = self._b.astype(np.float64)
-        self.n_support_ = int(self._alpha.shape[1])
-        self.support_vectors_ = None if self._kind == "precomputed" else self._sv
-
-    # ------------------------------------------------------------------ prediction
-    def _exact_coefs(self) -> tuple[np.ndarray, np.ndarray, int]:
-        """Integer coefficients and bias whose sums have the decision's sign, and the divisor."""
-        if self._averaged():
-            c = int(self._count[0])
-            return c * self._alpha - self._u, c * self._b - self._beta, c
-        return self._alpha, self._b, 1
-
-    def _scores(self, X: Any, argmax: bool = False) -> np.ndarray:
-        self._check_fitted()
-        self._validate_params("max_gram_bytes", "n_jobs")
-        kind, kern = fitted_kernel(self)  # never the parameters set since
-        Xc = self._gate_X(X, (kind, kern), fitting=False)
-        m, rows_k = Xc.shape[0], self._alpha.shape[0]
-        out = np.zeros((m, rows_k)) if not argmax else np.zeros(m, dtype=np.int64)
-        if self.n_support_ == 0:
-            out[:] = int(np.argmax(self.intercept_)) if argmax else self.intercept_
-            return out
-        if kind == "conjunction":
-            conj = _backend.conjunction
-            coef, bias, c = self._exact_coefs()
-            coef, bias = np.ascontiguousarray(coef), np.ascontiguousarray(bias)
-            fn = conj.conjunction_argmax if argmax else conj.conjunction_decision
-
-            def exact(s: int, e: int, E: np.ndarray) -> None:
-                fn(E, coef, bias, out[s:e])
-            row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, exact)
-            return out if argmax else out / c
-        lin = _backend.linear  # the decision as Perceptron's: 4-lane sums, no BLAS
-        coef = np.ascontiguousarray(self.dual_coef_, dtype=np.float64)
-        bias = np.ascontiguousarray(self.intercept_, dtype=np.float64)
-
-        def decide(s: int, e: int, K: np.ndarray) -> None:
-            lin.decision_dense(K, coef, bias, out[s:e])
-        columns = None if kind != "precomputed" else \
-            (lambda rows, sv: np.ascontiguousarray(rows[:, sv], dtype=np.float64))
-        row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, decide,
-                       columns)
-        check_finite_decisions(out, self)
-        return np.argmax(out, axis=1) if argmax else out
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """The decision values f(x) = sum_i alpha_i K(x_i, x) + b of each row.
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix or PackedBits
-            Samples, in the form the model was fitted on; with ``kernel="precomputed"`` the
-            kernel values between these rows and the training rows, shape (n_samples, n_train).
-
-        Returns
-        -------
-        ndarray of float64 of shape (n_samples,) or (n_samples, n_classes)
-            One value per row for two classes (positive speaks for ``classes_[1]``), else one per
-            row and class.
-
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
-        ValueError
-            If ``X`` is malformed or does not match the training data, or a value is not
-            finite.
-        """
-        s = self._scores(X)
-        return s[:, 0] if s.shape[1] == 1 else s
-
-    def _predict_labels(self, X: Any) -> np.ndarray:
-        self._check_fitted()
-        if self._kind == "conjunction" and self._alpha.shape[0] > 1:
-            return self._scores(X, argmax=True)
-        return labels_of(self._scores(X))
-
-    # ------------------------------------------------------------------ persistence
-    def _state_arrays(self) -> dict:
-        arrays = self._common_state()
-        arrays.update(support_=self.support_, alpha=self._alpha, b=self._b)
-        arrays.update(support_state(self._kind, self._sv))
-        if self._averaged():
-            arrays.update(u=self._u, beta=self._beta, count=self._count)
-        arrays.update(fit_params_state(self))
-        return arrays
+    # ------------------------------------------------------------------ prediction, persistence
+    def _is_exact(self) -> bool:
+        return self._kind == "conjunction"
 
     @classmethod
     def _from_state(cls, params: dict, arrays: dict) -> KernelPerceptron:
-        est = cls(**params)
-        est._fit_params = fit_params_from_state(est, arrays)
-        # checked as the parameters the model was trained with
-        kind, _ = cls(**{**params, **est._fit_params})._spec()
-        average = est._averaged()
-        need = {"support_", "alpha", "b"}
-        need |= {"sv_words"} if kind == "conjunction" else {"sv"}
-        if average:
-            need |= {"u", "beta", "count"}
-        k, d = est._restore_common_state(arrays, need)
-        rows = 1 if k == 2 else k
-        dtype = np.int64 if kind == "conjunction" else np.float64
-        est._alpha, est._b = restore_coefficients(arrays, rows, dtype)
-        n_sv = est._alpha.shape[1]
-        est._sv = restore_support(arrays, kind, n_sv, d, cls.__name__)
-        if average:
-            est._u, est._beta, est._count = restore_averaging(arrays, rows, n_sv, dtype)
+        est, kind = cls._restoring(params, arrays)
+        est._restore_support_set(arrays, kind, np.int64 if kind == "conjunction" else np.float64)
         if kind == "conjunction":  # the preconditions of the exact sums in C
             check_exact_headroom(est._alpha, est._b, getattr(est, "_u", None),
                                  getattr(est, "_beta", None), getattr(est, "_count", None), 0)
-        est._kind = kind
-        est.support_ = check_state_array(arrays, "support_", (n_sv,), np.int64)
-        if n_sv and est.support_.min() < -1:
-            raise ValueError("model file: support_ indices must be >= -1")
         est._publish()
         return est

@@ -17,16 +17,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _backend
-from ._base import EARLY_STOPPING, EpochClassifier, EpochModel, EpochRegressor
-from ._linear_model import LinearClassifierMixin, LinearModelMixin
+from ._base import STOPPING, EpochClassifier, EpochModel, EpochRegressor
+from ._docs import BATCH, DECISION, FIT, fill
+from ._linear_model import LinearClassifierMixin, LinearModelMixin, initial_weights
 from ._params import (
     ClassWeight,
     Constraint,
     NJobs,
-    NoneOr,
     Options,
     Real,
-    check_class_weight,
     declared,
     expand_class_weight,
 )
@@ -43,7 +42,7 @@ from ._sgd_run import (
     warm_restart,
     warn_if_not_converged,
 )
-from ._state import StateArray, entry_names, state_entries
+from ._state import StateArray, entry_names
 from ._validation import check_X
 
 __all__ = ["PassiveAggressiveClassifier", "PassiveAggressiveRegressor"]
@@ -69,8 +68,7 @@ class _Average(Constraint):
 
 
 # the rules both estimators share (``loss`` is each one's own)
-_RULES = {**EARLY_STOPPING, "C": Real(0.0, low_open=True), "tol": NoneOr(Real(0.0)),
-          "average": _Average()}
+_RULES = {**STOPPING, "C": Real(0.0, low_open=True), "average": _Average()}
 
 
 class _PassiveAggressive:
@@ -126,11 +124,6 @@ class _PassiveAggressive:
 
     def _declared_state(self, spec: SGDSpec) -> tuple[StateArray, ...]:
         return sgd_state(bool(spec.average_start))
-
-    def _state_arrays(self) -> dict:
-        arrays = self._common_state()  # type: ignore[attr-defined]
-        arrays.update(state_entries(self._state))
-        return arrays
 
     @classmethod
     def _restore(cls, params: dict, arrays: dict) -> Any:
@@ -235,80 +228,6 @@ class PassiveAggressiveClassifier(_PassiveAggressive, LinearClassifierMixin, Epo
         self.t_ = float(self._state["t"][0])
         self.coef_, self.intercept_ = publish_sgd(self._state, _average_start(self.average))
 
-    def fit(self, X: Any, y: Any, coef_init: Any = None, intercept_init: Any = None,
-            sample_weight: Any = None) -> PassiveAggressiveClassifier:
-        """Train for up to ``max_iter`` epochs.
-
-        From ``coef_init`` / ``intercept_init`` when given; from the current weights with
-        ``warm_start``; else from zero.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            Training samples.
-        y : array-like of shape (n_samples,)
-            Labels, two classes or more (one-vs-rest).
-        coef_init : array-like, optional
-            Initial weights, shaped as ``coef_``; zeros when None.
-        intercept_init : array-like, optional
-            Initial bias, shaped as ``intercept_``; zeros when None.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample, multiplying its update; equal weights when None.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError
-            If an input or parameter is malformed or out of range, or (with ``warm_start``) the
-            classes or features changed.
-        TypeError
-            If a parameter has the wrong type.
-
-        Warns
-        -----
-        ConvergenceWarning
-            If ``max_iter`` epochs ran without meeting the stopping rule.
-        """
-        init = None if coef_init is None and intercept_init is None else (coef_init,
-                                                                          intercept_init)
-        self._fit(X, y, sample_weight, init)
-        warn_if_not_converged(self)
-        return self
-
-    def partial_fit(self, X: Any, y: Any, classes: Any = None,
-                    sample_weight: Any = None) -> PassiveAggressiveClassifier:
-        """One epoch over this batch, continuing the model's state.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            The batch's samples; the same features on every call.
-        y : array-like of shape (n_samples,)
-            The batch's labels, each one of ``classes``.
-        classes : array-like, optional
-            Every label the model will ever see; required on the first call, unchanged after.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample, multiplying its update; equal weights when None.
-
-        Returns
-        -------
-        self : object
-            The estimator, trained one more epoch.
-
-        Raises
-        ------
-        ValueError
-            If an input is malformed, ``classes`` is missing on the first call or changes, or
-            ``X`` does not match the fitted model.
-        """
-        check_class_weight(self.class_weight, partial=True)
-        self._partial_fit(X, y, classes, sample_weight)
-        return self
-
     @classmethod
     def _from_state(cls, params: dict, arrays: dict) -> PassiveAggressiveClassifier:
         return cls._restore(params, arrays)
@@ -385,29 +304,24 @@ shuffle, verbose, random_state, warm_start, average
         coef, intercept = publish_sgd(self._state, _average_start(self.average))
         self.coef_, self.intercept_ = coef[0], intercept
 
+    @fill(DECISION)
     def predict(self, X: Any) -> np.ndarray:
         """The prediction ``w . x + b`` of each row.
 
         Parameters
         ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            Samples, with the features the model was fitted on.
+        {X_linear}
 
         Returns
         -------
         ndarray of float64 of shape (n_samples,)
             The predicted targets.
 
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
-        ValueError
-            If ``X`` is malformed or has another number of features (or other feature names)
-            than the training data, or a decision value is not finite.
+        {raises_predict_linear}
         """
         return self._scores(self._gate_predict(X))[:, 0]
 
+    @fill(FIT)
     def fit(self, X: Any, y: Any, coef_init: Any = None, intercept_init: Any = None,
             sample_weight: Any = None) -> PassiveAggressiveRegressor:
         """Train for up to ``max_iter`` epochs.
@@ -417,21 +331,13 @@ shuffle, verbose, random_state, warm_start, average
 
         Parameters
         ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            Training samples.
+        {X_fit}
         y : array-like of shape (n_samples,)
             Real targets.
-        coef_init : array-like, optional
-            Initial weights, shaped as ``coef_``; zeros when None.
-        intercept_init : array-like, optional
-            Initial bias, shaped as ``intercept_``; zeros when None.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample, multiplying its update; equal weights when None.
+        {init}
+        {sample_weight}
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        {returns_fitted}
 
         Raises
         ------
@@ -440,34 +346,25 @@ shuffle, verbose, random_state, warm_start, average
         TypeError
             If a parameter has the wrong type.
 
-        Warns
-        -----
-        ConvergenceWarning
-            If ``max_iter`` epochs ran without meeting the stopping rule.
+        {warns_fit}
         """
-        init = None if coef_init is None and intercept_init is None else (coef_init,
-                                                                          intercept_init)
-        self._fit(X, y, sample_weight, init)
+        self._fit(X, y, sample_weight, initial_weights(coef_init, intercept_init))
         warn_if_not_converged(self)
         return self
 
+    @fill(BATCH)
     def partial_fit(self, X: Any, y: Any,
                     sample_weight: Any = None) -> PassiveAggressiveRegressor:
         """One epoch over this batch, continuing the model's state.
 
         Parameters
         ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            The batch's samples; the same features on every call.
+        {X_batch}
         y : array-like of shape (n_samples,)
             The batch's real targets.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample, multiplying its update; equal weights when None.
+        {sample_weight}
 
-        Returns
-        -------
-        self : object
-            The estimator, trained one more epoch.
+        {returns_batch}
 
         Raises
         ------

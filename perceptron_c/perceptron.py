@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EARLY_STOPPING, EpochClassifier, EpochModel, Run
+from ._base import STOPPING, EpochClassifier, EpochModel
 from ._linear_model import LinearClassifierMixin
 from ._params import (
     ClassWeight,
@@ -23,11 +23,11 @@ from ._params import (
     NoneOr,
     Options,
     Real,
-    check_class_weight,
     declared,
     expand_class_weight,
 )
 from ._rows import check_finite_state
+from ._run import Run
 from ._sgd_run import (
     SGDRun,
     SGDSpec,
@@ -37,9 +37,8 @@ from ._sgd_run import (
     set_initial,
     sgd_state,
     warm_restart,
-    warn_if_not_converged,
 )
-from ._state import StateArray, entry_names, new_state, restore_state, state_entries
+from ._state import StateArray, entry_names, new_state, restore_state
 from ._threads import run_parallel
 from ._validation import CSR, check_int, check_X
 
@@ -224,10 +223,10 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
 
     _has_early_stopping = True
     _parameter_constraints = declared(
-        EpochModel, **EARLY_STOPPING, average=Flag(), normalize=Flag(),
+        EpochModel, **STOPPING, average=Flag(), normalize=Flag(),
         multiclass=Options(_MULTICLASS), penalty=NoneOr(Options(_PENALTIES[1:])), n_jobs=NJobs(),
         class_weight=ClassWeight(), eta0=Real(0.0, low_open=True), alpha=Real(0.0),
-        l1_ratio=Real(0.0, 1.0), tol=NoneOr(Real(0.0)))
+        l1_ratio=Real(0.0, 1.0))
     # w, b, t and, when averaging, u, beta, count (textbook) or aw, ab (scikit-learn's)
     _state: dict[str, np.ndarray]
 
@@ -332,82 +331,6 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
         self.coef_ = st["w"] - st["u"] / c[:, None]
         self.intercept_ = st["b"] - st["beta"] / c
 
-    # ------------------------------------------------------------------ training
-    def fit(self, X: Any, y: Any, coef_init: Any = None, intercept_init: Any = None,
-            sample_weight: Any = None) -> Perceptron:
-        """Train for up to ``max_iter`` epochs.
-
-        From zero weights (or ``coef_init`` / ``intercept_init``; or the current ones with
-        ``warm_start``), each example's update scaled by ``eta0`` times its class weight times
-        ``sample_weight``.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            Training samples.
-        y : array-like of shape (n_samples,)
-            Labels, two classes or more.
-        coef_init : array-like, optional
-            Initial weights, shaped as ``coef_``; zeros when None.
-        intercept_init : array-like, optional
-            Initial bias, shaped as ``intercept_``; zeros when None.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample, multiplying its update; equal weights when None.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError
-            If an input or parameter is malformed or out of range, or (with ``warm_start``) the
-            classes or features changed.
-        TypeError
-            If a parameter has the wrong type.
-
-        Warns
-        -----
-        ConvergenceWarning
-            If ``max_iter`` epochs ran without meeting the stopping rule.
-        """
-        init = None if coef_init is None and intercept_init is None else (coef_init,
-                                                                          intercept_init)
-        self._fit(X, y, sample_weight, init)
-        warn_if_not_converged(self)
-        return self
-
-    def partial_fit(self, X: Any, y: Any, classes: Any = None,
-                    sample_weight: Any = None) -> Perceptron:
-        """One epoch over this batch, continuing the model's state.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            The batch's samples; the same features on every call.
-        y : array-like of shape (n_samples,)
-            The batch's labels, each one of ``classes``.
-        classes : array-like, optional
-            Every label the model will ever see; required on the first call, unchanged after.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample, multiplying its update; equal weights when None.
-
-        Returns
-        -------
-        self : object
-            The estimator, trained one more epoch.
-
-        Raises
-        ------
-        ValueError
-            If an input is malformed, ``classes`` is missing on the first call or changes, or
-            ``X`` does not match the fitted model.
-        """
-        check_class_weight(self.class_weight, partial=True)
-        self._partial_fit(X, y, classes, sample_weight)
-        return self
-
     def top_features(self, k: int = 10) -> dict:
         """The k most positive and k most negative weights, with feature names.
 
@@ -462,11 +385,6 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
     def _state_sizes(self, k: int, d: int) -> dict[str, int]:
         rows = 1 if k == 2 else k
         return {"rows": rows, "d": d, "clocks": 1 if self._joint(k) else rows}
-
-    def _state_arrays(self) -> dict:
-        arrays = self._common_state()
-        arrays.update(state_entries(self._state))
-        return arrays
 
     @classmethod
     def _from_state(cls, params: dict, arrays: dict) -> Perceptron:

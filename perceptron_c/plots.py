@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from ._docs import fill
+
 __all__ = ["plot_learning_curves", "plot_ordering", "plot_mistakes_vs_margin",
            "plot_boundaries_2d", "save_figures", "require_matplotlib", "FILENAMES"]
 
@@ -49,6 +51,28 @@ def require_matplotlib() -> tuple[Any, Any]:
     return Figure, FigureCanvasAgg
 
 
+# a plotter's Parameters, Returns and Raises; {res} names the experiment it draws
+_FIGURE = {"figure": """
+    Parameters
+    ----------
+    {res}
+    path : str or path-like
+        The PNG file written; its folder is created if missing.
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed.
+    OSError
+        If the file cannot be written.
+    """}
+
+
 def _figure(width: float, height: float) -> Any:
     """A matplotlib Figure on an Agg canvas."""
     Figure, FigureCanvasAgg = require_matplotlib()
@@ -66,27 +90,21 @@ def _save(fig: Any, path: str | os.PathLike[str]) -> str:
     return path
 
 
+def _finish(fig: Any, first: Any, ylabel: str, path: str | os.PathLike[str],
+            title: str) -> str:
+    """A panel figure's last steps: the first panel's label and legend, the title, the file."""
+    first.set_ylabel(ylabel)
+    first.legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+@fill(_FIGURE, res="res : dict\n    What `perceptron_c.experiments.learning_curves` returned.")
 def plot_learning_curves(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
     """Test error vs epochs, one panel per polynomial degree, one line per variant.
 
-    Parameters
-    ----------
-    res : dict
-        What `perceptron_c.experiments.learning_curves` returned.
-    path : str or path-like
-        The PNG file written; its folder is created if missing.
-
-    Returns
-    -------
-    str
-        ``path``.
-
-    Raises
-    ------
-    ImportError
-        If matplotlib is not installed.
-    OSError
-        If the file cannot be written.
+    {figure}
     """
     degrees, epochs = res["degrees"], res["epochs"]
     cols = min(len(degrees), 5)
@@ -105,38 +123,19 @@ def plot_learning_curves(res: dict[str, Any], path: str | os.PathLike[str]) -> s
         ax.grid(alpha=0.3)
     for ax in axes[len(degrees):]:
         ax.set_visible(False)
-    axes[0].set_ylabel("test error (%)")
-    axes[0].legend(fontsize=8)
-    fig.suptitle(f"Kernel perceptron on digits ({res['n_train']} train / {res['n_test']} "
-                 f"test): last vs averaged vs voted")
-    fig.tight_layout()
-    return _save(fig, path)
+    return _finish(fig, axes[0], "test error (%)", path,
+                   f"Kernel perceptron on digits ({res['n_train']} train / {res['n_test']} "
+                   f"test): last vs averaged vs voted")
 
 
+@fill(_FIGURE, res="res : dict\n    What `perceptron_c.experiments.ordering` returned.")
 def plot_ordering(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
     """Mean training and test error per epoch for the three visiting orders.
 
     The band around each line spans the quartiles over the repeats; the error axis is
     symmetric-log.
 
-    Parameters
-    ----------
-    res : dict
-        What `perceptron_c.experiments.ordering` returned.
-    path : str or path-like
-        The PNG file written; its folder is created if missing.
-
-    Returns
-    -------
-    str
-        ``path``.
-
-    Raises
-    ------
-    ImportError
-        If matplotlib is not installed.
-    OSError
-        If the file cannot be written.
+    {figure}
     """
     fig = _figure(9, 3.6)
     axes = fig.subplots(1, 2, sharey=True)
@@ -152,35 +151,16 @@ def plot_ordering(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
         ax.set_xlabel("epoch")
         ax.set_yscale("symlog", linthresh=1.0)
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("error (%), mean over repeats")
-    axes[0].legend(fontsize=8)
-    fig.suptitle(f"Perceptron on data sorted by label ({res['repeats']} repeats, "
-                 f"n={res['n_train']}, d={res['d']}); band: quartiles")
-    fig.tight_layout()
-    return _save(fig, path)
+    return _finish(fig, axes[0], "error (%), mean over repeats", path,
+                   f"Perceptron on data sorted by label ({res['repeats']} repeats, "
+                   f"n={res['n_train']}, d={res['d']}); band: quartiles")
 
 
+@fill(_FIGURE, res="res : dict\n    What `perceptron_c.experiments.mistakes_vs_margin` returned.")
 def plot_mistakes_vs_margin(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
     """Log-log: total mistakes (each data set, and the mean) and (R/gamma)^2 vs 1/gamma^2.
 
-    Parameters
-    ----------
-    res : dict
-        What `perceptron_c.experiments.mistakes_vs_margin` returned.
-    path : str or path-like
-        The PNG file written; its folder is created if missing.
-
-    Returns
-    -------
-    str
-        ``path``.
-
-    Raises
-    ------
-    ImportError
-        If matplotlib is not installed.
-    OSError
-        If the file cannot be written.
+    {figure}
     """
     fig = _figure(5.6, 4.2)
     ax = fig.subplots()
@@ -203,30 +183,14 @@ def plot_mistakes_vs_margin(res: dict[str, Any], path: str | os.PathLike[str]) -
     return _save(fig, path)
 
 
+@fill(_FIGURE, res="res : dict\n    What `perceptron_c.experiments.boundaries_2d` returned.")
 def plot_boundaries_2d(res: dict[str, Any], path: str | os.PathLike[str]) -> str:
     """One panel per model: the sign of the decision function and the points.
 
     The linear panel draws its weight vector w; the kernel panels circle their support
     vectors.
 
-    Parameters
-    ----------
-    res : dict
-        What `perceptron_c.experiments.boundaries_2d` returned.
-    path : str or path-like
-        The PNG file written; its folder is created if missing.
-
-    Returns
-    -------
-    str
-        ``path``.
-
-    Raises
-    ------
-    ImportError
-        If matplotlib is not installed.
-    OSError
-        If the file cannot be written.
+    {figure}
     """
     from matplotlib.colors import ListedColormap
 

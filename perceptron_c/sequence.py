@@ -17,20 +17,17 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier, EpochModel, Run
+from ._base import EpochClassifier, EpochModel
+from ._docs import ESTIMATOR, fill
 from ._params import Flag, NJobs, declared
 from ._rows import check_finite_state
-from ._state import StateArray, entry_names, new_state, restore_state, state_entries
+from ._run import Run
+from ._state import StateArray, entry_names, new_state, restore_state
 from ._validation import (
     CSR,
-    check_classes,
     check_feature_names,
     check_n_features,
-    check_same_classes,
-    check_two_classes,
     check_X,
-    check_y,
-    encode_labels,
 )
 
 __all__ = ["StructuredPerceptron"]
@@ -161,6 +158,9 @@ class StructuredPerceptron(EpochClassifier):
         self._validate_params()
         return {}  # the training call adds the sentences' offsets
 
+    def _call_spec(self, spec: dict[str, Any], Xc: Any, **call: Any) -> dict[str, Any]:
+        return {**spec, "offsets": check_lengths(call["lengths"], Xc.shape[0])}
+
     def _gate_X(self, X: Any, spec: Any, fitting: bool) -> Any:
         return check_X(X)
 
@@ -255,16 +255,7 @@ class StructuredPerceptron(EpochClassifier):
             If an input or parameter is malformed, ``lengths`` does not add up to the rows of X,
             or (with ``warm_start``) the tags changed.
         """
-        spec, Xc, names = self._begin(X, first=True)
-        spec["offsets"] = check_lengths(lengths, Xc.shape[0])
-        classes, y_idx = encode_labels(check_y(y, Xc.shape[0]))
-        check_two_classes(classes)
-        fresh = not (self.warm_start and self._is_fitted())
-        if fresh:
-            self.classes_ = classes
-        else:
-            check_same_classes(classes, self.classes_)
-        self._fit_encoded(Xc, y_idx, None, spec, names, fresh)
+        self._fit(X, y, lengths=lengths)
         return self
 
     def partial_fit(self, X: Any, y: Any, lengths: Any = None,  # type: ignore[override]
@@ -294,25 +285,7 @@ class StructuredPerceptron(EpochClassifier):
             If an input is malformed, ``classes`` is missing on the first call or changes, or X
             does not match the fitted model.
         """
-        first = not self._is_fitted()
-        spec, Xc, names = self._begin(X, first)
-        spec["offsets"] = check_lengths(lengths, Xc.shape[0])
-        yc = check_y(y, Xc.shape[0])
-        if first:
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit")
-            self.classes_ = check_classes(classes)
-            check_two_classes(self.classes_)
-            self._init_common(Xc.shape[1], self._draw_seed())
-            self._init_state(Xc, spec)
-            self._set_feature_names(names)
-        else:
-            if classes is not None and not np.array_equal(check_classes(classes),
-                                                          self.classes_):
-                raise ValueError("classes must not change between calls to partial_fit")
-            self._check_continuation(Xc, spec)
-        _, y_idx = encode_labels(yc, self.classes_)
-        self._train(Xc, y_idx, None, spec, 1, None, fitting=False)
+        self._partial_fit(X, y, classes, lengths=lengths)
         return self
 
     # ------------------------------------------------------------------ prediction
@@ -338,6 +311,7 @@ class StructuredPerceptron(EpochClassifier):
             seq.decode_dense(Xc, W, b, self._trans(), offsets, out, n_jobs=self.n_jobs)
         return out
 
+    @fill(ESTIMATOR)
     def predict(self, X: Any, lengths: Any = None) -> np.ndarray:
         """The tag of every token: each sentence's best sequence (Viterbi).
 
@@ -356,10 +330,7 @@ class StructuredPerceptron(EpochClassifier):
         ndarray of shape (n_tokens,)
             Tags, from ``classes_``.
 
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
+        {raises_unfitted}
         ValueError
             If X or ``lengths`` is malformed or X does not match the training data.
         """
@@ -386,11 +357,6 @@ class StructuredPerceptron(EpochClassifier):
         return float(np.mean(self.predict(X, lengths) == np.asarray(y)))
 
     # ------------------------------------------------------------------ persistence
-    def _state_arrays(self) -> dict:
-        arrays = self._common_state()
-        arrays.update(state_entries(self._state))
-        return arrays
-
     @classmethod
     def _from_state(cls, params: dict, arrays: dict) -> StructuredPerceptron:
         est = cls(**params)

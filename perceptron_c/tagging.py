@@ -15,36 +15,30 @@ three JSON files NLTK writes. NLTK is never imported.
 """
 from __future__ import annotations
 
-import json
 import logging
 import os
 import random
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from itertools import chain
-from types import SimpleNamespace
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 
 from . import _backend
+from ._docs import fill
 from ._guard import GuardedModel, _mark, _reader, _writer
-from ._tagger_core import CodedEpochs, StringEpochs, TagIndex, reserve, tag_codes
+from ._tagger_core import CodedEpochs, StringEpochs, TagIndex, tag_codes
 from ._tagger_core import ordered as _ordered
+from ._tagger_state import TaggerState
 from ._tagger_structured import StructuredCore
 from ._tagtext import (
     check_sentences,
     check_tokens,
-    nltk_data_dirs,
-    pack_text,
-    param_files,
-    read_nltk_json,
-    sparse_pairs,
     unpack_text,
 )
 from .exceptions import FileFormatError, NotFittedError
-from .io import replace_file, save_model
 from .token_features import TokenFeatures  # re-exported: the issue's name for it
 
 __all__ = ["PerceptronTagger", "TokenFeatures"]
@@ -54,8 +48,23 @@ FREQ_THRESH, AMBIGUITY_THRESH = 20, 0.97  # NLTK's _make_tagdict, lines 625-626
 # template slots that depend on the previous tags; the others are computed once per token
 _STATIC = (0, 1, 2, 6, 8, 9, 10, 11, 12, 13)
 
+# accuracy and evaluate (NLTK's name for it) take and return the same
+_SCORING = {
+    "gold_accuracy": """
+        Parameters
+        ----------
+        gold : iterable of sentences
+            Sentences, each a list of (word, tag) pairs of str.
 
-class PerceptronTagger(GuardedModel):
+        Returns
+        -------
+        float
+            Tokens tagged right / tokens.
+        """,
+}
+
+
+class PerceptronTagger(TaggerState, GuardedModel):
     """Greedy averaged perceptron tagger ([Collins2002]; NLTK's ``PerceptronTagger``).
 
     Parameters
@@ -98,42 +107,6 @@ class PerceptronTagger(GuardedModel):
         self._reset([], [])
         if load:
             self.load_from_json(lang, loc)
-
-    def _reset(self, features: list[str], classes: list[str]) -> None:
-        self._features = features
-        self._rows = {f: r for r, f in enumerate(features)}
-        self._classes = classes
-        self._class_ids = {c: k for k, c in enumerate(classes)}
-        shape = (len(features), len(classes))
-        self._weights = np.zeros(shape)
-        self._totals = np.zeros(shape)
-        self._stamps = np.zeros(shape, dtype=np.int64)
-        self._live = np.zeros(shape, dtype=bool)
-        self._steps = 0
-        self._index: TagIndex | None = None
-
-    # ---- what NLTK exposes
-    @property
-    def classes(self) -> set[str]:
-        """The tags (NLTK's ``classes`` set)."""
-        return set(self._classes)
-
-    @property
-    def weights(self) -> dict[str, dict[str, float]]:
-        """NLTK's ``model.weights``: feature -> {tag: weight} for every pair NLTK holds."""
-        self._refuse_structured("weights")
-        n = len(self._features)
-        out: dict[str, dict[str, float]] = {f: {} for f in self._features}
-        rows, cols = np.nonzero(self._live[:n])
-        for r, c, w in zip(rows.tolist(), cols.tolist(), self._weights[rows, cols].tolist()):
-            out[self._features[r]][self._classes[c]] = w
-        return out
-
-    @property
-    def model(self) -> SimpleNamespace:
-        """A read-only snapshot shaped like NLTK's ``AveragedPerceptron``: ``weights``,
-        ``classes`` and ``i`` (the steps counted)."""
-        return SimpleNamespace(weights=self.weights, classes=self.classes, i=self._steps)
 
     def normalize(self, word: str) -> str:
         """NLTK's normalization of a word (lines 569-584), for the features.
@@ -299,11 +272,6 @@ class PerceptronTagger(GuardedModel):
         tagged = self._core.tag(sentences)
         return [list(zip(words, tags)) for words, tags in zip(sentences, tagged)]
 
-    def _refuse_structured(self, what: str) -> None:
-        if self.structured:
-            raise ValueError(f"{what}: a structured tagger has no NLTK form (NLTK's tagger is "
-                             "greedy); save it with save(path.npz)")
-
     def _tag_fast(self, sentences: list[list[str]], use_tagdict: bool
                   ) -> list[list[tuple]] | None:
         """Greedy tags of ``sentences`` from `TagIndex`, or None when only the token-by-token
@@ -328,21 +296,14 @@ class PerceptronTagger(GuardedModel):
 
     @_mark
     @_reader
+    @fill(_SCORING)
     def accuracy(self, gold: Iterable[Any]) -> float:
         """The fraction of the tokens of ``gold`` tagged as in ``gold``.
 
         NLTK's ``TaggerI.accuracy``: the words of each sentence are tagged with `tag` and
         compared with the gold tags.
 
-        Parameters
-        ----------
-        gold : iterable of sentences
-            Sentences, each a list of (word, tag) pairs of str.
-
-        Returns
-        -------
-        float
-            Tokens tagged right / tokens.
+        {gold_accuracy}
 
         Raises
         ------
@@ -363,18 +324,11 @@ class PerceptronTagger(GuardedModel):
                     for (_, tag), gold_tag in zip(self.tag(list(words)), tags))
         return right / n
 
+    @fill(_SCORING)
     def evaluate(self, gold: Iterable[Any]) -> float:
         """`accuracy`, with the DeprecationWarning NLTK gives (``nltk/tag/api.py``).
 
-        Parameters
-        ----------
-        gold : iterable of sentences
-            Sentences, each a list of (word, tag) pairs of str.
-
-        Returns
-        -------
-        float
-            ``accuracy(gold)``.
+        {gold_accuracy}
 
         Raises
         ------
@@ -482,85 +436,7 @@ class PerceptronTagger(GuardedModel):
             if n >= FREQ_THRESH and (mode / n) >= AMBIGUITY_THRESH:
                 self.tagdict[word] = tag
 
-    def _add_classes(self, new: set[str]) -> None:
-        """Re-intern the classes in sorted order (the tie rule needs it), moving the columns."""
-        if new <= set(self._classes):
-            return
-        classes = sorted(set(self._classes) | new)
-        where = [classes.index(c) for c in self._classes]
-        for name in ("_weights", "_totals", "_stamps", "_live"):
-            old = getattr(self, name)
-            grown = np.zeros((old.shape[0], len(classes)), dtype=old.dtype)
-            grown[:, where] = old
-            setattr(self, name, grown)
-        self._classes = classes
-        self._class_ids = {c: k for k, c in enumerate(classes)}
-
-    def _reserve(self, n: int) -> None:
-        reserve(self, n)
-
-    def _trim(self, n: int) -> None:
-        for name in ("_weights", "_totals", "_stamps", "_live"):
-            setattr(self, name, np.ascontiguousarray(getattr(self, name)[:n]))
-
-    def _intern(self, key: str) -> int:
-        row = len(self._features)
-        self._features.append(key)
-        self._rows[key] = row
-        self._reserve(row + 1)
-        return row
-
-    def __getstate__(self) -> dict[str, Any]:
-        # the tagging index is a cache (it holds closures, which do not pickle): rebuilt
-        # on the next tag
-        state = self.__dict__.copy()
-        state["_index"] = None
-        return state
-
-    # ---- model files
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor's model parameters, for the model file.
-
-        Parameters
-        ----------
-        deep : bool, default=True
-            Unused (scikit-learn's signature): the tagger holds no other estimator.
-
-        Returns
-        -------
-        dict
-            ``{"lang": str, "structured": bool}``.
-        """
-        return {"lang": self.lang, "structured": self.structured}
-
-    def save(self, path: Any) -> str:
-        """Write the model to a versioned ``.npz`` (no pickle).
-
-        Read it back with `load` or `perceptron_c.load`.
-
-        Parameters
-        ----------
-        path : str or path-like
-            The file; ``.npz`` is appended if it does not end with it.
-
-        Returns
-        -------
-        str
-            The path written.
-
-        Raises
-        ------
-        NotFittedError
-            If the tagger has no model yet.
-        OSError
-            If the file cannot be written.
-        ConcurrentUseError
-            If another thread is training the tagger meanwhile.
-        """
-        if not self._classes or (self.structured and self._core is None):
-            raise NotFittedError("PerceptronTagger.save: no model yet; call train first")
-        return save_model(self, path)
-
+    # ---- model files: reading them makes a tagger (writing them: TaggerState)
     @classmethod
     def load(cls, path: Any) -> PerceptronTagger:
         """Read a model written by `save`.
@@ -590,26 +466,6 @@ class PerceptronTagger(GuardedModel):
             raise FileFormatError(f"{os.fspath(path)}: a {type(model).__name__} model, not a "
                                   f"{cls.__name__}")
         return model
-
-    def _state_arrays(self) -> dict[str, np.ndarray]:
-        if self._core is not None:
-            arrays = self._core.state_arrays()
-            features = self._core.feature_keys()
-        else:
-            n = len(self._features)
-            arrays = {"steps": np.array([self._steps], dtype=np.int64),
-                      "weights": self._weights[:n], "totals": self._totals[:n],
-                      "stamps": self._stamps[:n], "live": self._live[:n]}
-            if not self._dense_file:  # a model read from a dense file writes it back as read
-                arrays = sparse_pairs(arrays)
-            features = self._features
-        words = list(self.tagdict)
-        arrays["tagdict_tags"] = np.array([self._class_ids[self.tagdict[w]] for w in words],
-                                          dtype=np.int64)
-        for name, strings in (("features", features), ("classes", self._classes),
-                              ("tagdict_words", words)):
-            arrays[name], arrays[name + "_lengths"] = pack_text(strings)
-        return arrays
 
     @classmethod
     def _from_state(cls, params: dict[str, Any], arrays: dict[str, np.ndarray]
@@ -669,118 +525,3 @@ class PerceptronTagger(GuardedModel):
         tagger = cls(load=False, lang=lang)
         tagger.load_from_json(lang, loc)
         return tagger
-
-    def load_from_json(self, lang: str = "eng", loc: Any = None) -> None:
-        """Replace the model by an NLTK JSON model (NLTK's ``load_from_json``, lines 507-552).
-
-        Without NLTK's downloader: nothing is ever downloaded.
-
-        Parameters
-        ----------
-        lang : str, default="eng"
-            The language code in the file names.
-        loc : str or path, optional
-            The folder of the three JSON files; None looks in the NLTK data folders (see the
-            class).
-
-        Raises
-        ------
-        ValueError
-            If ``lang`` is not one file name component.
-        LookupError
-            If ``loc`` is None and no NLTK data folder holds the model (unzipped).
-        FileFormatError
-            Naming the file, if one is not what NLTK writes.
-        OSError
-            If a file cannot be read.
-        """
-        if loc is None:
-            loc = _find_nltk_model(self.TAGGER_NAME, lang)
-        weights, tagdict, classes = read_nltk_json(os.fspath(loc), lang, self.TAGGER_NAME)
-        self._reset(list(weights), sorted(set(classes)))
-        n, ids = len(self._features), self._class_ids
-        self._reserve(n)
-        for r, per_class in enumerate(weights.values()):
-            for label, w in per_class.items():
-                self._weights[r, ids[label]] = w + 0.0  # -0.0 in a file would sum to -0.0
-                self._live[r, ids[label]] = True
-        self._trim(n)
-        self.tagdict = dict(tagdict)
-
-    def to_nltk_json(self, loc: Any, lang: str | None = None) -> list[str]:
-        """Write the three JSON files NLTK's ``load_from_json`` reads into the folder ``loc``.
-
-        Each file is written whole or not at all.
-
-        Parameters
-        ----------
-        loc : str or path
-            The folder, created if missing.
-        lang : str, optional
-            The language code in the file names; None means ``self.lang``.
-
-        Returns
-        -------
-        list of str
-            The paths of the weights, tag dictionary and classes files.
-
-        Raises
-        ------
-        ValueError
-            If the tagger is structured (NLTK's tagger is greedy: no NLTK form), or the
-            language code is not one file name component.
-        OSError
-            If the folder or a file cannot be written.
-        """
-        self._refuse_structured("to_nltk_json")
-        loc = os.fspath(loc)
-        names = param_files(self.TAGGER_NAME, self.lang if lang is None else lang)
-        os.makedirs(loc, exist_ok=True)
-        paths = []
-        for value, name in zip((self.weights, self.tagdict, list(self._classes)), names):
-            text = json.dumps(value).encode("utf-8")
-            path = os.path.join(loc, name)
-            replace_file(path, _writing(text))
-            paths.append(path)
-        return paths
-
-    def save_to_json(self, lang: str = "xxx", loc: Any = None) -> None:
-        """NLTK's name for `to_nltk_json` (``loc`` is required: no staging folder here).
-
-        Parameters
-        ----------
-        lang : str, default="xxx"
-            The language code in the file names (NLTK's default).
-        loc : str or path
-            The folder, created if missing.
-
-        Raises
-        ------
-        ValueError
-            If ``loc`` is None, the tagger is structured, or ``lang`` is not one file name
-            component.
-        OSError
-            If the folder or a file cannot be written.
-        """
-        if loc is None:
-            raise ValueError("save_to_json: pass loc, the folder to write the model to")
-        self.to_nltk_json(loc, lang)
-
-
-def _writing(data: bytes) -> Callable[[IO[bytes]], None]:
-    def write(handle: IO[bytes]) -> None:
-        handle.write(data)
-    return write
-
-
-def _find_nltk_model(name: str, lang: str) -> str:
-    folder = os.path.join("taggers", f"{name}_{lang}")
-    searched = nltk_data_dirs()
-    for root in searched:
-        if os.path.isdir(os.path.join(root, folder)):
-            return os.path.join(root, folder)
-    raise LookupError(
-        f"PerceptronTagger(load=True): no NLTK model {folder!r} (unzipped) in "
-        f"{', '.join(searched)}; perceptron_c downloads nothing. Pass load=False and train, "
-        "or read a model: PerceptronTagger.from_nltk_json(folder, lang) or "
-        "PerceptronTagger.load(path.npz)")

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _backend, _validation
+from ._docs import fill
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -53,7 +54,32 @@ if TYPE_CHECKING:
 
 __all__ = ["margin", "mistake_bound"]
 
+# the arguments both functions take, and their errors (the module docstring has the details)
+_DOC = {
+    "separator": """
+        See the module docstring for the accepted forms of X, y, coef and intercept.
 
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Finite real values.
+        y : array-like of shape (n_samples,)
+            Exactly two classes; ``classes_[1]`` (in ``np.unique`` order) is +1, unless the
+            labels are already {-1, +1}.
+        coef : array-like of shape (n_features,) or (1, n_features)
+            The weight vector w (``Perceptron.coef_``).
+        """,
+    "bad_input": """
+        Raises
+        ------
+        ValueError, TypeError
+            Naming the argument, for bad input: y without exactly two classes, a coef of the
+            wrong shape or not finite, values that are not finite real numbers.
+        """,
+}
+
+
+@fill(_DOC)
 def margin(X: Any, y: Any, coef: Any, intercept: Any = None) -> float:
     """Geometric margin of the hyperplane (coef, intercept) on (X, y), -inf if it does not separate.
 
@@ -62,17 +88,7 @@ def margin(X: Any, y: Any, coef: Any, intercept: Any = None) -> float:
     from the hyperplane to the closest point, which is what this returns (so it does not
     change when (w, b) is rescaled). ``intercept=None`` means b = 0.
 
-    See the module docstring for the accepted forms of X, y, coef and intercept.
-
-    Parameters
-    ----------
-    X : array-like or sparse matrix of shape (n_samples, n_features)
-        Finite real values.
-    y : array-like of shape (n_samples,)
-        Exactly two classes; ``classes_[1]`` (in ``np.unique`` order) is +1, unless the
-        labels are already {-1, +1}.
-    coef : array-like of shape (n_features,) or (1, n_features)
-        The weight vector w (``Perceptron.coef_``).
+    {separator}
     intercept : None, float or array-like of shape (1,), default=None
         The bias b; None means b = 0.
 
@@ -81,25 +97,20 @@ def margin(X: Any, y: Any, coef: Any, intercept: Any = None) -> float:
     float
         The margin (> 0), or ``-inf`` when some ``y_i (w . x_i + b) <= 0``.
 
-    Raises
-    ------
-    ValueError, TypeError
-        Naming the argument, for bad input: y without exactly two classes, a coef of the
-        wrong shape or not finite, values that are not finite real numbers.
+    {bad_input}
 
     Examples
     --------
     >>> margin([[0.0], [1.0], [3.0], [4.0]], [-1, -1, 1, 1], [1.0], -2.0)
     1.0
     """
-    rows, signs, w, b = _check_inputs(X, y, coef, intercept)
-    w, b = _rescale(w, b)
-    functional = _signed_activations(rows, signs, w, b).min()
+    rows, w, b, functional = _functional_margin(X, y, coef, intercept)
     if not functional > 0.0:
         return -math.inf
     return float(functional / _norm(w))
 
 
+@fill(_DOC)
 def mistake_bound(X: Any, y: Any, coef: Any, intercept: Any = None) -> float:
     """Block/Novikoff bound (R / gamma)^2 on the perceptron's total number of mistakes.
 
@@ -115,17 +126,7 @@ def mistake_bound(X: Any, y: Any, coef: Any, intercept: Any = None) -> float:
     ``Perceptron(fit_intercept=True)`` does. ``intercept=None`` gives the origin-centred
     bound, for ``fit_intercept=False``.
 
-    See the module docstring for the accepted forms of X, y, coef and intercept.
-
-    Parameters
-    ----------
-    X : array-like or sparse matrix of shape (n_samples, n_features)
-        Finite real values.
-    y : array-like of shape (n_samples,)
-        Exactly two classes; ``classes_[1]`` (in ``np.unique`` order) is +1, unless the
-        labels are already {-1, +1}.
-    coef : array-like of shape (n_features,) or (1, n_features)
-        The weight vector w (``Perceptron.coef_``).
+    {separator}
     intercept : None, float or array-like of shape (1,), default=None
         The bias b. None: no bias, and no constant feature; a number, even 0.0: the bias
         is absorbed as a constant feature 1, which changes R and gamma.
@@ -135,20 +136,14 @@ def mistake_bound(X: Any, y: Any, coef: Any, intercept: Any = None) -> float:
     float
         The bound, or ``inf`` when (coef, intercept) does not separate the data.
 
-    Raises
-    ------
-    ValueError, TypeError
-        Naming the argument, for bad input: y without exactly two classes, a coef of the
-        wrong shape or not finite, values that are not finite real numbers.
+    {bad_input}
 
     Examples
     --------
     >>> mistake_bound([[3.0, 4.0], [-3.0, -4.0]], [1, -1], [3.0, 4.0])
     1.0
     """
-    rows, signs, w, b = _check_inputs(X, y, coef, intercept)
-    w, b = _rescale(w, b)
-    functional = _signed_activations(rows, signs, w, b).min()
+    rows, w, b, functional = _functional_margin(X, y, coef, intercept)
     if not functional > 0.0:
         return math.inf
     max_sq_row_norm, scale = _max_sq_row_norm(rows)
@@ -165,6 +160,15 @@ def mistake_bound(X: Any, y: Any, coef: Any, intercept: Any = None) -> float:
 # ---------------------------------------------------------------------------------------------
 # Input checking
 # ---------------------------------------------------------------------------------------------
+
+def _functional_margin(X: Any, y: Any, coef: Any,
+                       intercept: Any) -> tuple[_Rows, np.ndarray, float, float]:
+    """The checked rows, (w, b) rescaled (see `_rescale`) and min_i y_i (w . x_i + b)."""
+    rows, signs, w, b = _check_inputs(X, y, coef, intercept)
+    w, b = _rescale(w, b)
+    functional = _signed_activations(rows, signs, w, b).min()
+    return rows, w, b, functional
+
 
 def _check_inputs(X: Any, y: Any, coef: Any,
                   intercept: Any) -> tuple[_Rows, np.ndarray, np.ndarray, float]:

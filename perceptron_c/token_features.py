@@ -13,12 +13,39 @@ from typing import Any
 import numpy as np
 
 from . import _backend
+from ._docs import fill
 from ._params import Flag, Integer, NoneOr, Options, Parameters
 from .exceptions import NotFittedError
 
 __all__ = ["TokenFeatures"]
 
 _TEMPLATES = ("standard", "nltk")
+
+# what fit, fit_transform and transform say alike (`_docs.fill`)
+_TEXT = {
+    "sentences": """
+        sentences : iterable of list of str
+            The sentences, each a list of tokens.
+        """,
+    "y_ignored": """
+        y : None
+            Ignored; accepted for scikit-learn's Pipeline.
+        """,
+    "return_lengths": """
+        return_lengths : bool, default=False
+            Also return the number of tokens of each sentence.
+        """,
+    "lengths": """
+        lengths : ndarray of int64
+            The sentence lengths; only with ``return_lengths``.
+        """,
+    "raises_fit": """
+        Raises
+        ------
+        ValueError
+            If ``sentences`` is not a list of lists of str, or a parameter is out of range.
+        """,
+}
 
 
 def _check_sentences(sentences: Any) -> list:
@@ -144,55 +171,45 @@ class TokenFeatures(Parameters):
         return int(self.min_df)
 
     # ---- fitting and transforming
+    @fill(_TEXT)
     def fit(self, sentences: Any, y: Any = None) -> TokenFeatures:
         """Learn the vocabulary of the keys of ``sentences``.
 
         Parameters
         ----------
-        sentences : iterable of list of str
-            The sentences, each a list of tokens.
-        y : None
-            Ignored; accepted for scikit-learn's Pipeline.
+        {sentences}
+        {y_ignored}
 
         Returns
         -------
         self : object
             The fitted transformer.
 
-        Raises
-        ------
-        ValueError
-            If ``sentences`` is not a list of lists of str, or a parameter is out of range.
+        {raises_fit}
         TypeError
             If a parameter has the wrong type.
         """
         self.fit_transform(sentences)
         return self
 
+    @fill(_TEXT)
     def fit_transform(self, sentences: Any, y: Any = None, *,
                       return_lengths: bool = False) -> Any:
         """``fit(sentences).transform(sentences)`` in one pass.
 
         Parameters
         ----------
-        sentences : iterable of list of str
-            The sentences, each a list of tokens.
-        y : None
-            Ignored; accepted for scikit-learn's Pipeline.
-        return_lengths : bool, default=False
-            Also return the number of tokens of each sentence.
+        {sentences}
+        {y_ignored}
+        {return_lengths}
 
         Returns
         -------
         X : scipy.sparse.csr_matrix or tuple of ndarray
             One row per token (``(data, indices, indptr)`` without scipy).
-        lengths : ndarray of int64
-            The sentence lengths; only with ``return_lengths``.
+        {lengths}
 
-        Raises
-        ------
-        ValueError
-            If ``sentences`` is not a list of lists of str, or a parameter is out of range.
+        {raises_fit}
         """
         spec, width, min_df = self._spec(), self._hash_width(), self._check_min_df()
         sentences = _check_sentences(sentences)
@@ -208,23 +225,21 @@ class TokenFeatures(Parameters):
         X = _csr(data, indices, indptr, self.n_features_out_)
         return (X, lengths) if return_lengths else X
 
+    @fill(_TEXT)
     def transform(self, sentences: Any, *, return_lengths: bool = False) -> Any:
         """The feature rows of every token of ``sentences``.
 
         Parameters
         ----------
-        sentences : iterable of list of str
-            The sentences, each a list of tokens.
-        return_lengths : bool, default=False
-            Also return the number of tokens of each sentence.
+        {sentences}
+        {return_lengths}
 
         Returns
         -------
         X : scipy.sparse.csr_matrix or tuple of ndarray
             One row per token (``(data, indices, indptr)`` without scipy); keys not seen by
             `fit` have no column.
-        lengths : ndarray of int64
-            The sentence lengths; only with ``return_lengths``.
+        {lengths}
 
         Raises
         ------

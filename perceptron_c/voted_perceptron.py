@@ -21,14 +21,12 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier, EpochModel, Run, labels_of
+from ._kernel_model import KernelClassifier
 from ._kernel_rows import (
     KERNEL_PARAMS,
-    KERNEL_RULES,
     KernelSource,
     cached_scores,
     check_exact_headroom,
-    check_fit_params,
     fit_params,
     fit_params_from_state,
     fit_params_state,
@@ -37,13 +35,13 @@ from ._kernel_rows import (
     row_blocks_run,
     stream,
 )
-from ._params import Integer, NJobs, declared
 from ._rows import (
     check_finite_state,
     pool_of,
     stack_rows,
     take_rows,
 )
+from ._run import Run
 from ._validation import (
     CSR,
     PackedBits,
@@ -208,7 +206,7 @@ class _VotedRun(Run["VotedPerceptron"]):
         est._credit = np.full(machines, float(credit_epochs * self.n))
 
 
-class VotedPerceptron(EpochClassifier):
+class VotedPerceptron(KernelClassifier):
     """The voted perceptron, primal (``kernel=None``) or with a kernel.
 
     A fitted model votes with the ``kernel``, ``degree``, ``gamma``, ``coef0`` and
@@ -253,9 +251,7 @@ class VotedPerceptron(EpochClassifier):
     # what the vote and the state depend on: recorded at every training call
     _fit_param_names = (*KERNEL_PARAMS, "fit_intercept")
     _fit_params: dict[str, Any]  # their values at the last training call
-
-    _parameter_constraints = declared(EpochModel, max_gram_bytes=Integer(1), n_jobs=NJobs(),
-                                      **KERNEL_RULES)
+    # its parameters' rules: KernelClassifier's (kernel, max_gram_bytes, n_jobs, the loop's)
 
     def __init__(self, kernel: Any = None, degree: Any = None, gamma: Any = None,
                  coef0: Any = None, fit_intercept: bool = True, max_iter: int = 10,
@@ -304,11 +300,6 @@ class VotedPerceptron(EpochClassifier):
             return Xc
         return check_kernel_input(X, spec[0], n_features, type(self).__name__)
 
-    def _check_continuation(self, Xc: Any, spec: tuple) -> None:
-        check_fit_params(self, self._fit_param_names)
-        super()._check_continuation(Xc, spec)
-        record_fit_params(self)
-
     def _init_state(self, Xc: Any, spec: tuple) -> None:
         kind = spec[0]
         machines = 1 if len(self.classes_) == 2 else len(self.classes_)
@@ -349,7 +340,7 @@ class VotedPerceptron(EpochClassifier):
         self.support_vectors_ = self._sv
 
     # ------------------------------------------------------------------ prediction
-    def _votes(self, X: Any) -> np.ndarray:
+    def _scores(self, X: Any) -> np.ndarray:
         """(n, n_machines) vote margins divided by the total votes, in [-1, 1]."""
         self._check_fitted()
         self._validate_params("max_gram_bytes", "n_jobs")
@@ -388,34 +379,6 @@ class VotedPerceptron(EpochClassifier):
             if total > 0:
                 out[:, m] /= total
         return out
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """The vote margin of each row divided by the total vote, in [-1, 1].
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix or PackedBits
-            Samples, in the form the model was fitted on.
-
-        Returns
-        -------
-        ndarray of float64 of shape (n_samples,) or (n_samples, n_classes)
-            One value per row for two classes (positive speaks for ``classes_[1]``), else one per
-            row and class (one-vs-rest).
-
-        Raises
-        ------
-        NotFittedError
-            If the estimator has not been fitted.
-        ValueError
-            If ``X`` is malformed or does not match the training data, or a value is not
-            finite.
-        """
-        v = self._votes(X)
-        return v[:, 0] if v.shape[1] == 1 else v
-
-    def _predict_labels(self, X: Any) -> np.ndarray:
-        return labels_of(self._votes(X))
 
     # ------------------------------------------------------------------ persistence
     def _state_arrays(self) -> dict:

@@ -34,7 +34,7 @@ from perceptron_c._sgd_run import sklearn_seeds  # noqa: E402
 from perceptron_c.datasets import make_blobs  # noqa: E402
 
 SYNC = "synchronous"
-pytestmark = pytest.mark.filterwarnings("ignore::perceptron_c._sgd_run.ConvergenceWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::perceptron_c.exceptions.ConvergenceWarning")
 
 
 def _noisy(n=300, d=6, k=3, seed=0):
@@ -225,7 +225,7 @@ def test_regressor_learns_on_several_shards_and_is_an_ordinary_estimator(tmp_pat
 def test_convergence_warning_and_refusals():
     X, y = _noisy(200, 4, 2, seed=3)
     Xd, yd = da.from_array(X, chunks=(100, 4)), da.from_array(y, chunks=100)
-    with pytest.warns(perceptron_c._sgd_run.ConvergenceWarning, match="max_iter=2"):
+    with pytest.warns(perceptron_c.exceptions.ConvergenceWarning, match="max_iter=2"):
         pdask.fit(PassiveAggressiveClassifier(max_iter=2, tol=1e-12, random_state=0), Xd, yd,
                   client=SYNC)
     with pytest.raises(TypeError, match="parameter mixing trains a Perceptron"):

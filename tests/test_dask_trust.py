@@ -28,7 +28,7 @@ from perceptron_c._guard import OWNER_KEYS  # noqa: E402
 from perceptron_c.datasets import make_blobs  # noqa: E402
 
 SYNC = "synchronous"
-pytestmark = pytest.mark.filterwarnings("ignore::perceptron_c._sgd_run.ConvergenceWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::perceptron_c.exceptions.ConvergenceWarning")
 
 # every kind of estimator dask.fit trains: both arithmetics, both mixers, a regressor
 ESTIMATORS = {

@@ -13,7 +13,10 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 OPTIONAL = {"sklearn": "scikit-learn", "scipy": "scipy", "matplotlib": "matplotlib",
-            "dask": "dask", "distributed": "distributed", "river": "river"}
+            "dask": "dask", "distributed": "distributed", "onnxruntime": "onnxruntime",
+            "onnx": "onnx", "river": "river", "pandas": "pandas"}
+# the package's modules that import an optional package: a block importing them needs it
+NEEDS = {"perceptron_c.onnx": "onnx", "perceptron_c.river": "river"}
 FENCE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 
@@ -35,9 +38,11 @@ def test_there_are_examples():
 
 @pytest.mark.parametrize("path,line,code", BLOCKS)
 def test_block_runs(path, line, code, tmp_path, monkeypatch, capsys):
-    for module, name in OPTIONAL.items():
-        if re.search(rf"^\s*(from|import) {module}\b", code, re.M) and \
-                importlib.util.find_spec(module) is None:
+    wanted = dict(OPTIONAL) | {ours: OPTIONAL[dep] for ours, dep in NEEDS.items()}
+    for module, name in wanted.items():
+        needed = NEEDS.get(module, module)
+        if re.search(rf"^\s*(from|import) {re.escape(module)}\b", code, re.M) and \
+                importlib.util.find_spec(needed) is None:
             pytest.skip(f"needs {name}")
     monkeypatch.chdir(tmp_path)
     # line offsets: tracebacks point at the line in the Markdown file

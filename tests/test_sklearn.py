@@ -127,17 +127,17 @@ ORDER_DEPENDENT = {
 def test_order_dependent_checks_pass_for_some_orders_only(ours, monkeypatch):
     import sklearn.utils.estimator_checks as checks
 
-    import perceptron_c._base as base
+    import perceptron_c._run as run
     import perceptron_c.kernel_passive_aggressive as kpa
 
     estimator = next(e for e in ESTIMATORS if repr(e) == ours)
     check = getattr(checks, ORDER_DEPENDENT[ours])
-    real = base.epoch_order
+    real = run.epoch_order
     outcomes = set()
     for salt in range(16):
         def salted(seed, epoch, n, shuffle, salt=salt):
             return real(seed ^ salt, epoch, n, shuffle)
-        monkeypatch.setattr(base, "epoch_order", salted)
+        monkeypatch.setattr(run, "epoch_order", salted)  # Run.order draws from _run's
         monkeypatch.setattr(kpa, "epoch_order", salted)
         try:
             check(type(estimator).__name__, clone(estimator))

@@ -185,11 +185,11 @@ def test_bad_model_files(pair, tmp_path):
 def test_files_hold_the_live_pairs_and_old_dense_files_load(pair, tmp_path, monkeypatch):
     """The .npz holds the updated (feature, tag) pairs only, and a later train goes on from
     a loaded model as from the one saved; files of the dense layout still load."""
-    from perceptron_c import tagging
+    from perceptron_c import _tagger_state  # where the tagger's state is written
 
     _, ours = pair
     sparse = ours.save(tmp_path / "sparse.npz")
-    monkeypatch.setattr(tagging, "sparse_pairs", lambda arrays: arrays)
+    monkeypatch.setattr(_tagger_state, "sparse_pairs", lambda arrays: arrays)
     dense = ours.save(tmp_path / "dense.npz")
     monkeypatch.undo()
     assert os.path.getsize(sparse) < os.path.getsize(dense)

@@ -42,31 +42,30 @@ cdef inline int64_t halve(int64_t a, int64_t q, int64_t* digit) noexcept nogil:
     return (a >> 1) + (q >> 1) + (low >> 1)
 
 
+cdef inline void _put(int64_t* B, Py_ssize_t ej, int64_t v, Py_ssize_t* low,
+                      Py_ssize_t* high) noexcept nogil:
+    # B[ej] += v, widening [low, high] to hold ej
+    B[ej] += v
+    if ej < low[0]:
+        low[0] = ej
+    if ej > high[0]:
+        high[0] = ej
+
+
 cdef inline void scatter(int64_t* B, const int32_t* e, const int64_t* a, const int64_t* a2,
                          Py_ssize_t n, Py_ssize_t* lo, Py_ssize_t* hi) noexcept nogil:
     # B[e[j]] += a[j] (- a2[j] when a2 != NULL); lo, hi: the range of exponents touched
-    cdef Py_ssize_t j, ej, low = lo[0], h = hi[0]
+    cdef Py_ssize_t j, low = lo[0], h = hi[0]
     cdef int64_t v
     if a2 == NULL:
         for j in range(n):
-            v = a[j]
-            if v != 0:
-                ej = e[j]
-                B[ej] += v
-                if ej < low:
-                    low = ej
-                if ej > h:
-                    h = ej
+            if a[j] != 0:
+                _put(B, e[j], a[j], &low, &h)
     else:
         for j in range(n):
             v = a[j] - a2[j]
             if v != 0:
-                ej = e[j]
-                B[ej] += v
-                if ej < low:
-                    low = ej
-                if ej > h:
-                    h = ej
+                _put(B, e[j], v, &low, &h)
     lo[0] = low
     hi[0] = h
 
@@ -163,30 +162,32 @@ cdef inline double conjunction_value(int64_t* B, Py_ssize_t lo, Py_ssize_t hi) n
     return -r if neg else r
 
 
-cdef inline void limbs_add_pow2(uint64_t* limbs, Py_ssize_t n_limbs, Py_ssize_t e) noexcept nogil:
+cdef inline void _limbs_pow2(uint64_t* limbs, Py_ssize_t n_limbs, Py_ssize_t e,
+                             bint sub) noexcept nogil:
+    # limbs + 2^e (sub: - 2^e), the carry (borrow) running up while a limb wraps around
     cdef Py_ssize_t i = e >> 6
-    cdef uint64_t add = (<uint64_t>1) << (e & 63)
+    cdef uint64_t d = (<uint64_t>1) << (e & 63)
     cdef uint64_t old
     while i < n_limbs:
         old = limbs[i]
-        limbs[i] = old + add
-        if limbs[i] >= old:  # no carry out of this limb
-            return
-        add = 1
+        if sub:
+            limbs[i] = old - d
+            if old >= d:  # no borrow
+                return
+        else:
+            limbs[i] = old + d
+            if limbs[i] >= old:  # no carry out of this limb
+                return
+        d = 1
         i += 1
+
+
+cdef inline void limbs_add_pow2(uint64_t* limbs, Py_ssize_t n_limbs, Py_ssize_t e) noexcept nogil:
+    _limbs_pow2(limbs, n_limbs, e, False)
 
 
 cdef inline void limbs_sub_pow2(uint64_t* limbs, Py_ssize_t n_limbs, Py_ssize_t e) noexcept nogil:
-    cdef Py_ssize_t i = e >> 6
-    cdef uint64_t sub = (<uint64_t>1) << (e & 63)
-    cdef uint64_t old
-    while i < n_limbs:
-        old = limbs[i]
-        limbs[i] = old - sub
-        if old >= sub:  # no borrow
-            return
-        sub = 1
-        i += 1
+    _limbs_pow2(limbs, n_limbs, e, True)
 
 
 cdef inline int limbs_sign(const uint64_t* limbs, Py_ssize_t n_limbs) noexcept nogil:

@@ -13,7 +13,7 @@
 from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t
 
-from perceptron_c._core._lanes cimport dot4
+from perceptron_c._core._lanes cimport coef_t, dot4
 
 cdef struct Sup:
     double* alpha
@@ -145,27 +145,27 @@ cdef inline void _icoef(Sup* S, Py_ssize_t s, int64_t yi, int64_t p) noexcept no
                 S.ibeta[p] -= S.c
 
 
+cdef inline void _take_out(coef_t* a, coef_t* b, coef_t* u, coef_t* beta, Py_ssize_t k,
+                           Py_ssize_t at, bint fi, bint avg) noexcept nogil:
+    # coefficient at (of class k) leaves: its share of b[k] (and beta[k]) goes with it
+    if fi:
+        b[k] -= a[at]
+        if avg:
+            beta[k] -= u[at]
+    a[at] = 0
+    if avg:
+        u[at] = 0
+
+
 cdef inline void _evict(Sup* S, Py_ssize_t s) noexcept nogil:
     cdef Py_ssize_t k
     if S.example[s] >= 0:
         S.where[S.example[s]] = -1
-    for k in range(S.R):  # the vector's share of b (and beta) goes with it
+    for k in range(S.R):
         if S.alpha != NULL:
-            if S.fi:
-                S.b[k] -= S.alpha[k * S.B + s]
-                if S.avg:
-                    S.beta[k] -= S.u[k * S.B + s]
-            S.alpha[k * S.B + s] = 0.0
-            if S.avg:
-                S.u[k * S.B + s] = 0.0
+            _take_out(S.alpha, S.b, S.u, S.beta, k, k * S.B + s, S.fi, S.avg)
         else:
-            if S.fi:
-                S.ib[k] -= S.ia[k * S.B + s]
-                if S.avg:
-                    S.ibeta[k] -= S.iu[k * S.B + s]
-            S.ia[k * S.B + s] = 0
-            if S.avg:
-                S.iu[k * S.B + s] = 0
+            _take_out(S.ia, S.ib, S.iu, S.ibeta, k, k * S.B + s, S.fi, S.avg)
     S.counts[2] += 1
 
 

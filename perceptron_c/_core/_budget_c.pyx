@@ -11,7 +11,8 @@ from libc.math cimport fabs, isfinite, sqrt
 from libc.stdint cimport int32_t, int64_t
 
 from perceptron_c._core._bigint cimport NO_TERM, conjunction_sign, scatter
-from perceptron_c._core._checks cimport between_chunks, check_avg, need, non_finite, rows_per_chunk
+from perceptron_c._core._checks cimport (between_chunks, check_avg, check_headroom, need,
+                                         non_finite, rows_per_chunk)
 
 import numpy as np
 
@@ -403,31 +404,6 @@ cdef Py_ssize_t _max_exponent(const int32_t[:, ::1] E) except -2:
     return mx
 
 
-# Every bucket sum stays below 2^62 (_bigint.pxd) if each row of coefficients, with its bias,
-# sums to less than 2^61 in absolute value (the test of _conjunction_c, same message).
-cdef int64_t LIMIT = (<int64_t>1) << 61
-
-
-cdef _check_headroom(const int64_t[::1] a, object extra, str what):
-    cdef Py_ssize_t j
-    cdef int64_t s = 0, v
-    cdef bint ok = extra < LIMIT
-    if ok:
-        s = extra
-        for j in range(a.shape[0]):
-            v = a[j]
-            if v < -LIMIT or v > LIMIT:
-                ok = False
-                break
-            s += v if v >= 0 else -v
-            if s >= LIMIT:
-                ok = False
-                break
-    if not ok:
-        raise OverflowError(f"{what}: the exact sums would reach 2^61 (|coefficients| + |bias| "
-                            "per class, with room for this call's updates)")
-
-
 def budget_epoch_exact(const int32_t[:, ::1] E, const int64_t[::1] rows, const int64_t[::1] y,
                        int64_t[:, ::1] alpha, int64_t[::1] b, int64_t[:, ::1] slots,
                        int64_t[::1] where, int64_t[::1] counts, bint fit_intercept, int policy,
@@ -442,10 +418,10 @@ def budget_epoch_exact(const int32_t[:, ::1] E, const int64_t[::1] rows, const i
     check_avg(u, beta, count, u is not None and u.shape[0] == R and u.shape[1] == B,
               beta is not None and beta.shape[0] == R)
     for k in range(R):
-        _check_headroom(alpha[k], abs(int(b[k])) + 2 * int(m), "alpha")
+        check_headroom(alpha[k], abs(int(b[k])) + 2 * int(m), "alpha")
         if u is not None:
-            _check_headroom(u[k], abs(int(beta[k])) + 2 * int(m) * (int(count[0]) + int(m)),
-                            "u")
+            check_headroom(u[k], abs(int(beta[k])) + 2 * int(m) * (int(count[0]) + int(m)),
+                           "u")
     if m == 0:
         return 0
     _init(&S, R, B, slots, where, counts, fit_intercept, count)

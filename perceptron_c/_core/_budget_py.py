@@ -65,14 +65,9 @@ from typing import TYPE_CHECKING
 from ._contract import check_avg, check_headroom, dot4, exact, need, non_finite
 
 if TYPE_CHECKING:
-    from typing import Any, TypeAlias
+    from typing import Any
 
-    import numpy as np
-    import numpy.typing as npt
-
-    _D: TypeAlias = npt.NDArray[np.float64]
-    _I32: TypeAlias = npt.NDArray[np.int32]
-    _I64: TypeAlias = npt.NDArray[np.int64]
+    from ._contract import _D, _I32, _I64
 
 __all__ = ["budget_epoch", "budget_epoch_exact", "projectron_epoch"]
 

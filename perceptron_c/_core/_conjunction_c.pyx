@@ -13,8 +13,10 @@ from libc.math cimport isfinite
 from libc.stdint cimport int16_t, int32_t, int64_t
 
 from perceptron_c._core._bigint cimport NO_TERM, conjunction_sign, conjunction_value, scatter
-from perceptron_c._core._checks cimport (all_in_range, between_chunks, check_avg, check_steps, need,
+from perceptron_c._core._checks cimport (abs_sum_to_limit, all_in_range, check_avg,
+                                         check_headroom, check_steps, chunk_done, need,
                                          rows_per_chunk)
+from perceptron_c._core._lanes cimport add, move
 from perceptron_c._core._dual_c cimport check_krows, checked_cols, sorted_position
 
 import numpy as np
@@ -115,17 +117,10 @@ cdef Py_ssize_t _binary_rows(const exp_t* Erows, const int64_t* rows, Py_ssize_t
                 steps[mistakes] = t
             mistakes += 1
             step = yi if sample_weight == NULL else yi * sample_weight[i]
-            alpha[i] += step
+            add(alpha, &bias, u, beta, i, step, c, fit_intercept)
             if cols != NULL:
                 ac[sorted_position(cols, nc, i)] += step
-            if fit_intercept:
-                bias += step
-            if averaged:
-                u[i] += step * c
-                if fit_intercept:
-                    beta[0] += step * c
-        if averaged:
-            c += 1
+        c += 1  # every example, mistake or not (read only when averaging)
     b[0] = bias
     if averaged:
         count[0] = c
@@ -154,15 +149,8 @@ cdef Py_ssize_t conjunction_binary_rows(const int32_t* Erows, const int64_t* row
             if steps != NULL:
                 steps[mistakes] = t
             mistakes += 1
-            alpha[i] += yi
-            if fit_intercept:
-                bias += yi
-            if averaged:
-                u[i] += yi * c
-                if fit_intercept:
-                    beta[0] += yi * c
-        if averaged:
-            c += 1
+            add(alpha, &bias, u, beta, i, yi, c, fit_intercept)
+        c += 1  # every example, mistake or not (read only when averaging)
     b[0] = bias
     if averaged:
         count[0] = c
@@ -206,23 +194,14 @@ cdef Py_ssize_t _multiclass_rows(const exp_t* Erows, const int64_t* rows, Py_ssi
         if pred != yi:
             mistakes += 1
             step = 1 if sample_weight == NULL else sample_weight[i]
-            alpha[yi * n + i] += step
-            alpha[pred * n + i] -= step
+            move(alpha, b, n, i, yi, pred, step, fit_intercept)
+            if averaged:
+                move(U, beta, n, i, yi, pred, step * c, fit_intercept)
             if cols != NULL:
                 at = sorted_position(cols, nc, i)
                 ac[yi * nc + at] += step
                 ac[pred * nc + at] -= step
-            if fit_intercept:
-                b[yi] += step
-                b[pred] -= step
-            if averaged:
-                U[yi * n + i] += step * c
-                U[pred * n + i] -= step * c
-                if fit_intercept:
-                    beta[yi] += step * c
-                    beta[pred] -= step * c
-        if averaged:
-            c += 1
+        c += 1
     if averaged:
         count[0] = c
     return mistakes
@@ -254,19 +233,10 @@ cdef Py_ssize_t conjunction_multiclass_rows(const int32_t* Erows, const int64_t*
                 pred = k
         if pred != yi:
             mistakes += 1
-            alpha[yi * n + i] += 1
-            alpha[pred * n + i] -= 1
-            if fit_intercept:
-                b[yi] += 1
-                b[pred] -= 1
+            move(alpha, b, n, i, yi, pred, <int64_t>1, fit_intercept)
             if averaged:
-                U[yi * n + i] += c
-                U[pred * n + i] -= c
-                if fit_intercept:
-                    beta[yi] += c
-                    beta[pred] -= c
-        if averaged:
-            c += 1
+                move(U, beta, n, i, yi, pred, c, fit_intercept)
+        c += 1
     if averaged:
         count[0] = c
     return mistakes
@@ -359,54 +329,16 @@ cdef _check_y_finite(const double[::1] y):
     need(ok, "y must be finite")
 
 
-# Every bucket sum stays below 2^62 (see _bigint.pxd) if each row of coefficients, with its
-# bias, sums to less than 2^61 in absolute value: then so does the difference of two rows.
-cdef int64_t LIMIT = (<int64_t>1) << 61
-
-
-cdef bint _fits(const int64_t[::1] a, object extra) noexcept:
-    """sum |a| + extra < 2^61, exactly (saturating: no intermediate overflows)."""
-    cdef Py_ssize_t j
-    cdef int64_t s, v
-    if extra >= LIMIT:
-        return False
-    s = extra
-    with nogil:
-        for j in range(a.shape[0]):
-            v = a[j]
-            if v < -LIMIT or v > LIMIT:
-                return False
-            s += v if v >= 0 else -v
-            if s >= LIMIT:
-                return False
-    return True
-
-
-cdef object _check_headroom(const int64_t[::1] a, object extra, str what):
-    if not _fits(a, extra):
-        raise OverflowError(f"{what}: the exact sums would reach 2^61 (|coefficients| + |bias| "
-                            "per class, with room for this call's updates)")
-
-
 cdef object _weight_total(const int64_t[::1] sample_weight, const int64_t[::1] rows,
                           Py_ssize_t n):
     """sum_t |w[rows[t]]| (rows already checked), saturated at 2^61; m without weights."""
-    cdef Py_ssize_t t
-    cdef int64_t v, s = 0
+    cdef int64_t s
     if sample_weight is None:
         return int(rows.shape[0])
     need(sample_weight.shape[0] == n, "sample_weight must hold one int64 weight per pool "
          "example")
     with nogil:
-        for t in range(rows.shape[0]):
-            v = sample_weight[rows[t]]
-            if v < -LIMIT or v > LIMIT:
-                s = LIMIT
-                break
-            s += v if v >= 0 else -v
-            if s >= LIMIT:
-                s = LIMIT
-                break
+        s = abs_sum_to_limit(&sample_weight[0], &rows[0], rows.shape[0], 0)
     return int(s)
 
 
@@ -432,7 +364,7 @@ def _epoch_rows(const exp_t[:, ::1] Erows, const int64_t[::1] rows, const double
                 int64_t[::1] alpha, int64_t[::1] b, bint fit_intercept, int64_t[::1] u,
                 int64_t[::1] beta, int64_t[::1] count, int64_t[::1] steps,
                 const int64_t[::1] cols, const int64_t[::1] sample_weight):
-    cdef Py_ssize_t r, k, m, chunk, stop, start = 0, total = 0, n = alpha.shape[0]
+    cdef Py_ssize_t r, m, chunk, stop, start = 0, total = 0, n = alpha.shape[0]
     cdef Py_ssize_t nc = n if cols is None else cols.shape[0]
     cdef bint averaged
     cdef int64_t[::1] B, ac
@@ -448,9 +380,9 @@ def _epoch_rows(const exp_t[:, ::1] Erows, const int64_t[::1] rows, const double
     w_total = _weight_total(sample_weight, rows, n)
     m = rows.shape[0]
     # Python ints: |int64 min| and the worst-case growth would overflow C arithmetic
-    _check_headroom(alpha, abs(int(b[0])) + 2 * w_total, "alpha")
+    check_headroom(alpha, abs(int(b[0])) + 2 * w_total, "alpha")
     if averaged:
-        _check_headroom(u, abs(int(beta[0])) + 2 * w_total * (int(count[0]) + int(m)), "u")
+        check_headroom(u, abs(int(beta[0])) + 2 * w_total * (int(count[0]) + int(m)), "u")
     if m == 0:
         return 0
     top = _max_exponent(Erows)
@@ -466,12 +398,8 @@ def _epoch_rows(const exp_t[:, ::1] Erows, const int64_t[::1] rows, const double
                              fit_intercept, &B[0], top, &ac[0],
                              &steps[total] if steps is not None else NULL,
                              &sample_weight[0] if sample_weight is not None else NULL)
-        if steps is not None:
-            for k in range(total, total + r):
-                steps[k] += start
-        total += r
+        total = chunk_done(r, start, total, rows, &steps[0] if steps is not None else NULL)
         start = stop
-        between_chunks()
     return total
 
 
@@ -498,10 +426,10 @@ def _multiclass_epoch_rows(const exp_t[:, ::1] Erows, const int64_t[::1] rows,
     w_total = _weight_total(sample_weight, rows, n)
     m = rows.shape[0]
     for k in range(k_classes):
-        _check_headroom(alpha[k], abs(int(b[k])) + 2 * w_total, "alpha")
+        check_headroom(alpha[k], abs(int(b[k])) + 2 * w_total, "alpha")
         if averaged:
-            _check_headroom(U[k], abs(int(beta[k])) + 2 * w_total * (int(count[0]) + int(m)),
-                            "U")
+            check_headroom(U[k], abs(int(beta[k])) + 2 * w_total * (int(count[0]) + int(m)),
+                           "U")
     if m == 0:
         return 0
     top = _max_exponent(Erows)
@@ -518,9 +446,8 @@ def _multiclass_epoch_rows(const exp_t[:, ::1] Erows, const int64_t[::1] rows,
                                  &count[0] if averaged else NULL, fit_intercept, &B[0], top,
                                  &ac[0],
                                  &sample_weight[0] if sample_weight is not None else NULL)
-        total += r
+        total = chunk_done(r, start, total, rows, NULL)
         start = stop
-        between_chunks()
     return total
 
 
@@ -531,7 +458,7 @@ cdef _check_decision(Py_ssize_t e_rows, Py_ssize_t e_cols, const int64_t[:, ::1]
     need(b.shape[0] == coef.shape[0], "b must have one entry per row of coef")
     need(out_rows == e_rows, "out must have one row per row of E")
     for k in range(coef.shape[0]):
-        _check_headroom(coef[k], abs(int(b[k])), "coef")
+        check_headroom(coef[k], abs(int(b[k])), "coef")
 
 
 def conjunction_decision(E, coef, b, out):

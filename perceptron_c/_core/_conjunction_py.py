@@ -21,25 +21,20 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ._contract import (
-    check_avg,
-    check_cols,
+    State,
     check_headroom,
-    check_rows,
+    check_rows_epoch,
     check_steps,
     exact,
+    first_max,
     need,
     store_steps,
 )
 
 if TYPE_CHECKING:
-    from typing import TypeAlias
-
-    import numpy as np
     import numpy.typing as npt
 
-    _D: TypeAlias = npt.NDArray[np.float64]
-    _I64: TypeAlias = npt.NDArray[np.int64]
-    _IE: TypeAlias = npt.NDArray[np.int16] | npt.NDArray[np.int32]
+    from ._contract import _D, _I64, _IE
 
 __all__ = [
     "conjunction_epoch_rows", "multiclass_conjunction_epoch_rows", "conjunction_decision",
@@ -85,48 +80,26 @@ def conjunction_epoch_rows(Erows: _IE, rows: _I64, y: _D, alpha: _I64, b: _I64,
     _check_exponents(Erows)
     check_steps(steps, len(rows))
     n = alpha.shape[0]
-    check_rows(rows, n, Erows.shape[0], Erows.shape[1], cols)
-    need(y.shape == (n,) and b.shape == (1,), "y must have shape (n,) and b (1,)")
-    check_cols(cols, rows, alpha)
-    averaged = check_avg(u, beta, count, alpha.shape, 1)
+    check_rows_epoch(Erows, rows, y, alpha, b, cols, u, beta, count)
     _check_y_finite(y)
     sw, w_total = _check_int_weights(sample_weight, n, rows)
     m = len(rows)
     check_headroom(alpha, abs(int(b[0])) + 2 * w_total, "alpha")
-    if averaged:
-        assert u is not None and beta is not None and count is not None
-        check_headroom(u, abs(int(beta[0])) + 2 * w_total * (int(count[0]) + m), "u")
+    st = State(alpha, b, u, beta, count)
+    if u is not None:
+        check_headroom(u, abs(st.beta[0]) + 2 * w_total * (st.c + m), "u")
     cl = None if cols is None else cols.tolist()
-    al, yl, bias = alpha.tolist(), [int(v) for v in y.tolist()], int(b[0])
-    if averaged:
-        assert u is not None and beta is not None and count is not None
-        ul, betal, c = u.tolist(), int(beta[0]), int(count[0])
-    mistakes = 0
+    yl = [int(v) for v in y.tolist()]
     recorded = []
     for t, i in enumerate(rows.tolist()):
         yi = yl[i]
-        if yi * exact(al, Erows[t].tolist(), bias, cl) <= 0:
+        if yi * exact(st.a, Erows[t].tolist(), st.b[0], cl) <= 0:
             recorded.append(t)
-            mistakes += 1
-            step = yi if sw is None else yi * sw[i]
-            al[i] += step
-            if fit_intercept:
-                bias += step
-            if averaged:
-                ul[i] += step * c
-                if fit_intercept:
-                    betal += step * c
-        if averaged:
-            c += 1
-    alpha[:] = al
-    b[0] = bias
-    if averaged:
-        assert u is not None and beta is not None and count is not None
-        u[:] = ul
-        beta[0] = betal
-        count[0] = c
+            st.add(i, yi if sw is None else yi * sw[i], fit_intercept)
+        st.c += 1
+    st.store()
     store_steps(steps, recorded)
-    return mistakes
+    return len(recorded)
 
 
 def multiclass_conjunction_epoch_rows(Erows: _IE, rows: _I64, y: _I64, alpha: _I64, b: _I64,
@@ -137,55 +110,26 @@ def multiclass_conjunction_epoch_rows(Erows: _IE, rows: _I64, y: _I64, alpha: _I
     """K-class form of `conjunction_epoch_rows`: exact argmax, ties to the lowest class."""
     _check_exponents(Erows)
     k_classes, n = alpha.shape
-    check_rows(rows, n, Erows.shape[0], Erows.shape[1], cols)
-    need(y.shape == (n,) and b.shape == (k_classes,), "y must have shape (n,) and b (K,)")
-    need(all(0 <= v < k_classes for v in y.tolist()), f"y must lie in [0, {k_classes})")
-    check_cols(cols, rows, alpha)
-    averaged = check_avg(U, beta, count, alpha.shape, k_classes)
+    check_rows_epoch(Erows, rows, y, alpha, b, cols, U, beta, count)
     sw, w_total = _check_int_weights(sample_weight, n, rows)
     m = len(rows)
+    st = State(alpha, b, U, beta, count)
     for k in range(k_classes):
-        check_headroom(alpha[k], abs(int(b[k])) + 2 * w_total, "alpha")
-        if averaged:
-            assert U is not None and beta is not None and count is not None
-            check_headroom(U[k], abs(int(beta[k])) + 2 * w_total * (int(count[0]) + m), "U")
+        check_headroom(alpha[k], abs(st.b[k]) + 2 * w_total, "alpha")
+        if U is not None:
+            check_headroom(U[k], abs(st.beta[k]) + 2 * w_total * (st.c + m), "U")
     cl = None if cols is None else cols.tolist()
-    al, bl, yl = alpha.tolist(), b.tolist(), y.tolist()
-    if averaged:
-        assert U is not None and beta is not None and count is not None
-        ul, betal, c = U.tolist(), beta.tolist(), int(count[0])
+    yl = y.tolist()
     mistakes = 0
     for t, i in enumerate(rows.tolist()):
         yi = yl[i]
         er = Erows[t].tolist()
-        pred, best = 0, exact(al[0], er, bl[0], cl)
-        for k in range(1, k_classes):
-            s = exact(al[k], er, bl[k], cl)
-            if s > best:
-                pred, best = k, s
+        pred = first_max([exact(st.a[k], er, st.b[k], cl) for k in range(k_classes)])
         if pred != yi:
             mistakes += 1
-            step = 1 if sw is None else sw[i]
-            al[yi][i] += step
-            al[pred][i] -= step
-            if fit_intercept:
-                bl[yi] += step
-                bl[pred] -= step
-            if averaged:
-                ul[yi][i] += step * c
-                ul[pred][i] -= step * c
-                if fit_intercept:
-                    betal[yi] += step * c
-                    betal[pred] -= step * c
-        if averaged:
-            c += 1
-    alpha[:] = al
-    b[:] = bl
-    if averaged:
-        assert U is not None and beta is not None and count is not None
-        U[:] = ul
-        beta[:] = betal
-        count[0] = c
+            st.move(i, yi, pred, 1 if sw is None else sw[i], fit_intercept)
+        st.c += 1
+    st.store()
     return mistakes
 
 
@@ -222,13 +166,6 @@ def conjunction_argmax(E: _IE, coef: _I64, b: _I64, out: _I64) -> None:
     """out[i] = the first k maximizing sum_j coef[k, j] 2^E[i, j] + b[k], compared exactly."""
     _check_decision(E, coef, b, out)
     cl, bl = coef.tolist(), b.tolist()
-    res = []
-    for er in E.tolist():
-        best_k, best = 0, exact(cl[0], er, bl[0])
-        for k in range(1, len(cl)):
-            s = exact(cl[k], er, bl[k])
-            if s > best:
-                best_k, best = k, s
-        res.append(best_k)
+    res = [first_max([exact(ck, er, bk) for ck, bk in zip(cl, bl)]) for er in E.tolist()]
     if res:
         out[:] = res

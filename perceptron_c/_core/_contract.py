@@ -21,7 +21,9 @@ what is its own. The C side of this module is ``_lanes.pxd`` (the lane sums), ``
 - Averaging is [Daume2017] Alg. 7 (lazy sums): on a mistake
   u += step c and beta += step c where w and b move; the counter c (``count``, 1 before the
   first example) grows by one after every visited example, mistake or not; the averaged
-  model is w - u / c, b - beta / c.
+  model is w - u / c, b - beta / c. `State` holds an epoch's coefficients, biases and sums
+  as lists; `move` is the K-class update (the true class gains, the predicted one loses),
+  after `first_max` (the argmax: ties go to the lowest class index).
 - An activation that is not finite (the weights or the data overflow float64) is neither a
   mistake nor a success: the epoch stops there, the state is written back as it is (what
   ``steps`` holds is then unspecified) and `non_finite` names the position in the visiting
@@ -34,6 +36,7 @@ what is its own. The C side of this module is ``_lanes.pxd`` (the lane sums), ``
 """
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -43,9 +46,12 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    # the array types of the twins' signatures, named once for all of them
     _F: TypeAlias = npt.NDArray[np.float32] | npt.NDArray[np.float64]
+    _D: TypeAlias = npt.NDArray[np.float64]
     _I32: TypeAlias = npt.NDArray[np.int32]
     _I64: TypeAlias = npt.NDArray[np.int64]
+    _IE: TypeAlias = npt.NDArray[np.int16] | npt.NDArray[np.int32]  # popcount exponents
     # row i as (values, column indices); columns None for a dense row
     Rows: TypeAlias = Callable[[int], tuple[list[float], list[int] | None]]
 
@@ -110,6 +116,87 @@ def exact(coefs: Sequence[int], exps: Sequence[int], bias: int,
     return total
 
 
+# ------------------------------------------------------------------------------- updates
+
+def first_max(scores: Sequence[Any]) -> int:
+    """The first k of the largest scores[k]: ties go to the lowest class index."""
+    pred, best = 0, scores[0]
+    for k in range(1, len(scores)):
+        if scores[k] > best:
+            pred, best = k, scores[k]
+    return pred
+
+
+def first_max_finite(scores: Sequence[float]) -> int | None:
+    """`first_max`, or None when a score is not finite (the epoch stops there)."""
+    return first_max(scores) if all(map(math.isfinite, scores)) else None
+
+
+def move(a: list[list[Any]], b: list[Any] | None, i: int, gain: int, lose: int,
+         step: Any) -> None:
+    """A K-class update of coefficient i: a[gain][i] += step and a[lose][i] -= step, then
+    b[gain] += step and b[lose] -= step (b None: no intercept); lose -1: no losing class."""
+    a[gain][i] += step
+    if lose >= 0:
+        a[lose][i] -= step
+    if b is not None:
+        b[gain] += step
+        if lose >= 0:
+            b[lose] -= step
+
+
+class State:
+    """A model's coefficients (or weights) a and biases b while an epoch runs, as Python lists
+    (b has one entry for a binary model), with the lazy-averaging sums of [Daume2017] Alg. 7
+    when u is given (``on``): u (shaped as a), beta (as b) and the counter c. `store` writes
+    them all back in place."""
+
+    def __init__(self, a: npt.NDArray[Any], b: npt.NDArray[Any], u: npt.NDArray[Any] | None,
+                 beta: npt.NDArray[Any] | None, count: _I64 | None) -> None:
+        self.arrays = a, b, u, beta, count
+        self.a: list[Any] = a.tolist()
+        self.b: list[Any] = b.tolist()
+        self.on = u is not None
+        self.u: list[Any] = [] if u is None else u.tolist()
+        self.beta: list[Any] = [] if beta is None else beta.tolist()
+        self.c = 0 if count is None else int(count[0])
+
+    def add(self, i: int, step: Any, fit_intercept: bool) -> None:
+        """A binary mistake on example i: a[i] += step (b += step), u[i] += step c (beta += step
+        c)."""
+        self.a[i] += step
+        if fit_intercept:
+            self.b[0] += step
+        if self.on:
+            cstep = step * self.c
+            self.u[i] += cstep
+            if fit_intercept:
+                self.beta[0] += cstep
+
+    def move(self, i: int, gain: int, lose: int, step: Any, fit_intercept: bool) -> None:
+        """A K-class mistake on example i: `move` on a and b by step, on u and beta by step c."""
+        move(self.a, self.b if fit_intercept else None, i, gain, lose, step)
+        if self.on:
+            move(self.u, self.beta if fit_intercept else None, i, gain, lose, step * self.c)
+
+    def store(self) -> None:
+        a, b, u, beta, count = self.arrays
+        a[:] = self.a
+        b[:] = self.b
+        if self.on:
+            assert u is not None and beta is not None and count is not None
+            u[:] = self.u
+            beta[:] = self.beta
+            count[0] = self.c
+
+
+def result(mistakes: int, error: Exception | None) -> int:
+    """The epoch's mistakes, or the error that stopped it (raised once the state is stored)."""
+    if error is not None:
+        raise error
+    return mistakes
+
+
 # ---------------------------------------------------------------------------------- rows
 
 def dense_rows(X: _F) -> Rows:
@@ -166,6 +253,25 @@ def check_rows(rows: _I64, n_pool: int, n_krows: int, n_kcols: int,
     else:
         need(n_kcols == len(cols), "Krows must have one column per entry of cols")
     need(all(0 <= i < n_pool for i in rows.tolist()), f"rows must lie in [0, {n_pool})")
+
+
+def check_rows_epoch(Krows: npt.NDArray[Any], rows: _I64, y: npt.NDArray[Any],
+                     alpha: npt.NDArray[Any], b: npt.NDArray[Any], cols: _I64 | None,
+                     u: npt.NDArray[Any] | None, beta: npt.NDArray[Any] | None,
+                     count: _I64 | None) -> None:
+    """The checks of a rows-mode epoch (``_dual_py``, ``_conjunction_py``), in their order:
+    `check_rows`, y and b against alpha (1-D: binary, one bias; (K, n): class indices y, one
+    bias per class), `check_cols`, `check_avg`."""
+    n = alpha.shape[-1]
+    check_rows(rows, n, Krows.shape[0], Krows.shape[1], cols)
+    if alpha.ndim == 1:
+        need(y.shape == (n,) and b.shape == (1,), "y must have shape (n,) and b (1,)")
+    else:
+        k_classes = alpha.shape[0]
+        need(y.shape == (n,) and b.shape == (k_classes,), "y must have shape (n,) and b (K,)")
+        need(all(0 <= v < k_classes for v in y.tolist()), f"y must lie in [0, {k_classes})")
+    check_cols(cols, rows, alpha)
+    check_avg(u, beta, count, alpha.shape, b.shape[0])
 
 
 def check_cols(cols: _I64 | None, rows: _I64, alpha: npt.NDArray[Any]) -> None:

@@ -11,10 +11,9 @@
 # Krows then has nc columns, the pool examples cols[0] < cols[1] < ..., which must hold every
 # visited row and every example with a nonzero coefficient (cols NULL, nc = n: every column).
 # The inline checks at the end are the def layers' (also used by _conjunction_c).
-from libc.math cimport isfinite
 from libc.stdint cimport int64_t
 
-from perceptron_c._core._checks cimport all_in_range, check_rows, need
+from perceptron_c._core._checks cimport all_finite, all_in_range, check_rows, need
 
 cdef Py_ssize_t binary_cached(const double* G, const double* y, const int64_t* order,
                               Py_ssize_t m, Py_ssize_t n, double* alpha, double* b,
@@ -62,14 +61,6 @@ cdef Py_ssize_t multiclass_support_rows(const double* Krows, const int64_t* rows
                                         double* b, double* U, double* beta, int64_t* count,
                                         bint fit_intercept,
                                         const double* sample_weight) noexcept nogil
-
-
-cdef inline bint all_finite(const double* a, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t j
-    for j in range(n):
-        if not isfinite(a[j]):
-            return False
-    return True
 
 
 cdef inline Py_ssize_t sorted_position(const int64_t* cols, Py_ssize_t nc,

@@ -9,9 +9,9 @@ data. Whole epochs run without the GIL.
 from libc.math cimport isfinite
 from libc.stdint cimport int64_t
 
-from perceptron_c._core._checks cimport (all_in_range, between_chunks, check_avg, check_steps, need,
-                                         non_finite, rows_per_chunk)
-from perceptron_c._core._lanes cimport dot4_cols
+from perceptron_c._core._checks cimport (all_in_range, check_avg, check_steps, chunk_done, need,
+                                         rows_per_chunk)
+from perceptron_c._core._lanes cimport dot4_cols, move
 
 
 __all__ = [
@@ -79,7 +79,7 @@ cdef Py_ssize_t multiclass_cached_weighted(const double* G, const int64_t* y,
                                            const double* sample_weight) noexcept nogil:
     cdef Py_ssize_t t, j, k, pred, mistakes = 0
     cdef int64_t i, yi
-    cdef double s, best, step, dc
+    cdef double s, best, step
     cdef const double* g
     cdef double* st
     cdef double* sp
@@ -103,24 +103,15 @@ cdef Py_ssize_t multiclass_cached_weighted(const double* G, const int64_t* y,
         if pred != yi:
             mistakes += 1
             step = 1.0 if sample_weight == NULL else sample_weight[i]
-            alpha[yi * n + i] += step
-            alpha[pred * n + i] -= step
+            move(alpha, b, n, i, yi, pred, step, fit_intercept)
             g = G + i * n
             st = scores + yi * n
             sp = scores + pred * n
             for j in range(n):
                 st[j] += step * g[j]
                 sp[j] -= step * g[j]
-            if fit_intercept:
-                b[yi] += step
-                b[pred] -= step
             if averaged:
-                dc = step * <double>c
-                U[yi * n + i] += dc
-                U[pred * n + i] -= dc
-                if fit_intercept:
-                    beta[yi] += dc
-                    beta[pred] -= dc
+                move(U, beta, n, i, yi, pred, step * <double>c, fit_intercept)
         if averaged:
             c += 1
     if averaged:
@@ -192,7 +183,7 @@ cdef Py_ssize_t multiclass_support_rows(const double* Krows, const int64_t* rows
                                         const double* sample_weight) noexcept nogil:
     cdef Py_ssize_t t, k, pred, mistakes = 0
     cdef int64_t i, yi
-    cdef double s, best, step, dc
+    cdef double s, best, step
     cdef const double* kr
     cdef bint averaged = U != NULL, finite
     cdef int64_t c = count[0] if averaged else 0
@@ -215,18 +206,9 @@ cdef Py_ssize_t multiclass_support_rows(const double* Krows, const int64_t* rows
         if pred != yi:
             mistakes += 1
             step = 1.0 if sample_weight == NULL else sample_weight[i]
-            alpha[yi * n + i] += step
-            alpha[pred * n + i] -= step
-            if fit_intercept:
-                b[yi] += step
-                b[pred] -= step
+            move(alpha, b, n, i, yi, pred, step, fit_intercept)
             if averaged:
-                dc = step * <double>c
-                U[yi * n + i] += dc
-                U[pred * n + i] -= dc
-                if fit_intercept:
-                    beta[yi] += dc
-                    beta[pred] -= dc
+                move(U, beta, n, i, yi, pred, step * <double>c, fit_intercept)
         if averaged:
             c += 1
     if averaged:
@@ -258,7 +240,7 @@ def dual_epoch_cached(const double[:, ::1] G, const double[::1] y, const int64_t
                       double[::1] alpha, double[::1] b, double[::1] scores, bint fit_intercept,
                       double[::1] u=None, double[::1] beta=None, int64_t[::1] count=None,
                       int64_t[::1] steps=None, *, const double[::1] sample_weight=None):
-    cdef Py_ssize_t r, k, chunk, stop, start = 0, total = 0, n = alpha.shape[0]
+    cdef Py_ssize_t r, chunk, stop, start = 0, total = 0, n = alpha.shape[0]
     cdef bint averaged
     cdef const double* sw
     check_steps(steps, order.shape[0])
@@ -279,14 +261,8 @@ def dual_epoch_cached(const double[:, ::1] G, const double[::1] y, const int64_t
                 &u[0] if averaged else NULL, &beta[0] if averaged else NULL,
                 &count[0] if averaged else NULL, fit_intercept,
                 &steps[total] if steps is not None else NULL, sw)
-        if r < 0:
-            non_finite(start - 1 - r, order[start - 1 - r])
-        if steps is not None:
-            for k in range(total, total + r):
-                steps[k] += start
-        total += r
+        total = chunk_done(r, start, total, order, &steps[0] if steps is not None else NULL)
         start = stop
-        between_chunks()
     return total
 
 
@@ -318,11 +294,8 @@ def multiclass_dual_epoch_cached(const double[:, ::1] G, const int64_t[::1] y,
                                            &U[0, 0] if averaged else NULL,
                                            &beta[0] if averaged else NULL,
                                            &count[0] if averaged else NULL, fit_intercept, sw)
-        if r < 0:
-            non_finite(start - 1 - r, order[start - 1 - r])
-        total += r
+        total = chunk_done(r, start, total, order, NULL)
         start = stop
-        between_chunks()
     return total
 
 
@@ -330,7 +303,7 @@ def dual_epoch_rows(const double[:, ::1] Krows, const int64_t[::1] rows, const d
                     double[::1] alpha, double[::1] b, bint fit_intercept, double[::1] u=None,
                     double[::1] beta=None, int64_t[::1] count=None, int64_t[::1] steps=None,
                     *, const int64_t[::1] cols=None, const double[::1] sample_weight=None):
-    cdef Py_ssize_t r, k, chunk, stop, start = 0, total = 0, n = alpha.shape[0]
+    cdef Py_ssize_t r, chunk, stop, start = 0, total = 0, n = alpha.shape[0]
     cdef Py_ssize_t nc = n if cols is None else cols.shape[0]
     cdef bint averaged
     cdef const double* sw
@@ -352,14 +325,8 @@ def dual_epoch_rows(const double[:, ::1] Krows, const int64_t[::1] rows, const d
                                     &beta[0] if averaged else NULL,
                                     &count[0] if averaged else NULL, fit_intercept,
                                     &steps[total] if steps is not None else NULL, sw)
-        if r < 0:
-            non_finite(start - 1 - r, rows[start - 1 - r])
-        if steps is not None:
-            for k in range(total, total + r):
-                steps[k] += start
-        total += r
+        total = chunk_done(r, start, total, rows, &steps[0] if steps is not None else NULL)
         start = stop
-        between_chunks()
     return total
 
 
@@ -392,9 +359,6 @@ def multiclass_dual_epoch_rows(const double[:, ::1] Krows, const int64_t[::1] ro
                                         &U[0, 0] if averaged else NULL,
                                         &beta[0] if averaged else NULL,
                                         &count[0] if averaged else NULL, fit_intercept, sw)
-        if r < 0:
-            non_finite(start - 1 - r, rows[start - 1 - r])
-        total += r
+        total = chunk_done(r, start, total, rows, NULL)
         start = stop
-        between_chunks()
     return total

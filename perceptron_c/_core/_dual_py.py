@@ -45,24 +45,20 @@ import math
 from typing import TYPE_CHECKING
 
 from ._contract import (
+    State,
     check_avg,
-    check_cols,
-    check_rows,
+    check_rows_epoch,
     check_steps,
     dot4_cols,
+    first_max_finite,
     need,
     non_finite,
+    result,
     store_steps,
 )
 
 if TYPE_CHECKING:
-    from typing import TypeAlias
-
-    import numpy as np
-    import numpy.typing as npt
-
-    _D: TypeAlias = npt.NDArray[np.float64]
-    _I64: TypeAlias = npt.NDArray[np.int64]
+    from ._contract import _D, _I64
 
 __all__ = [
     "dual_epoch_cached", "dual_epoch_rows", "multiclass_dual_epoch_cached",
@@ -92,49 +88,29 @@ def dual_epoch_cached(G: _D, y: _D, order: _I64, alpha: _D, b: _D, scores: _D,
     need(G.shape == (n, n) and scores.shape == (n,) and y.shape == (n,) and b.shape == (1,),
          "G must be (n, n) and y, scores (n,) for alpha of length n; b (1,)")
     need(all(0 <= i < n for i in order.tolist()), f"order must lie in [0, {n})")
-    averaged = check_avg(u, beta, count, alpha.shape, 1)
+    check_avg(u, beta, count, alpha.shape, 1)
     sw = _check_weights(sample_weight, n)
-    al, sc, yl, bias = alpha.tolist(), scores.tolist(), y.tolist(), float(b[0])
-    if averaged:
-        assert u is not None and beta is not None and count is not None
-        ul, betal, c = u.tolist(), float(beta[0]), int(count[0])
-    mistakes = 0
+    st, sc, yl = State(alpha, b, u, beta, count), scores.tolist(), y.tolist()
     recorded = []
     error = None
     for t, i in enumerate(order.tolist()):
         yi = yl[i]
-        a = sc[i] + bias
+        a = sc[i] + st.b[0]
         if not math.isfinite(a):
             error = non_finite(t, i)
             break
         if yi * a <= 0.0:
             recorded.append(t)
-            mistakes += 1
             step = yi if sw is None else yi * sw[i]
-            al[i] += step
+            st.add(i, step, fit_intercept)
             gi = G[i].tolist()
             for j in range(n):
                 sc[j] += step * gi[j]
-            if fit_intercept:
-                bias += step
-            if averaged:
-                ul[i] += step * c
-                if fit_intercept:
-                    betal += step * c
-        if averaged:
-            c += 1
-    alpha[:] = al
+        st.c += 1
     scores[:] = sc
-    b[0] = bias
-    if averaged:
-        assert u is not None and beta is not None and count is not None
-        u[:] = ul
-        beta[0] = betal
-        count[0] = c
+    st.store()
     store_steps(steps, recorded)
-    if error is not None:
-        raise error
-    return mistakes
+    return result(len(recorded), error)
 
 
 def multiclass_dual_epoch_cached(G: _D, y: _I64, order: _I64, alpha: _D, b: _D, scores: _D,
@@ -148,58 +124,30 @@ def multiclass_dual_epoch_cached(G: _D, y: _I64, order: _I64, alpha: _D, b: _D, 
          and b.shape == (k_classes,), "G (n, n), scores like alpha (K, n), y (n,), b (K,)")
     need(all(0 <= i < n for i in order.tolist()), f"order must lie in [0, {n})")
     need(all(0 <= v < k_classes for v in y.tolist()), f"y must lie in [0, {k_classes})")
-    averaged = check_avg(U, beta, count, alpha.shape, k_classes)
+    check_avg(U, beta, count, alpha.shape, k_classes)
     sw = _check_weights(sample_weight, n)
-    al, sc, bl, yl = alpha.tolist(), scores.tolist(), b.tolist(), y.tolist()
-    if averaged:
-        assert U is not None and beta is not None and count is not None
-        ul, betal, c = U.tolist(), beta.tolist(), int(count[0])
+    st, sc, yl = State(alpha, b, U, beta, count), scores.tolist(), y.tolist()
     mistakes = 0
     error = None
     for t, i in enumerate(order.tolist()):
         yi = yl[i]
-        pred, best = 0, sc[0][i] + bl[0]
-        finite = math.isfinite(best)
-        for k in range(1, k_classes):
-            s = sc[k][i] + bl[k]
-            finite = finite and math.isfinite(s)
-            if s > best:
-                pred, best = k, s
-        if not finite:
+        pred = first_max_finite([sc[k][i] + st.b[k] for k in range(k_classes)])
+        if pred is None:
             error = non_finite(t, i)
             break
         if pred != yi:
             mistakes += 1
             step = 1.0 if sw is None else sw[i]
-            al[yi][i] += step
-            al[pred][i] -= step
+            st.move(i, yi, pred, step, fit_intercept)
             gi = G[i].tolist()
-            st, sp = sc[yi], sc[pred]
+            sy, sp = sc[yi], sc[pred]
             for j in range(n):
-                st[j] += step * gi[j]
+                sy[j] += step * gi[j]
                 sp[j] -= step * gi[j]
-            if fit_intercept:
-                bl[yi] += step
-                bl[pred] -= step
-            if averaged:
-                ul[yi][i] += step * c
-                ul[pred][i] -= step * c
-                if fit_intercept:
-                    betal[yi] += step * c
-                    betal[pred] -= step * c
-        if averaged:
-            c += 1
-    alpha[:] = al
+        st.c += 1
     scores[:] = sc
-    b[:] = bl
-    if averaged:
-        assert U is not None and beta is not None and count is not None
-        U[:] = ul
-        beta[:] = betal
-        count[0] = c
-    if error is not None:
-        raise error
-    return mistakes
+    st.store()
+    return result(mistakes, error)
 
 
 def dual_epoch_rows(Krows: _D, rows: _I64, y: _D, alpha: _D, b: _D, fit_intercept: bool,
@@ -211,49 +159,25 @@ def dual_epoch_rows(Krows: _D, rows: _I64, y: _D, alpha: _D, b: _D, fit_intercep
     columns ``cols`` of the pool only, when given)."""
     check_steps(steps, len(rows))
     n = alpha.shape[0]
-    check_rows(rows, n, Krows.shape[0], Krows.shape[1], cols)
-    need(y.shape == (n,) and b.shape == (1,), "y must have shape (n,) and b (1,)")
-    check_cols(cols, rows, alpha)
-    averaged = check_avg(u, beta, count, alpha.shape, 1)
+    check_rows_epoch(Krows, rows, y, alpha, b, cols, u, beta, count)
     sw = _check_weights(sample_weight, n)
     cl = None if cols is None else cols.tolist()
-    al, yl, bias = alpha.tolist(), y.tolist(), float(b[0])
-    if averaged:
-        assert u is not None and beta is not None and count is not None
-        ul, betal, c = u.tolist(), float(beta[0]), int(count[0])
-    mistakes = 0
+    st, yl = State(alpha, b, u, beta, count), y.tolist()
     recorded = []
     error = None
     for t, i in enumerate(rows.tolist()):
         yi = yl[i]
-        a = dot4_cols(al, Krows[t].tolist(), cl) + bias
+        a = dot4_cols(st.a, Krows[t].tolist(), cl) + st.b[0]
         if not math.isfinite(a):
             error = non_finite(t, i)
             break
         if yi * a <= 0.0:
             recorded.append(t)
-            mistakes += 1
-            step = yi if sw is None else yi * sw[i]
-            al[i] += step
-            if fit_intercept:
-                bias += step
-            if averaged:
-                ul[i] += step * c
-                if fit_intercept:
-                    betal += step * c
-        if averaged:
-            c += 1
-    alpha[:] = al
-    b[0] = bias
-    if averaged:
-        assert u is not None and beta is not None and count is not None
-        u[:] = ul
-        beta[0] = betal
-        count[0] = c
+            st.add(i, yi if sw is None else yi * sw[i], fit_intercept)
+        st.c += 1
+    st.store()
     store_steps(steps, recorded)
-    if error is not None:
-        raise error
-    return mistakes
+    return result(len(recorded), error)
 
 
 def multiclass_dual_epoch_rows(Krows: _D, rows: _I64, y: _I64, alpha: _D, b: _D,
@@ -263,55 +187,22 @@ def multiclass_dual_epoch_rows(Krows: _D, rows: _I64, y: _I64, alpha: _D, b: _D,
                                sample_weight: _D | None = None) -> int:
     """K-class form of `dual_epoch_rows`."""
     k_classes, n = alpha.shape
-    check_rows(rows, n, Krows.shape[0], Krows.shape[1], cols)
-    need(y.shape == (n,) and b.shape == (k_classes,), "y must have shape (n,) and b (K,)")
-    need(all(0 <= v < k_classes for v in y.tolist()), f"y must lie in [0, {k_classes})")
-    check_cols(cols, rows, alpha)
-    averaged = check_avg(U, beta, count, alpha.shape, k_classes)
+    check_rows_epoch(Krows, rows, y, alpha, b, cols, U, beta, count)
     sw = _check_weights(sample_weight, n)
     cl = None if cols is None else cols.tolist()
-    al, bl, yl = alpha.tolist(), b.tolist(), y.tolist()
-    if averaged:
-        assert U is not None and beta is not None and count is not None
-        ul, betal, c = U.tolist(), beta.tolist(), int(count[0])
+    st, yl = State(alpha, b, U, beta, count), y.tolist()
     mistakes = 0
     error = None
     for t, i in enumerate(rows.tolist()):
         yi = yl[i]
         kr = Krows[t].tolist()
-        pred, best = 0, dot4_cols(al[0], kr, cl) + bl[0]
-        finite = math.isfinite(best)
-        for k in range(1, k_classes):
-            s = dot4_cols(al[k], kr, cl) + bl[k]
-            finite = finite and math.isfinite(s)
-            if s > best:
-                pred, best = k, s
-        if not finite:
+        pred = first_max_finite([dot4_cols(st.a[k], kr, cl) + st.b[k] for k in range(k_classes)])
+        if pred is None:
             error = non_finite(t, i)
             break
         if pred != yi:
             mistakes += 1
-            step = 1.0 if sw is None else sw[i]
-            al[yi][i] += step
-            al[pred][i] -= step
-            if fit_intercept:
-                bl[yi] += step
-                bl[pred] -= step
-            if averaged:
-                ul[yi][i] += step * c
-                ul[pred][i] -= step * c
-                if fit_intercept:
-                    betal[yi] += step * c
-                    betal[pred] -= step * c
-        if averaged:
-            c += 1
-    alpha[:] = al
-    b[:] = bl
-    if averaged:
-        assert U is not None and beta is not None and count is not None
-        U[:] = ul
-        beta[:] = betal
-        count[0] = c
-    if error is not None:
-        raise error
-    return mistakes
+            st.move(i, yi, pred, 1.0 if sw is None else sw[i], fit_intercept)
+        st.c += 1
+    st.store()
+    return result(mistakes, error)

@@ -48,12 +48,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from typing import TypeAlias
-
-    import numpy.typing as npt
-
-    _D: TypeAlias = npt.NDArray[np.float64]
-    _I64: TypeAlias = npt.NDArray[np.int64]
+    from ._contract import _D, _I64
 
 __all__ = ["Vocabulary", "extract_features", "sentence_keys"]
 

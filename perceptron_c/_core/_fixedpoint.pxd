@@ -12,6 +12,8 @@
 from libc.math cimport frexp, INFINITY, ldexp
 from libc.stdint cimport int64_t, uint64_t
 
+from perceptron_c._core._bigint cimport pc_clz64
+
 cdef enum:
     # each term changes a limb by less than 2^34: this many keep every limb below 2^62
     FIXED_NORM_EVERY = 1 << 28
@@ -19,19 +21,8 @@ cdef enum:
 
 cdef extern from *:
     """
-    #if defined(_MSC_VER)
-    #include <intrin.h>
-    static int fixed_clz64(unsigned long long x) {
-        unsigned long i;
-        _BitScanReverse64(&i, x);
-        return 63 - (int)i;
-    }
-    #else
-    static int fixed_clz64(unsigned long long x) { return __builtin_clzll(x); }
-    #endif
     #define FIXED_MASK32 0xFFFFFFFFULL
     """
-    int fixed_clz64(unsigned long long x) noexcept nogil
     unsigned long long FIXED_MASK32
 
 
@@ -116,7 +107,7 @@ cdef inline double acc_nearest(int64_t* L, Py_ssize_t nl, Py_ssize_t zero) noexc
     x2 = <uint64_t>L[h]
     x1 = <uint64_t>L[h - 1] if h >= 1 else 0
     x0 = <uint64_t>L[h - 2] if h >= 2 else 0
-    tb = 63 - fixed_clz64(x2)
+    tb = 63 - pc_clz64(x2)
     e_top = h * 32 + tb - zero
     # the 64 binary digits below and at the top one, and a sticky bit for the rest
     W = (((x2 << 32) | x1) << (31 - tb)) | (x0 >> (tb + 1))

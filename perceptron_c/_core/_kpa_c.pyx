@@ -13,8 +13,8 @@ from libc.math cimport isfinite, isinf, ldexp
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memset
 
-from perceptron_c._core._checks cimport (all_in_range, between_chunks, need, non_finite,
-                                         rows_per_chunk)
+from perceptron_c._core._checks cimport (all_finite, all_in_range, between_chunks, need,
+                                         non_finite, rows_per_chunk)
 from perceptron_c._core._fixedpoint cimport (FIXED_NORM_EVERY, acc_add, acc_cmp, acc_nearest,
                                              acc_norm, acc_sign, accumulator_size)
 from perceptron_c._core._lanes cimport dot4
@@ -98,14 +98,6 @@ cdef inline bint _move(KPAState* s, const KPAStep* p, Py_ssize_t i, int64_t yi, 
     return True
 
 
-cdef inline bint _finite(const double* f, Py_ssize_t R) noexcept nogil:
-    cdef Py_ssize_t k
-    for k in range(R):
-        if not isfinite(f[k]):
-            return False
-    return True
-
-
 cdef inline bint _visit(KPAState* s, const KPAStep* p, Py_ssize_t i, int64_t yi,
                         const double* f, double kd, double* step, Py_ssize_t* gain,
                         Py_ssize_t* r) noexcept nogil:
@@ -130,7 +122,7 @@ cdef Py_ssize_t kpa_cached_core(const double* G, const int64_t* y, const int64_t
         i = order[t]
         for k in range(s.R):
             f[k] = scores[k * n + i] + s.b[k]
-        if not _finite(f, s.R):
+        if not all_finite(f, s.R):
             return -1 - t
         if _visit(s, p, i, y[i], f, G[i * n + i] + fi, &step, &gain, &r):
             g = G + i * n
@@ -158,7 +150,7 @@ cdef Py_ssize_t kpa_rows_core(const double* Krows, const int64_t* y, const int64
         kr = Krows + t * n
         for k in range(s.R):
             f[k] = dot4(s.alpha + k * n, kr, n) + s.b[k]
-        if not _finite(f, s.R):
+        if not all_finite(f, s.R):
             return -1 - t
         _visit(s, p, i, y[i], f, kr[i] + fi, &step, &gain, &r)
         if s.u != NULL:

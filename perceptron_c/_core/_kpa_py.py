@@ -54,18 +54,14 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ._contract import check_rows, dot4, need, non_finite
+from ._contract import check_rows, dot4, move, need, non_finite, result
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import TypeAlias
 
-    import numpy as np
-    import numpy.typing as npt
+    from ._contract import _D, _I32, _I64
 
-    _D: TypeAlias = npt.NDArray[np.float64]
-    _I32: TypeAlias = npt.NDArray[np.int32]
-    _I64: TypeAlias = npt.NDArray[np.int64]
     _Step: TypeAlias = "tuple[float, int, int] | None"
 
 __all__ = [
@@ -175,23 +171,9 @@ class _Duals:
         return step, gain, r
 
     def _add(self, gain: int, lose: int, i: int, step: float) -> None:
-        al, bl, ul, betal = self.al, self.bl, self.ul, self.betal
-        al[gain][i] += step
-        if lose >= 0:
-            al[lose][i] -= step
-        if self.fi and bl is not None:
-            bl[gain] += step
-            if lose >= 0:
-                bl[lose] -= step
-        if ul is not None:
-            cs = step * self.c
-            ul[gain][i] += cs
-            if lose >= 0:
-                ul[lose][i] -= cs
-            if self.fi and betal is not None:
-                betal[gain] += cs
-                if lose >= 0:
-                    betal[lose] -= cs
+        move(self.al, self.bl if self.fi else None, i, gain, lose, step)
+        if self.ul is not None:
+            move(self.ul, self.betal if self.fi else None, i, gain, lose, step * self.c)
 
     def store(self, alpha: _D, b: _D | None, u: _D | None, beta: _D | None,
               count: _I64 | None, loss: _D | None) -> None:
@@ -250,9 +232,7 @@ def kpa_epoch_cached(G: _D, y: _I64, order: _I64, weight: _D | None, alpha: _D, 
             st.c += 1
     st.store(alpha, b, u, beta, count, loss)
     scores[:] = sc
-    if error is not None:
-        raise error
-    return st.steps
+    return result(st.steps, error)
 
 
 def kpa_epoch_rows(Krows: _D, rows: _I64, y: _I64, weight: _D | None, alpha: _D, b: _D,
@@ -284,9 +264,7 @@ def kpa_epoch_rows(Krows: _D, rows: _I64, y: _I64, weight: _D | None, alpha: _D,
         if averaged:
             st.c += 1
     st.store(alpha, b, u, beta, count, loss)
-    if error is not None:
-        raise error
-    return st.steps
+    return result(st.steps, error)
 
 
 # ------------------------------------------------------------------- the conjunction kernel
@@ -374,9 +352,7 @@ def kpa_conjunction_epoch_rows(Erows: _I32, rows: _I64, ediag: _I32, y: _I64,
         if averaged:
             st.c += 1
     st.store(alpha, None, u, None, count, loss)
-    if error is not None:
-        raise error
-    return st.steps
+    return result(st.steps, error)
 
 
 def _finite_at(st: _Duals, i: int) -> bool:

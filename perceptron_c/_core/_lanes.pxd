@@ -4,11 +4,18 @@
 # -ffp-contract=off), and the sum is (s0 + s1) + (s2 + s3). Every C twin that sums lanes
 # cimports them from here, so that there is one copy of the order of operations: dense rows
 # (dot4), indexed rows such as CSR (dot4_indexed: lane by position in the row), and columns
-# (dot4_cols: lane by column). row() is where row i of dense or CSR data lies.
+# (dot4_cols: lane by column). row() is where row i of dense or CSR data lies. The updates
+# of a mistake on coefficient i are here too, as _contract has them: add (binary) and move
+# (K-class), for float (_dual_c) and exact integer (_conjunction_c) coefficients.
 # _dot.h is the same contract for whole Gram matrices (vectorized), _lanes.h for the K-wide
 # emissions of _sequence_c.
 from libc.stdint cimport int32_t, int64_t
 from cython cimport floating
+
+# a coefficient: float (_dual_c) or exact integer (_conjunction_c)
+ctypedef fused coef_t:
+    double
+    int64_t
 
 
 cdef inline double dot4(const floating* x, const double* w, Py_ssize_t m) noexcept nogil:
@@ -97,6 +104,32 @@ cdef inline double sqnorm4_scaled(const floating* x, Py_ssize_t m, double p) noe
         v = <double>x[k + 2] * p
         s2 += v * v
     return (s0 + s1) + (s2 + s3)
+
+
+cdef inline void add(coef_t* alpha, coef_t* bias, coef_t* u, coef_t* beta, int64_t i,
+                     coef_t step, int64_t c, bint fit_intercept) noexcept nogil:
+    # a binary mistake on example i (_contract.State.add): alpha[i] and the bias gain step,
+    # u[i] and beta[0] gain step c (u NULL: no averaging)
+    cdef coef_t cs
+    alpha[i] += step
+    if fit_intercept:
+        bias[0] += step
+    if u != NULL:
+        cs = step * <coef_t>c
+        u[i] += cs
+        if fit_intercept:
+            beta[0] += cs
+
+
+cdef inline void move(coef_t* a, coef_t* b, Py_ssize_t n, int64_t i, int64_t gain,
+                      int64_t lose, coef_t step, bint fit_intercept) noexcept nogil:
+    # the K-class update of coefficient i (_contract.move): row gain of a (rows of n) gains
+    # step, row lose loses it; with an intercept, so do b[gain] and b[lose]
+    a[gain * n + i] += step
+    a[lose * n + i] -= step
+    if fit_intercept:
+        b[gain] += step
+        b[lose] -= step
 
 
 cdef inline void row(const floating* data, const int32_t* idx, const int64_t* indptr,

@@ -10,8 +10,8 @@ from libc.math cimport fabs, frexp, isfinite, ldexp, sqrt
 from libc.stdint cimport int32_t, int64_t
 from cython cimport floating
 
-from perceptron_c._core._checks cimport (all_in_range, between_chunks, check_csr, check_steps, need,
-                                         non_finite, rows_per_chunk)
+from perceptron_c._core._checks cimport (all_in_range, check_csr, check_steps, chunk_done, need,
+                                         rows_per_chunk)
 from perceptron_c._core._lanes cimport dot4_indexed, row, sqnorm4, sqnorm4_scaled
 
 
@@ -58,6 +58,18 @@ cdef inline void _add(double* w, double step, const floating* x, const int32_t* 
     else:
         for k in range(m):
             w[idx[k]] += step * (<double>x[k] * p)
+
+
+cdef inline void _move(double* W, double* b, Py_ssize_t d, int64_t gain, int64_t lose,
+                       double step, const floating* x, const int32_t* idx, Py_ssize_t m,
+                       double p, bint fit_intercept) noexcept nogil:
+    # a K-class mistake (_linear_py._move): row gain of W (rows of d) gains step * x, row lose
+    # loses it; with an intercept, so do b[gain] and b[lose] by step * p
+    _add(W + gain * d, step, x, idx, m, p)
+    _add(W + lose * d, -step, x, idx, m, p)
+    if fit_intercept:
+        b[gain] += step * p
+        b[lose] -= step * p
 
 
 cdef inline double _step_scale(const floating* x, Py_ssize_t m, bint fit_intercept,
@@ -110,27 +122,37 @@ cdef inline void _prefetch_ahead(const floating* data, const int32_t* idx, const
     _prefetch_row(data, idx, indptr, d, i)
 
 
+cdef inline int64_t _visit(const floating* data, const int32_t* idx, const int64_t* indptr,
+                           Py_ssize_t d, const int64_t* order, Py_ssize_t t, Py_ssize_t n,
+                           const void* y, const double* sample_weight, const floating** x,
+                           const int32_t** cols, Py_ssize_t* m) noexcept nogil:
+    # the example at position t of order and its row, once the one AHEAD on is prefetched
+    cdef int64_t i
+    _prefetch_ahead(data, idx, indptr, d, order, t, n, y, sample_weight)
+    i = order[t]
+    row(data, idx, indptr, d, i, x, cols, m)
+    return i
+
+
+cdef inline void _prefetch_bytes(const char* p, Py_ssize_t nbytes) noexcept nogil:
+    # the first PREFETCH_BYTES of p at most, a cache line at a time
+    cdef Py_ssize_t off = 0
+    if nbytes > PREFETCH_BYTES:
+        nbytes = PREFETCH_BYTES
+    while off < nbytes:
+        PC_PREFETCH(p + off)
+        off += 64
+
+
 cdef inline void _prefetch_row(const floating* data, const int32_t* idx, const int64_t* indptr,
                                Py_ssize_t d, int64_t i) noexcept nogil:
     cdef const floating* x
     cdef const int32_t* cols
-    cdef Py_ssize_t m, off, nbytes
+    cdef Py_ssize_t m
     row(data, idx, indptr, d, i, &x, &cols, &m)
-    nbytes = m * <Py_ssize_t>sizeof(floating)
-    if nbytes > PREFETCH_BYTES:
-        nbytes = PREFETCH_BYTES
-    off = 0
-    while off < nbytes:
-        PC_PREFETCH(<const char*>x + off)
-        off += 64
+    _prefetch_bytes(<const char*>x, m * <Py_ssize_t>sizeof(floating))
     if cols != NULL:
-        nbytes = m * 4
-        if nbytes > PREFETCH_BYTES:
-            nbytes = PREFETCH_BYTES
-        off = 0
-        while off < nbytes:
-            PC_PREFETCH(<const char*>cols + off)
-            off += 64
+        _prefetch_bytes(<const char*>cols, m * 4)
 
 
 cdef Py_ssize_t binary_epoch(const floating* data, const int32_t* idx, const int64_t* indptr,
@@ -147,9 +169,7 @@ cdef Py_ssize_t binary_epoch(const floating* data, const int32_t* idx, const int
     cdef bint averaged = u != NULL
     cdef int64_t c = count[0] if averaged else 0
     for t in range(n):
-        _prefetch_ahead(data, idx, indptr, d, order, t, n, y, sample_weight)
-        i = order[t]
-        row(data, idx, indptr, d, i, &x, &cols, &m)
+        i = _visit(data, idx, indptr, d, order, t, n, y, sample_weight, &x, &cols, &m)
         yi = y[i]
         a = dot4_indexed(x, cols, w, m) + bias
         if not isfinite(a):  # never a mistake nor a success: stop, the caller raises
@@ -171,8 +191,7 @@ cdef Py_ssize_t binary_epoch(const floating* data, const int32_t* idx, const int
                     _add(u, cstep, x, cols, m, p)
                     if fit_intercept:
                         beta[0] += cstep * p
-        if averaged:
-            c += 1
+        c += 1  # every example, mistake or not (read only when averaging)
     b[0] = bias
     if averaged:
         count[0] = c
@@ -189,13 +208,11 @@ cdef Py_ssize_t multiclass_epoch(const floating* data, const int32_t* idx, const
     cdef int64_t i, yi
     cdef const floating* x
     cdef const int32_t* cols
-    cdef double s, best, step, cstep, p
+    cdef double s, best, step, p
     cdef bint averaged = U != NULL, finite
     cdef int64_t c = count[0] if averaged else 0
     for t in range(n):
-        _prefetch_ahead(data, idx, indptr, d, order, t, n, y, sample_weight)
-        i = order[t]
-        row(data, idx, indptr, d, i, &x, &cols, &m)
+        i = _visit(data, idx, indptr, d, order, t, n, y, sample_weight, &x, &cols, &m)
         yi = y[i]
         pred = 0
         best = dot4_indexed(x, cols, W, m) + b[0]
@@ -215,20 +232,10 @@ cdef Py_ssize_t multiclass_epoch(const floating* data, const int32_t* idx, const
             if sample_weight != NULL:
                 step = step * sample_weight[i]
             if step != 0.0:
-                _add(W + yi * d, step, x, cols, m, p)
-                _add(W + pred * d, -step, x, cols, m, p)
-                if fit_intercept:
-                    b[yi] += step * p
-                    b[pred] -= step * p
+                _move(W, b, d, yi, pred, step, x, cols, m, p, fit_intercept)
                 if averaged:
-                    cstep = step * <double>c
-                    _add(U + yi * d, cstep, x, cols, m, p)
-                    _add(U + pred * d, -cstep, x, cols, m, p)
-                    if fit_intercept:
-                        beta[yi] += cstep * p
-                        beta[pred] -= cstep * p
-        if averaged:
-            c += 1
+                    _move(U, beta, d, yi, pred, step * <double>c, x, cols, m, p, fit_intercept)
+        c += 1
     if averaged:
         count[0] = c
     return mistakes
@@ -296,7 +303,7 @@ cdef Py_ssize_t _binary_chunks(const floating* data, const int32_t* idx, const i
                                bint normalize, int64_t* steps,
                                const double* sample_weight) except -1:
     """binary_epoch over ``order`` in chunks, looking for Ctrl-C between them."""
-    cdef Py_ssize_t n = order.shape[0], start = 0, stop, r, k, total = 0
+    cdef Py_ssize_t n = order.shape[0], start = 0, stop, r, total = 0
     cdef Py_ssize_t chunk = rows_per_chunk(row_len)
     while start < n:
         stop = min(n, start + chunk)
@@ -304,14 +311,8 @@ cdef Py_ssize_t _binary_chunks(const floating* data, const int32_t* idx, const i
             r = binary_epoch(data, idx, indptr, d, y, &order[start], stop - start, w, b, u,
                              beta, count, fit_intercept, normalize,
                              steps + total if steps != NULL else NULL, sample_weight)
-        if r < 0:
-            non_finite(start - 1 - r, order[start - 1 - r])
-        if steps != NULL:
-            for k in range(total, total + r):
-                steps[k] += start
-        total += r
+        total = chunk_done(r, start, total, order, steps)
         start = stop
-        between_chunks()
     return total
 
 
@@ -330,11 +331,8 @@ cdef Py_ssize_t _multiclass_chunks(const floating* data, const int32_t* idx,
             r = multiclass_epoch(data, idx, indptr, d, y, &order[start], stop - start,
                                  n_classes, W, b, U, beta, count, fit_intercept, normalize,
                                  sample_weight)
-        if r < 0:
-            non_finite(start - 1 - r, order[start - 1 - r])
-        total += r
+        total = chunk_done(r, start, total, order, NULL)
         start = stop
-        between_chunks()
     return total
 
 

@@ -28,29 +28,25 @@ import math
 from typing import TYPE_CHECKING
 
 from ._contract import (
+    State,
     check_csr,
     check_steps,
     csr_rows,
     dense_rows,
     dot4_indexed,
+    first_max_finite,
     need,
     non_finite,
+    result,
     sqnorm4,
+    store_steps,
 )
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import TypeAlias
 
-    import numpy as np
-    import numpy.typing as npt
-
+    from ._contract import _D, _F, _I32, _I64
     from ._contract import Rows as _Rows
-
-    _F: TypeAlias = npt.NDArray[np.float32] | npt.NDArray[np.float64]
-    _D: TypeAlias = npt.NDArray[np.float64]
-    _I32: TypeAlias = npt.NDArray[np.int32]
-    _I64: TypeAlias = npt.NDArray[np.int64]
 
 __all__ = [
     "perceptron_epoch_dense",
@@ -78,6 +74,18 @@ def _add(w: list[float], step: float, values: Sequence[float],
     else:
         for k, v in enumerate(values):
             w[columns[k]] += step * v
+
+
+def _move(rows: list[list[float]], biases: list[float], gain: int, lose: int, step: float,
+          values: Sequence[float], columns: Sequence[int] | None, p: float,
+          fit_intercept: bool) -> None:
+    """A K-class mistake: row gain gains step * values, row lose loses it (`_add`); with an
+    intercept, so do their biases by step * p."""
+    _add(rows[gain], step, values, columns)
+    _add(rows[lose], -step, values, columns)
+    if fit_intercept:
+        biases[gain] += step * p
+        biases[lose] -= step * p
 
 
 def _step_scale(values: Sequence[float], fit_intercept: bool,
@@ -148,54 +156,38 @@ def _binary_epoch(row: _Rows, y: _D, order: _I64, w: _D, b: _D, u: _D | None, be
                   count: _I64 | None, fit_intercept: bool, normalize: bool,
                   steps: _I64 | None = None, sample_weight: _D | None = None) -> int:
     """[Daume2017] Alg. 5 (u is None) and Alg. 7 (lazy averaging), one epoch."""
-    wl, bl = w.tolist(), float(b[0])
-    averaged = u is not None
-    if averaged:
-        assert u is not None and beta is not None and count is not None
-        ul, betal, c = u.tolist(), float(beta[0]), int(count[0])
+    st = State(w, b, u, beta, count)
     yl = y.tolist()
     sw = None if sample_weight is None else sample_weight.tolist()
-    mistakes = 0
     recorded = []
     error = None
     for t, i in enumerate(order.tolist()):
         x, cols = row(i)
         yi = yl[i]
-        a = dot4_indexed(x, cols, wl) + bl  # activation w.x + b
+        a = dot4_indexed(x, cols, st.a) + st.b[0]  # activation w.x + b
         if not math.isfinite(a):
             error = non_finite(t, i)
             break
         if yi * a <= 0.0:  # mistake (a = 0 counts, as in the book)
             recorded.append(t)
-            mistakes += 1
             scale, p = _step_scale(x, fit_intercept, normalize)
             step = yi * scale
             if sw is not None:
                 step = step * sw[i]
             if step != 0.0:
                 xs = _scaled(x, p)
-                _add(wl, step, xs, cols)  # w <- w + y x
+                _add(st.a, step, xs, cols)  # w <- w + y x
                 if fit_intercept:
-                    bl += step * p  # b <- b + y
-                if averaged:
-                    cstep = step * c
-                    _add(ul, cstep, xs, cols)  # u <- u + y c x
+                    st.b[0] += step * p  # b <- b + y
+                if st.on:
+                    cstep = step * st.c
+                    _add(st.u, cstep, xs, cols)  # u <- u + y c x
                     if fit_intercept:
-                        betal += cstep * p  # beta <- beta + y c
-        if averaged:
-            c += 1  # counts every example, mistake or not
-    w[:] = wl
-    b[0] = bl
-    if averaged:
-        assert u is not None and beta is not None and count is not None
-        u[:] = ul
-        beta[0] = betal
-        count[0] = c
-    if steps is not None and recorded:
-        steps[:len(recorded)] = recorded
-    if error is not None:
-        raise error
-    return mistakes
+                        st.beta[0] += cstep * p  # beta <- beta + y c
+        st.c += 1  # counts every example, mistake or not
+    st.store()
+    store_steps(steps, recorded)
+    return result(len(recorded), error)
 
 
 def _multiclass_epoch(row: _Rows, y: _I64, order: _I64, W: _D, b: _D, U: _D | None,
@@ -207,27 +199,16 @@ def _multiclass_epoch(row: _Rows, y: _I64, order: _I64, W: _D, b: _D, U: _D | No
     true class row gains the (scaled) example and the predicted row loses it. With U the
     lazy-averaging sums are kept as in the binary Alg. 7, one row per class.
     """
-    Wl, bl = W.tolist(), b.tolist()
-    averaged = U is not None
-    if averaged:
-        assert U is not None and beta is not None and count is not None
-        Ul, betal, c = U.tolist(), beta.tolist(), int(count[0])
+    st = State(W, b, U, beta, count)
     yl = y.tolist()
     sw = None if sample_weight is None else sample_weight.tolist()
-    n_classes = len(bl)
     mistakes = 0
     error = None
     for t, i in enumerate(order.tolist()):
         x, cols = row(i)
         yi = yl[i]
-        pred, best = 0, dot4_indexed(x, cols, Wl[0]) + bl[0]
-        finite = math.isfinite(best)
-        for k in range(1, n_classes):
-            s = dot4_indexed(x, cols, Wl[k]) + bl[k]
-            finite = finite and math.isfinite(s)
-            if s > best:  # strict: ties go to the lowest class index
-                pred, best = k, s
-        if not finite:
+        pred = first_max_finite([dot4_indexed(x, cols, wk) + bk for wk, bk in zip(st.a, st.b)])
+        if pred is None:
             error = non_finite(t, i)
             break
         if pred != yi:
@@ -237,30 +218,12 @@ def _multiclass_epoch(row: _Rows, y: _I64, order: _I64, W: _D, b: _D, U: _D | No
                 step = step * sw[i]
             if step != 0.0:
                 xs = _scaled(x, p)
-                _add(Wl[yi], step, xs, cols)
-                _add(Wl[pred], -step, xs, cols)
-                if fit_intercept:
-                    bl[yi] += step * p
-                    bl[pred] -= step * p
-                if averaged:
-                    cstep = step * c
-                    _add(Ul[yi], cstep, xs, cols)
-                    _add(Ul[pred], -cstep, xs, cols)
-                    if fit_intercept:
-                        betal[yi] += cstep * p
-                        betal[pred] -= cstep * p
-        if averaged:
-            c += 1
-    W[:] = Wl
-    b[:] = bl
-    if averaged:
-        assert U is not None and beta is not None and count is not None
-        U[:] = Ul
-        beta[:] = betal
-        count[0] = c
-    if error is not None:
-        raise error
-    return mistakes
+                _move(st.a, st.b, yi, pred, step, xs, cols, p, fit_intercept)
+                if st.on:
+                    _move(st.u, st.beta, yi, pred, step * st.c, xs, cols, p, fit_intercept)
+        st.c += 1
+    st.store()
+    return result(mistakes, error)
 
 
 def perceptron_epoch_dense(X: _F, y: _D, order: _I64, w: _D, b: _D, fit_intercept: bool,

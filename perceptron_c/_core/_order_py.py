@@ -10,12 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from typing import TypeAlias
-
-    import numpy as np
-    import numpy.typing as npt
-
-    _I64: TypeAlias = npt.NDArray[np.int64]
+    from ._contract import _I64
 
 __all__ = ["draw_permutation"]
 

@@ -48,16 +48,8 @@ from .._threads import run_shared
 from ._contract import check_csr, csr_rows, dense_rows, need
 
 if TYPE_CHECKING:
-    from typing import TypeAlias
-
-    import numpy.typing as npt
-
+    from ._contract import _D, _F, _I32, _I64
     from ._contract import Rows as _Rows
-
-    _F: TypeAlias = npt.NDArray[np.float32] | npt.NDArray[np.float64]
-    _D: TypeAlias = npt.NDArray[np.float64]
-    _I32: TypeAlias = npt.NDArray[np.int32]
-    _I64: TypeAlias = npt.NDArray[np.int64]
 
 __all__ = [
     "viterbi",

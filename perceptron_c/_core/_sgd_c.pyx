@@ -430,9 +430,9 @@ def sgd_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
                   double[::1] aw, double[::1] q, double[::1] state, const double[::1] params,
                   int loss, int learning_rate, int penalty, bint fit_intercept,
                   bint compute_objective):
+    check_csr(indptr, data.shape[0], indices.shape[0])
     cdef sgd_options opt = sgd_options(loss, learning_rate, penalty, fit_intercept,
                                        compute_objective)
-    check_csr(indptr, data.shape[0], indices.shape[0])
     _check_common(indptr.shape[0] - 1, w.shape[0], y.shape[0], sample_weight.shape[0], order,
                   w.shape[0], aw.shape[0], q.shape[0], state, params, loss, learning_rate,
                   penalty)

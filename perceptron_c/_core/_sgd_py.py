@@ -98,13 +98,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import TypeAlias
 
-    import numpy as np
-    import numpy.typing as npt
+    from ._contract import _D, _F, _I32, _I64
 
-    _F: TypeAlias = npt.NDArray[np.float32] | npt.NDArray[np.float64]
-    _D: TypeAlias = npt.NDArray[np.float64]
-    _I32: TypeAlias = npt.NDArray[np.int32]
-    _I64: TypeAlias = npt.NDArray[np.int64]
     # row i as (values, feature indices)
     _Rows: TypeAlias = Callable[[int], tuple[list[float], Sequence[int]]]
 

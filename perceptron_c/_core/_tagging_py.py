@@ -55,7 +55,8 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
-    _D: TypeAlias = npt.NDArray[np.float64]
+    from ._contract import _D
+
     _I: TypeAlias = npt.NDArray[np.int64]
     _B: TypeAlias = npt.NDArray[np.bool_]
     _U: TypeAlias = npt.NDArray[np.uint64]

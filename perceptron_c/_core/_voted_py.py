@@ -25,14 +25,7 @@ from typing import TYPE_CHECKING
 from ._contract import need
 
 if TYPE_CHECKING:
-    from typing import TypeAlias
-
-    import numpy as np
-    import numpy.typing as npt
-
-    _D: TypeAlias = npt.NDArray[np.float64]
-    _IE: TypeAlias = npt.NDArray[np.int16] | npt.NDArray[np.int32]
-    _I64: TypeAlias = npt.NDArray[np.int64]
+    from ._contract import _D, _I64, _IE
 
 __all__ = ["vote", "vote_conjunction"]
 

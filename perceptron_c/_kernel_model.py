@@ -1,0 +1,289 @@
+"""What the kernel models (`KernelPerceptron`, `KernelPassiveAggressiveClassifier`,
+`BudgetKernelPerceptron`, `VotedPerceptron`) share above their kernel rows: the kernel input
+gate, continuing a fitted model only with the parameters it was trained with, the support set
+and its coefficients (empty, published, saved and restored), the dual perceptron's decision
+values and ``decision_function``; and, for the two that take sample weights and a precomputed
+kernel, ``partial_fit``."""
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import numpy as np
+
+from . import _backend
+from ._base import EpochClassifier, available_if, labels_of
+from ._docs import BATCH, DECISION, fill
+from ._kernel_rows import (
+    KERNEL_RULES,
+    check_fit_params,
+    fit_params,
+    fit_params_from_state,
+    fit_params_state,
+    fitted_kernel,
+    record_fit_params,
+    restore_averaging,
+    restore_coefficients,
+    restore_support,
+    row_blocks_run,
+    support_state,
+)
+from ._params import Integer, NJobs, check_class_weight, declared
+from ._rows import check_finite_decisions
+from ._validation import PackedBits, check_kernel_input, check_state_array
+
+__all__ = ["KernelClassifier", "WeightedKernelClassifier", "empty_support",
+           "restore_support_index"]
+
+_Kernel = TypeVar("_Kernel", bound="KernelClassifier")
+_Weighted = TypeVar("_Weighted", bound="WeightedKernelClassifier")
+
+
+def _precomputed(est: Any) -> bool:
+    return isinstance(est.kernel, str) and est.kernel == "precomputed"
+
+
+def empty_support(kind: str, Xc: Any) -> Any:
+    """A support set of no vector, in the form of the training rows Xc: `PackedBits` for the
+    conjunction kernel, column indices for "precomputed", float64 rows otherwise."""
+    if kind == "conjunction":
+        return PackedBits(np.zeros((0, Xc.words.shape[1]), np.uint64), Xc.n_bits)
+    if kind == "precomputed":
+        return np.zeros(0, dtype=np.int64)
+    return np.zeros((0, Xc.shape[1]))
+
+
+def restore_support_index(arrays: dict, n_sv: int) -> np.ndarray:
+    """``support_`` of a model file: n_sv int64 indices >= -1."""
+    support = check_state_array(arrays, "support_", (n_sv,), np.int64)
+    if n_sv and support.min() < -1:
+        raise ValueError("model file: support_ indices must be >= -1")
+    return support
+
+
+class KernelClassifier(EpochClassifier):
+    """A kernel model: it predicts with the kernel parameters it was trained with
+    (``_fit_param_names``, recorded at every training call) and continues only with those of
+    ``_fixed_params`` unchanged; ``_scores`` (n_samples, n_rows) are its decision values,
+    by default the dual perceptron's: sum_i alpha_i K(x_i, x) + b over the support set
+    ``_sv``, averaged when trained with ``average``, exact with `_is_exact`."""
+
+    _parameter_constraints = declared(EpochClassifier, max_gram_bytes=Integer(1),
+                                      n_jobs=NJobs(), **KERNEL_RULES)
+
+    kernel: Any
+    average: bool  # the models that average (declared, not assigned: see _base)
+    max_gram_bytes: int
+    n_jobs: Any
+    n_features_in_: int
+    _fit_param_names: tuple[str, ...]
+    _fit_params: dict[str, Any]
+    _fixed_params: tuple[str, ...] = ()  # those a continuing call keeps (): all of them
+    # the support set (rows, PackedBits or column indices) and its coefficients: int64 for
+    # the exact conjunction sums, float64 otherwise; the averaging sums with ``average``
+    _kind: str
+    _sv: Any
+    _alpha: np.ndarray
+    _b: np.ndarray
+    _u: Any
+    _beta: Any
+    _count: Any
+    support_: np.ndarray
+
+    def _averaged(self) -> bool:
+        """Whether the model was trained with ``average`` (its state holds the sums)."""
+        return bool(fit_params(self).get("average", False))
+
+    def _is_exact(self) -> bool:
+        """Whether the decisions are exact integer sums (the conjunction kernel's)."""
+        return False
+
+    def _empty_coefficients(self, rows: int, dtype: Any) -> None:
+        """No support vector yet: ``rows`` coefficient rows, the averaging sums with
+        ``average`` (and none left from an earlier fit without it)."""
+        self._alpha = np.zeros((rows, 0), dtype=dtype)
+        self._b = np.zeros(rows, dtype=dtype)
+        for name in ("_u", "_beta", "_count"):  # a refit may change average
+            self.__dict__.pop(name, None)
+        if self.average:
+            self._u = np.zeros((rows, 0), dtype=dtype)
+            self._beta = np.zeros(rows, dtype=dtype)
+            self._count = np.ones(1, dtype=np.int64)
+        self.support_ = np.zeros(0, dtype=np.int64)
+
+    def _publish(self) -> None:
+        """dual_coef_, intercept_ (averaged with ``average``) and the support vectors."""
+        if self._averaged():
+            c = float(self._count[0])
+            self.dual_coef_ = self._alpha - self._u / c
+            self.intercept_ = self._b - self._beta / c
+        else:
+            self.dual_coef_ = self._alpha.astype(np.float64)
+            self.intercept_ = self._b.astype(np.float64)
+        self.n_support_ = int(self._alpha.shape[1])
+        self.support_vectors_ = None if self._kind == "precomputed" else self._sv
+
+    def _gate_X(self, X: Any, spec: tuple, fitting: bool) -> Any:
+        return check_kernel_input(X, spec[0], None if fitting else self.n_features_in_,
+                                  type(self).__name__)
+
+    def _check_continuation(self, Xc: Any, spec: tuple) -> None:
+        if spec[0] == "precomputed":
+            raise ValueError("warm_start is not available with kernel='precomputed' (the "
+                             "Gram between old support vectors and new rows is unknown)")
+        check_fit_params(self, self._fixed_params or self._fit_param_names)
+        self._check_growth()
+        super()._check_continuation(Xc, spec)
+        record_fit_params(self)
+
+    def _check_growth(self) -> None:
+        """Before a continuing call, once the kept parameters are: what else the state needs
+        of the parameters that may change."""
+
+    def _exact_coefs(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """Integer coefficients and bias whose sums have the decision's sign, and the divisor."""
+        if self._averaged():
+            c = int(self._count[0])
+            return c * self._alpha - self._u, c * self._b - self._beta, c
+        return self._alpha, self._b, 1
+
+    def _scores(self, X: Any) -> np.ndarray:
+        """The decision values (n_samples, 1 or n_classes) of the rows of X (gated here)."""
+        return self._dual_scores(X)
+
+    def _dual_scores(self, X: Any, argmax: bool = False) -> np.ndarray:
+        """The dual perceptron's decision values of the rows of X, or with ``argmax`` the
+        class indices of a K-class exact model; the rows in blocks on n_jobs threads
+        (`_kernel_rows.row_blocks_run`)."""
+        self._check_fitted()
+        self._validate_params("max_gram_bytes", "n_jobs")
+        kind, kern = fitted_kernel(self)  # never the parameters set since
+        Xc = self._gate_X(X, (kind, kern), fitting=False)
+        m, rows_k = Xc.shape[0], self._alpha.shape[0]
+        out = np.zeros((m, rows_k)) if not argmax else np.zeros(m, dtype=np.int64)
+        if self.n_support_ == 0:
+            out[:] = int(np.argmax(self.intercept_)) if argmax else self.intercept_
+            return out
+        if self._is_exact():
+            conj = _backend.conjunction
+            coef, bias, c = self._exact_coefs()
+            coef, bias = np.ascontiguousarray(coef), np.ascontiguousarray(bias)
+            fn = conj.conjunction_argmax if argmax else conj.conjunction_decision
+
+            def exact(s: int, e: int, E: np.ndarray) -> None:
+                fn(E, coef, bias, out[s:e])
+            row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, exact)
+            return out if argmax else out / c
+        lin = _backend.linear  # the decision as Perceptron's: 4-lane sums, no BLAS
+        coef = np.ascontiguousarray(self.dual_coef_, dtype=np.float64)
+        bias = np.ascontiguousarray(self.intercept_, dtype=np.float64)
+
+        def decide(s: int, e: int, K: np.ndarray) -> None:
+            if kind == "conjunction":  # exponents, float coefficients: 2^e may overflow
+                with np.errstate(over="ignore"):  # checked just below
+                    K = np.ldexp(1.0, K)
+            lin.decision_dense(K, coef, bias, out[s:e])
+        columns = None if kind != "precomputed" else \
+            (lambda rows, sv: np.ascontiguousarray(rows[:, sv], dtype=np.float64))
+        row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, decide,
+                       columns)
+        check_finite_decisions(out, self)
+        return np.argmax(out, axis=1) if argmax else out
+
+    def _predict_labels(self, X: Any) -> np.ndarray:
+        self._check_fitted()
+        if self._is_exact() and self._alpha.shape[0] > 1:
+            return self._dual_scores(X, argmax=True)
+        return labels_of(self._scores(X))
+
+    @fill(DECISION)
+    def decision_function(self, X: Any) -> np.ndarray:
+        """The decision values of each row.
+
+        f(x) = sum_i alpha_i K(x_i, x) + b over the support vectors; for `VotedPerceptron`,
+        the vote margin divided by the total vote, in [-1, 1] (one-vs-rest for more classes).
+        With the conjunction kernel the exact models give the float64 nearest to the exact
+        value, clipped to the largest finite float64 beyond float64's range.
+
+        Parameters
+        ----------
+        {X_kernel}
+
+        {returns_decision}
+
+        {raises_predict}
+        """
+        s = self._scores(X)
+        return s[:, 0] if s.shape[1] == 1 else s
+
+
+    def _state_arrays(self) -> dict:
+        """The saved state: the common part, the support set, its coefficients and averaging
+        sums, and the parameters the model was trained with."""
+        arrays = self._common_state()
+        arrays.update(support_=self.support_, alpha=self._alpha, b=self._b)
+        arrays.update(support_state(self._kind, self._sv))
+        if getattr(self, "_u", None) is not None:  # trained with average
+            arrays.update(u=self._u, beta=self._beta, count=self._count)
+        arrays.update(fit_params_state(self))
+        return arrays
+
+    @classmethod
+    def _restoring(cls: type[_Kernel], params: dict, arrays: dict) -> tuple[_Kernel, str]:
+        """A model of ``params`` that knows the parameters of the model file's training, and
+        the kind of its kernel (those parameters checked as any)."""
+        est = cls(**params)
+        est._fit_params = fit_params_from_state(est, arrays)
+        kind, _ = cls(**{**params, **est._fit_params})._spec()
+        return est, kind
+
+    def _restore_support_set(self, arrays: dict, kind: str, dtype: Any,
+                             need: set[str] | None = None) -> int:
+        """The common state, the support set, its coefficients and (with ``average``) their
+        averaging sums from a model file that holds ``need`` too; the coefficients' rows."""
+        average = self._averaged()
+        need = {"support_", "alpha", "b", "sv_words" if kind == "conjunction" else "sv",
+                *(need or ()), *(("u", "beta", "count") if average else ())}
+        k, d = self._restore_common_state(arrays, need)
+        rows = 1 if k == 2 else k
+        self._kind = kind
+        self._alpha, self._b = restore_coefficients(arrays, rows, dtype)
+        n_sv = self._alpha.shape[1]
+        self._sv = restore_support(arrays, kind, n_sv, d, type(self).__name__)
+        if average:
+            self._u, self._beta, self._count = restore_averaging(arrays, rows, n_sv, dtype)
+        self.support_ = restore_support_index(arrays, n_sv)
+        return rows
+
+
+class WeightedKernelClassifier(KernelClassifier):
+    """A kernel model with sample and class weights and the "precomputed" kernel."""
+
+    class_weight: Any
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = _precomputed(self)
+        return tags
+
+    @available_if(lambda est: not _precomputed(est))
+    @fill(BATCH)
+    def partial_fit(self: _Weighted, X: Any, y: Any, classes: Any = None,
+                    sample_weight: Any = None) -> _Weighted:
+        """One epoch over this batch, keeping the support vectors of earlier calls.
+
+        Not available with ``kernel="precomputed"`` (the Gram between old support vectors and
+        new rows is unknown).
+
+        Parameters
+        ----------
+        {X_batch_kernel}
+        {y_classes}
+        {sample_weight}
+
+        {returns_batch}
+
+        {raises_batch_kernel}
+        """
+        check_class_weight(self.class_weight, partial=True)
+        self._partial_fit(X, y, classes, sample_weight)
+        return self

@@ -1,0 +1,155 @@
+"""One training call of an estimator: the `Run` protocol `_base.EpochModel._train` drives,
+the visiting order of every epoch (reproducible from the seed and the epoch number alone),
+the stopping rules (`_Stopping`: the textbook's and scikit-learn's) and the progress line."""
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+import numpy as np
+
+from . import _backend
+
+if TYPE_CHECKING:  # _base imports this module
+    from ._base import EpochModel
+
+__all__ = ["Run", "draw_seed", "epoch_order", "report_epoch"]
+
+_Model = TypeVar("_Model", bound="EpochModel")
+
+
+def draw_seed(random_state: Any) -> int:
+    """One integer seed from ``random_state`` (None, int, Generator or RandomState)."""
+    if random_state is None:
+        return int(np.random.default_rng().integers(2**63))
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be a non-negative integer, got {random_state}")
+        return int(np.random.default_rng(int(random_state)).integers(2**63))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2**63))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**31 - 1))
+    raise ValueError(f"random_state must be None, an int, a numpy Generator or RandomState; "
+                     f"got {random_state!r}")
+
+
+def epoch_order(seed: int, epoch: int, n: int, shuffle: bool) -> np.ndarray:
+    """Visiting order of one epoch: reproducible from (seed, epoch) alone, so a saved model
+    resumes with exactly the permutations it would have drawn without stopping. Drawn by the
+    `draw_permutation` routine (both twins draw the same one, the C one in a fraction of the
+    time of a shuffled epoch)."""
+    order = np.arange(n, dtype=np.int64)
+    if shuffle:
+        _backend.order.draw_permutation(order, seed, epoch)
+    return order
+
+
+def report_epoch(name: str, epoch: int, mistakes: int, n: int, seconds: float,
+                 extra: str = "") -> None:
+    rate = 100.0 * mistakes / max(n, 1)
+    print(f"[{name}] epoch {epoch}: {mistakes} mistakes / {n} ({rate:.2f}%), "
+          f"{seconds:.3f} s{extra}", file=sys.stderr, flush=True)
+
+
+class Run(Generic[_Model]):
+    """One training call of one estimator: the data is fixed, the epochs come one by one,
+    each driven by `EpochModel._train` (the one loop): ``order()``, then ``epoch(order)``
+    between a ``checkpoint()`` and, if it fails, a ``rollback``, then ``after_epoch``.
+
+    A run defines `epoch`, and the arrays an epoch changes in place (`arrays`), from which
+    checkpoint and rollback follow; it overrides `order` and `after_epoch` where it orders
+    its rows or stops by a rule of its own, and `predict_idx` and `finish` where it has them.
+    """
+
+    est: _Model
+    n_rows: int  # what the default order permutes
+    _saved: list[np.ndarray] | None = None
+    _stopping: _Stopping | None = None
+
+    def order(self) -> Any:
+        """The rows to visit this epoch: the estimator's permutation for (seed, epoch)."""
+        est = self.est
+        return epoch_order(est._seed, est._epochs_seen, self.n_rows, est.shuffle)
+
+    def epoch(self, order: Any) -> int:
+        """Visit the rows in ``order`` once, updating the model's state; return the mistakes.
+        Raises FloatingPointError when an activation or the state leaves float64's range."""
+        raise NotImplementedError
+
+    def after_epoch(self, mistakes: int, val: tuple | None) -> tuple[bool, str]:
+        """(stop?, text for the progress line): the textbook's rule, or scikit-learn's when
+        the estimator asks for it (`_Stopping`), on the validation score when there is one."""
+        if self._stopping is None:
+            self._stopping = _Stopping(self.est, val is not None)
+        score = None
+        if val is not None and mistakes != 0:
+            score = self.est._validation_score(self, *val)
+        return self._stopping.after_epoch(mistakes, None, score)
+
+    def arrays(self) -> list[np.ndarray]:
+        """The arrays an epoch changes in place (all of them: checkpoint copies these)."""
+        raise NotImplementedError
+
+    def checkpoint(self) -> Any:
+        """A copy of the state an epoch changes, taken before every epoch (into one buffer
+        for the whole call: copying into pages already mapped is about twice as fast)."""
+        arrays = self.arrays()
+        saved = self._saved
+        if saved is None or [s.shape for s in saved] != [a.shape for a in arrays]:
+            saved = self._saved = [a.copy() for a in arrays]
+        else:
+            for s, a in zip(saved, arrays):
+                np.copyto(s, a)
+        return saved
+
+    def rollback(self, saved: Any) -> None:
+        """Put back the state of ``checkpoint``: an epoch that did not finish left no trace."""
+        for a, s in zip(self.arrays(), saved):
+            a[...] = s
+
+    def predict_idx(self, X: Any) -> np.ndarray:
+        """Class indices for canonical rows X under the current state (early stopping)."""
+        raise NotImplementedError
+
+    def finish(self, credit_epochs: int) -> None:
+        """Move the run's state into the model. ``credit_epochs``: epochs that ``fit`` skipped
+        after an error-free one (the voted perceptron credits its last vector with them)."""
+
+
+class _Stopping:
+    """When a training call stops, after each epoch: the textbook's rule, or scikit-learn's
+    (``tol`` against the mean objective of the epoch, or against the validation score, with
+    ``n_iter_no_change``; no stop on an error-free epoch, as in its SGD loop)."""
+
+    def __init__(self, est: EpochModel, validating: bool) -> None:
+        self.est, self.validating = est, validating
+        self.sklearn = est._sklearn_stopping()
+        tol = getattr(est, "tol", None)
+        self.tol = -np.inf if tol is None else float(tol)
+        self.best, self.stall = -np.inf, 0  # validation score (higher is better)
+        self.best_objective = np.inf
+
+    def after_epoch(self, mistakes: int, objective: float | None,
+                    score: float | None) -> tuple[bool, str]:
+        """(stop?, text for the progress line)."""
+        if not self.sklearn:
+            if mistakes == 0:
+                return True, ""
+            if score is None:
+                return False, ""
+            self.best, self.stall = (score, 0) if score > self.best else (self.best,
+                                                                            self.stall + 1)
+            return (self.stall >= self.est.n_iter_no_change,
+                    f", validation score {score:.4f}")
+        if score is not None:
+            worse = self.tol > -np.inf and score < self.best + self.tol
+            self.best = max(self.best, score)
+            extra = f", validation score {score:.4f}"
+        else:
+            value = np.inf if objective is None else objective
+            worse = self.tol > -np.inf and value > self.best_objective - self.tol
+            self.best_objective = min(self.best_objective, value)
+            extra = f", objective {value:.6g}"
+        self.stall = self.stall + 1 if worse else 0
+        return self.stall >= self.est.n_iter_no_change, extra

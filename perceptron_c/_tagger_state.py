@@ -1,0 +1,289 @@
+"""`PerceptronTagger`'s state and what is written of it: the interned arrays, the views NLTK
+exposes (``classes``, ``weights``, ``model``), the ``.npz`` model file and NLTK's JSON files.
+
+`TaggerState` is a mixin of `perceptron_c.tagging.PerceptronTagger`, which keeps the
+constructor, the features, tagging and training, and the class methods that make a tagger
+from a file (``load``, ``from_nltk_json``); the class, its module and its pickles are the same.
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import IO, TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from ._docs import fill
+from ._tagger_core import TagIndex, reserve
+from ._tagtext import nltk_data_dirs, pack_text, param_files, read_nltk_json, sparse_pairs
+from .exceptions import NotFittedError
+from .io import FRAGMENTS, replace_file, save_model
+
+if TYPE_CHECKING:
+    from ._tagger_structured import StructuredCore
+
+__all__ = ["TaggerState"]
+
+
+class TaggerState:
+    """The tagger's arrays and files (a mixin: `PerceptronTagger` is the class)."""
+
+    # Declared, not assigned: PerceptronTagger.__init__ sets them (TAGGER_NAME its class)
+    TAGGER_NAME: ClassVar[str]
+    lang: str
+    structured: bool
+    tagdict: dict[str, str]
+    _core: StructuredCore | None
+    _dense_file: bool
+
+    def _reset(self, features: list[str], classes: list[str]) -> None:
+        self._features = features
+        self._rows = {f: r for r, f in enumerate(features)}
+        self._classes = classes
+        self._class_ids = {c: k for k, c in enumerate(classes)}
+        shape = (len(features), len(classes))
+        self._weights = np.zeros(shape)
+        self._totals = np.zeros(shape)
+        self._stamps = np.zeros(shape, dtype=np.int64)
+        self._live = np.zeros(shape, dtype=bool)
+        self._steps = 0
+        self._index: TagIndex | None = None
+
+    # ---- what NLTK exposes
+    @property
+    def classes(self) -> set[str]:
+        """The tags (NLTK's ``classes`` set)."""
+        return set(self._classes)
+
+    @property
+    def weights(self) -> dict[str, dict[str, float]]:
+        """NLTK's ``model.weights``: feature -> {tag: weight} for every pair NLTK holds."""
+        self._refuse_structured("weights")
+        n = len(self._features)
+        out: dict[str, dict[str, float]] = {f: {} for f in self._features}
+        rows, cols = np.nonzero(self._live[:n])
+        for r, c, w in zip(rows.tolist(), cols.tolist(), self._weights[rows, cols].tolist()):
+            out[self._features[r]][self._classes[c]] = w
+        return out
+
+    @property
+    def model(self) -> SimpleNamespace:
+        """A read-only snapshot shaped like NLTK's ``AveragedPerceptron``: ``weights``,
+        ``classes`` and ``i`` (the steps counted)."""
+        return SimpleNamespace(weights=self.weights, classes=self.classes, i=self._steps)
+
+    def _refuse_structured(self, what: str) -> None:
+        if self.structured:
+            raise ValueError(f"{what}: a structured tagger has no NLTK form (NLTK's tagger is "
+                             "greedy); save it with save(path.npz)")
+
+    def _add_classes(self, new: set[str]) -> None:
+        """Re-intern the classes in sorted order (the tie rule needs it), moving the columns."""
+        if new <= set(self._classes):
+            return
+        classes = sorted(set(self._classes) | new)
+        where = [classes.index(c) for c in self._classes]
+        for name in ("_weights", "_totals", "_stamps", "_live"):
+            old = getattr(self, name)
+            grown = np.zeros((old.shape[0], len(classes)), dtype=old.dtype)
+            grown[:, where] = old
+            setattr(self, name, grown)
+        self._classes = classes
+        self._class_ids = {c: k for k, c in enumerate(classes)}
+
+    def _reserve(self, n: int) -> None:
+        reserve(self, n)
+
+    def _trim(self, n: int) -> None:
+        for name in ("_weights", "_totals", "_stamps", "_live"):
+            setattr(self, name, np.ascontiguousarray(getattr(self, name)[:n]))
+
+    def _intern(self, key: str) -> int:
+        row = len(self._features)
+        self._features.append(key)
+        self._rows[key] = row
+        self._reserve(row + 1)
+        return row
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the tagging index is a cache (it holds closures, which do not pickle): rebuilt
+        # on the next tag
+        state = self.__dict__.copy()
+        state["_index"] = None
+        return state
+
+    # ---- model files
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's model parameters, for the model file.
+
+        Parameters
+        ----------
+        deep : bool, default=True
+            Unused (scikit-learn's signature): the tagger holds no other estimator.
+
+        Returns
+        -------
+        dict
+            ``{"lang": str, "structured": bool}``.
+        """
+        return {"lang": self.lang, "structured": self.structured}
+
+    @fill(FRAGMENTS)
+    def save(self, path: Any) -> str:
+        """Write the model to a versioned ``.npz`` (no pickle).
+
+        Read it back with `load` or `perceptron_c.load`.
+
+        Parameters
+        ----------
+        {save_path}
+
+        Raises
+        ------
+        NotFittedError
+            If the tagger has no model yet.
+        OSError
+            If the file cannot be written.
+        ConcurrentUseError
+            If another thread is training the tagger meanwhile.
+        """
+        if not self._classes or (self.structured and self._core is None):
+            raise NotFittedError("PerceptronTagger.save: no model yet; call train first")
+        return save_model(self, path)
+
+    def _state_arrays(self) -> dict[str, np.ndarray]:
+        if self._core is not None:
+            arrays = self._core.state_arrays()
+            features = self._core.feature_keys()
+        else:
+            n = len(self._features)
+            arrays = {"steps": np.array([self._steps], dtype=np.int64),
+                      "weights": self._weights[:n], "totals": self._totals[:n],
+                      "stamps": self._stamps[:n], "live": self._live[:n]}
+            if not self._dense_file:  # a model read from a dense file writes it back as read
+                arrays = sparse_pairs(arrays)
+            features = self._features
+        words = list(self.tagdict)
+        arrays["tagdict_tags"] = np.array([self._class_ids[self.tagdict[w]] for w in words],
+                                          dtype=np.int64)
+        for name, strings in (("features", features), ("classes", self._classes),
+                              ("tagdict_words", words)):
+            arrays[name], arrays[name + "_lengths"] = pack_text(strings)
+        return arrays
+
+    def load_from_json(self, lang: str = "eng", loc: Any = None) -> None:
+        """Replace the model by an NLTK JSON model (NLTK's ``load_from_json``, lines 507-552).
+
+        Without NLTK's downloader: nothing is ever downloaded.
+
+        Parameters
+        ----------
+        lang : str, default="eng"
+            The language code in the file names.
+        loc : str or path, optional
+            The folder of the three JSON files; None looks in the NLTK data folders (see the
+            class).
+
+        Raises
+        ------
+        ValueError
+            If ``lang`` is not one file name component.
+        LookupError
+            If ``loc`` is None and no NLTK data folder holds the model (unzipped).
+        FileFormatError
+            Naming the file, if one is not what NLTK writes.
+        OSError
+            If a file cannot be read.
+        """
+        if loc is None:
+            loc = _find_nltk_model(self.TAGGER_NAME, lang)
+        weights, tagdict, classes = read_nltk_json(os.fspath(loc), lang, self.TAGGER_NAME)
+        self._reset(list(weights), sorted(set(classes)))
+        n, ids = len(self._features), self._class_ids
+        self._reserve(n)
+        for r, per_class in enumerate(weights.values()):
+            for label, w in per_class.items():
+                self._weights[r, ids[label]] = w + 0.0  # -0.0 in a file would sum to -0.0
+                self._live[r, ids[label]] = True
+        self._trim(n)
+        self.tagdict = dict(tagdict)
+
+    def to_nltk_json(self, loc: Any, lang: str | None = None) -> list[str]:
+        """Write the three JSON files NLTK's ``load_from_json`` reads into the folder ``loc``.
+
+        Each file is written whole or not at all.
+
+        Parameters
+        ----------
+        loc : str or path
+            The folder, created if missing.
+        lang : str, optional
+            The language code in the file names; None means ``self.lang``.
+
+        Returns
+        -------
+        list of str
+            The paths of the weights, tag dictionary and classes files.
+
+        Raises
+        ------
+        ValueError
+            If the tagger is structured (NLTK's tagger is greedy: no NLTK form), or the
+            language code is not one file name component.
+        OSError
+            If the folder or a file cannot be written.
+        """
+        self._refuse_structured("to_nltk_json")
+        loc = os.fspath(loc)
+        names = param_files(self.TAGGER_NAME, self.lang if lang is None else lang)
+        os.makedirs(loc, exist_ok=True)
+        paths = []
+        for value, name in zip((self.weights, self.tagdict, list(self._classes)), names):
+            text = json.dumps(value).encode("utf-8")
+            path = os.path.join(loc, name)
+            replace_file(path, _writing(text))
+            paths.append(path)
+        return paths
+
+    def save_to_json(self, lang: str = "xxx", loc: Any = None) -> None:
+        """NLTK's name for `to_nltk_json` (``loc`` is required: no staging folder here).
+
+        Parameters
+        ----------
+        lang : str, default="xxx"
+            The language code in the file names (NLTK's default).
+        loc : str or path
+            The folder, created if missing.
+
+        Raises
+        ------
+        ValueError
+            If ``loc`` is None, the tagger is structured, or ``lang`` is not one file name
+            component.
+        OSError
+            If the folder or a file cannot be written.
+        """
+        if loc is None:
+            raise ValueError("save_to_json: pass loc, the folder to write the model to")
+        self.to_nltk_json(loc, lang)
+
+
+def _writing(data: bytes) -> Callable[[IO[bytes]], None]:
+    def write(handle: IO[bytes]) -> None:
+        handle.write(data)
+    return write
+
+
+def _find_nltk_model(name: str, lang: str) -> str:
+    folder = os.path.join("taggers", f"{name}_{lang}")
+    searched = nltk_data_dirs()
+    for root in searched:
+        if os.path.isdir(os.path.join(root, folder)):
+            return os.path.join(root, folder)
+    raise LookupError(
+        f"PerceptronTagger(load=True): no NLTK model {folder!r} (unzipped) in "
+        f"{', '.join(searched)}; perceptron_c downloads nothing. Pass load=False and train, "
+        "or read a model: PerceptronTagger.from_nltk_json(folder, lang) or "
+        "PerceptronTagger.load(path.npz)")

@@ -1,0 +1,365 @@
+"""ONNX export of the linear models and of the float-kernel models: `to_onnx`.
+
+The graph computes what the estimator's ``decision_function`` / ``predict`` compute: w . x + b
+from ``coef_`` and ``intercept_`` (the averaged weights for an averaged model, as they
+predict), or sum_i alpha_i K(x, sv_i) + b from ``support_vectors_``, ``dual_coef_`` and
+``intercept_`` with the kernel the model was trained with, built of standard ONNX operators
+(MatMul, Add, Mul, Exp, ...), so that it needs no ONNX-ML operator, runs in float32 or
+float64, and keeps the K-class argmax that the ONNX-ML ``SVMClassifier`` (one-vs-one votes)
+cannot express. The ``onnx`` package is imported only when `to_onnx` is called.
+`register_skl2onnx` offers the same graphs to sklearn-onnx, for Pipelines that hold the models.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from ._kernel_rows import fitted_kernel
+from ._rows import dense_rows
+from .budget_perceptron import BudgetKernelPerceptron
+from .kernel_passive_aggressive import KernelPassiveAggressiveClassifier
+from .kernel_perceptron import KernelPerceptron
+from .kernels import RBF, Linear, Polynomial, Product, Scaled, Sum, is_builtin
+from .passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
+from .perceptron import Perceptron
+
+__all__ = ["to_onnx", "register_skl2onnx", "OPSET", "LINEAR_MODELS", "KERNEL_MODELS"]
+
+# Every operator used exists unchanged since opset 13; 17 with IR version 8 loads in
+# onnxruntime 1.16, the oldest the "onnx" extra allows.
+OPSET = 17
+IR_VERSION = 8
+LINEAR_MODELS = (Perceptron, PassiveAggressiveClassifier, PassiveAggressiveRegressor)
+KERNEL_MODELS = (KernelPerceptron, KernelPassiveAggressiveClassifier, BudgetKernelPerceptron)
+_LAYOUTS = ("perceptron_c", "sklearn-onnx")
+
+
+def _import_onnx() -> Any:
+    try:
+        import onnx
+    except ImportError as exc:
+        raise ImportError("perceptron_c.onnx needs the onnx package: pip install "
+                          "perceptron-c[onnx]") from exc
+    return onnx
+
+
+class _Graph:
+    """Nodes and initializers of one graph, every constant in the input's float type."""
+
+    def __init__(self, onnx: Any, dtype: type) -> None:
+        self.onnx, self.dtype = onnx, dtype
+        self.nodes: list[Any] = []
+        self.inits: list[Any] = []
+        self.count = 0
+
+    def name(self, base: str) -> str:
+        self.count += 1
+        return f"{base}_{self.count}"
+
+    def const(self, value: Any, base: str, dtype: Any = None) -> str:
+        """An initializer holding ``value`` (float64 at first, rounded once to the float type)."""
+        name = self.name(base)
+        arr = np.asarray(value, dtype=np.float64 if dtype is None else None)
+        arr = arr.astype(self.dtype if dtype is None else dtype)
+        self.inits.append(self.onnx.numpy_helper.from_array(arr, name))
+        return name
+
+    def op(self, op_type: str, inputs: list[str], out: str | None = None, **attrs: Any) -> str:
+        out = out or self.name(op_type.lower())
+        self.nodes.append(self.onnx.helper.make_node(op_type, inputs, [out], **attrs))
+        return out
+
+    def affine(self, X: str, W: np.ndarray, b: np.ndarray) -> str:
+        """X W^T + b, shape (n, len(W))."""
+        xw = self.op("MatMul", [X, self.const(np.ascontiguousarray(W.T), "coef")])
+        return self.op("Add", [xw, self.const(b, "intercept")])
+
+    def power(self, x: str, degree: int) -> str:
+        """x ** degree by squaring, as the package's polynomial kernel (`_gram_py.int_power`)."""
+        result, base = None, x
+        while degree:
+            if degree & 1:
+                result = base if result is None else self.op("Mul", [result, base])
+            degree >>= 1
+            if degree:
+                base = self.op("Mul", [base, base])
+        assert result is not None  # degree >= 1
+        return result
+
+    def gram(self, kern: Any, X: str, SV: np.ndarray) -> str:
+        """K(x, sv_j) for every input row and support vector, shape (n, n_support)."""
+        if type(kern) is Linear:
+            return self.op("MatMul", [X, self.const(SV.T, "support_vectors_t")])
+        if type(kern) is Polynomial:
+            dot = self.op("MatMul", [X, self.const(SV.T, "support_vectors_t")])
+            scaled = self.op("Mul", [dot, self.const(kern.gamma, "gamma")])
+            base = self.op("Add", [scaled, self.const(kern.coef0, "coef0")])
+            return self.power(base, kern.degree)
+        if type(kern) is RBF:
+            return self.rbf(kern, X, SV)
+        if type(kern) in (Sum, Product):
+            a, b = self.gram(kern.k1, X, SV), self.gram(kern.k2, X, SV)
+            return self.op("Add" if type(kern) is Sum else "Mul", [a, b])
+        if type(kern) is Scaled:
+            return self.op("Mul", [self.gram(kern.k, X, SV), self.const(kern.c, "c")])
+        raise ValueError(f"kernel {kern!r} cannot be exported to ONNX")  # pragma: no cover
+
+    def rbf(self, kern: RBF, X: str, SV: np.ndarray) -> str:
+        """exp(-gamma ||x - sv||^2) with ||x - sv||^2 = ||x'||^2 + ||sv'||^2 - 2 x'.sv' on
+        rows centred at the support vectors' mean (x' = x - m): one MatMul instead of an
+        (n, n_support, n_features) tensor of differences, and the centring keeps the
+        cancellation of the expansion to the rounding of the rows' spread, not of their
+        offset. Clipped at 0 as the package's RBF Gram is."""
+        gamma = 1.0 / SV.shape[1] if kern.gamma is None else kern.gamma
+        centre = SV.mean(axis=0)
+        S = SV - centre
+        Xc = self.op("Sub", [X, self.const(centre, "centre")])
+        xx = self.op("ReduceSum", [self.op("Mul", [Xc, Xc]),
+                                   self.const([1], "axis", np.int64)], keepdims=1)
+        dot = self.op("MatMul", [Xc, self.const(S.T, "support_vectors_t")])
+        ss = self.const((S * S).sum(axis=1)[None, :], "sv_sqnorms")  # numpy sums, not BLAS
+        sums = self.op("Add", [xx, ss])
+        sq = self.op("Sub", [sums, self.op("Mul", [dot, self.const(2.0, "two")])])
+        sq = self.op("Max", [sq, self.const(0.0, "zero")])
+        return self.op("Exp", [self.op("Mul", [sq, self.const(-gamma, "minus_gamma")])])
+
+
+def _label_tensor(classes: np.ndarray, onnx: Any, name: str) -> Any:
+    """``classes_`` as an int64 or string tensor; any other label type is refused."""
+    values = list(classes.tolist())
+    if all(isinstance(v, str) for v in values):
+        return onnx.helper.make_tensor(name, onnx.TensorProto.STRING, [len(values)],
+                                       [v.encode("utf-8") for v in values])
+    if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in values) and \
+            all(-2**63 <= v < 2**63 for v in values):
+        return onnx.numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+    raise TypeError(
+        "to_onnx: the class labels must be all integers (within int64) or all strings, the "
+        f"label types ONNX returns as they are; this model's classes_ are {classes!r} (dtype "
+        f"{classes.dtype}). Train on y.astype(np.int64) or y.astype(str)")
+
+
+def _check_estimator(est: Any) -> None:
+    if not isinstance(est, LINEAR_MODELS + KERNEL_MODELS):
+        names = ", ".join(c.__name__ for c in LINEAR_MODELS + KERNEL_MODELS)
+        raise TypeError(f"to_onnx exports {names}; got {type(est).__name__} (the voted "
+                        "perceptron and the structured perceptron have no export)")
+    est._check_fitted()
+
+
+def _kernel_parts(est: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
+    """(kernel, support vectors as float64 rows, dual_coef_, intercept_) of a kernel model."""
+    kind, kern = fitted_kernel(est)
+    what = f"to_onnx: {type(est).__name__}"
+    if kind == "precomputed":
+        raise ValueError(f"{what} was trained with kernel='precomputed': the graph would need "
+                         "the training rows, which the model does not keep")
+    if kind == "conjunction":
+        raise ValueError(f"{what} uses the conjunction kernel 2^popcount(a AND b): its values "
+                         "reach 2^n_bits, beyond float32's range from 128 bits and float64's "
+                         "from 1024, and the model decides them exactly with integers, "
+                         "which ONNX's float operators cannot")
+    if not is_builtin(kern):
+        raise ValueError(f"{what} uses the kernel {kern!r}: only the built-in linear, "
+                         "polynomial and RBF kernels (and their sums, products and "
+                         "scalings) can be exported, a callable or another class cannot")
+    return (kern, dense_rows(est.support_vectors_), np.asarray(est.dual_coef_, np.float64),
+            np.asarray(est.intercept_, np.float64))
+
+
+def _scores(g: _Graph, est: Any) -> str:
+    """The (n, n_rows) decision values of the model, from the input "X"."""
+    if isinstance(est, LINEAR_MODELS):
+        W = est._dense_coef()
+        return g.affine("X", W, np.atleast_1d(np.asarray(est.intercept_, np.float64)))
+    kern, SV, A, b = _kernel_parts(est)
+    if SV.shape[0] == 0:  # no support vector: the intercept alone
+        return g.affine("X", np.zeros((A.shape[0], est.n_features_in_)), b)
+    if type(kern) is Linear:  # sum_i a_i (sv_i . x) = (sum_i a_i sv_i) . x: one MatMul
+        # numpy's own sums, not BLAS's (whose order follows the CPU and the thread count):
+        # the same model exports the same bytes on every machine
+        return g.affine("X", (A[:, :, None] * SV[None, :, :]).sum(axis=1), b)
+    K = g.gram(kern, "X", SV)
+    return g.op("Add", [g.op("MatMul", [K, g.const(A.T, "dual_coef_t")]),
+                        g.const(b, "intercept")])
+
+
+def _outputs(g: _Graph, est: Any, score: str, layout: str) -> list[Any]:
+    """The output nodes and value infos: label and decision values, or the regression."""
+    onnx, helper = g.onnx, g.onnx.helper
+    ftype = onnx.helper.np_dtype_to_tensor_dtype(np.dtype(g.dtype))
+    if isinstance(est, PassiveAggressiveRegressor):
+        if layout == "sklearn-onnx":
+            g.op("Identity", [score], "variable")
+            return [helper.make_tensor_value_info("variable", ftype, [None, 1])]
+        g.op("Reshape", [score, g.const([-1], "flat", np.int64)], "variable")
+        return [helper.make_tensor_value_info("variable", ftype, [None])]
+    classes = np.asarray(est.classes_)
+    labels = _label_tensor(classes, onnx, g.name("classes"))
+    g.inits.append(labels)
+    binary = len(classes) == 2
+    if binary:  # classes_[1] where the decision value is > 0, as the estimator decides
+        idx = g.op("Cast", [g.op("Greater", [score, g.const(0.0, "zero")])],
+                   to=onnx.TensorProto.INT64)
+        idx = g.op("Reshape", [idx, g.const([-1], "flat", np.int64)])
+    else:  # ArgMax takes the first of equal values: ties to the lowest class index
+        idx = g.op("ArgMax", [score], axis=1, keepdims=0)
+    g.op("Gather", [labels.name, idx], "label", axis=0)
+    label_info = helper.make_tensor_value_info("label", labels.data_type, [None])
+    if layout == "sklearn-onnx":
+        if binary:  # sklearn-onnx's two columns (-f, f) of a binary linear classifier
+            g.op("Concat", [g.op("Neg", [score]), score], "probabilities", axis=1)
+        else:
+            g.op("Identity", [score], "probabilities")
+        return [label_info, helper.make_tensor_value_info("probabilities", ftype,
+                                                          [None, len(classes)])]
+    if binary:
+        g.op("Reshape", [score, g.const([-1], "flat", np.int64)], "decision")
+        return [label_info, helper.make_tensor_value_info("decision", ftype, [None])]
+    g.op("Identity", [score], "decision")
+    return [label_info, helper.make_tensor_value_info("decision", ftype, [None, len(classes)])]
+
+
+def to_onnx(estimator: Any, *, dtype: Any = np.float32, layout: str = "perceptron_c") -> Any:
+    """The ONNX model of a fitted estimator: its labels and decision values, or predictions.
+
+    Exports `Perceptron` (binary, K-class argmax, one-vs-rest; averaged or not),
+    `PassiveAggressiveClassifier`, `PassiveAggressiveRegressor`, and `KernelPerceptron`,
+    `KernelPassiveAggressiveClassifier` and `BudgetKernelPerceptron` with the linear,
+    polynomial or RBF kernel (or sums, products and scalings of them). The graph uses only
+    standard ONNX operators (opset `OPSET`) and needs nothing but an ONNX runtime.
+
+    Parameters
+    ----------
+    estimator : object
+        A fitted estimator of the classes above.
+    dtype : {numpy.float32, numpy.float64}, default=numpy.float32
+        The type of the input ``X`` and of every weight and output value; float64 gives the
+        estimator's decision values to float64 rounding.
+    layout : {"perceptron_c", "sklearn-onnx"}, default="perceptron_c"
+        The outputs. "perceptron_c": ``label`` and ``decision``, shaped as `predict` and
+        ``decision_function`` return them ((n,) for two classes, (n, n_classes) otherwise),
+        or ``variable`` of shape (n,) for the regressor. "sklearn-onnx": the names and shapes
+        sklearn-onnx gives scikit-learn's linear models (without ZipMap): ``label``,
+        ``probabilities`` of shape (n, n_classes) holding the decision values, (-f, f) for
+        two classes, and ``variable`` of shape (n, 1).
+
+    Returns
+    -------
+    onnx.ModelProto
+        The checked model: input ``X`` of shape (n, ``n_features_in_``); outputs as ``layout``
+        says, ``label`` an int64 or string tensor of the original class labels.
+
+    Raises
+    ------
+    ImportError
+        If the onnx package is not installed (``pip install perceptron-c[onnx]``).
+    NotFittedError
+        If the estimator has not been fitted.
+    TypeError
+        If the estimator is of another class, ``dtype`` is not float32 or float64, or the
+        class labels are neither all integers nor all strings.
+    ValueError
+        If the model's kernel is the conjunction kernel (its values exceed float range),
+        "precomputed", a callable or a kernel class of another package, or ``layout`` is
+        unknown.
+    """
+    onnx = _import_onnx()
+    try:
+        dt = np.dtype(dtype) if dtype is not None else None
+    except TypeError:
+        dt = None
+    if dt is None or dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise TypeError(f"to_onnx: dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
+    if layout not in _LAYOUTS:
+        raise ValueError(f"to_onnx: layout must be one of {_LAYOUTS}, got {layout!r}")
+    _check_estimator(estimator)
+    g = _Graph(onnx, dt.type)
+    outputs = _outputs(g, estimator, _scores(g, estimator), layout)
+    ftype = onnx.helper.np_dtype_to_tensor_dtype(dt)
+    X = onnx.helper.make_tensor_value_info("X", ftype, [None, estimator.n_features_in_])
+    graph = onnx.helper.make_graph(g.nodes, type(estimator).__name__, [X], outputs, g.inits)
+    from . import __version__
+
+    model = onnx.helper.make_model(
+        graph, producer_name="perceptron_c", producer_version=__version__,
+        opset_imports=[onnx.helper.make_opsetid("", OPSET)],
+        doc_string=f"perceptron_c.{type(estimator).__name__}, exported by to_onnx")
+    model.ir_version = IR_VERSION
+    onnx.helper.set_model_props(model, {"estimator": type(estimator).__name__,
+                                        "layout": layout})
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+def _skl2onnx_convert(scope: Any, operator: Any, container: Any) -> None:
+    """sklearn-onnx's converter call: the graph of `to_onnx` (layout "sklearn-onnx") added to
+    sklearn-onnx's container, every name made unique in its scope."""
+    from skl2onnx.common.data_types import DoubleTensorType
+
+    onnx = _import_onnx()
+    est = operator.raw_operator
+    if container.target_opset < 13:
+        raise ValueError(f"perceptron_c's ONNX graphs need opset >= 13, got target_opset="
+                         f"{container.target_opset}")
+    _check_estimator(est)
+    dtype = np.float64 if isinstance(operator.inputs[0].type, DoubleTensorType) else np.float32
+    g = _Graph(onnx, dtype)
+    outs = _outputs(g, est, _scores(g, est), "sklearn-onnx")
+    names = {"X": operator.inputs[0].full_name}
+    names.update((o.name, v.full_name) for o, v in zip(outs, operator.outputs))
+    for init in g.inits:
+        names[init.name] = scope.get_unique_variable_name(init.name)
+        init.name = names[init.name]
+        container.initializers.append(init)
+    for node in g.nodes:
+        for out in node.output:
+            names.setdefault(out, scope.get_unique_variable_name(out))
+        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        container.add_node(node.op_type, [names[i] for i in node.input],
+                           [names[o] for o in node.output],
+                           name=scope.get_unique_operator_name(node.op_type), **attrs)
+
+
+def register_skl2onnx() -> None:
+    """Register converters for the exported estimators with sklearn-onnx.
+
+    Afterwards ``skl2onnx.to_onnx`` (or ``convert_sklearn``) converts a scikit-learn
+    ``Pipeline`` or other composite that contains them, with the graph `to_onnx` writes (its
+    "sklearn-onnx" layout: outputs ``label`` and ``probabilities`` holding the decision
+    values, followed by sklearn-onnx's ZipMap unless the option ``zipmap=False`` is given;
+    ``variable`` for the regressor). Calling it again changes nothing.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ImportError
+        If sklearn-onnx (and so scikit-learn) is not installed.
+    """
+    from skl2onnx import update_registered_converter
+    from skl2onnx._supported_operators import sklearn_classifier_list
+    from skl2onnx.common.shape_calculator import (
+        calculate_linear_classifier_output_shapes,
+        calculate_linear_regressor_output_shapes,
+    )
+
+    for cls in LINEAR_MODELS + KERNEL_MODELS:
+        # sklearn-onnx's parser gives label and probabilities outputs to the classes of this
+        # list (or to subclasses of scikit-learn's ClassifierMixin, which ours are not)
+        if cls is not PassiveAggressiveRegressor and cls not in sklearn_classifier_list:
+            sklearn_classifier_list.append(cls)
+        if cls is PassiveAggressiveRegressor:
+            update_registered_converter(cls, f"PerceptronC{cls.__name__}",
+                                        calculate_linear_regressor_output_shapes,
+                                        _skl2onnx_convert)
+        else:
+            update_registered_converter(cls, f"PerceptronC{cls.__name__}",
+                                        calculate_linear_classifier_output_shapes,
+                                        _skl2onnx_convert,
+                                        options={"zipmap": [True, False, "columns"],
+                                                 "nocl": [True, False]})

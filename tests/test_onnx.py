@@ -1,0 +1,372 @@
+"""ONNX export (perceptron_c.onnx.to_onnx) run by onnxruntime: the same labels, decisions within
+the rounding of the exported arithmetic."""
+import numpy as np
+import pytest
+
+import perceptron_c as pc
+from perceptron_c import kernels
+from perceptron_c.datasets import make_blobs
+from perceptron_c.onnx import to_onnx
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+# the models are trained for a few epochs on overlapping blobs: they need not converge
+pytestmark = pytest.mark.filterwarnings("ignore::perceptron_c.exceptions.ConvergenceWarning")
+
+N_FEATURES = 8
+KERNELS = {"linear": {"kernel": "linear"},
+           "poly": {"kernel": "poly", "degree": 3, "gamma": 0.2, "coef0": 1.0},
+           "rbf": {"kernel": "rbf"},  # gamma None: 1 / n_features, resolved at export
+           "rbf-gamma": {"kernel": "rbf", "gamma": 0.3},
+           "composite": {"kernel": 0.5 * kernels.RBF(0.2) + kernels.Polynomial(2, 0.1, 1.0)
+                         * kernels.Linear()}}
+LINEAR = {
+    "perceptron": lambda: pc.Perceptron(max_iter=10),
+    "perceptron-averaged": lambda: pc.Perceptron(max_iter=10, average=True),
+    "perceptron-ovr": lambda: pc.Perceptron(max_iter=10, multiclass="ovr"),
+    "perceptron-averaged-ovr": lambda: pc.Perceptron(max_iter=10, average=True,
+                                                     multiclass="ovr"),
+    "perceptron-sgd-l2": lambda: pc.Perceptron(max_iter=10, tol=1e-3, penalty="l2",
+                                               random_state=0),
+    "perceptron-no-intercept": lambda: pc.Perceptron(max_iter=10, fit_intercept=False),
+    "perceptron-normalized": lambda: pc.Perceptron(max_iter=10, normalize=True),
+    "pa": lambda: pc.PassiveAggressiveClassifier(max_iter=10, random_state=0),
+    "pa-averaged": lambda: pc.PassiveAggressiveClassifier(max_iter=10, random_state=0,
+                                                          average=True),
+}
+KERNEL = {
+    "kernel-perceptron": lambda kw: pc.KernelPerceptron(max_iter=5, random_state=0, **kw),
+    "kernel-perceptron-averaged": lambda kw: pc.KernelPerceptron(max_iter=5, random_state=0,
+                                                                 average=True, **kw),
+    "kernel-pa": lambda kw: pc.KernelPassiveAggressiveClassifier(max_iter=5, random_state=0,
+                                                                 **kw),
+    "budget-random": lambda kw: pc.BudgetKernelPerceptron(budget=15, max_iter=5,
+                                                          random_state=0, **kw),
+    "budget-forgetron-averaged": lambda kw: pc.BudgetKernelPerceptron(
+        budget=15, strategy="forgetron", max_iter=5, random_state=0, average=True, **kw),
+}
+MODELS = {**LINEAR, **{f"{m}-{k}": (lambda m=m, k=k: KERNEL[m](KERNELS[k]))
+                       for m in KERNEL for k in KERNELS}}
+
+
+def _unit(dtype):
+    """The unit roundoff u of a float type (half its epsilon)."""
+    return float(np.finfo(dtype).eps) / 2
+
+
+def _gamma(n, u):
+    """Higham's gamma_n = n u / (1 - n u): the relative error bound of n roundings in a row."""
+    return n * u / (1 - n * u)
+
+
+def _gram_and_error(kern, X, SV, u):
+    """K(X, SV) in float64 and a first-order bound on the error of the exported graph's K
+    computed with unit roundoff u, from the magnitude of each term (the inputs and constants
+    rounded to the float type count as one rounding each)."""
+    D = X.shape[1]
+    if type(kern) is kernels.Linear:
+        return X @ SV.T, _gamma(D + 3, u) * (np.abs(X) @ np.abs(SV).T)
+    if type(kern) is kernels.Polynomial:
+        t = X @ SV.T
+        err_t = _gamma(D + 3, u) * (np.abs(X) @ np.abs(SV).T)
+        base = kern.gamma * t + kern.coef0
+        err_base = kern.gamma * err_t + 3 * u * (kern.gamma * np.abs(t) + kern.coef0)
+        K = base ** kern.degree
+        steps = 2 * int(kern.degree).bit_length()  # the multiplications of the squaring chain
+        return K, kern.degree * np.abs(base) ** (kern.degree - 1) * err_base + \
+            _gamma(steps, u) * np.abs(K)
+    if type(kern) is kernels.RBF:  # centred at the support vectors' mean, as exported
+        g = 1.0 / D if kern.gamma is None else kern.gamma
+        c = SV.mean(axis=0)
+        Xc, S = X - c, SV - c
+        sq = np.maximum((Xc ** 2).sum(1)[:, None] + (S ** 2).sum(1)[None, :] - 2 * Xc @ S.T, 0)
+        # rounding x and c before x - c: u (|x| + |c|) twice per coordinate, and s - c once;
+        # moving x' - s' by e moves the squared distance by 2 |x' - s'| e
+        e_x = 2 * u * (np.abs(X) + np.abs(c))
+        e_s = 2 * u * np.abs(S)
+        diff = np.abs(Xc[:, None, :] - S[None, :, :])
+        err_sq = 2 * (diff * (e_x[:, None, :] + e_s[None, :, :])).sum(-1) + \
+            _gamma(D + 4, u) * ((Xc ** 2).sum(1)[:, None] + (S ** 2).sum(1)[None, :] +
+                                2 * np.abs(Xc) @ np.abs(S).T)
+        K = np.exp(-g * sq)
+        return K, K * (g * err_sq + 2 * u * g * sq + 4 * u)
+    if type(kern) in (kernels.Sum, kernels.Product):
+        K1, e1 = _gram_and_error(kern.k1, X, SV, u)
+        K2, e2 = _gram_and_error(kern.k2, X, SV, u)
+        if type(kern) is kernels.Sum:
+            return K1 + K2, e1 + e2 + u * np.abs(K1 + K2)
+        return K1 * K2, np.abs(K1) * e2 + np.abs(K2) * e1 + u * np.abs(K1 * K2)
+    if type(kern) is kernels.Scaled:
+        K, e = _gram_and_error(kern.k, X, SV, u)
+        return kern.c * K, kern.c * e + 2 * u * kern.c * np.abs(K)
+    raise AssertionError(kern)
+
+
+def _error_bound(est, X, u):
+    """A bound on |exported decision - exact decision| with unit roundoff u, per row and
+    class: gamma_n times the magnitude of the terms summed, plus each kernel value's own."""
+    from perceptron_c._kernel_rows import fitted_kernel
+    from perceptron_c._rows import dense_rows
+
+    if hasattr(est, "coef_"):
+        W = np.atleast_2d(est.coef_)
+        return _gamma(X.shape[1] + 3, u) * (np.abs(X) @ np.abs(W).T + np.abs(est.intercept_))
+    _, kern = fitted_kernel(est)
+    SV, A = dense_rows(est.support_vectors_), np.asarray(est.dual_coef_)
+    K, err = _gram_and_error(kern, X, SV, u)
+    return err @ np.abs(A).T + _gamma(SV.shape[0] + 3, u) * (
+        np.abs(K) @ np.abs(A).T + np.abs(est.intercept_))
+
+
+def _data(n_classes, labels, sparse, seed=0):
+    rng = np.random.default_rng(seed)
+    X, y = make_blobs(rng, 220, N_FEATURES, n_classes=n_classes, spread=1.5)
+    X[np.abs(X) < 0.4] = 0.0  # zeros, so that the CSR form is sparse
+    names = np.array([-3, 7, 12]) if labels == "int" else np.array(["cat", "dog", "emu"])
+    y = names[y]
+    Xtrain, ytrain, Xtest = X[:150], y[:150], X[150:]
+    if sparse:
+        sp = pytest.importorskip("scipy.sparse")
+        Xtrain = sp.csr_matrix(Xtrain)
+    return Xtrain, ytrain, Xtest
+
+
+def _run(model, X, dtype):
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return sess.run(None, {"X": X.astype(dtype)})
+
+
+def _check_decisions(est, Xtest, got, want, dtype):
+    """|got - want| within the exported graph's rounding bound plus ours (float64)."""
+    tol = _error_bound(est, Xtest, _unit(dtype)) + _error_bound(est, Xtest, _unit(np.float64))
+    tol = tol.reshape(want.shape)
+    assert got.dtype == dtype
+    excess = np.abs(got.astype(np.float64) - want) / tol
+    assert excess.max() <= 1.0, f"decision off by {excess.max():.3g} x the rounding bound"
+
+
+@pytest.mark.parametrize("labels", ["int", "str"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_labels_equal_and_decisions_within_rounding(name, n_classes, sparse, labels):
+    Xtrain, ytrain, Xtest = _data(n_classes, labels, sparse)
+    est = MODELS[name]().fit(Xtrain, ytrain)
+    want_labels, want = est.predict(Xtest), est.decision_function(Xtest)
+    for dtype in (np.float32, np.float64):
+        label, decision = _run(to_onnx(est, dtype=dtype), Xtest, dtype)
+        assert label.shape == want_labels.shape and decision.shape == want.shape
+        assert (label == want_labels).all()
+        _check_decisions(est, Xtest, decision, want, dtype)
+
+
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_regressor_within_rounding(average, sparse):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, N_FEATURES))
+    X[np.abs(X) < 0.4] = 0.0
+    y = X @ rng.normal(size=N_FEATURES) + 2.0
+    Xtrain = X[:150]
+    if sparse:
+        Xtrain = pytest.importorskip("scipy.sparse").csr_matrix(Xtrain)
+    est = pc.PassiveAggressiveRegressor(max_iter=10, random_state=0, average=average)
+    est.fit(Xtrain, y[:150])
+    want = est.predict(X[150:])
+    for dtype in (np.float32, np.float64):
+        (variable,) = _run(to_onnx(est, dtype=dtype), X[150:], dtype)
+        _check_decisions(est, X[150:], variable, want, dtype)
+        (column,) = _run(to_onnx(est, dtype=dtype, layout="sklearn-onnx"), X[150:], dtype)
+        assert column.shape == (50, 1)
+        assert np.array_equal(column[:, 0], variable)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_sklearn_onnx_layout(n_classes):
+    """sklearn-onnx's outputs: ``probabilities`` (n, n_classes), (-f, f) for two classes."""
+    Xtrain, ytrain, Xtest = _data(n_classes, "int", False)
+    est = pc.Perceptron(max_iter=10).fit(Xtrain, ytrain)
+    model = to_onnx(est, layout="sklearn-onnx")
+    assert [o.name for o in model.graph.output] == ["label", "probabilities"]
+    label, proba = _run(model, Xtest, np.float32)
+    (_, decision) = _run(to_onnx(est), Xtest, np.float32)
+    assert (label == est.predict(Xtest)).all()
+    want = np.stack([-decision, decision], axis=1) if n_classes == 2 else decision
+    assert np.array_equal(proba, want)
+
+
+def test_outputs_and_metadata():
+    Xtrain, ytrain, _ = _data(3, "str", False)
+    model = to_onnx(pc.Perceptron(max_iter=10).fit(Xtrain, ytrain))
+    assert [i.name for i in model.graph.input] == ["X"]
+    assert [o.name for o in model.graph.output] == ["label", "decision"]
+    assert model.graph.output[0].type.tensor_type.elem_type == onnx.TensorProto.STRING
+    assert {p.key: p.value for p in model.metadata_props}["estimator"] == "Perceptron"
+    assert model.producer_name == "perceptron_c"
+
+
+def test_no_support_vector_predicts_the_intercept():
+    """A kernel model that never erred has no support vector: the graph is its intercept."""
+    X = np.array([[1.0, 0.0], [2.0, 0.0]])
+    est = pc.KernelPerceptron(kernel="rbf").fit(X, [1, 0])
+    assert est.n_support_ > 0  # a first mistake always happens from zero weights: empty it
+    est._alpha = est._alpha[:, :0]
+    est._sv = est._sv[:0]
+    est._b = np.array([0.5])
+    est._publish()
+    label, decision = _run(to_onnx(est), X, np.float32)
+    assert np.array_equal(decision, np.full(2, 0.5, np.float32))
+    assert np.array_equal(label, est.predict(X))
+
+
+def test_sparse_coef_exports_as_dense():
+    Xtrain, ytrain, Xtest = _data(3, "int", False)
+    est = pc.Perceptron(max_iter=10).fit(Xtrain, ytrain)
+    want = _run(to_onnx(est), Xtest, np.float32)
+    pytest.importorskip("scipy.sparse")
+    est.sparsify()
+    got = _run(to_onnx(est), Xtest, np.float32)
+    assert all(np.array_equal(a, b) for a, b in zip(want, got))
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("make", [lambda: pc.Perceptron(max_iter=10, fit_intercept=False),
+                                  lambda: pc.KernelPerceptron(kernel="linear", max_iter=5,
+                                                              fit_intercept=False)],
+                         ids=["perceptron", "kernel-perceptron"])
+def test_a_zero_decision_decides_as_predict(make, n_classes):
+    """A row of zeros without an intercept scores exactly 0: classes_[0] for two classes (the
+    positive class needs > 0), the lowest class index among tied classes."""
+    Xtrain, ytrain, _ = _data(n_classes, "str", False)
+    est = make().fit(Xtrain, ytrain)
+    Z = np.zeros((3, N_FEATURES))
+    assert not np.any(est.decision_function(Z))
+    for dtype in (np.float32, np.float64):
+        label, _ = _run(to_onnx(est, dtype=dtype), Z, dtype)
+        assert (label == est.classes_[0]).all() and (label == est.predict(Z)).all()
+
+
+# ---------------------------------------------------------------- what cannot be exported
+def test_unfitted_is_refused():
+    with pytest.raises(pc.NotFittedError):
+        to_onnx(pc.Perceptron())
+    with pytest.raises(pc.NotFittedError):
+        to_onnx(pc.KernelPerceptron())
+
+
+@pytest.mark.parametrize("est", [pc.VotedPerceptron(), pc.StructuredPerceptron(), object()],
+                         ids=["voted", "structured", "object"])
+def test_unsupported_estimator_is_refused(est):
+    with pytest.raises(TypeError, match="to_onnx exports Perceptron"):
+        to_onnx(est)
+
+
+@pytest.mark.parametrize("model", [pc.KernelPerceptron, pc.BudgetKernelPerceptron,
+                                   pc.KernelPassiveAggressiveClassifier])
+def test_conjunction_kernel_is_refused(model):
+    rng = np.random.default_rng(0)
+    X = (rng.random((40, 12)) < 0.5).astype(float)
+    y = X[:, 0].astype(int)
+    kw = {"budget": 10} if model is pc.BudgetKernelPerceptron else {}
+    est = model(kernel="conjunction", max_iter=3, **kw).fit(X, y)
+    with pytest.raises(ValueError, match="conjunction kernel.*float32's range"):
+        to_onnx(est)
+
+
+def test_precomputed_and_callable_kernels_are_refused():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    est = pc.KernelPerceptron(kernel="precomputed", max_iter=3).fit(X @ X.T, y)
+    with pytest.raises(ValueError, match="precomputed"):
+        to_onnx(est)
+    est = pc.KernelPerceptron(kernel=lambda A, B: np.asarray(A) @ np.asarray(B).T,
+                              max_iter=3).fit(X, y)
+    with pytest.raises(ValueError, match="callable"):
+        to_onnx(est)
+
+
+def test_labels_of_other_types_are_refused():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    for y in ((X[:, 0] > 0) * 2.0, X[:, 0] > 0):  # float labels, bool labels
+        est = pc.Perceptron(max_iter=3).fit(X, y)
+        with pytest.raises(TypeError, match="integers .* or all strings"):
+            to_onnx(est)
+
+
+def test_bad_arguments_are_refused():
+    X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    est = pc.Perceptron(max_iter=3).fit(X, [0, 1])
+    with pytest.raises(TypeError, match="dtype"):
+        to_onnx(est, dtype=np.int64)
+    for dtype in ("no such type", None):  # (numpy reads None as float64)
+        with pytest.raises(TypeError, match="dtype"):
+            to_onnx(est, dtype=dtype)
+    with pytest.raises(ValueError, match="layout"):
+        to_onnx(est, layout="zipmap")
+
+
+# ---------------------------------------------------------------- sklearn-onnx's converters
+@pytest.mark.parametrize("n_classes,labels,make", [
+    (2, "int", lambda: pc.Perceptron(max_iter=10, average=True)),
+    (3, "str", lambda: pc.KernelPerceptron(kernel="rbf", max_iter=5, random_state=0)),
+    (3, "int", lambda: pc.BudgetKernelPerceptron(budget=15, kernel="poly", max_iter=5,
+                                                 random_state=0)),
+], ids=["perceptron-binary", "kernel-perceptron-rbf", "budget-poly"])
+def test_a_pipeline_converts_with_sklearn_onnx(n_classes, labels, make):
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from perceptron_c.onnx import register_skl2onnx
+
+    register_skl2onnx()
+    register_skl2onnx()  # again: nothing changes
+    Xtrain, ytrain, Xtest = _data(n_classes, labels, False)
+    Xtrain, Xtest = Xtrain * 3 + 1, Xtest * 3 + 1  # something for the scaler to undo
+    est = make()
+    pipe = make_pipeline(StandardScaler(), est).fit(Xtrain, ytrain)
+    want = est.decision_function(pipe[0].transform(Xtest))
+    want2 = np.stack([-want, want], axis=1) if n_classes == 2 else want
+    for dtype in (np.float32, np.float64):
+        model = skl2onnx.to_onnx(pipe, Xtest[:1].astype(dtype),
+                                 options={id(est): {"zipmap": False}})
+        label, proba = _run(model, Xtest, dtype)
+        assert (label == pipe.predict(Xtest)).all()
+        # the scaler's float rounding comes first: a looser check than the bound above
+        np.testing.assert_allclose(proba, want2, rtol=1e-4 if dtype == np.float32 else 1e-10,
+                                   atol=1e-4 if dtype == np.float32 else 1e-10)
+    model = skl2onnx.to_onnx(pipe, Xtest[:1].astype(np.float32))  # with ZipMap
+    label, maps = _run(model, Xtest, np.float32)
+    assert (label == pipe.predict(Xtest)).all()
+    assert sorted(maps[0]) == sorted(est.classes_.tolist())
+
+
+def test_a_regressor_pipeline_converts_with_sklearn_onnx():
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from perceptron_c.onnx import register_skl2onnx
+
+    register_skl2onnx()
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(200, 4)) * 5 - 2
+    pipe = make_pipeline(StandardScaler(), pc.PassiveAggressiveRegressor(random_state=0))
+    pipe.fit(X[:150], X[:150, 0] - 2 * X[:150, 1])
+    (variable,) = _run(skl2onnx.to_onnx(pipe, X[:1]), X[150:], np.float64)
+    assert variable.shape == (50, 1)
+    np.testing.assert_allclose(variable[:, 0], pipe.predict(X[150:]), rtol=1e-10, atol=1e-10)
+
+
+def test_sklearn_onnx_below_opset_13_is_refused():
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from perceptron_c.onnx import register_skl2onnx
+
+    register_skl2onnx()
+    Xtrain, ytrain, _ = _data(2, "int", False)
+    est = pc.Perceptron(max_iter=3).fit(Xtrain, ytrain)
+    with pytest.raises(ValueError, match="opset >= 13"):
+        skl2onnx.to_onnx(est, Xtrain[:1].astype(np.float32), target_opset=12)
