@@ -1,0 +1,324 @@
+"""The budget kernel perceptron of ``perceptron_c.river``: at most ``budget`` support vectors,
+on the compiled budget routines (every strategy of `BudgetKernelPerceptron`)."""
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from river import base
+
+from . import _backend
+from . import kernels as _kernels
+from ._river_rows import Columns, Rows, grow_columns, signs
+
+__all__ = ["BudgetKernelPerceptron"]
+
+STRATEGIES = ("random", "stoptron", "oldest", "forgetron", "projectron", "projectron++")
+_POLICY = {"stoptron": 0, "random": 1, "oldest": 2, "forgetron": 2}
+_BLOCK = 256  # rows of one routine call: K is (2 * 256) x (budget + 256) at most
+
+
+def _dense(rows: Rows, width: int) -> np.ndarray:
+    """CSR rows as a dense (n_rows, width) block (the kernels read dense rows)."""
+    out = np.zeros((rows.n_rows, width))
+    counts = np.diff(rows.indptr)
+    out[np.repeat(np.arange(rows.n_rows), counts), rows.indices] = rows.data
+    return out
+
+
+def _grown(a: np.ndarray, shape: tuple[int, ...], fill: float) -> np.ndarray:
+    out = np.full(shape, fill, dtype=a.dtype)
+    out[tuple(slice(0, s) for s in a.shape)] = a
+    return out
+
+
+class BudgetKernelPerceptron(base.MiniBatchClassifier):
+    """The binary kernel perceptron on a budget for River: at most ``budget`` support vectors,
+    whatever the length of the stream.
+
+    The arithmetic of `perceptron_c.BudgetKernelPerceptron` (its routines, its strategies:
+    "random" [Cavallanti2007], "oldest", "forgetron" [Dekel2008], "stoptron", "projectron"
+    and "projectron++" [Orabona2009]) on River's ``learn_one``: each example (or each block of
+    a frame) gets its kernel row against the support vectors, and memory stays O(budget)
+    (O(budget^2) for the Projectron's inverse Gram) once the budget is full. A truthy label is
+    the positive class; ``predict_one`` answers True when the score is positive.
+    ``predict_proba_one`` raises NotImplementedError: the perceptron defines no probability.
+    A support vector keeps the features it was stored with; a feature that appears later is 0
+    in it, as it was in the example.
+
+    Parameters
+    ----------
+    budget : int, default=100
+        The most support vectors kept.
+    strategy : str, default="random"
+        What a mistake does once the budget is full: one of "random", "stoptron", "oldest",
+        "forgetron", "projectron", "projectron++".
+    kernel : {"rbf", "poly", "linear"}, default="rbf"
+        ``exp(-gamma ||x - y||^2)``, ``(gamma x . y + coef0) ** degree`` or ``x . y``.
+    gamma : float, default=1.0
+        The RBF and polynomial kernels' scale.
+    degree : int, default=3
+        The polynomial kernel's degree.
+    coef0 : float, default=1.0
+        The polynomial kernel's constant.
+    eta : float, default=0.1
+        The Projectron's threshold: an example within ``eta`` of the support set's span is
+        projected onto it.
+    fit_intercept : bool, default=False
+        Learn a bias (the coefficient of a constant feature).
+    average : bool, default=False
+        Predict with the average of every coefficient vector held.
+    seed : int or None, default=None
+        The seed of the "random" strategy's draws.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of its range (the message names it).
+    """
+
+    def __init__(self, budget: int = 100, strategy: str = "random", kernel: str = "rbf",
+                 gamma: float = 1.0, degree: int = 3, coef0: float = 1.0, eta: float = 0.1,
+                 fit_intercept: bool = False, average: bool = False,
+                 seed: int | None = None) -> None:
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise ValueError(f"budget must be an integer >= 1, got {budget!r}")
+        if strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+        if not (isinstance(eta, (int, float)) and 0 <= eta < math.inf):
+            raise ValueError(f"eta must be a finite number >= 0, got {eta!r}")
+        self.budget = budget
+        self.strategy = strategy
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.eta = eta
+        self.fit_intercept = fit_intercept
+        self.average = average
+        self.seed = seed
+        self._kern = self._make_kernel()  # checks kernel, gamma, degree, coef0
+        self._rng = np.random.default_rng(seed)
+        self._columns = Columns()
+        self._sv = np.zeros((1, 8))
+        self._alpha = np.zeros((1, 1))
+        self._b = np.zeros(1)
+        self._stamp = np.zeros(1, dtype=np.int64)
+        self._counts = np.zeros(5, dtype=np.int64)
+        self._q = np.zeros(1)
+        self._kinv = np.zeros((1, 1))
+        self._u = np.zeros((1, 1))
+        self._beta = np.zeros(1)
+        self._count = np.ones(1, dtype=np.int64)
+
+    def _make_kernel(self) -> _kernels.Kernel:
+        if self.kernel == "rbf":
+            return _kernels.RBF(gamma=self.gamma)
+        if self.kernel == "poly":
+            return _kernels.Polynomial(degree=self.degree, gamma=self.gamma, coef0=self.coef0)
+        if self.kernel == "linear":
+            return _kernels.Linear()
+        raise ValueError(f"kernel must be 'rbf', 'poly' or 'linear', got {self.kernel!r}")
+
+    @classmethod
+    def _unit_test_params(cls) -> Iterator[dict[str, Any]]:
+        for strategy in STRATEGIES:
+            yield {"budget": 20, "strategy": strategy, "gamma": 0.1, "seed": 1,
+                   "fit_intercept": strategy == "oldest", "average": strategy == "forgetron"}
+
+    @property
+    def _is_stochastic(self) -> bool:
+        return self.strategy == "random"
+
+    # ------------------------------------------------------------------ learning
+    def _reserve(self, need: int) -> None:
+        """Room for ``need`` slots (at most the budget): the slotted arrays double."""
+        cap = self._alpha.shape[1]
+        if need <= cap:
+            return
+        cap = min(self.budget, max(need, 2 * cap))
+        self._alpha = _grown(self._alpha, (1, cap), 0.0)
+        if self.average:
+            self._u = _grown(self._u, (1, cap), 0.0)
+        self._stamp = _grown(self._stamp, (cap,), 0)
+        if self.strategy.startswith("projectron"):  # the others never read it: O(budget)
+            self._kinv = _grown(self._kinv, (cap, cap), 0.0)
+        self._sv = _grown(self._sv, (cap, self._sv.shape[1]), 0.0)
+
+    def _learn(self, rows: Rows, y: np.ndarray) -> None:
+        self._sv = grow_columns(self._sv, len(self._columns))
+        block = _dense(rows, self._sv.shape[1])
+        for s in range(0, rows.n_rows, _BLOCK):
+            self._block(np.ascontiguousarray(block[s:s + _BLOCK]), y[s:s + _BLOCK])
+
+    def _block(self, block: np.ndarray, y: np.ndarray) -> None:
+        """One routine call over the rows of ``block``, as `BudgetKernelPerceptron` runs one
+        block of an epoch; then the slots that took a row copy it."""
+        m, n0, budget = block.shape[0], int(self._counts[0]), _backend.budget
+        self._reserve(min(self.budget, n0 + m))
+        cap = self._alpha.shape[1]
+        rand = None
+        if self.strategy == "random":  # a draw for every example, as the estimator draws
+            draws = np.asarray(self._rng.integers(0, self.budget, size=m, dtype=np.int64))
+            rand = draws if cap == self.budget else np.zeros(m, dtype=np.int64)
+        old = np.zeros(0, dtype=np.int64)
+        if self.strategy == "forgetron":  # the slots that a removal may reach, oldest first
+            old = np.argsort(self._stamp[:n0], kind="stable")[:min(m, n0)]
+        sv = self._sv[:n0]
+        query = np.vstack([block, self._sv[old]]) if old.size else block
+        with np.errstate(over="ignore", invalid="ignore"):
+            K = np.ascontiguousarray(self._kern(query, np.vstack([sv, block])),
+                                     dtype=np.float64)
+        slots = np.full((4, cap), -1, dtype=np.int64)
+        slots[0, :n0] = np.arange(n0)
+        slots[1, old] = m + np.arange(old.shape[0])
+        slots[2, :n0] = self._stamp[:n0]
+        visit, where = np.arange(m, dtype=np.int64), np.full(m, -1, dtype=np.int64)
+        labels = np.ascontiguousarray(y, dtype=np.int64)
+        args = (K, visit, labels, self._alpha, self._b, slots, where, self._counts)
+        avg = (self._u, self._beta, self._count) if self.average else ()
+        fi = bool(self.fit_intercept)
+        if self.strategy.startswith("projectron"):
+            budget.projectron_epoch(*args, self._kinv, float(self.eta),
+                                    self.strategy == "projectron++", fi, *avg)
+        else:
+            shrink = self._q if self.strategy == "forgetron" else None
+            budget.budget_epoch(*args, fi, _POLICY[self.strategy], rand, shrink, *avg)
+        n = int(self._counts[0])
+        new = np.flatnonzero(slots[0, :n] >= n0)
+        self._sv[new] = block[slots[0, new] - n0]
+        self._stamp[:n] = slots[2, :n]
+
+    def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
+        """Learn one example: on a mistake, a support vector (or a projection) by the
+        strategy.
+
+        Parameters
+        ----------
+        x : dict
+            Feature name -> number; a new name gets a column from now on, NaN is a missing
+            value.
+        y : bool
+            The label; a truthy value is the positive class.
+
+        Raises
+        ------
+        TypeError
+            If a value of ``x`` is not a real number.
+        ValueError
+            If a value of ``x`` is infinite.
+        FloatingPointError
+            If a score overflows float64.
+        """
+        self._learn(self._columns.row(x, learn=True), np.array([1 if y else 0]))
+
+    def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
+        """Learn a batch, row by row in order, in blocks of 256 rows per compiled call.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            One row per example, one column per feature (NaN: a missing value).
+        y : pandas.Series
+            The labels; a truthy value is the positive class.
+
+        Raises
+        ------
+        TypeError
+            If ``X`` is not a DataFrame of real numbers.
+        ValueError
+            If ``X`` holds an infinite value or repeats a column name, or if ``y`` has not
+            one label per row.
+        """
+        if len(y) != len(X):
+            raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(y)}")
+        rows = self._columns.frame(X, learn=True)
+        self._learn(rows, (signs(y) > 0).astype(np.int64))
+
+    # ------------------------------------------------------------------ prediction
+    def _scores(self, rows: Rows) -> np.ndarray:
+        n = int(self._counts[0])
+        alpha, b = self._alpha[0, :n], float(self._b[0])
+        if self.average:
+            c = float(self._count[0])
+            alpha, b = alpha - self._u[0, :n] / c, b - float(self._beta[0]) / c
+        if n == 0:
+            return np.full(rows.n_rows, b)
+        block = _dense(rows, self._sv.shape[1])
+        with np.errstate(over="ignore", invalid="ignore"):
+            K = self._kern(block, self._sv[:n])
+        return np.asarray(K @ alpha + b)
+
+    def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> bool:
+        """The predicted label: True when the score is positive.
+
+        Parameters
+        ----------
+        x : dict
+            Feature name -> number; names never learned are ignored.
+        **kwargs
+            Ignored: River's signature.
+
+        Returns
+        -------
+        bool
+            The predicted label.
+
+        Raises
+        ------
+        TypeError
+            If a value of ``x`` is not a real number.
+        """
+        return bool(self._scores(self._columns.row(x, learn=False))[0] > 0.0)
+
+    def predict_many(self, X: pd.DataFrame) -> pd.Series:
+        """``predict_one`` on each row.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            One row per example.
+
+        Returns
+        -------
+        pandas.Series
+            The predicted labels (bool), indexed as ``X``.
+
+        Raises
+        ------
+        TypeError
+            If ``X`` is not a DataFrame of real numbers.
+        """
+        return pd.Series(self._scores(self._columns.frame(X, learn=False)) > 0.0,
+                         index=X.index)
+
+    def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
+        """Not defined for the perceptron: raises NotImplementedError, as River expects of a
+        classifier without probabilities.
+
+        Parameters
+        ----------
+        x : dict
+            Feature name -> number.
+        **kwargs
+            Ignored: River's signature.
+
+        Returns
+        -------
+        dict
+            Never returns.
+
+        Raises
+        ------
+        NotImplementedError
+            Always.
+        """
+        raise NotImplementedError("the perceptron defines no probability: use predict_one")
+
+    @property
+    def n_support(self) -> int:
+        """The number of support vectors held (at most ``budget``)."""
+        return int(self._counts[0])

@@ -1,0 +1,427 @@
+"""The perceptrons of ``perceptron_c.river``: binary and K-class, averaged or not."""
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from river import base
+
+from . import _backend
+from ._river_rows import START_COLUMNS, Columns, Linear, Rows, grow_rows, signs, visit
+
+__all__ = ["MulticlassPerceptron", "Perceptron"]
+
+
+class _AveragedState(Linear):
+    """The perceptrons' state: W, b and, averaged, the lazy sums U, beta and the counter."""
+
+    _WIDE = ("_W", "_U")
+
+    def _init_state(self, n_rows: int) -> None:
+        self._columns = Columns()
+        self._W = np.zeros((n_rows, START_COLUMNS))
+        self._U = np.zeros((n_rows, START_COLUMNS))
+        self._b = np.zeros(n_rows)
+        self._beta = np.zeros(n_rows)
+        self._count = np.ones(1, dtype=np.int64)  # [Daume2017] Alg. 7's c, 1 before any example
+        self._init_pending()
+
+    def _model(self) -> tuple[np.ndarray, np.ndarray]:
+        if not self.average:  # type: ignore[attr-defined]
+            return self._W, self._b
+        # the average of the weights held after each example, as Perceptron publishes it
+        c = float(self._count[0])
+        return self._W - self._U / c, self._b - self._beta / c
+
+
+class Perceptron(_AveragedState, base.MiniBatchClassifier):
+    """The binary perceptron for River, averaged by default, on the compiled routines.
+
+    [Daume2017] Alg. 5 (plain) and Alg. 7 (averaged, lazily): on a mistake (``y (w . x + b)
+    <= 0``) the weights gain ``y x``. A truthy label is the positive class, as River's binary
+    classifiers read it; ``predict_one`` answers True when the score is positive. River's
+    ``linear_model.Perceptron`` is the plain (not averaged) variant of this arithmetic.
+    ``predict_proba_one`` raises NotImplementedError: the perceptron defines no probability.
+
+    Parameters
+    ----------
+    average : bool, default=True
+        Predict with the average of every weight vector held, one per example learned.
+    fit_intercept : bool, default=True
+        Whether the bias is learned.
+    normalize : bool, default=False
+        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
+    """
+
+    def __init__(self, average: bool = True, fit_intercept: bool = True,
+                 normalize: bool = False) -> None:
+        self.average = average
+        self.fit_intercept = fit_intercept
+        self.normalize = normalize
+        self._init_state(1)
+
+    @classmethod
+    def _unit_test_params(cls) -> Iterator[dict[str, Any]]:
+        yield {}
+        yield {"average": False}
+        yield {"normalize": True, "fit_intercept": False}
+
+    def _run(self, rows: Rows, y: np.ndarray, order: np.ndarray) -> None:
+        lin, fi, nz = _backend.linear, bool(self.fit_intercept), bool(self.normalize)
+        w, b = self._W[0], self._b
+        if self.average:
+            lin.averaged_epoch_csr(rows.data, rows.indices, rows.indptr, y, order, w, b,
+                                   self._U[0], self._beta, self._count, fi, nz)
+        else:
+            lin.perceptron_epoch_csr(rows.data, rows.indices, rows.indptr, y, order, w, b,
+                                     fi, nz)
+
+    def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
+        """Learn one example: an update when the model gets it wrong.
+
+        Parameters
+        ----------
+        x : dict
+            Feature name -> number; a new name gets a weight (zero) from now on, NaN is a
+            missing value.
+        y : bool
+            The label; a truthy value is the positive class.
+
+        Raises
+        ------
+        TypeError
+            If a value of ``x`` is not a real number.
+        ValueError
+            If a value of ``x`` is infinite.
+        FloatingPointError
+            If the score overflows float64.
+        """
+        self._learn_x(x, 1.0 if y else -1.0)
+
+    def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
+        """Learn a batch, row by row in order, in one compiled call: the same model as
+        ``learn_one`` on each row.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            One row per example, one column per feature (NaN: a missing value).
+        y : pandas.Series
+            The labels; a truthy value is the positive class.
+
+        Raises
+        ------
+        TypeError
+            If ``X`` is not a DataFrame of real numbers.
+        ValueError
+            If ``X`` holds an infinite value or repeats a column name, or if ``y`` has not
+            one label per row.
+        """
+        if len(y) != len(X):
+            raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(y)}")
+        rows = self._learn_frame(X)
+        self._learn_rows(rows, signs(y), visit(0, rows.n_rows))
+
+    def _decision(self, x: dict[Hashable, Any]) -> float:
+        return float(self._scores(self._row(x))[0, 0])
+
+    def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> bool:
+        """The predicted label: True when the score ``w . x + b`` is positive.
+
+        Parameters
+        ----------
+        x : dict
+            Feature name -> number; names never learned are ignored.
+        **kwargs
+            Ignored: River's signature.
+
+        Returns
+        -------
+        bool
+            The predicted label.
+
+        Raises
+        ------
+        TypeError
+            If a value of ``x`` is not a real number.
+        """
+        return self._decision(x) > 0.0
+
+    def predict_many(self, X: pd.DataFrame) -> pd.Series:
+        """``predict_one`` on each row, in one compiled call.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            One row per example.
+
+        Returns
+        -------
+        pandas.Series
+            The predicted labels (bool), indexed as ``X``.
+
+        Raises
+        ------
+        TypeError
+            If ``X`` is not a DataFrame of real numbers.
+        """
+        scores = self._scores(self._columns.frame(X, learn=False))[:, 0]
+        return pd.Series(scores > 0.0, index=X.index)
+
+    def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
+        """Not defined for the perceptron: raises NotImplementedError, as River expects of a
+        classifier without probabilities.
+
+        Parameters
+        ----------
+        x : dict
+            Feature name -> number.
+        **kwargs
+            Ignored: River's signature.
+
+        Returns
+        -------
+        dict
+            Never returns.
+
+        Raises
+        ------
+        NotImplementedError
+            Always.
+        """
+        raise NotImplementedError("the perceptron defines no probability: use predict_one")
+
+    @property
+    def weights(self) -> dict[Hashable, float]:
+        """Feature name -> weight of the model that predicts (the average, when averaging)."""
+        return self._named(self._prediction()[0][0])
+
+    @property
+    def intercept(self) -> float:
+        """The bias of the model that predicts (the average, when averaging)."""
+        return float(self._prediction()[1][0])
+
+
+class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
+    """The K-class (argmax) perceptron for River, averaged by default; classes may appear at
+    any point of the stream.
+
+    [Bunescu-CS4900], "K-class perceptron": one weight row per class, the prediction the class
+    of highest score ``W_k . x + b_k`` (ties to the class seen first); on a mistake the true
+    row gains ``x`` and the predicted row loses it. Averaging as [Daume2017] Alg. 7, every row.
+    A label first seen joins the argmax from that example on with zero weights: since every
+    update adds to one row what it takes from another, the rows sum to zero, so a class of
+    zero weights never outscores every seen class, and the model is the one that had every
+    class from the start, numbered by first appearance (exactly so where the scores' sums are
+    exact). ``predict_proba_one`` raises NotImplementedError: the perceptron defines no
+    probability.
+
+    Parameters
+    ----------
+    average : bool, default=True
+        Predict with the average of every weight matrix held, one per example learned.
+    fit_intercept : bool, default=True
+        Whether the biases are learned.
+    normalize : bool, default=False
+        Update by ``x / ||x||`` (the normalized perceptron) instead of ``x``.
+    """
+
+    _Y_DTYPE = np.int64
+
+    def __init__(self, average: bool = True, fit_intercept: bool = True,
+                 normalize: bool = False) -> None:
+        self.average = average
+        self.fit_intercept = fit_intercept
+        self.normalize = normalize
+        self._init_state(0)
+        self._classes: list[Any] = []
+        self._class_index: dict[Any, int] = {}
+
+    @classmethod
+    def _unit_test_params(cls) -> Iterator[dict[str, Any]]:
+        yield {}
+        yield {"average": False}
+        yield {"normalize": True}
+
+    @property
+    def _multiclass(self) -> bool:
+        return True
+
+    def _add_classes(self, n_classes: int) -> None:
+        self._W, self._U = grow_rows(self._W, n_classes), grow_rows(self._U, n_classes)
+        self._b, self._beta = grow_rows(self._b, n_classes), grow_rows(self._beta, n_classes)
+
+    def _code(self, label: Any) -> int:
+        k = self._class_index.get(label)
+        if k is None:
+            k = self._class_index[label] = len(self._classes)
+            self._classes.append(label)
+        return k
+
+    def _run(self, rows: Rows, y: np.ndarray, order: np.ndarray) -> None:
+        lin, fi, nz = _backend.linear, bool(self.fit_intercept), bool(self.normalize)
+        if self.average:
+            lin.multiclass_averaged_epoch_csr(rows.data, rows.indices, rows.indptr, y, order,
+                                              self._W, self._b, self._U, self._beta,
+                                              self._count, fi, nz)
+        else:
+            lin.multiclass_epoch_csr(rows.data, rows.indices, rows.indptr, y, order, self._W,
+                                     self._b, fi, nz)
+
+    def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
+        """Learn one example: an update when the model gets it wrong.
+
+        Parameters
+        ----------
+        x : dict
+            Feature name -> number; a new name gets a weight (zero) from now on, NaN is a
+            missing value.
+        y : hashable
+            The label; a new one becomes a class, with zero weights.
+
+        Raises
+        ------
+        TypeError
+            If a value of ``x`` is not a real number.
+        ValueError
+            If a value of ``x`` is infinite.
+        FloatingPointError
+            If a score overflows float64.
+        """
+        k = self._class_index.get(y)
+        if k is None:  # a new class joins the argmax after the rows learned so far
+            self._flush()
+            k = self._code(y)
+            self._add_classes(len(self._classes))
+        self._learn_x(x, k)
+
+    def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
+        """Learn a batch, row by row in order: the same model as ``learn_one`` on each row, in
+        one compiled call per run of rows between the first examples of new classes.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            One row per example, one column per feature (NaN: a missing value).
+        y : pandas.Series
+            The labels.
+
+        Raises
+        ------
+        TypeError
+            If ``X`` is not a DataFrame of real numbers.
+        ValueError
+            If ``X`` holds an infinite value or repeats a column name, or if ``y`` has not
+            one label per row.
+        """
+        if len(y) != len(X):
+            raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(y)}")
+        rows = self._learn_frame(X)
+        local, uniques = pd.factorize(pd.Series(y), use_na_sentinel=False)
+        before = len(self._classes)
+        to_global = np.array([self._code(u) for u in uniques], dtype=np.int64)
+        codes = np.ascontiguousarray(to_global[local]) if len(local) else local.astype(np.int64)
+        # a class joins at its first example: one call per run of rows between new classes
+        firsts = np.unique(local, return_index=True)[1] if len(local) else np.zeros(0, int)
+        starts = sorted(int(firsts[j]) for j in range(len(uniques)) if to_global[j] >= before)
+        bounds = sorted({0, *starts, rows.n_rows})
+        for s, e in zip(bounds[:-1], bounds[1:]):
+            n_classes = before + sum(1 for p in starts if p <= s)
+            self._add_classes(n_classes)
+            # the routine checks every label, visited or not: later classes' rows get 0
+            y_now = codes if e == rows.n_rows else np.where(codes < n_classes, codes, 0)
+            if n_classes:
+                self._learn_rows(rows, y_now, visit(s, e))
+
+    def _argmax(self, scores: np.ndarray) -> list[Any]:
+        return [self._classes[k] for k in np.argmax(scores, axis=1).tolist()]
+
+    def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> Any:
+        """The class of highest score (ties to the class seen first); None before any.
+
+        Parameters
+        ----------
+        x : dict
+            Feature name -> number; names never learned are ignored.
+        **kwargs
+            Ignored: River's signature.
+
+        Returns
+        -------
+        hashable or None
+            The predicted label.
+
+        Raises
+        ------
+        TypeError
+            If a value of ``x`` is not a real number.
+        """
+        if not self._classes:
+            return None
+        return self._argmax(self._scores(self._row(x)))[0]
+
+    def predict_many(self, X: pd.DataFrame) -> pd.Series:
+        """``predict_one`` on each row, in one compiled call.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            One row per example.
+
+        Returns
+        -------
+        pandas.Series
+            The predicted labels (None before any class), indexed as ``X``.
+
+        Raises
+        ------
+        TypeError
+            If ``X`` is not a DataFrame of real numbers.
+        """
+        if not self._classes:
+            return pd.Series([None] * len(X), index=X.index, dtype=object)
+        labels = self._argmax(self._scores(self._columns.frame(X, learn=False)))
+        return pd.Series(labels, index=X.index)
+
+    def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
+        """Not defined for the perceptron: raises NotImplementedError, as River expects of a
+        classifier without probabilities.
+
+        Parameters
+        ----------
+        x : dict
+            Feature name -> number.
+        **kwargs
+            Ignored: River's signature.
+
+        Returns
+        -------
+        dict
+            Never returns.
+
+        Raises
+        ------
+        NotImplementedError
+            Always.
+        """
+        raise NotImplementedError("the perceptron defines no probability: use predict_one")
+
+    @property
+    def classes(self) -> list[Any]:
+        """The labels seen, in order of first appearance (the weight rows' order)."""
+        return list(self._classes)
+
+    @property
+    def weights(self) -> dict[Any, dict[Hashable, float]]:
+        """Class -> feature name -> weight of the model that predicts."""
+        W = self._prediction()[0]
+        return {c: self._named(W[k]) for k, c in enumerate(self._classes)}
+
+    @property
+    def intercept(self) -> dict[Any, float]:
+        """Class -> bias of the model that predicts."""
+        b = self._prediction()[1]
+        return {c: float(b[k]) for k, c in enumerate(self._classes)}
+

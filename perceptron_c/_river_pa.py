@@ -1,0 +1,376 @@
+"""The passive-aggressive models of ``perceptron_c.river``: River's PAClassifier and
+PARegressor, on the compiled SGD routine."""
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from river import base
+
+from . import _backend
+from ._river_rows import START_COLUMNS, Columns, Linear, Rows, signs, visit
+
+__all__ = ["PAClassifier", "PARegressor"]
+
+
+class _PA(Linear):
+    """[Crammer2006] Fig. 1: tau = loss / ||x||^2 (mode 0, PA), min(C, loss / ||x||^2)
+    (mode 1, PA-I), loss / (||x||^2 + 1 / (2 C)) (mode 2, PA-II); w += tau y x. PA and PA-I
+    skip a row of norm 0; PA-II moves only the intercept on it. The routine is
+    ``_backend.sgd``'s epoch with the PA rates, no penalty, no averaging, an intercept step
+    of 1 (River's), the weight scale staying 1."""
+
+    _WIDE = ("_W",)
+    _LOSS = ""
+
+    def __init__(self, C: float = 1.0, mode: int = 1, learn_intercept: bool = True) -> None:
+        if not (isinstance(C, (int, float)) and math.isfinite(C) and C > 0):
+            raise ValueError(f"C must be a positive finite number, got {C!r}")
+        if mode not in (0, 1, 2) or isinstance(mode, bool):
+            raise ValueError(f"mode must be 0 (PA), 1 (PA-I) or 2 (PA-II), got {mode!r}")
+        self.C = C
+        self.mode = mode
+        self.learn_intercept = learn_intercept
+        sgd = _backend.sgd
+        self._columns = Columns()
+        self._W = np.zeros((1, START_COLUMNS))
+        self._state = np.zeros(sgd.N_STATE)
+        sgd.sgd_start(self._W[0], np.zeros(0), self._state, 0.0, 0.0, 1.0)
+        self._init_pending()
+
+    @classmethod
+    def _unit_test_params(cls) -> Iterator[dict[str, Any]]:
+        yield {}
+        yield {"mode": 0}
+        yield {"mode": 2, "C": 0.1}
+
+    def _margin(self) -> float:
+        raise NotImplementedError
+
+    def _run(self, rows: Rows, y: np.ndarray, order: np.ndarray) -> None:
+        sgd = _backend.sgd
+        params = np.zeros(sgd.N_PARAMS)
+        params[sgd.ETA0] = float(self.C)
+        params[sgd.INTERCEPT_DECAY] = 1.0
+        params[sgd.WEIGHT_POS] = params[sgd.WEIGHT_NEG] = 1.0
+        params[sgd.EPSILON_OR_THRESHOLD] = self._margin()
+        rate = (sgd.RATE_PA, sgd.RATE_PA1, sgd.RATE_PA2)[self.mode]
+        loss = sgd.LOSS_HINGE if self._LOSS == "hinge" else sgd.LOSS_EPSILON_INSENSITIVE
+        empty = np.zeros(0)
+        sgd.sgd_epoch_csr(rows.data, rows.indices, rows.indptr, y, np.ones(rows.n_rows), order,
+                          self._W[0], empty, empty, self._state, params, loss, rate,
+                          sgd.PENALTY_NONE, bool(self.learn_intercept), False)
+
+    def _model(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._W, self._state[_backend.sgd.INTERCEPT:_backend.sgd.INTERCEPT + 1]
+
+    def _decision(self, x: dict[Hashable, Any]) -> float:
+        return float(self._scores(self._row(x))[0, 0])
+
+    @property
+    def weights(self) -> dict[Hashable, float]:
+        """Feature name -> weight."""
+        return self._named(self._W[0])
+
+    @property
+    def intercept(self) -> float:
+        """The intercept."""
+        return float(self._state[_backend.sgd.INTERCEPT])
+
+
+def _sigmoid(s: np.ndarray) -> np.ndarray:
+    """River's ``utils.math.sigmoid``, elementwise: 0 below -30, 1 above 30."""
+    p = 1.0 / (1.0 + np.exp(-np.clip(s, -30.0, 30.0)))
+    return np.where(s < -30.0, 0.0, np.where(s > 30.0, 1.0, p))
+
+
+class PAClassifier(_PA, base.MiniBatchClassifier):
+    """Binary passive-aggressive classification for River: River's ``PAClassifier``, compiled.
+
+    The hinge loss ``max(0, 1 - y (w . x + b))`` with y = +1 for a truthy label, -1 else, and
+    the step of ``mode`` ([Crammer2006] Fig. 1). The probability of True is River's: the
+    sigmoid of the score (0 below -30, 1 above 30); ``predict_one`` answers True when the score
+    is positive.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        The aggressiveness: the step bound of PA-I, the slack weight of PA-II.
+    mode : {0, 1, 2}, default=1
+        0: PA, 1: PA-I, 2: PA-II.
+    learn_intercept : bool, default=True
+        Whether the intercept is learned.
+
+    Raises
+    ------
+    ValueError
+        If ``C`` is not positive and finite, or ``mode`` is not 0, 1 or 2.
+    """
+
+    _LOSS = "hinge"
+
+    def _margin(self) -> float:
+        return 1.0
+
+    def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
+        """Learn one example.
+
+        Parameters
+        ----------
+        x : dict
+            Feature name -> number; a new name gets a weight (zero) from now on, NaN is a
+            missing value.
+        y : bool
+            The label; a truthy value is the positive class.
+
+        Raises
+        ------
+        TypeError
+            If a value of ``x`` is not a real number.
+        ValueError
+            If a value of ``x`` is infinite.
+        FloatingPointError
+            If a weight overflows float64.
+        """
+        self._learn_x(x, 1.0 if y else -1.0)
+
+    def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
+        """Learn a batch, row by row in order, in one compiled call: the same model as
+        ``learn_one`` on each row.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            One row per example, one column per feature (NaN: a missing value).
+        y : pandas.Series
+            The labels; a truthy value is the positive class.
+
+        Raises
+        ------
+        TypeError
+            If ``X`` is not a DataFrame of real numbers.
+        ValueError
+            If ``X`` holds an infinite value or repeats a column name, or if ``y`` has not
+            one label per row.
+        """
+        if len(y) != len(X):
+            raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(y)}")
+        rows = self._learn_frame(X)
+        self._learn_rows(rows, signs(y), visit(0, rows.n_rows))
+
+    def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
+        """The probabilities of False and True: 1 - p and p = sigmoid(w . x + b).
+
+        Parameters
+        ----------
+        x : dict
+            Feature name -> number; names never learned are ignored.
+        **kwargs
+            Ignored: River's signature.
+
+        Returns
+        -------
+        dict
+            ``{False: 1 - p, True: p}``.
+
+        Raises
+        ------
+        TypeError
+            If a value of ``x`` is not a real number.
+        """
+        p = float(_sigmoid(np.array(self._decision(x))))
+        return {False: 1.0 - p, True: p}
+
+    def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> bool:
+        """The predicted label: True when the score is positive (p > 1/2).
+
+        Parameters
+        ----------
+        x : dict
+            Feature name -> number; names never learned are ignored.
+        **kwargs
+            Ignored: River's signature.
+
+        Returns
+        -------
+        bool
+            The predicted label.
+
+        Raises
+        ------
+        TypeError
+            If a value of ``x`` is not a real number.
+        """
+        return self._decision(x) > 0.0
+
+    def predict_proba_many(self, X: pd.DataFrame) -> pd.DataFrame:
+        """``predict_proba_one`` on each row, in one compiled call.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            One row per example.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns False and True, indexed as ``X``.
+
+        Raises
+        ------
+        TypeError
+            If ``X`` is not a DataFrame of real numbers.
+        """
+        p = _sigmoid(self._scores(self._columns.frame(X, learn=False))[:, 0])
+        return pd.DataFrame({False: 1.0 - p, True: p}, index=X.index)
+
+    def predict_many(self, X: pd.DataFrame) -> pd.Series:
+        """``predict_one`` on each row, in one compiled call.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            One row per example.
+
+        Returns
+        -------
+        pandas.Series
+            The predicted labels (bool), indexed as ``X``.
+
+        Raises
+        ------
+        TypeError
+            If ``X`` is not a DataFrame of real numbers.
+        """
+        scores = self._scores(self._columns.frame(X, learn=False))[:, 0]
+        return pd.Series(scores > 0.0, index=X.index)
+
+
+class PARegressor(_PA, base.MiniBatchRegressor):
+    """Passive-aggressive regression for River: River's ``PARegressor``, compiled.
+
+    The epsilon-insensitive loss ``max(0, |y - (w . x + b)| - eps)`` and the step of ``mode``
+    ([Crammer2006] Fig. 1), towards y.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        The aggressiveness: the step bound of PA-I, the slack weight of PA-II.
+    mode : {0, 1, 2}, default=1
+        0: PA, 1: PA-I, 2: PA-II.
+    eps : float, default=0.1
+        The width of the insensitive band.
+    learn_intercept : bool, default=True
+        Whether the intercept is learned.
+
+    Raises
+    ------
+    ValueError
+        If ``C`` is not positive and finite, ``mode`` is not 0, 1 or 2, or ``eps`` is
+        negative.
+    """
+
+    _LOSS = "epsilon_insensitive"
+
+    def __init__(self, C: float = 1.0, mode: int = 1, eps: float = 0.1,
+                 learn_intercept: bool = True) -> None:
+        if not (isinstance(eps, (int, float)) and 0 <= eps < math.inf):
+            raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
+        super().__init__(C=C, mode=mode, learn_intercept=learn_intercept)
+        self.eps = eps
+
+    def _margin(self) -> float:
+        return float(self.eps)
+
+    def learn_one(self, x: dict[Hashable, Any], y: float) -> None:
+        """Learn one example.
+
+        Parameters
+        ----------
+        x : dict
+            Feature name -> number; a new name gets a weight (zero) from now on, NaN is a
+            missing value.
+        y : float
+            The target.
+
+        Raises
+        ------
+        TypeError
+            If a value of ``x`` is not a real number.
+        ValueError
+            If a value of ``x`` is infinite.
+        FloatingPointError
+            If a weight overflows float64.
+        """
+        self._learn_x(x, float(y))
+
+    def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
+        """Learn a batch, row by row in order, in one compiled call: the same model as
+        ``learn_one`` on each row.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            One row per example, one column per feature (NaN: a missing value).
+        y : pandas.Series
+            The targets.
+
+        Raises
+        ------
+        TypeError
+            If ``X`` is not a DataFrame of real numbers.
+        ValueError
+            If ``X`` holds an infinite value or repeats a column name, or if ``y`` has not
+            one target per row.
+        """
+        if len(y) != len(X):
+            raise ValueError(f"y must have one target per row of X ({len(X)}), got {len(y)}")
+        rows = self._learn_frame(X)
+        targets = np.array(y, dtype=np.float64)
+        self._learn_rows(rows, targets, visit(0, rows.n_rows))
+
+    def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> float:
+        """The prediction ``w . x + b``.
+
+        Parameters
+        ----------
+        x : dict
+            Feature name -> number; names never learned are ignored.
+        **kwargs
+            Ignored: River's signature.
+
+        Returns
+        -------
+        float
+            The prediction.
+
+        Raises
+        ------
+        TypeError
+            If a value of ``x`` is not a real number.
+        """
+        return self._decision(x)
+
+    def predict_many(self, X: pd.DataFrame) -> pd.Series:
+        """``predict_one`` on each row, in one compiled call.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            One row per example.
+
+        Returns
+        -------
+        pandas.Series
+            The predictions, indexed as ``X``.
+
+        Raises
+        ------
+        TypeError
+            If ``X`` is not a DataFrame of real numbers.
+        """
+        scores = self._scores(self._columns.frame(X, learn=False))[:, 0]
+        return pd.Series(scores, index=X.index)

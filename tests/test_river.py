@@ -1,0 +1,393 @@
+"""perceptron_c.river: River's estimator checks, River's own models and ours on one stream."""
+import pickle
+
+import numpy as np
+import pytest
+from conftest import run_python
+
+river = pytest.importorskip("river")
+pd = pytest.importorskip("pandas")
+
+from river import checks  # noqa: E402
+from river import linear_model as lm  # noqa: E402
+
+import perceptron_c  # noqa: E402
+from perceptron_c import _backend  # noqa: E402
+from perceptron_c import river as pr  # noqa: E402
+
+CLASSES = [pr.Perceptron, pr.MulticlassPerceptron, pr.PAClassifier, pr.PARegressor]
+CASES = [pytest.param(cls, params, id=f"{cls.__name__}-{i}")
+         for cls in CLASSES for i, params in enumerate(cls._unit_test_params())]
+
+
+@pytest.mark.parametrize("cls,params", CASES)
+def test_river_estimator_checks(cls, params):
+    checks.check_estimator(cls(**params))
+
+
+def test_without_river_the_names_say_how_to_install_it():
+    code = ("import sys; sys.modules['river'] = None\n"
+            "import perceptron_c.river as r\n"
+            "assert r.__all__ == []\n"
+            "try:\n    r.Perceptron\nexcept ImportError as e:\n    print(e)\n")
+    out = run_python(["-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert "pip install perceptron-c[river]" in out.stdout
+
+
+def test_import_perceptron_c_does_not_import_river():
+    code = "import sys, perceptron_c; print('river' in sys.modules, 'pandas' in sys.modules)"
+    out = run_python(["-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+def _stream(n=3000, d=20, seed=0, integers=False):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-3, 4, size=(n, d)).astype(float) if integers else rng.normal(size=(n, d))
+    w = rng.normal(size=d)
+    return X, X @ w + 0.3 * rng.normal(size=n), rng
+
+
+def _dicts(X):
+    return [{f"x{j}": float(v) for j, v in enumerate(row)} for row in X]
+
+
+def _weights(model, names):
+    return np.array([model.weights[k] for k in names])
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_pa_classifier_is_rivers(mode):
+    X, t, _ = _stream()
+    ours, theirs = pr.PAClassifier(C=0.5, mode=mode), lm.PAClassifier(C=0.5, mode=mode)
+    for x, y in zip(_dicts(X), t > 0):
+        assert ours.predict_one(x) == theirs.predict_one(x)
+        assert ours.predict_proba_one(x)[True] == pytest.approx(
+            theirs.predict_proba_one(x)[True], rel=1e-12, abs=1e-12)
+        ours.learn_one(x, bool(y))
+        theirs.learn_one(x, bool(y))
+    names = list(_dicts(X[:1])[0])
+    np.testing.assert_allclose(_weights(ours, names), _weights(theirs, names), rtol=1e-12)
+    assert ours.intercept == pytest.approx(theirs.intercept, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_pa_regressor_is_rivers_with_its_loss_fixed(mode):
+    """River's PARegressor (0.21 to 0.26) scores its loss as |p - (2y - 1)| - eps (its
+    EpsilonInsensitiveHinge maps the target like a binary label); with the loss of
+    [Crammer2006], max(0, |y - p| - eps), the two are the same algorithm."""
+    X, t, _ = _stream()
+    ours = pr.PARegressor(C=0.5, mode=mode, eps=0.1)
+    theirs = lm.PARegressor(C=0.5, mode=mode, eps=0.1)
+    theirs.loss = lambda y, p: max(abs(y - p) - 0.1, 0.0)
+    for x, y in zip(_dicts(X), t):
+        assert ours.predict_one(x) == pytest.approx(theirs.predict_one(x), rel=1e-9, abs=1e-9)
+        ours.learn_one(x, float(y))
+        theirs.learn_one(x, float(y))
+
+
+def test_plain_perceptron_is_rivers_perceptron():
+    X, t, _ = _stream()
+    ours, theirs = pr.Perceptron(average=False), lm.Perceptron()
+    for x, y in zip(_dicts(X), t > 0):
+        assert ours.predict_one(x) == theirs.predict_one(x)
+        ours.learn_one(x, bool(y))
+        theirs.learn_one(x, bool(y))
+    names = list(_dicts(X[:1])[0])
+    np.testing.assert_allclose(_weights(ours, names), _weights(theirs, names), rtol=1e-12)
+
+
+@pytest.mark.parametrize("integers", [True, False])
+def test_averaged_perceptron_is_the_estimators(integers):
+    X, t, _ = _stream(integers=integers)
+    y = t > 0
+    ours = pr.Perceptron()
+    for x, label in zip(_dicts(X), y):
+        ours.learn_one(x, bool(label))
+    est = perceptron_c.Perceptron(average=True, tol=None, shuffle=False)
+    est.partial_fit(X, y, classes=[False, True])
+    assert np.array_equal(_weights(ours, list(_dicts(X[:1])[0])), est.coef_[0])
+    assert ours.intercept == est.intercept_[0]
+
+
+def test_multiclass_perceptron_is_the_estimators_with_every_class_from_the_start():
+    """Classes joining at their first example give the fixed-class model, classes numbered
+    by first appearance (integer data: every sum exact)."""
+    X, _, rng = _stream(integers=True)
+    raw = np.argmax(X @ rng.normal(size=(X.shape[1], 5)), axis=1)
+    first = sorted(set(raw.tolist()), key=lambda k: int(np.argmax(raw == k)))
+    y = np.array([first.index(k) for k in raw.tolist()])
+    assert [int(np.argmax(y == k)) for k in range(5)] != [0] * 5  # classes arrive late
+    ours = pr.MulticlassPerceptron()
+    for x, label in zip(_dicts(X), y.tolist()):
+        ours.learn_one(x, label)
+    est = perceptron_c.Perceptron(average=True, tol=None, shuffle=False)
+    est.partial_fit(X, y, classes=np.arange(5))
+    names = list(_dicts(X[:1])[0])
+    W = np.array([[ours.weights[k][n] for n in names] for k in range(5)])
+    assert ours.classes == [0, 1, 2, 3, 4]
+    assert np.array_equal(W, est.coef_)
+    assert np.array_equal(np.array([ours.intercept[k] for k in range(5)]), est.intercept_)
+
+
+def _ragged(n=400, seed=1):
+    """Dicts whose keys come and go, in shuffled order, some NaN; labels that appear late."""
+    rng = np.random.default_rng(seed)
+    rows, labels = [], []
+    for i in range(n):
+        keys = [f"f{j}" for j in range(min(3 + i // 40, 12)) if rng.random() < 0.7]
+        rng.shuffle(keys)
+        x = {k: float(rng.normal()) for k in keys}
+        if keys and rng.random() < 0.1:
+            x[keys[0]] = float("nan")
+        rows.append(x)
+        labels.append(int(rng.integers(0, 1 + min(i // 60, 4))))
+    return rows, labels
+
+
+def _target(cls, label):
+    if cls is pr.PARegressor:
+        return label * 0.5
+    if cls in (pr.Perceptron, pr.PAClassifier):
+        return label % 2 == 1
+    return f"c{label}"
+
+
+@pytest.mark.parametrize("cls,params", CASES)
+def test_learn_many_is_learn_one_bit_for_bit(cls, params):
+    rows, labels = _ragged()
+    one, many = cls(**params), cls(**params)
+    for x, label in zip(rows, labels):
+        one.learn_one(x, _target(cls, label))
+    for s in range(0, len(rows), 70):
+        X = pd.DataFrame(rows[s:s + 70])
+        many.learn_many(X, pd.Series([_target(cls, v) for v in labels[s:s + 70]]))
+    assert pickle.dumps(one.weights) == pickle.dumps(many.weights)
+    assert pickle.dumps(one.intercept) == pickle.dumps(many.intercept)
+    X = pd.DataFrame(rows[:50])
+    predicted = many.predict_many(X).tolist()
+    assert predicted == [one.predict_one(x) for x in rows[:50]]
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_the_order_of_the_keys_does_not_matter(cls):
+    rows, labels = _ragged()
+    rng = np.random.default_rng(3)
+    a, b = cls(), cls()
+    for x, label in zip(rows, labels):
+        keys = list(x)
+        rng.shuffle(keys)
+        a.learn_one(x, _target(cls, label))
+        b.learn_one({k: x[k] for k in keys}, _target(cls, label))
+    assert pickle.dumps((a.weights, a.intercept)) == pickle.dumps((b.weights, b.intercept))
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_both_twins_learn_the_same_model(cls):
+    rows, labels = _ragged(150)
+    models = []
+    for twin in ("c", "python"):
+        if twin == "c" and _backend.BACKEND != "c":
+            pytest.skip("the C core is not in use")
+        with _backend.using(twin):
+            m = cls()
+            for x, label in zip(rows, labels):
+                m.learn_one(x, _target(cls, label))
+            models.append((m.weights, m.intercept))
+    assert pickle.dumps(models[0]) == pickle.dumps(models[1])
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_pickle_and_unseen_features(cls):
+    rows, labels = _ragged(100)
+    m = cls()
+    for x, label in zip(rows, labels):
+        m.learn_one(x, _target(cls, label))
+    data = pickle.dumps(m)
+    assert b"perceptron_c.river" in data
+    back = pickle.loads(data)
+    for x in rows[:20]:
+        assert back.predict_one(x) == m.predict_one(x)
+        # a name never learned has weight zero: it changes no score and gets no column
+        assert m.predict_one({**x, "never seen": 1e6}) == m.predict_one(x)
+    assert "never seen" not in m.weights
+
+
+def test_probabilities():
+    m = pr.PAClassifier()
+    m.learn_one({"a": 1.0}, True)
+    p = m.predict_proba_one({"a": 1.0})
+    assert set(p) == {False, True} and p[True] > 0.5 and p[False] + p[True] == 1.0
+    many = m.predict_proba_many(pd.DataFrame({"a": [1.0, -40.0]}))
+    assert many.loc[0, True] == p[True] and many.loc[1, True] == 0.0
+    for cls in (pr.Perceptron, pr.MulticlassPerceptron):
+        with pytest.raises(NotImplementedError, match="no probability"):
+            cls().predict_proba_one({"a": 1.0})
+    assert pr.MulticlassPerceptron().predict_one({"a": 1.0}) is None
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_bad_input_is_named(cls):
+    m = cls()
+    with pytest.raises(TypeError, match="x must be a dict"):
+        m.learn_one([1.0], True)
+    with pytest.raises(TypeError, match="real numbers"):
+        m.learn_one({"a": "text"}, True)
+    with pytest.raises(ValueError, match="infinite"):
+        m.learn_one({"a": float("inf")}, True)
+    with pytest.raises(ValueError, match="one (label|target) per row"):
+        m.learn_many(pd.DataFrame({"a": [1.0, 2.0]}), pd.Series([True]))
+    with pytest.raises(TypeError, match="DataFrame"):
+        m.learn_many(np.zeros((2, 2)), pd.Series([True, False]))
+    with pytest.raises(ValueError, match="repeat a column"):
+        m.learn_many(pd.DataFrame([[1.0, 2.0]], columns=["a", "a"]), pd.Series([True]))
+
+
+@pytest.mark.parametrize("cls", [pr.PAClassifier, pr.PARegressor])
+@pytest.mark.parametrize("params,match", [({"C": 0.0}, "C must"), ({"C": float("inf")}, "C must"),
+                                          ({"mode": 3}, "mode must")])
+def test_bad_pa_parameters_are_named(cls, params, match):
+    with pytest.raises(ValueError, match=match):
+        cls(**params)
+
+
+def test_bad_eps_is_named():
+    with pytest.raises(ValueError, match="eps must"):
+        pr.PARegressor(eps=-1.0)
+
+
+def test_memory_is_flat_once_the_features_are_known():
+    X, t, _ = _stream(n=2000)
+    m = pr.MulticlassPerceptron()
+    rows = _dicts(X)
+    for x, y in zip(rows[:1000], t[:1000]):
+        m.learn_one(x, int(y > 0))
+    m.predict_one(rows[0])  # learns the rows still waiting
+    size = m._raw_memory_usage
+    for x, y in zip(rows[1000:], t[1000:]):
+        m.learn_one(x, int(y > 0))
+    m.predict_one(rows[0])
+    assert m._raw_memory_usage == size
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_waiting_rows_change_nothing(cls):
+    """learn_one keeps rows of the same keys waiting for one compiled call; predicting after
+    every example (each learned at once), pickling half way, or not: the same model."""
+    X, t, _ = _stream(n=700)
+    rows, labels = _dicts(X), [_target(cls, int(v > 0)) for v in t]
+    waiting, at_once = cls(), cls()
+    for i, (x, y) in enumerate(zip(rows, labels)):
+        waiting.learn_one(x, y)
+        at_once.learn_one(x, y)
+        at_once.predict_one(x)
+        if i == 350:
+            waiting = pickle.loads(pickle.dumps(waiting))
+    assert pickle.dumps(waiting) == pickle.dumps(at_once)
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_a_bad_value_fails_its_own_call(cls):
+    x = {"a": 1.0, "b": 2.0}
+    m = cls()
+    m.learn_one(x, _target(cls, 1))
+    m.learn_one(x, _target(cls, 0))
+    before = pickle.dumps(m)
+    with pytest.raises(TypeError, match="real numbers"):
+        m.learn_one({"a": 1.0, "b": "text"}, _target(cls, 1))
+    with pytest.raises(ValueError, match="infinite"):
+        m.learn_one({"a": 1.0, "b": float("-inf")}, _target(cls, 1))
+    assert pickle.dumps(m) == before
+
+
+BUDGET = pr.BudgetKernelPerceptron
+BUDGET_CASES = [pytest.param(params, id=params["strategy"])
+                for params in BUDGET._unit_test_params()]
+
+
+@pytest.mark.parametrize("params", BUDGET_CASES)
+def test_budget_river_estimator_checks(params):
+    checks.check_estimator(BUDGET(**params))
+
+
+def _checkerboard(n=1500, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2.0, 2.0, size=(n, 2))
+    return X, (np.floor(X[:, 0]) + np.floor(X[:, 1])) % 2 == 1
+
+
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("strategy", ["stoptron", "oldest", "forgetron", "projectron",
+                                      "projectron++"])
+def test_budget_is_the_estimator(strategy, average):
+    """learn_one, learn_many and BudgetKernelPerceptron.partial_fit: one model, bit for bit
+    ("random" draws its evictions from another generator: the same algorithm, other draws)."""
+    X, y = _checkerboard()
+    kw = {"budget": 50, "strategy": strategy, "gamma": 2.0, "average": average,
+          "fit_intercept": True}
+    est = perceptron_c.BudgetKernelPerceptron(kernel="rbf", shuffle=False, **kw)
+    est.partial_fit(X, y, classes=[False, True])
+    one, many = BUDGET(seed=0, **kw), BUDGET(seed=0, **kw)
+    for x, label in zip(_dicts(X), y.tolist()):
+        one.learn_one(x, label)
+    many.learn_many(pd.DataFrame(X, columns=["x0", "x1"]), pd.Series(y))
+    assert pickle.dumps(one) == pickle.dumps(many)
+    n = one.n_support
+    assert n == est.n_support_ == 50
+    assert np.array_equal(one._sv[:n, :2], est.support_vectors_)  # 2 features, room for 8
+    alpha = one._alpha[0, :n] - (one._u[0, :n] / float(one._count[0]) if average else 0.0)
+    assert np.array_equal(alpha, est.dual_coef_[0])
+    labels = many.predict_many(pd.DataFrame(X, columns=["x0", "x1"])).to_numpy()
+    assert np.array_equal(labels, est.predict(X))
+
+
+def test_budget_random_learn_one_is_learn_many_and_memory_is_flat():
+    X, y = _checkerboard(3000)
+    one, many = BUDGET(budget=40, seed=7), BUDGET(budget=40, seed=7)
+    rows = _dicts(X)
+    for x, label in zip(rows[:1000], y.tolist()):
+        one.learn_one(x, label)
+    size = one._raw_memory_usage
+    assert one.n_support == 40
+    for x, label in zip(rows[1000:], y[1000:].tolist()):
+        one.learn_one(x, label)
+    assert one._raw_memory_usage == size
+    many.learn_many(pd.DataFrame(X, columns=["x0", "x1"]), pd.Series(y))
+    assert pickle.dumps(one) == pickle.dumps(many)
+
+
+@pytest.mark.parametrize("params,match", [({"budget": 0}, "budget must"),
+                                          ({"strategy": "lru"}, "strategy must"),
+                                          ({"kernel": "sigmoid"}, "kernel must"),
+                                          ({"eta": -1.0}, "eta must")])
+def test_budget_bad_parameters_are_named(params, match):
+    with pytest.raises(ValueError, match=match):
+        BUDGET(**params)
+
+
+@pytest.mark.parametrize("strategy", ["random", "forgetron", "projectron++"])
+def test_budget_both_twins_learn_the_same_model(strategy):
+    if _backend.BACKEND != "c":
+        pytest.skip("the C core is not in use")
+    X, y = _checkerboard(120)
+    models = []
+    for twin in ("c", "python"):
+        with _backend.using(twin):
+            m = BUDGET(budget=15, strategy=strategy, gamma=2.0, average=True, seed=3)
+            for x, label in zip(_dicts(X), y.tolist()):
+                m.learn_one(x, label)
+            models.append(pickle.dumps(m))
+    assert models[0] == models[1]
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+@pytest.mark.parametrize("d", [0, 1, 2, 30])
+def test_waiting_rows_in_any_key_order(cls, d):
+    X, t, rng = _stream(n=300, d=max(d, 1))
+    X = X[:, :d]
+    a, b = cls(), cls()
+    for x, v in zip(_dicts(X), t):
+        keys = list(x)
+        rng.shuffle(keys)
+        a.learn_one(x, _target(cls, int(v > 0)))
+        b.learn_one({k: x[k] for k in keys}, _target(cls, int(v > 0)))
+    assert pickle.dumps(a) == pickle.dumps(b)
