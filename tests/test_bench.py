@@ -4,6 +4,7 @@ They measure nothing here (the quick sets fit in cache, and tests never assert o
 this only keeps them working as the package changes, so that bench/README.md's commands do
 what it says. They need the compiled core, and the repository's bench/ beside the tests.
 """
+import importlib.util
 import json
 import pathlib
 import subprocess
@@ -29,6 +30,9 @@ pytestmark = [
     ("bench_sequence.py", ["--quick"], {"results", "ratios"}),
     ("bench_features.py", ["--quick"], {"results", "ratios"}),
     ("bench_import.py", ["--quick"], {"medians", "ratio", "goals"}),
+    pytest.param("bench_river.py", ["--quick"], {"ratios", "goals", "budget"},
+                 marks=pytest.mark.skipif(importlib.util.find_spec("river") is None,
+                                          reason="needs river (the river extra)")),
 ])
 def test_quick_run_writes_its_json(tmp_path, script, args, keys):
     out = tmp_path / "result.json"
