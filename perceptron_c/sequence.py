@@ -140,6 +140,11 @@ class StructuredPerceptron(EpochClassifier):
     _state: dict[str, np.ndarray]
 
     _parameter_constraints = declared(EpochModel, average=Flag(), n_jobs=NJobs())
+    _fixed_classes = (
+        "the argument that makes a late class's zero weights exact in Perceptron (its rows "
+        "sum to zero, so an unseen class never wins the argmax) does not hold for Viterbi's "
+        "path scores, whose transitions couple neighbouring tags: declare every tag on the "
+        "first call")
 
     def __init__(self, *, average: bool = True, fit_intercept: bool = True, max_iter: int = 10,
                  shuffle: bool = True, random_state: Any = 0, n_jobs: int | None = None,
