@@ -517,8 +517,8 @@ class EpochClassifier(EpochModel):
         self._refuse_classes(new, self._fixed_classes)
 
     def _refuse_classes(self, new: np.ndarray, reason: str) -> None:
-        raise ValueError(f"labels not in classes_ after the first call to partial_fit: "
-                         f"{new[:5].tolist()} ({reason})")
+        raise ValueError("classes must not change between calls to partial_fit: labels not "
+                         f"in classes_ {new[:5].tolist()} ({reason})")
 
     @fill(FIT)
     def fit(self: _Classifier, X: Any, y: Any) -> _Classifier:
