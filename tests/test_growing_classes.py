@@ -196,3 +196,20 @@ def test_structured_perceptron_refuses_a_new_tag():
     est = StructuredPerceptron().partial_fit(X, [0, 1, 0], lengths=[3], classes=[0, 1])
     with pytest.raises(ValueError, match="not in classes_.*Viterbi"):
         est.partial_fit(X, [0, 1, 2], lengths=[3])
+
+
+def test_dask_fit_continues_a_grown_model(rng):
+    """perceptron_c.dask.fit with warm_start keeps the grown row order, as a serial fit."""
+    da = pytest.importorskip("dask.array")
+    import perceptron_c.dask
+
+    X, y = _late_stream(rng, 3, late=[0])
+    models = [Perceptron(new_classes="append", warm_start=True, max_iter=2) for _ in range(2)]
+    for est in models:
+        est.partial_fit(X[:100], y[:100], classes=[1, 2])
+        est.partial_fit(X[100:], y[100:])
+    serial = models[0].fit(X, y)
+    mixed = perceptron_c.dask.fit(models[1], da.from_array(X, chunks=X.shape[0]),
+                                  da.from_array(y, chunks=X.shape[0]))
+    assert mixed.classes_.tolist() == serial.classes_.tolist() == [1, 2, 0]
+    assert np.array_equal(mixed.coef_, serial.coef_)
