@@ -224,6 +224,7 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
     intercept_ : ndarray of shape (1,) or (n_classes,)
     classes_ : ndarray of the labels seen; binary problems map ``classes_[1]`` to +1
+        (sorted; with ``new_classes="append"``, later labels follow in order of arrival)
     n_features_in_ : int
     feature_names_in_ : ndarray of str, only when fitted on a DataFrame-like X
     n_iter_ : int, epochs run by the last ``fit`` (or since the first ``partial_fit``)

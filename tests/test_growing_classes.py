@@ -194,7 +194,7 @@ def test_models_with_fixed_classes_refuse_naming_why(make, reason):
 def test_structured_perceptron_refuses_a_new_tag():
     X = np.eye(3)
     est = StructuredPerceptron().partial_fit(X, [0, 1, 0], lengths=[3], classes=[0, 1])
-    with pytest.raises(ValueError, match="not in classes_.*Viterbi"):
+    with pytest.raises(ValueError, match="not in classes_.*transition scores"):
         est.partial_fit(X, [0, 1, 2], lengths=[3])
 
 
@@ -213,3 +213,29 @@ def test_dask_fit_continues_a_grown_model(rng):
                                   da.from_array(y, chunks=X.shape[0]))
     assert mixed.classes_.tolist() == serial.classes_.tolist() == [1, 2, 0]
     assert np.array_equal(mixed.coef_, serial.coef_)
+
+
+def test_onnx_export_of_a_grown_model_predicts_the_same(rng):
+    ort = pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    from perceptron_c.onnx import to_onnx
+
+    X, y = _late_stream(rng, 4, late=[0])
+    est = Perceptron(new_classes="append")
+    est.partial_fit(X[:100], y[:100], classes=[1, 2, 3]).partial_fit(X[100:], y[100:])
+    assert est.classes_.tolist() == [1, 2, 3, 0]
+    session = ort.InferenceSession(to_onnx(est).SerializeToString())
+    labels = session.run(None, {session.get_inputs()[0].name: X.astype(np.float32)})[0]
+    assert np.array_equal(labels, est.predict(X))
+
+
+def test_structured_perceptron_moves_a_declared_tag_before_its_first_example():
+    """Why StructuredPerceptron refuses: unlike the argmax perceptron, a declared tag that no
+    sentence has yet wins some Viterbi path, so its weights are not the zero of a new tag."""
+    rng = np.random.default_rng(2)
+    lengths = rng.integers(2, 6, size=30)
+    X = rng.integers(0, 2, size=(lengths.sum(), 5)).astype(np.float64)
+    y = rng.integers(0, 2, size=lengths.sum())
+    est = StructuredPerceptron(average=False).partial_fit(X, y, lengths=lengths,
+                                                          classes=[0, 1, 2])
+    assert 2 not in y and np.any(est.coef_[2] != 0)
