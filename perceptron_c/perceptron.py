@@ -355,7 +355,8 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
 
     def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,
                spec: SGDSpec | None) -> _LinearRun | SGDRun:
-        cw = expand_class_weight(self.class_weight, self.classes_, y_idx)
+        cw = expand_class_weight(self.class_weight, self.classes_, y_idx,
+                                 later=self.new_classes == "append")
         if spec is not None:
             return classifier_run(self, Xc, y_idx, sample_weight, spec, cw)
         return _LinearRun(self, Xc, y_idx, sample_weight, cw)

@@ -239,3 +239,18 @@ def test_structured_perceptron_moves_a_declared_tag_before_its_first_example():
     est = StructuredPerceptron(average=False).partial_fit(X, y, lengths=lengths,
                                                           classes=[0, 1, 2])
     assert 2 not in y and np.any(est.coef_[2] != 0)
+
+
+def test_class_weight_may_name_a_class_still_to_come(rng, model_backend):
+    """With new_classes="append" a class_weight key for a label not yet met waits for it; the
+    grown model still equals the one declared up front."""
+    X, y = _late_stream(rng, 4, late=[3])
+    weights = {0: 2.0, 3: 4.0}
+    A = Perceptron(class_weight=weights, average=True)
+    B = Perceptron(class_weight=weights, average=True, new_classes="append")
+    for i, (Xb, yb) in enumerate(_batches(X, y)):
+        A.partial_fit(Xb, yb, classes=[0, 1, 2, 3])
+        B.partial_fit(Xb, yb, classes=[0, 1, 2] if i == 0 else None)
+    assert np.array_equal(A.coef_, B.coef_) and np.array_equal(A.intercept_, B.intercept_)
+    with pytest.raises(ValueError, match="not among the classes"):
+        Perceptron(class_weight=weights).partial_fit(X[:40], y[:40], classes=[0, 1, 2])
