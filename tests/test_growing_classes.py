@@ -254,3 +254,19 @@ def test_class_weight_may_name_a_class_still_to_come(rng, model_backend):
     assert np.array_equal(A.coef_, B.coef_) and np.array_equal(A.intercept_, B.intercept_)
     with pytest.raises(ValueError, match="not among the classes"):
         Perceptron(class_weight=weights).partial_fit(X[:40], y[:40], classes=[0, 1, 2])
+
+
+def test_out_of_order_arrival_gives_the_same_rows_in_arrival_order(model_backend):
+    """4 arrives before 3: classes_ is [0, 1, 2, 4, 3], and on data without tied scores (real
+    values) the rows are those of the model declared with [0..4], in that order."""
+    rng = np.random.default_rng(7)
+    centers = rng.normal(0.0, 3.0, size=(5, D))
+    y = np.r_[rng.integers(0, 3, 240), np.full(30, 4), rng.integers(0, 5, 90)]
+    X = centers[y] + rng.normal(size=(y.shape[0], D))
+    A, B = Perceptron(average=True), Perceptron(average=True, new_classes="append")
+    for i, (Xb, yb) in enumerate(_batches(X, y, 30)):
+        A.partial_fit(Xb, yb, classes=[0, 1, 2, 3, 4])
+        B.partial_fit(Xb, yb, classes=[0, 1, 2] if i == 0 else None)
+    assert B.classes_.tolist() == [0, 1, 2, 4, 3]
+    assert np.array_equal(A.coef_[B.classes_], B.coef_)
+    assert np.array_equal(A.intercept_[B.classes_], B.intercept_)
