@@ -414,6 +414,23 @@ def unknown_labels(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
     return np.unique(np.asarray(y)[bad])
 
 
+def append_labels(classes: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``classes`` followed by the labels ``new``, held in the dtype of ``classes`` (a str
+    dtype may widen); a label that dtype cannot hold unchanged is an error, not a silent
+    conversion of every label (ints turned to text beside a str label, say)."""
+    numeric = "biuf"
+    kind, new_kind = classes.dtype.kind, new.dtype.kind
+    fits = new_kind == kind or (new_kind in numeric and kind in numeric)
+    if fits and kind not in "US":
+        cast = new.astype(classes.dtype)
+        fits = bool(np.all(cast == new))
+        new = cast
+    if not fits:
+        raise ValueError(f"y: the new labels {new[:5].tolist()} are not of the type of "
+                         f"classes_ ({classes.dtype}): a model's labels have one type")
+    return np.concatenate([classes, new])
+
+
 def _locate(y: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(the order sorting ``classes``, each label's position in that sorted order, where a
     label is not among them)."""

@@ -40,7 +40,7 @@ from ._sgd_run import (
 )
 from ._state import StateArray, entry_names, new_state, restore_state
 from ._threads import run_parallel
-from ._validation import CSR, check_int, check_X
+from ._validation import CSR, append_labels, check_int, check_X
 
 __all__ = ["Perceptron"]
 
@@ -321,6 +321,7 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
             self._refuse_classes(new, OVR_FIXED_CLASSES if self._sgd_mode() or
                                  self.multiclass == "ovr" else
                                  "pass new_classes='append' to add them")
+        classes = append_labels(self.classes_, new)
         st = self._state
         rows = [a for a in self._declared_state(None) if a.shape[0] == "rows"]
         if len(self.classes_) == 2:  # the one row scores classes_[1] against classes_[0]
@@ -329,7 +330,7 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
         for a in rows:
             pad = np.full((new.shape[0],) + st[a.name].shape[1:], a.initial, dtype=a.dtype)
             st[a.name] = np.concatenate([st[a.name], pad])
-        self.classes_ = np.concatenate([self.classes_, new])
+        self.classes_ = classes
         self._publish()
 
     def _init_state(self, Xc: Any, spec: SGDSpec | None) -> None:

@@ -270,3 +270,16 @@ def test_out_of_order_arrival_gives_the_same_rows_in_arrival_order(model_backend
     assert B.classes_.tolist() == [0, 1, 2, 4, 3]
     assert np.array_equal(A.coef_[B.classes_], B.coef_)
     assert np.array_equal(A.intercept_[B.classes_], B.intercept_)
+
+
+def test_a_new_label_keeps_the_type_of_classes_():
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    est = Perceptron(new_classes="append").partial_fit(X[:2], [0, 1], classes=[0, 1])
+    with pytest.raises(ValueError, match="not of the type of classes_"):
+        est.partial_fit(X, ["a", "b", "c"])
+    assert est.classes_.tolist() == [0, 1] and est.coef_.shape == (1, 2)
+    est.partial_fit(X, np.array([0.0, 1.0, 2.0]))  # integral floats: int labels
+    assert est.classes_.dtype == np.int64 and est.classes_.tolist() == [0, 1, 2]
+    with pytest.raises(ValueError, match="not of the type of classes_"):
+        Perceptron(new_classes="append").partial_fit(X[:2], [False, True], classes=[False, True]
+                                                     ).partial_fit(X, [0, 1, 2])
