@@ -421,7 +421,10 @@ def append_labels(classes: np.ndarray, new: np.ndarray) -> np.ndarray:
     numeric = "biuf"
     kind, new_kind = classes.dtype.kind, new.dtype.kind
     fits = new_kind == kind or (new_kind in numeric and kind in numeric)
-    if fits and kind not in "US":
+    if kind == "O":  # labels held as Python objects: the new ones of the same Python types
+        new = new.astype(object)
+        fits = {type(v) for v in new.tolist()} <= {type(v) for v in classes.tolist()}
+    elif fits and kind not in "US":
         cast = new.astype(classes.dtype)
         fits = bool(np.all(cast == new))
         new = cast
@@ -436,7 +439,11 @@ def _locate(y: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     label is not among them)."""
     order = np.argsort(classes, kind="stable")
     ranked = classes[order]
-    pos = np.clip(np.searchsorted(ranked, y), 0, classes.shape[0] - 1)
+    try:
+        pos = np.clip(np.searchsorted(ranked, y), 0, classes.shape[0] - 1)
+    except TypeError:
+        raise TypeError(f"y: labels that do not compare with the classes {classes[:5].tolist()}"
+                        " (labels of another type)") from None
     return order, pos, ranked[pos] != y
 
 

@@ -283,3 +283,13 @@ def test_a_new_label_keeps_the_type_of_classes_():
     with pytest.raises(ValueError, match="not of the type of classes_"):
         Perceptron(new_classes="append").partial_fit(X[:2], [False, True], classes=[False, True]
                                                      ).partial_fit(X, [0, 1, 2])
+
+
+def test_object_labels_grow_with_labels_of_their_own_types():
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    big = np.array([2**70, 2**71], dtype=object)  # Python ints past int64: held as objects
+    est = Perceptron(new_classes="append").partial_fit(X[:2], big, classes=big)
+    est.partial_fit(X, np.array([2**70, 2**71, 5], dtype=object))
+    assert est.classes_.dtype == object and est.classes_.tolist() == [2**70, 2**71, 5]
+    with pytest.raises(TypeError, match="labels of another type"):
+        est.partial_fit(X, np.array(["a", "b", "c"], dtype=object))
