@@ -37,10 +37,11 @@ from ._validation import (
     encode_label_state,
     encode_labels,
     not_fitted,
+    unknown_labels,
 )
 
-__all__ = ["BaseEstimator", "EARLY_STOPPING", "STOPPING", "EpochModel", "EpochClassifier",
-           "EpochRegressor", "available_if", "labels_of", "r2_score",
+__all__ = ["BaseEstimator", "EARLY_STOPPING", "OVR_FIXED_CLASSES", "STOPPING", "EpochModel",
+           "EpochClassifier", "EpochRegressor", "available_if", "labels_of", "r2_score",
            # _run's, re-exported: _mixing, _sgd_run, dask and the tests import them from here
            "Run", "_Stopping", "draw_seed", "epoch_order", "report_epoch"]
 
@@ -54,6 +55,14 @@ EARLY_STOPPING = {"early_stopping": Flag(), "n_iter_no_change": Integer(1),
                   "validation_fraction": Fraction()}
 # ... and scikit-learn's ``tol`` (None: the textbook's rule), for those that have both
 STOPPING = {**EARLY_STOPPING, "tol": NoneOr(Real(0.0))}
+
+
+# why a one-vs-rest model keeps the classes of its first call (EpochClassifier._add_classes)
+OVR_FIXED_CLASSES = (
+    "one-vs-rest trains each class against a rest fixed at the first call: a perceptron added "
+    "later for a new class would never have seen the earlier examples as negatives, unlike "
+    "one declared up front, so it cannot be added consistently; declare every class on the "
+    "first call")
 
 
 # ----------------------------------------------------------------------- scikit-learn protocol
@@ -460,6 +469,7 @@ class EpochClassifier(EpochModel):
             self.classes_ = classes
         else:
             check_same_classes(classes, self.classes_)
+            y_idx = encode_labels(classes, self.classes_)[1][y_idx]  # classes_ may be unsorted
         self._fit_encoded(Xc, y_idx, w, spec, names, fresh, init)
 
     def _partial_fit(self, X: Any, y: Any, classes: Any, sample_weight: Any = None,
@@ -478,12 +488,37 @@ class EpochClassifier(EpochModel):
             self._init_state(Xc, spec)
             self._set_feature_names(names)
         else:
-            if classes is not None and not np.array_equal(check_classes(classes),
-                                                          self.classes_):
-                raise ValueError("classes must not change between calls to partial_fit")
             self._check_continuation(Xc, spec)
+            self._meet_classes(yc, classes)
         _, y_idx = encode_labels(yc, self.classes_)
         self._train(Xc, y_idx, w, spec, 1, None, fitting=False)
+
+    # why classes_ cannot grow after the first call (a model that can grow says how instead)
+    _fixed_classes = "this model's classes are fixed by its first training call"
+
+    def _meet_classes(self, y: np.ndarray, classes: Any) -> None:
+        """A later partial_fit call's labels (``y``, and ``classes`` when given) against
+        ``classes_``: the labels new to the model go to `_add_classes`, sorted; ``classes``
+        may not leave out a label of the model."""
+        new = unknown_labels(y, self.classes_)
+        if classes is not None:
+            given = check_classes(classes)
+            if unknown_labels(self.classes_, given).shape[0]:
+                raise ValueError("classes must not change between calls to partial_fit: it "
+                                 f"leaves out labels of the model ({self._fixed_classes})")
+            if unknown_labels(given, self.classes_).shape[0]:
+                new = np.union1d(new, unknown_labels(given, self.classes_))
+        if new.shape[0]:
+            self._add_classes(new)
+
+    def _add_classes(self, new: np.ndarray) -> None:
+        """Take labels new to the model (sorted) after the first training call: here, refuse
+        them, naming why."""
+        self._refuse_classes(new, self._fixed_classes)
+
+    def _refuse_classes(self, new: np.ndarray, reason: str) -> None:
+        raise ValueError("classes must not change between calls to partial_fit: labels not "
+                         f"in classes_ {new[:5].tolist()} ({reason})")
 
     @fill(FIT)
     def fit(self: _Classifier, X: Any, y: Any) -> _Classifier:

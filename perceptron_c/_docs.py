@@ -141,7 +141,8 @@ BATCH = {
         y : array-like of shape (n_samples,)
             The batch's labels, each one of ``classes``.
         classes : array-like, optional
-            Every label the model will ever see; required on the first call, unchanged after.
+            Every label the model will ever see; required on the first call, unchanged after
+            (more labels may come with `Perceptron`'s ``new_classes="append"``).
         """,
     "returns_batch": """
         Returns

@@ -69,6 +69,9 @@ class KernelClassifier(EpochClassifier):
 
     _parameter_constraints = declared(EpochClassifier, max_gram_bytes=Integer(1),
                                       n_jobs=NJobs(), **KERNEL_RULES)
+    _fixed_classes = ("a kernel model's coefficients, cached training scores and saved "
+                      "state are laid out for the classes of its first call: declare every "
+                      "class on the first call")
 
     kernel: Any
     average: bool  # the models that average (declared, not assigned: see _base)

@@ -99,13 +99,14 @@ def _same_label(key: Any, label: Any) -> bool:
 
 
 def expand_class_weight(class_weight: Any, classes: np.ndarray,
-                        y_idx: np.ndarray | None) -> np.ndarray:
+                        y_idx: np.ndarray | None, later: bool = False) -> np.ndarray:
     """One float64 weight per class (in ``classes`` order).
 
     "balanced": n / (n_classes * count of the class in y), as scikit-learn computes it (a
     class absent from y is an error). A dict: the classes it names get its weight, the others
     1.0; keys that are not labels are an error when some class is left out (scikit-learn's
-    rule), and ignored when every class is named.
+    rule), and ignored when every class is named. With ``later`` (a model that appends
+    classes) they are kept for the labels still to come.
     """
     k = classes.shape[0]
     if class_weight is None:
@@ -118,6 +119,9 @@ def expand_class_weight(class_weight: Any, classes: np.ndarray,
             raise ValueError(f"class_weight='balanced': the classes {missing} do not occur "
                              "in y")
         return y_idx.shape[0] / (k * counts)
+    if later:
+        class_weight = {key: value for key, value in class_weight.items()
+                        if any(_same_label(key, label) for label in classes.tolist())}
     out = np.ones(k)
     named = 0
     for i, label in enumerate(classes.tolist()):

@@ -395,18 +395,56 @@ def check_label_values(arr: np.ndarray, name: str) -> None:
 
 def encode_labels(y: np.ndarray, classes: np.ndarray | None = None,
                   name: str = "y") -> tuple[np.ndarray, np.ndarray]:
-    """(classes_, class indices int64). With ``classes`` given, every label must be in it."""
+    """(classes_, class indices int64). With ``classes`` given (sorted, or in the order of
+    arrival of a model that appends classes), every label must be in it."""
     if classes is None:
         classes, idx = np.unique(y, return_inverse=True)
         return classes, idx.astype(np.int64).ravel()
     classes = np.asarray(classes)
-    pos = np.searchsorted(classes, y)
-    pos = np.clip(pos, 0, classes.shape[0] - 1)
-    bad = classes[pos] != y
+    order, pos, bad = _locate(y, classes)
     if np.any(bad):
         unknown = np.unique(np.asarray(y)[bad])[:5]
         raise ValueError(f"{name} contains labels not in classes: {unknown.tolist()}")
-    return classes, pos.astype(np.int64)
+    return classes, order[pos].astype(np.int64)
+
+
+def unknown_labels(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """The distinct labels of ``y`` that ``classes`` lacks, sorted."""
+    _, _, bad = _locate(y, np.asarray(classes))
+    return np.unique(np.asarray(y)[bad])
+
+
+def append_labels(classes: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``classes`` followed by the labels ``new``, held in the dtype of ``classes`` (a str
+    dtype may widen); a label that dtype cannot hold unchanged is an error, not a silent
+    conversion of every label (ints turned to text beside a str label, say)."""
+    numeric = "biuf"
+    kind, new_kind = classes.dtype.kind, new.dtype.kind
+    fits = new_kind == kind or (new_kind in numeric and kind in numeric)
+    if kind == "O":  # labels held as Python objects: the new ones of the same Python types
+        new = new.astype(object)
+        fits = {type(v) for v in new.tolist()} <= {type(v) for v in classes.tolist()}
+    elif fits and kind not in "US":
+        cast = new.astype(classes.dtype)
+        fits = bool(np.all(cast == new))
+        new = cast
+    if not fits:
+        raise ValueError(f"y: the new labels {new[:5].tolist()} are not of the type of "
+                         f"classes_ ({classes.dtype}): a model's labels have one type")
+    return np.concatenate([classes, new])
+
+
+def _locate(y: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the order sorting ``classes``, each label's position in that sorted order, where a
+    label is not among them)."""
+    order = np.argsort(classes, kind="stable")
+    ranked = classes[order]
+    try:
+        pos = np.clip(np.searchsorted(ranked, y), 0, classes.shape[0] - 1)
+    except TypeError:
+        raise TypeError(f"y: labels that do not compare with the classes {classes[:5].tolist()}"
+                        " (labels of another type)") from None
+    return order, pos, ranked[pos] != y
 
 
 def check_targets(y: Any, n: int, name: str = "y") -> np.ndarray:
@@ -462,7 +500,8 @@ def check_two_classes(classes: np.ndarray) -> None:
 
 
 def check_same_classes(classes: np.ndarray, fitted: np.ndarray) -> None:
-    if not np.array_equal(classes, fitted):
+    """``classes`` (sorted) hold the labels of ``fitted``, which may be in order of arrival."""
+    if not np.array_equal(classes, np.sort(fitted)):
         raise ValueError(f"y has classes {classes.tolist()} but the model was fitted on "
                          f"{fitted.tolist()}")
 
@@ -544,7 +583,8 @@ def encode_label_state(classes: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def decode_label_state(arrays: dict[str, np.ndarray]) -> np.ndarray:
-    """The inverse of `encode_label_state`, checked: 1-D, at least two distinct sorted labels."""
+    """The inverse of `encode_label_state`, checked: 1-D, at least two distinct labels (sorted,
+    or in order of arrival for a model that appends classes)."""
     classes = np.asarray(arrays["classes_"])
     if "classes_type" in arrays:
         kind = arrays["classes_type"]
@@ -566,8 +606,9 @@ def decode_label_state(arrays: dict[str, np.ndarray]) -> np.ndarray:
     if classes.dtype.kind == "f" and not np.isfinite(classes).all():
         raise ValueError("model file: classes_ must be finite")
     # compared in numpy, not as tolist(), which gives dates past year 9999 as int, others as date
-    if not np.all(classes[:-1] < classes[1:]):
-        raise ValueError("model file: classes_ must be sorted and distinct")
+    ranked = np.sort(classes)
+    if not np.all(ranked[:-1] < ranked[1:]):
+        raise ValueError("model file: classes_ must be distinct")
     return classes
 
 

@@ -433,7 +433,9 @@ def load_model(path: str | os.PathLike[str]) -> Any:
         detail = str(exc) or type(exc).__name__
         raise FileFormatError(f"{path}: invalid {class_name} model: {detail}") from None
     problem = _same_file(arrays, again)
-    if problem is None and json.loads(str(again["__params__"])) != params:
+    held = json.loads(str(again["__params__"]))
+    # a file from before a parameter existed leaves it out: the model takes its default
+    if problem is None and {key: held[key] for key in params if key in held} != params:
         problem = "__params__ is not what the model holds"
     if problem is not None:
         raise FileFormatError(f"{path}: invalid {class_name} model: {problem}")

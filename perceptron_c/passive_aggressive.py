@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _backend
-from ._base import STOPPING, EpochClassifier, EpochModel, EpochRegressor
+from ._base import OVR_FIXED_CLASSES, STOPPING, EpochClassifier, EpochModel, EpochRegressor
 from ._docs import BATCH, DECISION, FIT, fill
 from ._linear_model import LinearClassifierMixin, LinearModelMixin, initial_weights
 from ._params import (
@@ -185,6 +185,7 @@ class PassiveAggressiveClassifier(_PassiveAggressive, LinearClassifierMixin, Epo
     _losses = ("hinge", "squared_hinge")
     _parameter_constraints = declared(EpochModel, **_RULES, loss=Options(_losses),
                                       n_jobs=NJobs(), class_weight=ClassWeight())
+    _fixed_classes = OVR_FIXED_CLASSES
 
     def __init__(self, *, C: float = 1.0, fit_intercept: bool = True, max_iter: int = 1000,
                  tol: float | None = 1e-3, early_stopping: bool = False,

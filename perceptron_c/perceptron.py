@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import STOPPING, EpochClassifier, EpochModel
+from ._base import OVR_FIXED_CLASSES, STOPPING, EpochClassifier, EpochModel
 from ._linear_model import LinearClassifierMixin
 from ._params import (
     ClassWeight,
@@ -40,12 +40,13 @@ from ._sgd_run import (
 )
 from ._state import StateArray, entry_names, new_state, restore_state
 from ._threads import run_parallel
-from ._validation import CSR, check_int, check_X
+from ._validation import CSR, append_labels, check_int, check_X
 
 __all__ = ["Perceptron"]
 
 _MULTICLASS = ("auto", "argmax", "ovr")
 _PENALTIES = (None, "l2", "l1", "elasticnet")
+_NEW_CLASSES = ("error", "append")
 
 
 class _LinearRun(Run["Perceptron"]):
@@ -206,12 +207,24 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
         More than two classes: one joint argmax perceptron ("auto" in the textbook's
         arithmetic), or one binary perceptron per class against the rest ("auto" in
         scikit-learn's).
+    new_classes : {"error", "append"}, default="error"
+        What ``partial_fit`` does with labels the model has not got after its first call:
+        refuse them (scikit-learn's rule), or, with "append", add each at the end of
+        ``classes_`` (in sorted order within a call) with a zero weight row, the row the
+        joint argmax perceptron trained on every class from the start would have held (see
+        the guide's "Classes that arrive late"). A binary model's weight vector w becomes
+        the rows (-w/2, w/2), which decide every example as w did. "append" needs the joint
+        argmax perceptron (``multiclass`` "argmax" or "auto", ``tol=None``,
+        ``penalty=None``); one-vs-rest cannot grow. ``fit`` and ``warm_start`` are
+        unchanged: ``fit`` takes its classes from ``y``, and the number of features stays
+        fixed.
 
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
     intercept_ : ndarray of shape (1,) or (n_classes,)
     classes_ : ndarray of the labels seen; binary problems map ``classes_[1]`` to +1
+        (sorted; with ``new_classes="append"``, later labels follow in order of arrival)
     n_features_in_ : int
     feature_names_in_ : ndarray of str, only when fitted on a DataFrame-like X
     n_iter_ : int, epochs run by the last ``fit`` (or since the first ``partial_fit``)
@@ -224,8 +237,9 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
     _has_early_stopping = True
     _parameter_constraints = declared(
         EpochModel, **STOPPING, average=Flag(), normalize=Flag(),
-        multiclass=Options(_MULTICLASS), penalty=NoneOr(Options(_PENALTIES[1:])), n_jobs=NJobs(),
-        class_weight=ClassWeight(), eta0=Real(0.0, low_open=True), alpha=Real(0.0),
+        multiclass=Options(_MULTICLASS), new_classes=Options(_NEW_CLASSES),
+        penalty=NoneOr(Options(_PENALTIES[1:])), n_jobs=NJobs(), class_weight=ClassWeight(),
+        eta0=Real(0.0, low_open=True), alpha=Real(0.0),
         l1_ratio=Real(0.0, 1.0))
     # w, b, t and, when averaging, u, beta, count (textbook) or aw, ab (scikit-learn's)
     _state: dict[str, np.ndarray]
@@ -237,7 +251,7 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
                  early_stopping: bool = False, validation_fraction: float = 0.1,
                  n_iter_no_change: int = 5, class_weight: Any = None,
                  warm_start: bool = False, average: bool = False, normalize: bool = False,
-                 multiclass: str = "auto") -> None:
+                 multiclass: str = "auto", new_classes: str = "error") -> None:
         self.penalty = penalty
         self.alpha = alpha
         self.l1_ratio = l1_ratio
@@ -257,6 +271,7 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
         self.average = average
         self.normalize = normalize
         self.multiclass = multiclass
+        self.new_classes = new_classes
 
     # ------------------------------------------------------------------ skeleton hooks
     def _sgd_mode(self) -> bool:
@@ -269,6 +284,10 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
     def _spec(self) -> SGDSpec | None:
         self._validate_params()
         eta0, alpha, l1_ratio = float(self.eta0), float(self.alpha), float(self.l1_ratio)
+        if self.new_classes == "append" and (self._sgd_mode() or self.multiclass == "ovr"):
+            raise ValueError("new_classes='append' needs the joint K-class perceptron "
+                             "(multiclass='argmax' or 'auto', tol=None, penalty=None): "
+                             + OVR_FIXED_CLASSES)
         if not self._sgd_mode():
             return None
         if self.normalize:
@@ -290,6 +309,29 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
 
     def _joint(self, n_classes: int) -> bool:
         return n_classes > 2 and self.multiclass in ("argmax", "auto") and not self._sgd_mode()
+
+    _fixed_classes = "with new_classes='append', labels are added, never left out"
+
+    def _add_classes(self, new: np.ndarray) -> None:
+        """Append the labels ``new`` to ``classes_``, each with the zero rows of weights and
+        averaging sums the joint perceptron declared with every class holds for a class it
+        has not met (the averaging clock is shared: unchanged); a binary model's one row w
+        first becomes (-w/2, w/2), exactly (halving and negation do not round)."""
+        if self.new_classes != "append":
+            self._refuse_classes(new, OVR_FIXED_CLASSES if self._sgd_mode() or
+                                 self.multiclass == "ovr" else
+                                 "pass new_classes='append' to add them")
+        classes = append_labels(self.classes_, new)
+        st = self._state
+        rows = [a for a in self._declared_state(None) if a.shape[0] == "rows"]
+        if len(self.classes_) == 2:  # the one row scores classes_[1] against classes_[0]
+            for a in rows:
+                st[a.name] = np.concatenate([-0.5 * st[a.name], 0.5 * st[a.name]])
+        for a in rows:
+            pad = np.full((new.shape[0],) + st[a.name].shape[1:], a.initial, dtype=a.dtype)
+            st[a.name] = np.concatenate([st[a.name], pad])
+        self.classes_ = classes
+        self._publish()
 
     def _init_state(self, Xc: Any, spec: SGDSpec | None) -> None:
         sizes = self._state_sizes(len(self.classes_), Xc.shape[1])
@@ -314,7 +356,8 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
 
     def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,
                spec: SGDSpec | None) -> _LinearRun | SGDRun:
-        cw = expand_class_weight(self.class_weight, self.classes_, y_idx)
+        cw = expand_class_weight(self.class_weight, self.classes_, y_idx,
+                                 later=self.new_classes == "append")
         if spec is not None:
             return classifier_run(self, Xc, y_idx, sample_weight, spec, cw)
         return _LinearRun(self, Xc, y_idx, sample_weight, cw)

@@ -140,6 +140,12 @@ class StructuredPerceptron(EpochClassifier):
     _state: dict[str, np.ndarray]
 
     _parameter_constraints = declared(EpochModel, average=Flag(), n_jobs=NJobs())
+    _fixed_classes = (
+        "a tag declared up front but not yet met is not a tag that is absent: its weights "
+        "stay zero only while it never wins, and a path through it skips the transition "
+        "scores into and out of it, so it can outscore every path of the met tags (the "
+        "updates sum to zero over paths, not per position); declare every tag on the first "
+        "call")
 
     def __init__(self, *, average: bool = True, fit_intercept: bool = True, max_iter: int = 10,
                  shuffle: bool = True, random_state: Any = 0, n_jobs: int | None = None,

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
+from ._base import OVR_FIXED_CLASSES
 from ._kernel_model import KernelClassifier
 from ._kernel_rows import (
     KERNEL_PARAMS,
@@ -242,6 +243,7 @@ class VotedPerceptron(KernelClassifier):
         for sparse primal input, or `PackedBits` for the conjunction kernel)
     """
 
+    _fixed_classes = OVR_FIXED_CLASSES
     # the stored examples: float64 rows, a CSR (sparse primal) or PackedBits (conjunction)
     _sv: Any
     # the dual coefficients and the intercepts: int64 for the conjunction kernel (exact

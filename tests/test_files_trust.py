@@ -242,7 +242,7 @@ STORED, DEFLATED = zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED
                                           d.replace(b"(3, 4)", b"(1099511627776, 4)"),
                                           STORED)], "declares"),
     ("duplicate classes", lambda n, d: [(n, _npy(np.array([0, 0, 2])) if "classes_" in n
-                                         else d, STORED)], "sorted and distinct"),
+                                         else d, STORED)], "distinct"),
     ("negative count", lambda n, d: [(n, _npy(np.array([-5])) if "state_count" in n else d,
                                       STORED)], "state_count must lie"),
     ("float scalars", lambda n, d: [(n, _npy(np.zeros(4)) if "scalars" in n else d, STORED)],
