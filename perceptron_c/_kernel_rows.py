@@ -146,11 +146,12 @@ def _float_rows(kern: Any, A: np.ndarray, B: np.ndarray, n_jobs: Any,
 
 
 def cached_scores(alpha: np.ndarray, G: np.ndarray) -> np.ndarray:
-    """alpha @ G, the activations a continuing fit starts from on a cached Gram: column j
-    sums alpha[c, i] * G[i, j] over the pool's rows i with 4-lane sums (row i to lane i % 4,
-    the rows in order; zero coefficients add nothing), not BLAS's, whose sums change with
-    the machine and its thread count."""
-    lanes = np.zeros((4, *alpha.shape))
+    """alpha @ G, alpha of shape (n_classes, n_pool) and G with n_pool rows: the activations
+    a continuing fit starts from on a cached Gram, or a model's scores on kernel columns.
+    Column j sums alpha[c, i] * G[i, j] over the pool's rows i with 4-lane sums (row i to
+    lane i % 4, the rows in order; zero coefficients add nothing), not BLAS's, whose sums
+    change with the machine and its thread count."""
+    lanes = np.zeros((4, alpha.shape[0], G.shape[1]))
     with np.errstate(over="ignore", invalid="ignore"):  # the epochs check their activations
         for i in np.flatnonzero(np.any(alpha != 0, axis=0)).tolist():
             lanes[i % 4] += alpha[:, i, None] * G[i][None, :]

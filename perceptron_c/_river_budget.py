@@ -12,6 +12,7 @@ from river import base
 
 from . import _backend
 from . import kernels as _kernels
+from ._kernel_rows import cached_scores
 from ._river_rows import Columns, Rows, grow_columns, signs
 
 __all__ = ["BudgetKernelPerceptron"]
@@ -250,7 +251,8 @@ class BudgetKernelPerceptron(base.MiniBatchClassifier):
         block = _dense(rows, self._sv.shape[1])
         with np.errstate(over="ignore", invalid="ignore"):
             K = self._kern(block, self._sv[:n])
-        return np.asarray(K @ alpha + b)
+        # the package's 4-lane sums, not BLAS's (whose order follows the machine)
+        return cached_scores(alpha[None, :], np.ascontiguousarray(K.T))[0] + b
 
     def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> bool:
         """The predicted label: True when the score is positive.
