@@ -39,7 +39,7 @@ from . import _backend
 from ._base import EpochClassifier, _Stopping, epoch_order
 from ._linear_model import decision
 from ._rows import take_rows
-from ._sgd_run import sklearn_seeds
+from ._sgd_run import machines_after_epoch, sklearn_seeds
 from ._state import mixing_roles
 from ._validation import (
     check_n_features,
@@ -569,16 +569,13 @@ class SGDLoop:
 
     def after_epoch(self, stats: list[tuple], scores: list | None) -> tuple[bool, str]:
         n = sum(s[1] for s in stats)
-        active, extra = list(self.active), ""
-        for k, stopper in enumerate(self.stoppers):
-            if not active[k]:
-                continue
-            objective = sum(s[4][k] for s in stats) / n
-            score = None if scores is None else self._score(k, scores)
-            stop, extra = stopper.after_epoch(sum(s[3][k] for s in stats), objective, score)
-            active[k] = not stop
+        active = list(self.active)
+        stop = machines_after_epoch(
+            self.stoppers, active, lambda k: sum(s[3][k] for s in stats),
+            lambda k: sum(s[4][k] for s in stats) / n,
+            lambda k: None if scores is None else self._score(k, scores))
         self.active = tuple(active)
-        return not any(active), extra if len(active) == 1 else ""
+        return stop
 
 
 def sgd_seeds(est: Any) -> tuple[int, ...]:
