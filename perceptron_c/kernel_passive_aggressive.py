@@ -332,13 +332,10 @@ class KernelPassiveAggressiveClassifier(WeightedKernelClassifier):
         self._kind = kind
         record_fit_params(self)
         self._sv = empty_support(kind, Xc)
-        self._alpha, self._b = np.zeros((rows, 0)), np.zeros(rows)
+        self._empty_coefficients(rows, np.float64)
+        if not self.average:  # this model's runs test the sums for None
+            self._u = self._beta = self._count = None
         self._ediag = np.zeros(0, dtype=np.int32)
-        self._u = self._beta = self._count = None
-        if self.average:
-            self._u, self._beta = np.zeros((rows, 0)), np.zeros(rows)
-            self._count = np.ones(1, dtype=np.int64)
-        self.support_ = np.zeros(0, dtype=np.int64)
         self._publish()
 
     def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,
