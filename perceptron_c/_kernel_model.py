@@ -253,11 +253,27 @@ class KernelClassifier(EpochClassifier):
         parameters the model was trained with."""
         arrays = self._common_state()
         average = getattr(self, "_u", None) is not None  # trained with average
-        for a in self._declared_state(self._kind, self._alpha.dtype, average):
-            value = getattr(self, _attribute(a.name))
-            arrays[a.name] = value.words if a.name == "sv_words" else value
+        arrays.update(self._saved(self._declared_state(self._kind, self._alpha.dtype, average)))
         arrays.update(fit_params_state(self))
         return arrays
+
+    def _saved(self, declared: tuple[StateArray, ...]) -> dict[str, np.ndarray]:
+        """The declared arrays, as the model file holds them."""
+        arrays = {}
+        for a in declared:
+            value = getattr(self, _attribute(a.name))
+            arrays[a.name] = value.words if a.name == "sv_words" else value
+        return arrays
+
+    def _restore_declared(self, arrays: dict, declared: Any,
+                          sizes: dict[str, int]) -> dict[str, np.ndarray]:
+        """The declared arrays of a model file, in the order given, each checked for its
+        dtype and shape, set on the model (the support vectors as read: words, not yet
+        `PackedBits`) and returned."""
+        restored = restore_state(arrays, declared, sizes, prefix="")
+        for name, value in restored.items():
+            setattr(self, _attribute(name), value)
+        return restored
 
     @classmethod
     def _restoring(cls: type[_Kernel], params: dict, arrays: dict) -> tuple[_Kernel, str]:
@@ -278,10 +294,8 @@ class KernelClassifier(EpochClassifier):
         alpha = np.asarray(arrays["alpha"])  # its shape says how many support vectors
         n_sv = alpha.shape[1] if alpha.ndim == 2 else -1
         first = sorted(declared, key=lambda a: a.name != "alpha")  # a bad alpha named first
-        restored = restore_state(arrays, first, {"rows": rows, "n_sv": n_sv, "d": d,
-                                                 "words": (d + 63) // 64}, prefix="")
-        for name, value in restored.items():
-            setattr(self, _attribute(name), value)
+        restored = self._restore_declared(arrays, first, {"rows": rows, "n_sv": n_sv, "d": d,
+                                                          "words": (d + 63) // 64})
         self._kind = kind
         if kind == "conjunction":  # the words as the gate checks them
             self._sv = PackedBits(self._sv, d)
