@@ -274,16 +274,16 @@ class VotedPerceptron(KernelClassifier):
     # sums), float64 otherwise
     _alpha: np.ndarray
     _b: np.ndarray
-    _w: np.ndarray  # the primal weights instead of _alpha (kernel=None)
-    # the votes (see _votes)
+    # what the vote and the state depend on: recorded at every training call
+    _fit_param_names = (*KERNEL_PARAMS, "fit_intercept")
+    _fit_params: dict[str, Any]  # their values at the last training call
+    # the primal weights instead of _alpha (kernel=None), and the votes (see _votes)
+    _w: np.ndarray
     _m_ptr: np.ndarray
     _m_index: np.ndarray
     _m_sign: np.ndarray
     _survival: np.ndarray
     _credit: np.ndarray
-    # what the vote and the state depend on: recorded at every training call
-    _fit_param_names = (*KERNEL_PARAMS, "fit_intercept")
-    _fit_params: dict[str, Any]  # their values at the last training call
     # its parameters' rules: KernelClassifier's (kernel, max_gram_bytes, n_jobs, the loop's)
 
     def __init__(self, kernel: Any = None, degree: Any = None, gamma: Any = None,
