@@ -86,8 +86,12 @@ class Run(Generic[_Model]):
             self._stopping = _Stopping(self.est, val is not None)
         score = None
         if val is not None and mistakes != 0:
-            score = self.est._validation_score(self, *val)
+            score = self.validation_score(val)
         return self._stopping.after_epoch(mistakes, None, score)
+
+    def validation_score(self, val: Any) -> float:
+        """The score of the held-out rows ``val`` ((X, y, weights)) under the current state."""
+        return self.est._validation_score(self, *val)
 
     def arrays(self) -> list[np.ndarray]:
         """The arrays an epoch changes in place (all of them: checkpoint copies these)."""

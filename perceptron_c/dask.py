@@ -413,8 +413,9 @@ def _epoch_graph(mixer: Any, state: dict[str, np.ndarray], shards: list, job_d: 
 
 class _MixedRun(Run[Any]):
     """A dask fit as a `Run` of the one epoch loop (`EpochModel._run_epochs`): an epoch is a
-    mixing round over the shards (`_epoch_graph`), stopping is the mixer's client side
-    (`_mixing.TextbookLoop` or `SGDLoop`: the serial rules on the shards' sums)."""
+    mixing round over the shards (`_epoch_graph`); stopping is the serial rule on the shards'
+    sums: `Run.after_epoch`'s in the textbook's arithmetic, `_mixing.SGDLoop`'s (machine by
+    machine) in scikit-learn's."""
 
     def __init__(self, est: Any, mixer: Any, shards: list, job_d: Delayed, validating: bool,
                  mixing: str, client: Any) -> None:
@@ -433,7 +434,8 @@ class _MixedRun(Run[Any]):
 
     def order(self) -> _mixing.When:
         """Not rows: where the round stands, from which each shard draws its own order."""
-        return _mixing.When(self.est._epochs_seen, self.rounds, self.loop.active)
+        active = () if self.loop is None else self.loop.active
+        return _mixing.When(self.est._epochs_seen, self.rounds, active)
 
     def epoch(self, order: _mixing.When) -> int:
         mixed_d, stats_d = _epoch_graph(self.mixer, self.state, self.shards, self.job_d,
@@ -452,11 +454,17 @@ class _MixedRun(Run[Any]):
         return exc
 
     def after_epoch(self, mistakes: int, val: Any) -> tuple[bool, str]:
-        scores = None
-        if self.validating and self.loop.wants_score(mistakes):
-            scores = self.compute(self.mixer.score, _delayed_value(self.state, "state"),
-                                  self.job_d)
-        return self.loop.after_epoch(self.stats, scores)
+        if self.loop is None:
+            return super().after_epoch(mistakes, val)
+        return self.loop.after_epoch(self.stats, self._scores() if self.validating else None)
+
+    def validation_score(self, val: Any) -> float:
+        """The share of the held-out rows of every shard (weighed) that the mix gets right."""
+        scores = self._scores()
+        return sum(c for c, _ in scores) / sum(t for _, t in scores)
+
+    def _scores(self) -> list:
+        return self.compute(self.mixer.score, _delayed_value(self.state, "state"), self.job_d)
 
     def progress(self) -> tuple[str, int]:
         return (f"{type(self.est).__name__} (dask, {len(self.shards)} shards)",
@@ -470,5 +478,6 @@ def _train(est: Any, mixer: Any, shards: list, job_d: Delayed, validating: bool,
            mixing: str, client: Any) -> None:
     """The serial epoch loop, one mixing round per epoch, on the working copy (an error
     leaves it half-trained: `fit` then drops it)."""
-    est._run_epochs(_MixedRun(est, mixer, shards, job_d, validating, mixing, client),
-                    est.max_iter, None, fitting=True)
+    run = _MixedRun(est, mixer, shards, job_d, validating, mixing, client)
+    # the held-out rows (val) stay on their shards: the run scores them there
+    est._run_epochs(run, est.max_iter, shards if validating else None, fitting=True)
