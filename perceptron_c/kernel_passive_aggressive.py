@@ -164,7 +164,7 @@ class _KPARun(Run["KernelPassiveAggressiveClassifier"]):
         steps, total, visited = self.last
         if steps == 0:
             return True, ""
-        score = None if val is None else self.est._validation_score(self, *val)
+        score = None if val is None else self.validation_score(val)
         return self.stopping.after_epoch(steps, total / max(visited, 1), score)
 
     def predict_idx(self, X: Any) -> np.ndarray:
