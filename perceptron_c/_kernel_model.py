@@ -257,6 +257,21 @@ class KernelClassifier(EpochClassifier):
         arrays.update(fit_params_state(self))
         return arrays
 
+    def _pool_state(self, n_new: int) -> dict[str, np.ndarray]:
+        """A training call's working copy of the declared coefficients and averaging sums
+        (`_declared_state` but the support set), each array over the support set padded
+        with zeros for the ``n_new`` rows that may join it: what an epoch changes, so what
+        its checkpoint copies."""
+        dtype, average = self._alpha.dtype, getattr(self, "_u", None) is not None
+        work = {}
+        for a in (*coefficient_state(dtype), *averaging_state(dtype, average)):
+            if a.name == "support_":
+                continue
+            value = getattr(self, _attribute(a.name))
+            work[a.name] = np.ascontiguousarray(np.pad(value, ((0, 0), (0, n_new)))) \
+                if "n_sv" in a.shape else value.copy()
+        return work
+
     def _saved(self, declared: tuple[StateArray, ...]) -> dict[str, np.ndarray]:
         """The declared arrays, as the model file holds them."""
         arrays = {}

@@ -114,3 +114,36 @@ def test_a_voted_model_file_holds_its_declaration(tmp_path):
         for a in declared:
             value = archive[f"state/{a.name}"]
             assert (value.dtype, value.shape) == (a.dtype, a.shape_of(sizes)), a.name
+
+
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("max_gram_bytes", [10**8, 64])  # cached scores, streamed rows
+@pytest.mark.parametrize("cls", [KernelPerceptron, KernelPassiveAggressiveClassifier])
+def test_a_kernel_run_checkpoints_its_declared_coefficients(cls, max_gram_bytes, average,
+                                                            monkeypatch):
+    """An epoch interrupted after it changed the working copy (`_pool_state`) is undone."""
+    kw = {"average": average, "max_gram_bytes": max_gram_bytes, "random_state": 0,
+          **({"tol": None} if cls is KernelPassiveAggressiveClassifier else {})}
+    ref = cls(max_iter=1, **kw).fit(X, Y3)
+    est = cls(max_iter=5, **kw)
+    calls = []
+    original = est._start
+
+    def start(*args):
+        r = original(*args)
+        epoch = r.epoch
+
+        def interrupted(order):
+            mistakes = epoch(order)
+            calls.append(1)
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+            return mistakes
+        r.epoch = interrupted
+        return r
+    monkeypatch.setattr(est, "_start", start)
+    with pytest.raises(KeyboardInterrupt):
+        est.fit(X, Y3)
+    assert est.n_iter_ == 1
+    assert np.array_equal(est.dual_coef_, ref.dual_coef_)
+    assert np.array_equal(est.support_, ref.support_)
