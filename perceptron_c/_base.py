@@ -281,30 +281,35 @@ class EpochModel(GuardedModel, BaseEstimator):
 
     def _epoch(self, run: Run) -> int:
         """One epoch, all or nothing: on Ctrl-C or a float64 overflow the state goes back to
-        what it was before the epoch, then the error propagates (an overflow as ValueError
-        naming the epoch, as scikit-learn's SGD does)."""
+        what it was before the epoch, then the error propagates (an overflow as the run's
+        `Run.overflow` error)."""
         saved = run.checkpoint()
         try:
             return int(run.epoch(run.order()))
         except (FloatingPointError, OverflowError) as exc:
             run.rollback(saved)
-            raise ValueError(
-                f"{type(self).__name__}: overflow in epoch "
-                f"{self._epochs_seen + 1} ({exc}); the model keeps the state of the epochs "
-                "before it. Scaling the input data (e.g. StandardScaler or MaxAbsScaler) "
-                "might help.") from None
+            error = run.overflow(exc)
+            if error is exc:
+                raise
+            raise error from None
         except BaseException:
             run.rollback(saved)
             raise
 
     def _train(self, Xc: Any, y: np.ndarray, w: np.ndarray | None, spec: Any, epochs: int,
                val: tuple | None, fitting: bool) -> None:
-        """The epoch loop. On an error or Ctrl-C, the epochs finished so far are kept (the one
-        under way is undone), then the error propagates."""
+        """Train on the rows Xc for up to ``epochs`` epochs (`_run_epochs`)."""
         run = self._start(Xc, y, w, spec)
-        n, done = Xc.shape[0], 0
         if not hasattr(run, "n_rows"):  # the default order permutes the training rows
-            run.n_rows = n
+            run.n_rows = Xc.shape[0]
+        run.n_shown = Xc.shape[0]
+        self._run_epochs(run, epochs, val, fitting)
+
+    def _run_epochs(self, run: Run, epochs: int, val: Any, fitting: bool) -> None:
+        """The epoch loop, of a serial run or of dask's mixing rounds. On an error or Ctrl-C,
+        the epochs finished so far are kept (the one under way is undone), then the error
+        propagates."""
+        done = 0
         history = [] if fitting else [int(v) for v in self.mistakes_]
         try:
             for _ in range(epochs):
@@ -315,8 +320,9 @@ class EpochModel(GuardedModel, BaseEstimator):
                 history.append(mistakes)
                 stop, extra = run.after_epoch(mistakes, val)
                 if self.verbose:
-                    report_epoch(type(self).__name__, len(history), mistakes, n,
-                                 time.perf_counter() - tic, extra)
+                    name, n = run.progress()
+                    report_epoch(name, len(history), mistakes, n, time.perf_counter() - tic,
+                                 extra)
                 if stop:
                     break
         finally:

@@ -21,18 +21,15 @@ from ._kernel_rows import (
     fit_params_state,
     fitted_kernel,
     record_fit_params,
-    restore_averaging,
-    restore_coefficients,
-    restore_support,
     row_blocks_run,
-    support_state,
 )
 from ._params import Integer, NJobs, check_class_weight, declared
 from ._rows import check_finite_decisions
-from ._validation import PackedBits, check_kernel_input, check_state_array
+from ._state import StateArray, entry_names, new_state, restore_state
+from ._validation import PackedBits, check_kernel_input
 
 __all__ = ["KernelClassifier", "WeightedKernelClassifier", "empty_support",
-           "restore_support_index"]
+           "coefficient_state", "support_vector_state", "averaging_state"]
 
 _Kernel = TypeVar("_Kernel", bound="KernelClassifier")
 _Weighted = TypeVar("_Weighted", bound="WeightedKernelClassifier")
@@ -52,12 +49,45 @@ def empty_support(kind: str, Xc: Any) -> Any:
     return np.zeros((0, Xc.shape[1]))
 
 
-def restore_support_index(arrays: dict, n_sv: int) -> np.ndarray:
-    """``support_`` of a model file: n_sv int64 indices >= -1."""
-    support = check_state_array(arrays, "support_", (n_sv,), np.int64)
-    if n_sv and support.min() < -1:
-        raise ValueError("model file: support_ indices must be >= -1")
-    return support
+# The saved state of a kernel model, declared (`_state.StateArray`) over the sizes "rows"
+# (coefficient rows: 1 for two classes), "n_sv" (support vectors: grows as it trains), "d"
+# (features) and "words" (a conjunction model's 64-bit words per vector). The declared
+# order is the model file's order.
+
+def coefficient_state(dtype: Any) -> tuple[StateArray, ...]:
+    """``support_`` (the training rows of the support vectors, -1 for those of an earlier
+    call), ``alpha`` (one coefficient per vector and row) and ``b``: int64 for the exact
+    conjunction sums, float64 otherwise."""
+    return (StateArray("support_", ("n_sv",), np.int64, "none"),
+            StateArray("alpha", ("rows", "n_sv"), dtype),
+            StateArray("b", ("rows",), dtype))
+
+
+def support_vector_state(kind: str) -> StateArray:
+    """The stored support vectors: packed bits (``sv_words``), precomputed column indices
+    or float rows (``sv``)."""
+    if kind == "conjunction":
+        return StateArray("sv_words", ("n_sv", "words"), np.uint64, "none")
+    if kind == "precomputed":
+        return StateArray("sv", ("n_sv",), np.int64, "none")
+    return StateArray("sv", ("n_sv", "d"), np.float64, "none")
+
+
+def averaging_state(dtype: Any, average: bool) -> tuple[StateArray, ...]:
+    """With ``average``, [Daume2017] Alg. 7's sums ``u``, ``beta`` and their clock ``count``
+    (1 at the start)."""
+    if not average:
+        return ()
+    return (StateArray("u", ("rows", "n_sv"), dtype, "sum"),
+            StateArray("beta", ("rows",), dtype, "sum"),
+            StateArray("count", (1,), np.int64, "clock", initial=1))
+
+
+def _attribute(name: str) -> str:
+    """The model's attribute holding a declared array (the support vectors: ``_sv``)."""
+    if name.startswith("sv"):
+        return "_sv"
+    return name if name.endswith("_") else f"_{name}"
 
 
 class KernelClassifier(EpochClassifier):
@@ -103,15 +133,17 @@ class KernelClassifier(EpochClassifier):
     def _empty_coefficients(self, rows: int, dtype: Any) -> None:
         """No support vector yet: ``rows`` coefficient rows, the averaging sums with
         ``average`` (and none left from an earlier fit without it)."""
-        self._alpha = np.zeros((rows, 0), dtype=dtype)
-        self._b = np.zeros(rows, dtype=dtype)
         for name in ("_u", "_beta", "_count"):  # a refit may change average
             self.__dict__.pop(name, None)
-        if self.average:
-            self._u = np.zeros((rows, 0), dtype=dtype)
-            self._beta = np.zeros(rows, dtype=dtype)
-            self._count = np.ones(1, dtype=np.int64)
-        self.support_ = np.zeros(0, dtype=np.int64)
+        declared = (*coefficient_state(dtype), *averaging_state(dtype, self.average))
+        for name, value in new_state(declared, {"rows": rows, "n_sv": 0}).items():
+            setattr(self, _attribute(name), value)
+
+    def _declared_state(self, kind: str, dtype: Any, average: bool) -> tuple[StateArray, ...]:
+        """The state a model file holds besides the common part, in its order: the support
+        set's indices and coefficients, the vectors, the averaging sums."""
+        return (*coefficient_state(dtype), support_vector_state(kind),
+                *averaging_state(dtype, average))
 
     def _publish(self) -> None:
         """dual_coef_, intercept_ (averaged with ``average``) and the support vectors."""
@@ -220,15 +252,46 @@ class KernelClassifier(EpochClassifier):
 
 
     def _state_arrays(self) -> dict:
-        """The saved state: the common part, the support set, its coefficients and averaging
-        sums, and the parameters the model was trained with."""
+        """The saved state: the common part, the declared arrays (`_declared_state`) and the
+        parameters the model was trained with."""
         arrays = self._common_state()
-        arrays.update(support_=self.support_, alpha=self._alpha, b=self._b)
-        arrays.update(support_state(self._kind, self._sv))
-        if getattr(self, "_u", None) is not None:  # trained with average
-            arrays.update(u=self._u, beta=self._beta, count=self._count)
+        average = getattr(self, "_u", None) is not None  # trained with average
+        arrays.update(self._saved(self._declared_state(self._kind, self._alpha.dtype, average)))
         arrays.update(fit_params_state(self))
         return arrays
+
+    def _pool_state(self, n_new: int) -> dict[str, np.ndarray]:
+        """A training call's working copy of the declared coefficients and averaging sums
+        (`_declared_state` but the support set), each array over the support set padded
+        with zeros for the ``n_new`` rows that may join it: what an epoch changes, so what
+        its checkpoint copies."""
+        dtype, average = self._alpha.dtype, getattr(self, "_u", None) is not None
+        work = {}
+        for a in (*coefficient_state(dtype), *averaging_state(dtype, average)):
+            if a.name == "support_":
+                continue
+            value = getattr(self, _attribute(a.name))
+            work[a.name] = np.ascontiguousarray(np.pad(value, ((0, 0), (0, n_new)))) \
+                if "n_sv" in a.shape else value.copy()
+        return work
+
+    def _saved(self, declared: tuple[StateArray, ...]) -> dict[str, np.ndarray]:
+        """The declared arrays, as the model file holds them."""
+        arrays = {}
+        for a in declared:
+            value = getattr(self, _attribute(a.name))
+            arrays[a.name] = value.words if a.name == "sv_words" else value
+        return arrays
+
+    def _restore_declared(self, arrays: dict, declared: Any,
+                          sizes: dict[str, int]) -> dict[str, np.ndarray]:
+        """The declared arrays of a model file, in the order given, each checked for its
+        dtype and shape, set on the model (the support vectors as read: words, not yet
+        `PackedBits`) and returned."""
+        restored = restore_state(arrays, declared, sizes, prefix="")
+        for name, value in restored.items():
+            setattr(self, _attribute(name), value)
+        return restored
 
     @classmethod
     def _restoring(cls: type[_Kernel], params: dict, arrays: dict) -> tuple[_Kernel, str]:
@@ -239,22 +302,29 @@ class KernelClassifier(EpochClassifier):
         kind, _ = cls(**{**params, **est._fit_params})._spec()
         return est, kind
 
-    def _restore_support_set(self, arrays: dict, kind: str, dtype: Any,
-                             need: set[str] | None = None) -> int:
-        """The common state, the support set, its coefficients and (with ``average``) their
-        averaging sums from a model file that holds ``need`` too; the coefficients' rows."""
-        average = self._averaged()
-        need = {"support_", "alpha", "b", "sv_words" if kind == "conjunction" else "sv",
-                *(need or ()), *(("u", "beta", "count") if average else ())}
-        k, d = self._restore_common_state(arrays, need)
+    def _restore_support_set(self, arrays: dict, kind: str, dtype: Any) -> int:
+        """The common state and the declared arrays (`_declared_state`, trained with
+        ``average`` or not) from a model file, each checked for its dtype and shape, then
+        the rules between values; the coefficients' rows."""
+        declared = self._declared_state(kind, dtype, self._averaged())
+        k, d = self._restore_common_state(arrays, entry_names(declared, prefix=""))
         rows = 1 if k == 2 else k
+        alpha = np.asarray(arrays["alpha"])  # its shape says how many support vectors
+        n_sv = alpha.shape[1] if alpha.ndim == 2 else -1
+        first = sorted(declared, key=lambda a: a.name != "alpha")  # a bad alpha named first
+        restored = self._restore_declared(arrays, first, {"rows": rows, "n_sv": n_sv, "d": d,
+                                                          "words": (d + 63) // 64})
         self._kind = kind
-        self._alpha, self._b = restore_coefficients(arrays, rows, dtype)
-        n_sv = self._alpha.shape[1]
-        self._sv = restore_support(arrays, kind, n_sv, d, type(self).__name__)
-        if average:
-            self._u, self._beta, self._count = restore_averaging(arrays, rows, n_sv, dtype)
-        self.support_ = restore_support_index(arrays, n_sv)
+        if kind == "conjunction":  # the words as the gate checks them
+            self._sv = PackedBits(self._sv, d)
+            if n_sv:
+                self._sv = check_kernel_input(self._sv, kind, d, type(self).__name__)
+        elif kind == "precomputed" and n_sv and (self._sv.min() < 0 or self._sv.max() >= d):
+            raise ValueError("model file: support indices out of range")
+        if "count" in restored and not 1 <= self._count[0] <= 2**62:
+            raise ValueError("model file: count must lie in [1, 2^62]")
+        if n_sv and self.support_.min() < -1:
+            raise ValueError("model file: support_ indices must be >= -1")
         return rows
 
 

@@ -45,7 +45,7 @@ from . import _backend
 from ._params import Free
 from ._rows import dense_rows, take_rows
 from ._threads import effective_n_jobs, run_parallel
-from ._validation import CSR, PackedBits, check_kernel_input, check_state_array
+from ._validation import CSR, PackedBits
 from .kernels import (
     RBF,
     Kernel,
@@ -62,8 +62,7 @@ __all__ = ["exponent_dtype", "exponents", "cached_scores", "kernel_rows", "Kerne
            "EXACT_LIMIT", "KERNEL_PARAMS", "KERNEL_RULES", "FIT_PARAMS_ENTRY",
            "record_fit_params",
            "fit_params", "fitted_kernel", "check_fit_params", "fit_params_state",
-           "fit_params_from_state", "support_state", "restore_support",
-           "restore_coefficients", "restore_averaging"]
+           "fit_params_from_state"]
 
 T = TypeVar("T")
 
@@ -511,46 +510,3 @@ def fit_params_from_state(est: Any, arrays: dict) -> dict[str, Any]:
         if value is not None and not isinstance(value, (bool, int, float, str, Kernel)):
             raise ValueError(f"model file: fit_params: {name} is not a parameter value")
     return {name: record[name] for name in names}
-
-
-# ------------------------------------------------------------------ the kernel models' state
-
-def support_state(kind: str, sv: Any) -> dict[str, np.ndarray]:
-    """The model file's entry of the stored support vectors: packed bits (``sv_words``), or
-    float rows or precomputed column indices (``sv``)."""
-    return {"sv_words": sv.words} if kind == "conjunction" else {"sv": sv}
-
-
-def restore_support(arrays: dict, kind: str, n_sv: int, d: int, name: str) -> Any:
-    """`support_state`'s entry read back and checked against ``n_sv`` vectors of ``d``
-    features (a conjunction model's words as its gate checks them)."""
-    if kind == "conjunction":
-        words = check_state_array(arrays, "sv_words", (n_sv, (d + 63) // 64), np.uint64)
-        return check_kernel_input(PackedBits(words, d), kind, d, name) if n_sv \
-            else PackedBits(words, d)
-    if kind == "precomputed":
-        sv = check_state_array(arrays, "sv", (n_sv,), np.int64)
-        if n_sv and (sv.min() < 0 or sv.max() >= d):
-            raise ValueError("model file: support indices out of range")
-        return sv
-    return check_state_array(arrays, "sv", (n_sv, d), np.float64)
-
-
-def restore_coefficients(arrays: dict, rows: int, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(alpha, b) of a model file: ``rows`` rows of coefficients, one per support vector,
-    and ``rows`` intercepts."""
-    alpha = np.asarray(arrays["alpha"])
-    n_sv = alpha.shape[1] if alpha.ndim == 2 else -1
-    return (check_state_array(arrays, "alpha", (rows, n_sv), dtype),
-            check_state_array(arrays, "b", (rows,), dtype))
-
-
-def restore_averaging(arrays: dict, rows: int, n_sv: int,
-                      dtype: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(u, beta, count) of an averaged model's file ([Daume2017] Alg. 7's sums and clock)."""
-    u = check_state_array(arrays, "u", (rows, n_sv), dtype)
-    beta = check_state_array(arrays, "beta", (rows,), dtype)
-    count = check_state_array(arrays, "count", (1,), np.int64)
-    if not 1 <= count[0] <= 2**62:
-        raise ValueError("model file: count must lie in [1, 2^62]")
-    return u, beta, count

@@ -39,7 +39,7 @@ from . import _backend
 from ._base import EpochClassifier, _Stopping, epoch_order
 from ._linear_model import decision
 from ._rows import take_rows
-from ._sgd_run import sklearn_seeds
+from ._sgd_run import machines_after_epoch, sklearn_seeds
 from ._state import mixing_roles
 from ._validation import (
     check_n_features,
@@ -49,7 +49,7 @@ from ._validation import (
     encode_labels,
 )
 
-__all__ = ["Job", "Shard", "When", "Textbook", "TextbookLoop", "SGD", "SGDLoop", "mixer_of",
+__all__ = ["Job", "Shard", "When", "Textbook", "SGD", "SGDLoop", "mixer_of",
            "prepare", "shard_seed", "sgd_seeds", "block_classes", "block_rows", "mix_sum",
            "sklearn_order"]
 
@@ -324,25 +324,10 @@ class Textbook:
         est._state = state
 
     @staticmethod
-    def loop(est: Any, validating: bool, compute: Any) -> TextbookLoop:
-        return TextbookLoop(est, validating, compute)
-
-
-class TextbookLoop:
-    """The client's side of a textbook fit: the serial stopping rule on the shards' sums."""
-
-    def __init__(self, est: Any, validating: bool, compute: Any) -> None:
-        self.stopping = _Stopping(est, validating)
-        self.active: tuple[bool, ...] = ()
-
-    def wants_score(self, mistakes: int) -> bool:
-        return mistakes > 0  # as serial: no score after an error-free epoch
-
-    def after_epoch(self, stats: list[tuple], scores: list | None) -> tuple[bool, str]:
-        score = None
-        if scores is not None:
-            score = sum(c for c, _ in scores) / sum(t for _, t in scores)
-        return self.stopping.after_epoch(sum(s[0] for s in stats), None, score)
+    def loop(est: Any, validating: bool, compute: Any) -> None:
+        """None: the client stops by the serial rule (`_base.Run.after_epoch`), scored on
+        the held-out rows of every shard (`score`)."""
+        return None
 
 
 # ------------------------------------------------------------- scikit-learn's arithmetic
@@ -556,9 +541,6 @@ class SGDLoop:
             mean = sum(m[0] for m in moments) / sum(m[1] for m in moments)
             self.spread = sum(compute(SGD.target_spread, mean))
 
-    def wants_score(self, mistakes: int) -> bool:
-        return True
-
     def _score(self, k: int, scores: list) -> float:
         if self.classifier:
             return sum(s[k][0] for s in scores) / sum(s[k][1] for s in scores)
@@ -569,16 +551,13 @@ class SGDLoop:
 
     def after_epoch(self, stats: list[tuple], scores: list | None) -> tuple[bool, str]:
         n = sum(s[1] for s in stats)
-        active, extra = list(self.active), ""
-        for k, stopper in enumerate(self.stoppers):
-            if not active[k]:
-                continue
-            objective = sum(s[4][k] for s in stats) / n
-            score = None if scores is None else self._score(k, scores)
-            stop, extra = stopper.after_epoch(sum(s[3][k] for s in stats), objective, score)
-            active[k] = not stop
+        active = list(self.active)
+        stop = machines_after_epoch(
+            self.stoppers, active, lambda k: sum(s[3][k] for s in stats),
+            lambda k: sum(s[4][k] for s in stats) / n,
+            lambda k: None if scores is None else self._score(k, scores))
         self.active = tuple(active)
-        return not any(active), extra if len(active) == 1 else ""
+        return stop
 
 
 def sgd_seeds(est: Any) -> tuple[int, ...]:

@@ -1,4 +1,4 @@
-"""One training call of an estimator: the `Run` protocol `_base.EpochModel._train` drives,
+"""One training call of an estimator: the `Run` protocol `_base.EpochModel._run_epochs` drives,
 the visiting order of every epoch (reproducible from the seed and the epoch number alone),
 the stopping rules (`_Stopping`: the textbook's and scikit-learn's) and the progress line."""
 from __future__ import annotations
@@ -54,8 +54,9 @@ def report_epoch(name: str, epoch: int, mistakes: int, n: int, seconds: float,
 
 class Run(Generic[_Model]):
     """One training call of one estimator: the data is fixed, the epochs come one by one,
-    each driven by `EpochModel._train` (the one loop): ``order()``, then ``epoch(order)``
-    between a ``checkpoint()`` and, if it fails, a ``rollback``, then ``after_epoch``.
+    each driven by `EpochModel._run_epochs` (the one loop, serial or dask's): ``order()``,
+    then ``epoch(order)`` between a ``checkpoint()`` and, if it fails, a ``rollback``, then
+    ``after_epoch``.
 
     A run defines `epoch`, and the arrays an epoch changes in place (`arrays`), from which
     checkpoint and rollback follow; it overrides `order` and `after_epoch` where it orders
@@ -64,6 +65,7 @@ class Run(Generic[_Model]):
 
     est: _Model
     n_rows: int  # what the default order permutes
+    n_shown: int  # the rows an epoch visits, on the progress line
     _saved: list[np.ndarray] | None = None
     _stopping: _Stopping | None = None
 
@@ -84,8 +86,12 @@ class Run(Generic[_Model]):
             self._stopping = _Stopping(self.est, val is not None)
         score = None
         if val is not None and mistakes != 0:
-            score = self.est._validation_score(self, *val)
+            score = self.validation_score(val)
         return self._stopping.after_epoch(mistakes, None, score)
+
+    def validation_score(self, val: Any) -> float:
+        """The score of the held-out rows ``val`` ((X, y, weights)) under the current state."""
+        return self.est._validation_score(self, *val)
 
     def arrays(self) -> list[np.ndarray]:
         """The arrays an epoch changes in place (all of them: checkpoint copies these)."""
@@ -107,6 +113,19 @@ class Run(Generic[_Model]):
         """Put back the state of ``checkpoint``: an epoch that did not finish left no trace."""
         for a, s in zip(self.arrays(), saved):
             a[...] = s
+
+    def overflow(self, exc: Exception) -> Exception:
+        """What an epoch that left float64's range raises (ValueError naming the epoch, as
+        scikit-learn's SGD does), once its state is rolled back."""
+        est = self.est
+        return ValueError(
+            f"{type(est).__name__}: overflow in epoch {est._epochs_seen + 1} ({exc}); the "
+            "model keeps the state of the epochs before it. Scaling the input data (e.g. "
+            "StandardScaler or MaxAbsScaler) might help.")
+
+    def progress(self) -> tuple[str, int]:
+        """(name, rows of the epoch) on the progress line of a verbose estimator."""
+        return type(self.est).__name__, self.n_shown
 
     def predict_idx(self, X: Any) -> np.ndarray:
         """Class indices for canonical rows X under the current state (early stopping)."""

@@ -32,8 +32,9 @@ from ._threads import run_parallel
 from ._validation import CSR
 from .exceptions import ConvergenceWarning, sklearn_flavoured
 
-__all__ = ["SGDSpec", "SGDRun", "sklearn_seeds", "sgd_state", "check_sgd_counter", "init_sgd_state",
-           "publish_sgd", "classifier_run", "regressor_run", "restore_sgd_state",
+__all__ = ["SGDSpec", "SGDRun", "machines_after_epoch", "sklearn_seeds", "sgd_state",
+           "check_sgd_counter", "init_sgd_state", "publish_sgd", "classifier_run",
+           "regressor_run", "restore_sgd_state",
            "warm_restart", "warn_if_not_converged", "set_initial"]
 
 
@@ -103,6 +104,19 @@ def publish_sgd(st: dict[str, np.ndarray], average_start: int) -> tuple[np.ndarr
     if average_start and "aw" in st and average_start <= st["t"][0] - 1:
         return st["aw"].copy(), st["ab"].copy()
     return st["w"].copy(), st["b"].copy()
+
+
+def machines_after_epoch(stoppers: list[_Stopping], active: list[bool], mistakes: Any,
+                         objective: Any, score: Any) -> tuple[bool, str]:
+    """scikit-learn's stopping rule for each machine still training (``active``, updated in
+    place), given functions of the machine k: its mistakes, the epoch's objective per row and
+    the validation score (or None); True once every one stopped. A serial run's and dask's."""
+    extra = ""
+    for k, stopper in enumerate(stoppers):
+        if active[k]:
+            stop, extra = stopper.after_epoch(mistakes(k), objective(k), score(k))
+            active[k] = not stop
+    return not any(active), extra if len(active) == 1 else ""
 
 
 class SGDRun(Run[Any]):
@@ -180,15 +194,10 @@ class SGDRun(Run[Any]):
     def after_epoch(self, mistakes: int, val: tuple | None) -> tuple[bool, str]:
         """scikit-learn's stopping rule, machine by machine: True once every one stopped."""
         sgd, n = _backend.sgd, self.X.shape[0]
-        extra = ""
-        for k in range(len(self.targets)):
-            if not self.active[k]:
-                continue
-            score = None if val is None else self._machine_score(k, *val)
-            objective = self.states[k][sgd.OBJECTIVE] / n
-            stop, extra = self.stoppers[k].after_epoch(self.last[k], objective, score)
-            self.active[k] = not stop
-        return not any(self.active), extra if len(self.targets) == 1 else ""
+        return machines_after_epoch(
+            self.stoppers, self.active, lambda k: self.last[k],
+            lambda k: self.states[k][sgd.OBJECTIVE] / n,
+            lambda k: None if val is None else self._machine_score(k, *val))
 
     def _true_weights(self, k: int) -> tuple[np.ndarray, float]:
         sgd = _backend.sgd

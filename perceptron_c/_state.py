@@ -7,6 +7,10 @@ the declaration follow the fresh state of a first fit (`new_state`), the model f
 (``state_<name>``, `state_entries`) and their checks on reading (`restore_state`), and the
 mixing roles (`mixing_roles`); an epoch's checkpoint and rollback copy the same arrays
 (``_base.Run.arrays``).
+
+The kernel models declare their saved state the same way (`_kernel_model`), with shapes
+over the support set's size ``"n_sv"``, which grows: the model file's entries (named without
+the prefix) and their checks follow from it; their arrays stay attributes (``_alpha``...).
 """
 from __future__ import annotations
 
@@ -24,8 +28,9 @@ __all__ = ["StateArray", "new_state", "state_entries", "entry_names", "restore_s
 # How parameter mixing combines the shards' copies of an array (perceptron_c.dask):
 # "mean": the weighted mean (weights, intercepts, scikit-learn's counters and averages);
 # "sum": an averaging sum of [Daume2017] Alg. 7, each shard's scaled to the mixed clock;
-# "clock": the averaging clock itself, mixed from the others (_mixing._clock).
-MIXING = ("mean", "sum", "clock")
+# "clock": the averaging clock itself, mixed from the others (_mixing._clock);
+# "none": not mixed (the support set of a kernel model, which dask does not train).
+MIXING = ("mean", "sum", "clock", "none")
 
 
 @dataclass(frozen=True)
@@ -59,16 +64,17 @@ def state_entries(state: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {f"state_{name}": value for name, value in state.items()}
 
 
-def entry_names(declared: Iterable[StateArray]) -> set[str]:
-    """The model file's entries the declared arrays need."""
-    return {f"state_{a.name}" for a in declared}
+def entry_names(declared: Iterable[StateArray], prefix: str = "state_") -> set[str]:
+    """The model file's entries the declared arrays need (the kernel models' entries are
+    named without a prefix: they predate the declaration)."""
+    return {f"{prefix}{a.name}" for a in declared}
 
 
-def restore_state(arrays: dict, declared: Iterable[StateArray],
-                  sizes: Mapping[str, int]) -> dict[str, np.ndarray]:
-    """The declared arrays read back from a model file, each checked for its dtype and
-    shape (range rules between values stay with the estimator)."""
-    return {a.name: check_state_array(arrays, f"state_{a.name}", a.shape_of(sizes), a.dtype)
+def restore_state(arrays: dict, declared: Iterable[StateArray], sizes: Mapping[str, int],
+                  prefix: str = "state_") -> dict[str, np.ndarray]:
+    """The declared arrays read back from a model file, in the declared order, each checked
+    for its dtype and shape (range rules between values stay with the estimator)."""
+    return {a.name: check_state_array(arrays, f"{prefix}{a.name}", a.shape_of(sizes), a.dtype)
             for a in declared}
 
 

@@ -32,14 +32,18 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._kernel_model import KernelClassifier, empty_support
+from ._kernel_model import (
+    KernelClassifier,
+    averaging_state,
+    coefficient_state,
+    empty_support,
+    support_vector_state,
+)
 from ._kernel_rows import (
     KERNEL_PARAMS,
     check_exact_headroom,
     exponents,
-    fit_params_state,
     record_fit_params,
-    support_state,
 )
 from ._params import Constraint, Flag, Integer, Options, declared
 from ._rows import (
@@ -47,9 +51,9 @@ from ._rows import (
     take_rows,
 )
 from ._run import Run
+from ._state import StateArray
 from ._validation import (
     PackedBits,
-    check_state_array,
 )
 from .kernels import resolve_kernel
 
@@ -58,6 +62,13 @@ __all__ = ["BudgetKernelPerceptron", "STRATEGIES"]
 STRATEGIES = ("random", "stoptron", "oldest", "forgetron", "projectron", "projectron++")
 _POLICY = {"stoptron": 0, "random": 1, "oldest": 2, "forgetron": 2}
 _BLOCK = 256  # at most this many visited examples share one kernel block
+# saved besides the kernel model's state: each vector's insertion stamp, the counters (the
+# support size, the next stamp, evictions, projections, all mistakes), the forgetron's q and
+# the projectron's inverse Gram of the support set
+_BUDGET = (StateArray("stamp", ("n_sv",), np.int64, "none"),
+           StateArray("counts", (5,), np.int64, "none"))
+_FORGETRON = (StateArray("q", (1,), np.float64, "none"),)
+_PROJECTRON = (StateArray("kinv", ("n_sv", "n_sv"), np.float64, "none"),)
 _RANDOM_STREAM = 0x62756467  # the eviction draws' stream, apart from the visiting orders'
 
 
@@ -400,50 +411,38 @@ class BudgetKernelPerceptron(KernelClassifier):
         return self._exact
 
     # ------------------------------------------------------------------ persistence
-    def _state_arrays(self) -> dict:
-        arrays = self._common_state()
-        arrays.update(support_=self.support_, alpha=self._alpha, b=self._b, stamp=self._stamp,
-                      counts=self._counts)
-        arrays.update(support_state(self._kind, self._sv))
-        if self._strategy == "forgetron":
-            arrays["q"] = self._q
-        if self._strategy.startswith("projectron"):
-            arrays["kinv"] = self._kinv
-        if self._averaged():
-            arrays.update(u=self._u, beta=self._beta, count=self._count)
-        arrays.update(fit_params_state(self))
-        return arrays
+    def _declared_state(self, kind: str, dtype: Any, average: bool) -> tuple[StateArray, ...]:
+        """The kernel model's state with, after the coefficients, the vectors' insertion
+        stamps and the counters, and after the vectors what the strategy keeps (forgetron:
+        its q; projectron: the inverse Gram of the support set)."""
+        strategy = self._strategy
+        own = (*(_FORGETRON if strategy == "forgetron" else ()),
+               *(_PROJECTRON if strategy.startswith("projectron") else ()))
+        return (*coefficient_state(dtype), *_BUDGET, support_vector_state(kind), *own,
+                *averaging_state(dtype, average))
 
     @classmethod
     def _from_state(cls, params: dict, arrays: dict) -> BudgetKernelPerceptron:
         est, kind = cls._restoring(params, arrays)
         strategy, budget = est._fit_params["strategy"], est._fit_params["budget"]
-        need = {"stamp", "counts"}
-        need |= {"q"} if strategy == "forgetron" else set()
-        need |= {"kinv"} if strategy.startswith("projectron") else set()
         est._strategy = strategy
         est._exact = kind == "conjunction" and strategy in ("random", "oldest", "stoptron")
-        est._restore_support_set(arrays, kind, np.int64 if est._exact else np.float64, need)
+        est._q, est._kinv = np.zeros(1), np.zeros((0, 0))  # unless the strategy keeps them
+        est._restore_support_set(arrays, kind, np.int64 if est._exact else np.float64)
         n_sv = est._alpha.shape[1]
         if n_sv > budget:
             raise ValueError(f"model file: {n_sv} support vectors exceed budget={budget}")
-        est._restore_budget_state(arrays, n_sv)
+        est._check_budget_state(n_sv)
         est._publish()
         return est
 
-    def _restore_budget_state(self, arrays: dict, n_sv: int) -> None:
-        """The arrays only this model saves, checked against each other."""
-        self._counts = check_state_array(arrays, "counts", (5,), np.int64)
-        self._stamp = check_state_array(arrays, "stamp", (n_sv,), np.int64)
+    def _check_budget_state(self, n_sv: int) -> None:
+        """The rules between the values only this model saves."""
         if self._counts.min() < 0 or self._counts[0] != n_sv:
             raise ValueError("model file: counts must be >= 0, counts[0] the support size")
         if n_sv and (self._stamp.min() < 0 or self._stamp.max() >= self._counts[1]
                      or np.unique(self._stamp).shape[0] != n_sv):
             raise ValueError("model file: stamp must hold distinct values in [0, counts[1])")
-        self._q = check_state_array(arrays, "q", (1,), np.float64) if "q" in arrays \
-            else np.zeros(1)
-        self._kinv = check_state_array(arrays, "kinv", (n_sv, n_sv), np.float64) \
-            if "kinv" in arrays else np.zeros((0, 0))
         if self._exact:  # the preconditions of the exact sums in C
             check_exact_headroom(self._alpha, self._b, getattr(self, "_u", None),
                                  getattr(self, "_beta", None), getattr(self, "_count", None), 0)

@@ -60,14 +60,13 @@ runs, never by ``import perceptron_c``.
 from __future__ import annotations
 
 import copy
-import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import _dask_sequence, _mixing
-from ._base import EpochClassifier, EpochModel, report_epoch
+from ._base import EpochClassifier, EpochModel, Run
 from ._dask_predict import decision_function, gram, need_dask, predict
 from ._guard import OWNER_KEYS, training
 from ._sgd_run import warn_if_not_converged
@@ -412,40 +411,73 @@ def _epoch_graph(mixer: Any, state: dict[str, np.ndarray], shards: list, job_d: 
     return dask.delayed(mixer.finish)(parts[0], plan, state_d), stats
 
 
+class _MixedRun(Run[Any]):
+    """A dask fit as a `Run` of the one epoch loop (`EpochModel._run_epochs`): an epoch is a
+    mixing round over the shards (`_epoch_graph`); stopping is the serial rule on the shards'
+    sums: `Run.after_epoch`'s in the textbook's arithmetic, `_mixing.SGDLoop`'s (machine by
+    machine) in scikit-learn's."""
+
+    def __init__(self, est: Any, mixer: Any, shards: list, job_d: Delayed, validating: bool,
+                 mixing: str, client: Any) -> None:
+        self.est, self.mixer, self.shards, self.job_d = est, mixer, shards, job_d
+        self.validating, self.mixing, self.client = validating, mixing, client
+        self.state = mixer.begin(est)
+        self.loop = mixer.loop(est, validating, self.compute)
+        self.stats: list = []
+        self.rounds = 0
+
+    def compute(self, fn: Any, *args: Any) -> list:
+        """fn(shard, *args) on every shard."""
+        dask = need_dask()
+        return dask.compute([dask.delayed(fn)(shard, *args) for shard in self.shards],
+                            scheduler=self.client)[0]
+
+    def order(self) -> _mixing.When:
+        """Not rows: where the round stands, from which each shard draws its own order."""
+        active = () if self.loop is None else self.loop.active
+        return _mixing.When(self.est._epochs_seen, self.rounds, active)
+
+    def epoch(self, order: _mixing.When) -> int:
+        mixed_d, stats_d = _epoch_graph(self.mixer, self.state, self.shards, self.job_d,
+                                        order, self.mixing)
+        mixed, self.stats = need_dask().compute(mixed_d, stats_d, scheduler=self.client)
+        self.state = mixed  # only now: every shard of the round has answered
+        self.rounds += 1
+        return sum(s[0] for s in self.stats)
+
+    def arrays(self) -> list[np.ndarray]:
+        """None: a round that fails leaves ``state`` as it was, so there is nothing to undo."""
+        return []
+
+    def overflow(self, exc: Exception) -> Exception:
+        """As it came: the workers name the epoch and the block (`_mixing._shard_epoch`)."""
+        return exc
+
+    def after_epoch(self, mistakes: int, val: Any) -> tuple[bool, str]:
+        if self.loop is None:
+            return super().after_epoch(mistakes, val)
+        return self.loop.after_epoch(self.stats, self._scores() if self.validating else None)
+
+    def validation_score(self, val: Any) -> float:
+        """The share of the held-out rows of every shard (weighed) that the mix gets right."""
+        scores = self._scores()
+        return sum(c for c, _ in scores) / sum(t for _, t in scores)
+
+    def _scores(self) -> list:
+        return self.compute(self.mixer.score, _delayed_value(self.state, "state"), self.job_d)
+
+    def progress(self) -> tuple[str, int]:
+        return (f"{type(self.est).__name__} (dask, {len(self.shards)} shards)",
+                sum(s[1] for s in self.stats))
+
+    def finish(self, credit_epochs: int) -> None:
+        self.mixer.end(self.est, self.state)
+
+
 def _train(est: Any, mixer: Any, shards: list, job_d: Delayed, validating: bool,
            mixing: str, client: Any) -> None:
-    """The epoch loop of the serial skeleton, one mixed epoch at a time, on the working copy
-    (an error leaves it half-trained: `fit` then drops it)."""
-    dask = need_dask()
-
-    def compute(fn: Any, *args: Any) -> list:  # fn(shard, *args) on every shard
-        return dask.compute([dask.delayed(fn)(shard, *args) for shard in shards],
-                            scheduler=client)[0]
-
-    history: list[int] = []
-    state = mixer.begin(est)
-    loop = mixer.loop(est, validating, compute)
-    name = f"{type(est).__name__} (dask, {len(shards)} shards)"
-    for in_fit in range(est.max_iter):
-        tic = time.perf_counter()
-        when = _mixing.When(est._epochs_seen, in_fit, loop.active)
-        mixed_d, stats_d = _epoch_graph(mixer, state, shards, job_d, when, mixing)
-        mixed, stats = dask.compute(mixed_d, stats_d, scheduler=client)
-        state = mixed  # only now: every shard of the epoch has answered
-        est._epochs_seen += 1
-        mistakes = sum(s[0] for s in stats)
-        history.append(mistakes)
-        scores = None
-        if validating and loop.wants_score(mistakes):
-            scores = compute(mixer.score, _delayed_value(state, "state"), job_d)
-        stop, extra = loop.after_epoch(stats, scores)
-        if est.verbose:
-            report_epoch(name, len(history), mistakes, sum(s[1] for s in stats),
-                         time.perf_counter() - tic, extra)
-        if stop:
-            break
-    mixer.end(est, state)
-    est.mistakes_ = np.asarray(history, dtype=np.int64)
-    est.n_iter_ = len(history)
-    est.converged_ = bool(history) and history[-1] == 0
-    est._publish()
+    """The serial epoch loop, one mixing round per epoch, on the working copy (an error
+    leaves it half-trained: `fit` then drops it)."""
+    run = _MixedRun(est, mixer, shards, job_d, validating, mixing, client)
+    # the held-out rows (val) stay on their shards: the run scores them there
+    est._run_epochs(run, est.max_iter, shards if validating else None, fitting=True)

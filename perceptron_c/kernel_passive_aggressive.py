@@ -83,14 +83,11 @@ class _KPARun(Run["KernelPassiveAggressiveClassifier"]):
         self.n_old = est._alpha.shape[1]
         self.n_new = Xc.shape[0]
         self.pool = pool_of(est._sv, Xc, kind)
-        pad = ((0, 0), (0, self.n_new))
-        self.alpha = np.ascontiguousarray(np.pad(est._alpha, pad))
-        self.b = est._b.copy()
+        self.work = est._pool_state(self.n_new)  # what an epoch changes, but the cache
+        self.alpha, self.b = self.work["alpha"], self.work["b"]
         self.avg: tuple = ()
-        if est._u is not None:
-            assert est._beta is not None and est._count is not None
-            self.avg = (np.ascontiguousarray(np.pad(est._u, pad)), est._beta.copy(),
-                        est._count.copy())
+        if est._u is not None:  # (u, beta, count)
+            self.avg = tuple(self.work[k] for k in ("u", "beta", "count"))
         # labels over the whole pool; old support vectors are never visited again
         self.y = np.ascontiguousarray(np.concatenate([np.zeros(self.n_old, np.int64),
                                                       y_idx]), dtype=np.int64)
@@ -114,10 +111,7 @@ class _KPARun(Run["KernelPassiveAggressiveClassifier"]):
         self.last = (0, 0.0, 0)  # the last epoch's steps, sum of losses, examples visited
 
     def arrays(self) -> list[np.ndarray]:
-        arrays = [self.alpha, self.b, *self.avg]
-        if self.cached:
-            arrays.append(self.scores)
-        return arrays
+        return [*self.work.values(), *([self.scores] if self.cached else [])]
 
     def order(self) -> np.ndarray:
         """The new rows in the estimator's order for this epoch, less those of weight 0."""
@@ -164,7 +158,7 @@ class _KPARun(Run["KernelPassiveAggressiveClassifier"]):
         steps, total, visited = self.last
         if steps == 0:
             return True, ""
-        score = None if val is None else self.est._validation_score(self, *val)
+        score = None if val is None else self.validation_score(val)
         return self.stopping.after_epoch(steps, total / max(visited, 1), score)
 
     def predict_idx(self, X: Any) -> np.ndarray:
@@ -332,13 +326,10 @@ class KernelPassiveAggressiveClassifier(WeightedKernelClassifier):
         self._kind = kind
         record_fit_params(self)
         self._sv = empty_support(kind, Xc)
-        self._alpha, self._b = np.zeros((rows, 0)), np.zeros(rows)
+        self._empty_coefficients(rows, np.float64)
+        if not self.average:  # this model's runs test the sums for None
+            self._u = self._beta = self._count = None
         self._ediag = np.zeros(0, dtype=np.int32)
-        self._u = self._beta = self._count = None
-        if self.average:
-            self._u, self._beta = np.zeros((rows, 0)), np.zeros(rows)
-            self._count = np.ones(1, dtype=np.int64)
-        self.support_ = np.zeros(0, dtype=np.int64)
         self._publish()
 
     def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,

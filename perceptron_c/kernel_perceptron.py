@@ -86,13 +86,11 @@ class _DualRun(Run["KernelPerceptron"]):
         self.est, self.kind = est, kind
         self.n_old = est._alpha.shape[1]
         self.pool = pool_of(est._sv, Xc, kind)
-        pad = ((0, 0), (0, Xc.shape[0]))
-        self.alpha = np.ascontiguousarray(np.pad(est._alpha, pad))
-        self.b = est._b.copy()
+        self.work = est._pool_state(Xc.shape[0])  # what an epoch changes, but the cache
+        self.alpha, self.b = self.work["alpha"], self.work["b"]
         self.avg = bool(fit_params(est)["average"])
         if self.avg:
-            self.u = np.ascontiguousarray(np.pad(est._u, pad))
-            self.beta, self.count = est._beta.copy(), est._count.copy()
+            self.u, self.beta, self.count = (self.work[k] for k in ("u", "beta", "count"))
         self.joint = self.alpha.shape[0] > 1
         # labels over the whole pool; old support vectors are never visited again
         y_pool = np.concatenate([np.zeros(self.n_old, np.int64), y_idx])
@@ -109,12 +107,7 @@ class _DualRun(Run["KernelPerceptron"]):
                            else np.zeros(self.alpha.shape))
 
     def arrays(self) -> list[np.ndarray]:
-        arrays = [self.alpha, self.b]
-        if self.avg:
-            arrays += [self.u, self.beta, self.count]
-        if self.cached:
-            arrays.append(self.scores)
-        return arrays
+        return [*self.work.values(), *([self.scores] if self.cached else [])]
 
     def epoch(self, order: np.ndarray) -> int:
         if self.keep is not None:

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _backend
 from ._base import OVR_FIXED_CLASSES
-from ._kernel_model import KernelClassifier
+from ._kernel_model import KernelClassifier, support_vector_state
 from ._kernel_rows import (
     KERNEL_PARAMS,
     KernelSource,
@@ -43,6 +43,7 @@ from ._rows import (
     take_rows,
 )
 from ._run import Run
+from ._state import StateArray, entry_names, new_state
 from ._validation import (
     CSR,
     PackedBits,
@@ -55,6 +56,31 @@ from ._validation import (
 from .kernels import resolve_kernel
 
 __all__ = ["VotedPerceptron"]
+
+
+# The saved state, declared (`_state.StateArray`) over the sizes "machines" (1 for two
+# classes), "ptr" (machines + 1), "total" (mistakes of all machines, m_ptr[-1]: a value of
+# the state, read first), "votes" (total + machines), "n_sv", "d" and "words". Mistakes of
+# machine m: m_index/m_sign[m_ptr[m]:m_ptr[m + 1]]; its survival counts (one more than
+# mistakes, the last still open): survival[m_ptr[m] + m : ...]. Not declared: sparse support
+# vectors, whose three CSR arrays have sizes that are values (checked as a CSR).
+
+def _votes(dtype: Any) -> tuple[StateArray, ...]:
+    """The intercepts (int64 for the exact conjunction sums), the machines' mistakes and the
+    survival counts of their vectors (whole numbers in float64)."""
+    return (StateArray("b", ("machines",), dtype, "none"),
+            StateArray("m_ptr", ("ptr",), np.int64, "none"),
+            StateArray("m_index", ("total",), np.int64, "none"),
+            StateArray("m_sign", ("total",), np.float64, "none"),
+            StateArray("survival", ("votes",), np.float64, "none"),
+            StateArray("credit", ("machines",), np.float64, "none"))
+
+
+def _coefficients(kind: str, dtype: Any) -> StateArray:
+    """The primal weights, or one coefficient per support vector of each machine."""
+    if kind == "primal":
+        return StateArray("w", ("machines", "d"), np.float64, "none")
+    return StateArray("alpha", ("machines", "n_sv"), dtype, "none")
 
 
 class _VotedRun(Run["VotedPerceptron"]):
@@ -253,6 +279,13 @@ class VotedPerceptron(KernelClassifier):
     # what the vote and the state depend on: recorded at every training call
     _fit_param_names = (*KERNEL_PARAMS, "fit_intercept")
     _fit_params: dict[str, Any]  # their values at the last training call
+    # the primal weights instead of _alpha (kernel=None), and the votes (see _votes)
+    _w: np.ndarray
+    _m_ptr: np.ndarray
+    _m_index: np.ndarray
+    _m_sign: np.ndarray
+    _survival: np.ndarray
+    _credit: np.ndarray
     # its parameters' rules: KernelClassifier's (kernel, max_gram_bytes, n_jobs, the loop's)
 
     def __init__(self, kernel: Any = None, degree: Any = None, gamma: Any = None,
@@ -315,18 +348,12 @@ class VotedPerceptron(KernelClassifier):
                            (0, Xc.shape[1]))
         else:
             self._sv = np.zeros((0, Xc.shape[1]))
-        if kind == "primal":
-            self._w = np.zeros((machines, Xc.shape[1]))
-        else:
-            self._alpha = np.zeros((machines, 0), dtype=np.int64 if exact else np.float64)
-        self._b = np.zeros(machines, dtype=np.int64 if exact else np.float64)
-        # mistakes of machine m: _m_index/_m_sign[_m_ptr[m]:_m_ptr[m + 1]]; its survival
-        # counts (one more than mistakes, the last still open): _survival[_m_ptr[m] + m : ...]
-        self._m_ptr = np.zeros(machines + 1, dtype=np.int64)
-        self._m_index = np.zeros(0, dtype=np.int64)
-        self._m_sign = np.zeros(0)
-        self._survival = np.zeros(machines)
-        self._credit = np.zeros(machines)
+        dtype = np.int64 if exact else np.float64
+        fresh = new_state((*_votes(dtype), _coefficients(kind, dtype)), {
+            "machines": machines, "ptr": machines + 1, "total": 0, "votes": machines,
+            "n_sv": 0, "d": Xc.shape[1]})
+        for name, value in fresh.items():
+            setattr(self, f"_{name}", value)
         self._publish()
 
     def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,
@@ -384,20 +411,17 @@ class VotedPerceptron(KernelClassifier):
 
     # ------------------------------------------------------------------ persistence
     def _state_arrays(self) -> dict:
+        """The saved state: the common part, the votes (`_declared_votes`), the support set
+        (sparse rows as their three CSR arrays), the coefficients, the training parameters."""
         arrays = self._common_state()
-        arrays.update(b=self._b, m_ptr=self._m_ptr, m_index=self._m_index, m_sign=self._m_sign,
-                      survival=self._survival, credit=self._credit)
-        if self._kind == "conjunction":
-            arrays["sv_words"] = self._sv.words
-        elif isinstance(self._sv, CSR):
+        dtype = self._b.dtype
+        arrays.update(self._saved(_votes(dtype)))
+        if isinstance(self._sv, CSR):
             arrays.update(sv_data=self._sv.data, sv_indices=self._sv.indices,
                           sv_indptr=self._sv.indptr)
         else:
-            arrays["sv"] = self._sv
-        if self._kind == "primal":
-            arrays["w"] = self._w
-        else:
-            arrays["alpha"] = self._alpha
+            arrays.update(self._saved((support_vector_state(self._kind),)))
+        arrays.update(self._saved((_coefficients(self._kind, dtype),)))
         arrays.update(fit_params_state(self))
         return arrays
 
@@ -408,54 +432,45 @@ class VotedPerceptron(KernelClassifier):
         # checked as the parameters the model was trained with
         kind, _ = cls(**{**params, **est._fit_params})._spec()
         sparse = kind == "primal" and "sv_data" in arrays
-        need = {"b", "m_ptr", "m_index", "m_sign", "survival", "credit",
-                "sv_words" if kind == "conjunction" else
-                "sv_data" if sparse else "sv", "w" if kind == "primal" else "alpha"}
-        k, d = est._restore_common_state(arrays, need)
-        machines = 1 if k == 2 else k
         exact = kind == "conjunction"
-        ptr = check_state_array(arrays, "m_ptr", (machines + 1,), np.int64)
+        dtype = np.int64 if exact else np.float64
+        sv_state = None if sparse else support_vector_state(kind)
+        declared = (*_votes(dtype), *((sv_state,) if sv_state else ()),
+                    _coefficients(kind, dtype))
+        k, d = est._restore_common_state(arrays, entry_names(declared, prefix="") | (
+            {"sv_data"} if sparse else set()))
+        machines = 1 if k == 2 else k
+        ptr = check_state_array(arrays, "m_ptr", (machines + 1,), np.int64)  # sizes the rest
         if ptr[0] != 0 or np.any(np.diff(ptr) < 0):
             raise ValueError("model file: m_ptr must rise from 0")
         total = int(ptr[-1])
-        est._m_ptr = ptr
-        est._m_sign = check_state_array(arrays, "m_sign", (total,), np.float64)
-        est._survival = check_state_array(arrays, "survival", (total + machines,), np.float64)
-        est._credit = check_state_array(arrays, "credit", (machines,), np.float64)
+        if sparse:
+            indptr = np.asarray(arrays["sv_indptr"])
+            n_sv = indptr.shape[0] - 1 if indptr.ndim == 1 else -1
+        else:
+            sv = np.asarray(arrays["sv_words" if exact else "sv"])
+            n_sv = sv.shape[0] if sv.ndim == 2 else -1
+        est._restore_declared(arrays, declared, {
+            "machines": machines, "ptr": machines + 1, "total": total,
+            "votes": total + machines, "n_sv": n_sv, "d": d, "words": (d + 63) // 64})
         for name, counts in (("survival", est._survival), ("credit", est._credit)):
             if np.any(counts < 0) or np.any(counts > 2**53) or np.any(counts != np.round(counts)):
                 raise ValueError(f"model file: {name} must hold whole counts in [0, 2^53]")
-        est._b = check_state_array(arrays, "b", (machines,), np.int64 if exact else np.float64)
         if exact:
-            words = np.asarray(arrays["sv_words"])
-            n_sv = words.shape[0] if words.ndim == 2 else -1
-            est._sv = PackedBits(check_state_array(arrays, "sv_words", (n_sv, (d + 63) // 64),
-                                                   np.uint64), d)
+            est._sv = PackedBits(est._sv, d)
             if n_sv:
                 est._sv = check_kernel_input(est._sv, kind, d, cls.__name__)
-        elif sparse:
-            indptr = np.asarray(arrays["sv_indptr"])
-            n_sv = indptr.shape[0] - 1 if indptr.ndim == 1 else -1
+        elif sparse:  # a CSR's sizes are values, not shapes: checked as a CSR
             if set(arrays) & {"sv"} or indptr.dtype != np.int64 or \
                     np.asarray(arrays["sv_indices"]).dtype != np.int32 or \
                     np.asarray(arrays["sv_data"]).dtype != np.float64:
                 raise ValueError("model file: malformed sparse support vectors")
             est._sv = check_csr(arrays["sv_data"], arrays["sv_indices"], indptr, (n_sv, d),
                                 "model file: sv")
-        else:
-            sv = np.asarray(arrays["sv"])
-            n_sv = sv.shape[0] if sv.ndim == 2 else -1
-            est._sv = check_state_array(arrays, "sv", (n_sv, d), np.float64)
-        est._m_index = check_state_array(arrays, "m_index", (total,), np.int64)
         if total and (est._m_index.min() < 0 or est._m_index.max() >= n_sv):
             raise ValueError("model file: m_index out of range")
         if np.any(np.abs(est._m_sign) != 1.0) or np.any(est._survival < 0):
             raise ValueError("model file: m_sign must be +-1 and survival counts >= 0")
-        if kind == "primal":
-            est._w = check_state_array(arrays, "w", (machines, d), np.float64)
-        else:
-            est._alpha = check_state_array(arrays, "alpha", (machines, n_sv),
-                                           np.int64 if exact else np.float64)
         est._kind = kind
         est._publish()
         return est

@@ -21,6 +21,7 @@ from perceptron_c import (  # noqa: E402
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
     Perceptron,
+    _base,
     _mixing,
 )
 from perceptron_c import dask as pdask  # noqa: E402
@@ -240,7 +241,8 @@ def _interrupted_between_epochs(est, name, client, monkeypatch):
     est.set_params(verbose=1)
     before = _snapshot(est)
     with monkeypatch.context() as patch:
-        patch.setattr(pdask, "report_epoch", _interrupt_at_epoch_2)
+        # dask's rounds run in the serial epoch loop, which prints the progress line
+        patch.setattr(_base, "report_epoch", _interrupt_at_epoch_2)
         with pytest.raises(KeyboardInterrupt):
             pdask.fit(est, *_blocks(X, y), client=client)
     _assert_unchanged(est, before)
