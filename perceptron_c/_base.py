@@ -20,24 +20,26 @@ import numpy as np
 
 from ._docs import BATCH, ESTIMATOR, FIT, fill
 from ._guard import GuardedModel
+from ._labels import (
+    check_classes,
+    check_same_classes,
+    check_two_classes,
+    decode_label_state,
+    encode_label_state,
+    encode_labels,
+    unknown_labels,
+)
 from ._params import Flag, Fraction, Free, Integer, NoneOr, Parameters, Real
 from ._rows import take_rows
 from ._run import Run, _Stopping, draw_seed, epoch_order, report_epoch
 from ._state import state_entries
 from ._validation import (
-    check_classes,
     check_feature_names,
     check_n_features,
-    check_same_classes,
     check_sample_weight,
     check_targets,
-    check_two_classes,
     check_y,
-    decode_label_state,
-    encode_label_state,
-    encode_labels,
     not_fitted,
-    unknown_labels,
 )
 
 __all__ = ["BaseEstimator", "EARLY_STOPPING", "OVR_FIXED_CLASSES", "STOPPING", "EpochModel",

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ._labels import encode_labels
 from ._mixing import (
     Job,
     Shard,
@@ -23,7 +24,7 @@ from ._mixing import (
     _shard_epoch,
     gate_block,
 )
-from ._validation import check_y, encode_labels
+from ._validation import check_y
 
 
 def shard_lengths(X: Any, lengths: Any) -> list[np.ndarray]:

@@ -37,17 +37,12 @@ import numpy as np
 
 from . import _backend
 from ._base import EpochClassifier, _Stopping, epoch_order
+from ._labels import encode_labels
 from ._linear_model import decision
 from ._rows import take_rows
 from ._sgd_run import machines_after_epoch, sklearn_seeds
 from ._state import mixing_roles
-from ._validation import (
-    check_n_features,
-    check_sample_weight,
-    check_targets,
-    check_y,
-    encode_labels,
-)
+from ._validation import check_n_features, check_sample_weight, check_targets, check_y
 
 __all__ = ["Job", "Shard", "When", "Textbook", "SGD", "SGDLoop", "mixer_of",
            "prepare", "shard_seed", "sgd_seeds", "block_classes", "block_rows", "mix_sum",

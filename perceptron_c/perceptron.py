@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _backend
 from ._base import OVR_FIXED_CLASSES, STOPPING, EpochClassifier, EpochModel
+from ._labels import append_labels
 from ._linear_model import LinearClassifierMixin
 from ._params import (
     ClassWeight,
@@ -40,7 +41,7 @@ from ._sgd_run import (
 )
 from ._state import StateArray, entry_names, new_state, restore_state
 from ._threads import run_parallel
-from ._validation import CSR, append_labels, check_int, check_X
+from ._validation import CSR, check_int, check_X
 
 __all__ = ["Perceptron"]
 

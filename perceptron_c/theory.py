@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _backend, _validation
+from . import _backend, _labels, _validation
 from ._docs import fill
 
 if TYPE_CHECKING:
@@ -187,7 +187,7 @@ def _check_inputs(X: Any, y: Any, coef: Any,
 def _signs(labels: np.ndarray) -> np.ndarray:
     """+1/-1 per sample: classes_[1] -> +1 in np.unique order, as the estimator encodes."""
     try:
-        classes, index = _validation.encode_labels(labels, name="y")
+        classes, index = _labels.encode_labels(labels, name="y")
     except TypeError as exc:  # e.g. an object array mixing str and int
         raise TypeError(f"y: labels must be mutually comparable to be sorted: {exc}") from exc
     if classes.shape[0] != 2:
