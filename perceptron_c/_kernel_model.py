@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier, available_if, labels_of
+from ._base import available_if
 from ._docs import BATCH, DECISION, fill
 from ._kernel_rows import (
     KERNEL_RULES,
@@ -26,6 +26,7 @@ from ._kernel_rows import (
 from ._params import Integer, NJobs, check_class_weight, declared
 from ._rows import check_finite_decisions
 from ._state import StateArray, entry_names, new_state, restore_state
+from ._supervised import EpochClassifier, labels_of
 from ._validation import PackedBits, check_kernel_input
 
 __all__ = ["KernelClassifier", "WeightedKernelClassifier", "empty_support",

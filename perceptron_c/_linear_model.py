@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import numpy as np
 
 from . import _backend
-from ._base import EpochModel, labels_of
+from ._base import EpochModel
 from ._docs import BATCH, DECISION, ESTIMATOR, FIT, fill
 from ._params import check_class_weight
 from ._rows import check_finite_decisions
+from ._supervised import labels_of
 from ._threads import run_shared
 from ._validation import CSR, check_feature_names, check_finite, check_n_features, check_X
 

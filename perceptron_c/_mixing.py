@@ -36,12 +36,13 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier, _Stopping, epoch_order
+from ._base import _Stopping, epoch_order
 from ._labels import encode_labels
 from ._linear_model import decision
 from ._rows import take_rows
 from ._sgd_run import machines_after_epoch, sklearn_seeds
 from ._state import mixing_roles
+from ._supervised import EpochClassifier
 from ._validation import check_n_features, check_sample_weight, check_targets, check_y
 
 __all__ = ["Job", "Shard", "When", "Textbook", "SGD", "SGDLoop", "mixer_of",

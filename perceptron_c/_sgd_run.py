@@ -24,10 +24,11 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochModel, Run, _Stopping, r2_score
+from ._base import EpochModel, Run, _Stopping
 from ._linear_model import decision
 from ._rows import check_finite_state
 from ._state import StateArray, new_state, restore_state
+from ._supervised import r2_score
 from ._threads import run_parallel
 from ._validation import CSR
 from .exceptions import ConvergenceWarning, sklearn_flavoured

@@ -66,11 +66,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _dask_sequence, _mixing
-from ._base import EpochClassifier, EpochModel, Run
+from ._base import EpochModel, Run
 from ._dask_predict import decision_function, gram, need_dask, predict
 from ._guard import OWNER_KEYS, training
 from ._labels import check_classes, check_same_classes, check_two_classes
 from ._sgd_run import warn_if_not_converged
+from ._supervised import EpochClassifier
 from ._validation import check_choice, feature_names
 from .passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
 from .perceptron import Perceptron

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import STOPPING, labels_of
+from ._base import STOPPING
 from ._docs import FIT, fill
 from ._kernel_model import WeightedKernelClassifier, empty_support
 from ._kernel_rows import (
@@ -54,6 +54,7 @@ from ._rows import (
 )
 from ._run import Run, _Stopping, draw_seed, epoch_order
 from ._sgd_run import warn_if_not_converged
+from ._supervised import labels_of
 from ._validation import (
     PackedBits,
 )

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _backend
-from ._base import OVR_FIXED_CLASSES, STOPPING, EpochClassifier, EpochModel, EpochRegressor
+from ._base import OVR_FIXED_CLASSES, STOPPING, EpochModel
 from ._docs import BATCH, DECISION, FIT, fill
 from ._linear_model import LinearClassifierMixin, LinearModelMixin, initial_weights
 from ._params import (
@@ -43,6 +43,7 @@ from ._sgd_run import (
     warn_if_not_converged,
 )
 from ._state import StateArray, entry_names
+from ._supervised import EpochClassifier, EpochRegressor
 from ._validation import check_X
 
 __all__ = ["PassiveAggressiveClassifier", "PassiveAggressiveRegressor"]

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import OVR_FIXED_CLASSES, STOPPING, EpochClassifier, EpochModel
+from ._base import OVR_FIXED_CLASSES, STOPPING, EpochModel
 from ._labels import append_labels
 from ._linear_model import LinearClassifierMixin
 from ._params import (
@@ -40,6 +40,7 @@ from ._sgd_run import (
     warm_restart,
 )
 from ._state import StateArray, entry_names, new_state, restore_state
+from ._supervised import EpochClassifier
 from ._threads import run_parallel
 from ._validation import CSR, check_int, check_X
 

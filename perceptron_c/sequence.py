@@ -17,12 +17,13 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochClassifier, EpochModel
+from ._base import EpochModel
 from ._docs import ESTIMATOR, fill
 from ._params import Flag, NJobs, declared
 from ._rows import check_finite_state
 from ._run import Run
 from ._state import StateArray, entry_names, new_state, restore_state
+from ._supervised import EpochClassifier
 from ._validation import (
     CSR,
     check_feature_names,

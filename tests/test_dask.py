@@ -278,7 +278,7 @@ def test_lazy_prediction_of_every_public_estimator(cls):
     X, y = _noisy(150, 4, 3, seed=13)
     params = {k: v for k, v in (("random_state", 0), ("max_iter", 3))
               if k in cls._get_param_names()}
-    regressor = isinstance(cls(), perceptron_c._base.EpochRegressor)
+    regressor = isinstance(cls(), perceptron_c._supervised.EpochRegressor)
     with warnings.catch_warnings():  # a few epochs: convergence warnings are expected
         warnings.simplefilter("ignore")
         model = cls(**params).fit(X, X[:, 0] if regressor else y)

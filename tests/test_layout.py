@@ -25,7 +25,7 @@ DISPATCHER = "_backend"
 BELOW_MODELS = {"_base", "_run", "_rows", "_validation", "_backend", "kernels", "theory",
                 "lowlevel", "io", "_params", "_threads", "_linear_model", "_sgd_run",
                 "_kernel_rows", "_kernel_model", "_guard", "_tagtext", "_tagger_core",
-                "_state", "_kernel_specs", "_npzfile", "_labels"} | LEAVES
+                "_state", "_kernel_specs", "_npzfile", "_labels", "_supervised"} | LEAVES
 
 
 def _docstring_lines(tree):
