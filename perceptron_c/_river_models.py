@@ -9,7 +9,19 @@ import pandas as pd
 from river import base
 
 from . import _backend
-from ._river_rows import START_COLUMNS, Columns, Linear, Rows, grow_rows, signs, visit
+from ._docs import fill
+from ._river_rows import (
+    DOCS,
+    START_COLUMNS,
+    BinaryLinear,
+    Columns,
+    Linear,
+    NoProbability,
+    Rows,
+    check_rows,
+    grow_rows,
+    visit,
+)
 
 __all__ = ["MulticlassPerceptron", "Perceptron"]
 
@@ -36,7 +48,7 @@ class _AveragedState(Linear):
         return self._W - self._U / c, self._b - self._beta / c
 
 
-class Perceptron(_AveragedState, base.MiniBatchClassifier):
+class Perceptron(_AveragedState, BinaryLinear, NoProbability, base.MiniBatchClassifier):
     """The binary perceptron for River, averaged by default, on the compiled routines.
 
     [Daume2017] Alg. 5 (plain) and Alg. 7 (averaged, lazily): on a mistake (``y (w . x + b)
@@ -78,120 +90,18 @@ class Perceptron(_AveragedState, base.MiniBatchClassifier):
             lin.perceptron_epoch_csr(rows.data, rows.indices, rows.indptr, y, order, w, b,
                                      fi, nz)
 
+    @fill(DOCS)
     def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
         """Learn one example: an update when the model gets it wrong.
 
         Parameters
         ----------
-        x : dict
-            Feature name -> number; a new name gets a weight (zero) from now on, NaN is a
-            missing value.
-        y : bool
-            The label; a truthy value is the positive class.
+        {x_learn}
+        {y_bool}
 
-        Raises
-        ------
-        TypeError
-            If a value of ``x`` is not a real number.
-        ValueError
-            If a value of ``x`` is infinite.
-        FloatingPointError
-            If the score overflows float64.
+        {raises_learn_score}
         """
         self._learn_x(x, 1.0 if y else -1.0)
-
-    def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
-        """Learn a batch, row by row in order, in one compiled call: the same model as
-        ``learn_one`` on each row.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            One row per example, one column per feature (NaN: a missing value).
-        y : pandas.Series
-            The labels; a truthy value is the positive class.
-
-        Raises
-        ------
-        TypeError
-            If ``X`` is not a DataFrame of real numbers.
-        ValueError
-            If ``X`` holds an infinite value or repeats a column name, or if ``y`` has not
-            one label per row.
-        """
-        if len(y) != len(X):
-            raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(y)}")
-        rows = self._learn_frame(X)
-        self._learn_rows(rows, signs(y), visit(0, rows.n_rows))
-
-    def _decision(self, x: dict[Hashable, Any]) -> float:
-        return float(self._scores(self._row(x))[0, 0])
-
-    def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> bool:
-        """The predicted label: True when the score ``w . x + b`` is positive.
-
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number; names never learned are ignored.
-        **kwargs
-            Ignored: River's signature.
-
-        Returns
-        -------
-        bool
-            The predicted label.
-
-        Raises
-        ------
-        TypeError
-            If a value of ``x`` is not a real number.
-        """
-        return self._decision(x) > 0.0
-
-    def predict_many(self, X: pd.DataFrame) -> pd.Series:
-        """``predict_one`` on each row, in one compiled call.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            One row per example.
-
-        Returns
-        -------
-        pandas.Series
-            The predicted labels (bool), indexed as ``X``.
-
-        Raises
-        ------
-        TypeError
-            If ``X`` is not a DataFrame of real numbers.
-        """
-        scores = self._scores(self._columns.frame(X, learn=False))[:, 0]
-        return pd.Series(scores > 0.0, index=X.index)
-
-    def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
-        """Not defined for the perceptron: raises NotImplementedError, as River expects of a
-        classifier without probabilities.
-
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number.
-        **kwargs
-            Ignored: River's signature.
-
-        Returns
-        -------
-        dict
-            Never returns.
-
-        Raises
-        ------
-        NotImplementedError
-            Always.
-        """
-        raise NotImplementedError("the perceptron defines no probability: use predict_one")
 
     @property
     def weights(self) -> dict[Hashable, float]:
@@ -204,7 +114,7 @@ class Perceptron(_AveragedState, base.MiniBatchClassifier):
         return float(self._prediction()[1][0])
 
 
-class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
+class MulticlassPerceptron(_AveragedState, NoProbability, base.MiniBatchClassifier):
     """The K-class (argmax) perceptron for River, averaged by default; classes may appear at
     any point of the stream.
 
@@ -270,25 +180,17 @@ class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
             lin.multiclass_epoch_csr(rows.data, rows.indices, rows.indptr, y, order, self._W,
                                      self._b, fi, nz)
 
+    @fill(DOCS)
     def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
         """Learn one example: an update when the model gets it wrong.
 
         Parameters
         ----------
-        x : dict
-            Feature name -> number; a new name gets a weight (zero) from now on, NaN is a
-            missing value.
+        {x_learn}
         y : hashable
             The label; a new one becomes a class, with zero weights.
 
-        Raises
-        ------
-        TypeError
-            If a value of ``x`` is not a real number.
-        ValueError
-            If a value of ``x`` is infinite.
-        FloatingPointError
-            If a score overflows float64.
+        {raises_learn_score}
         """
         k = self._class_index.get(y)
         if k is None:  # a new class joins the argmax after the rows learned so far
@@ -297,27 +199,20 @@ class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
             self._add_classes(len(self._classes))
         self._learn_x(x, k)
 
+    @fill(DOCS)
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
         """Learn a batch, row by row in order: the same model as ``learn_one`` on each row, in
         one compiled call per run of rows between the first examples of new classes.
 
         Parameters
         ----------
-        X : pandas.DataFrame
-            One row per example, one column per feature (NaN: a missing value).
+        {X_learn}
         y : pandas.Series
             The labels.
 
-        Raises
-        ------
-        TypeError
-            If ``X`` is not a DataFrame of real numbers.
-        ValueError
-            If ``X`` holds an infinite value or repeats a column name, or if ``y`` has not
-            one label per row.
+        {raises_learn_many}
         """
-        if len(y) != len(X):
-            raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(y)}")
+        check_rows(X, y)
         rows = self._learn_frame(X)
         local, uniques = pd.factorize(pd.Series(y), use_na_sentinel=False)
         before = len(self._classes)
@@ -338,75 +233,44 @@ class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
     def _argmax(self, scores: np.ndarray) -> list[Any]:
         return [self._classes[k] for k in np.argmax(scores, axis=1).tolist()]
 
+    @fill(DOCS)
     def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> Any:
         """The class of highest score (ties to the class seen first); None before any.
 
         Parameters
         ----------
-        x : dict
-            Feature name -> number; names never learned are ignored.
-        **kwargs
-            Ignored: River's signature.
+        {x_predict}
 
         Returns
         -------
         hashable or None
             The predicted label.
 
-        Raises
-        ------
-        TypeError
-            If a value of ``x`` is not a real number.
+        {raises_x}
         """
         if not self._classes:
             return None
         return self._argmax(self._scores(self._row(x)))[0]
 
+    @fill(DOCS)
     def predict_many(self, X: pd.DataFrame) -> pd.Series:
         """``predict_one`` on each row, in one compiled call.
 
         Parameters
         ----------
-        X : pandas.DataFrame
-            One row per example.
+        {X_predict}
 
         Returns
         -------
         pandas.Series
             The predicted labels (None before any class), indexed as ``X``.
 
-        Raises
-        ------
-        TypeError
-            If ``X`` is not a DataFrame of real numbers.
+        {raises_frame}
         """
         if not self._classes:
             return pd.Series([None] * len(X), index=X.index, dtype=object)
         labels = self._argmax(self._scores(self._columns.frame(X, learn=False)))
         return pd.Series(labels, index=X.index)
-
-    def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
-        """Not defined for the perceptron: raises NotImplementedError, as River expects of a
-        classifier without probabilities.
-
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number.
-        **kwargs
-            Ignored: River's signature.
-
-        Returns
-        -------
-        dict
-            Never returns.
-
-        Raises
-        ------
-        NotImplementedError
-            Always.
-        """
-        raise NotImplementedError("the perceptron defines no probability: use predict_one")
 
     @property
     def classes(self) -> list[Any]:
