@@ -362,22 +362,33 @@ class Linear:
         self._cache = None
         self._run(rows, y, order)
 
-    def _learn_x(self, x: Mapping[Hashable, Any], y: Any) -> None:
-        """``learn_one``'s part after the label: ``y`` is the routine's label value."""
+    def _under_schema(self, x: Mapping[Hashable, Any]) -> tuple[Schema, tuple[Any, ...]] | None:
+        """The schema of the last dict learned and ``x``'s values in its order, when ``x`` has
+        its keys and every value is a finite number; else None (the general path then says
+        what is wrong)."""
         schema = self._schema
         values = None if schema is None else schema.values(x)
-        if values is not None:
-            assert schema is not None
-            try:
-                total = sum(values)
-            except TypeError:
-                total = None
-            if isinstance(total, (float, int)) and total - total == 0:  # all finite
-                self._pending_x.extend(values)
-                self._pending_y.append(y)
-                if len(self._pending_y) >= schema.rows:
-                    self._flush()
-                return
+        if values is None:
+            return None
+        assert schema is not None
+        try:
+            total = sum(values)
+        except TypeError:
+            return None
+        if isinstance(total, (float, int)) and total - total == 0:  # all finite
+            return schema, values
+        return None
+
+    def _learn_x(self, x: Mapping[Hashable, Any], y: Any) -> None:
+        """``learn_one``'s part after the label: ``y`` is the routine's label value."""
+        fast = self._under_schema(x)
+        if fast is not None:
+            schema, values = fast
+            self._pending_x.extend(values)
+            self._pending_y.append(y)
+            if len(self._pending_y) >= schema.rows:
+                self._flush()
+            return
         self._flush()
         rows = self._columns.row(x, learn=True)
         self._grow()
@@ -423,19 +434,13 @@ class Linear:
 
     def _row(self, x: Mapping[Hashable, Any]) -> Rows:
         """A dict to predict on, as a one-row CSR (names never learned left out)."""
-        schema = self._schema
-        values = None if schema is None else schema.values(x)
-        if values is not None:
-            assert schema is not None
-            try:
-                total = sum(values)
-            except TypeError:
-                total = None  # the general path says what is wrong
-            if isinstance(total, (float, int)) and total - total == 0:  # all finite
-                data = np.fromiter(values, dtype=np.float64, count=len(schema.keys))
-                if schema.by_column is not None:
-                    data = data[schema.by_column]
-                return Rows(data, schema.columns, schema.indptr)
+        fast = self._under_schema(x)
+        if fast is not None:
+            schema, values = fast
+            data = np.fromiter(values, dtype=np.float64, count=len(schema.keys))
+            if schema.by_column is not None:
+                data = data[schema.by_column]
+            return Rows(data, schema.columns, schema.indptr)
         return self._columns.row(x, learn=False)
 
     def _scores(self, rows: Rows) -> np.ndarray:
