@@ -20,6 +20,12 @@ __all__ = ["BudgetKernelPerceptron"]
 
 STRATEGIES = ("random", "stoptron", "oldest", "forgetron", "projectron", "projectron++")
 _POLICY = {"stoptron": 0, "random": 1, "oldest": 2, "forgetron": 2}
+# a support vector stores the columns it had: a new name is a new column, not a weight
+_X_LEARN = """
+    x : dict
+        Feature name -> number; a new name gets a column from now on, NaN is a missing
+        value.
+    """
 _BLOCK = 256  # rows of one routine call: K is (2 * 256) x (budget + 256) at most
 
 
@@ -194,32 +200,20 @@ class BudgetKernelPerceptron(Binary, NoProbability, base.MiniBatchClassifier):
         self._sv[new] = block[slots[0, new] - n0]
         self._stamp[:n] = slots[2, :n]
 
-    @fill(DOCS)
+    @fill(DOCS, x_learn=_X_LEARN, y=DOCS["y_bool"], raises_learn=DOCS["raises_learn_score"])
     def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
         """Learn one example: on a mistake, a support vector (or a projection) by the
         strategy.
 
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number; a new name gets a column from now on, NaN is a missing
-            value.
-        {y_bool}
-
-        {raises_learn_score}
+        {learn_one}
         """
         self._learn(self._columns.row(x, learn=True), np.array([1 if y else 0]))
 
-    @fill(DOCS)
+    @fill(DOCS, y=DOCS["y_many_bool"])
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
         """Learn a batch, row by row in order, in blocks of 256 rows per compiled call.
 
-        Parameters
-        ----------
-        {X_learn}
-        {y_many_bool}
-
-        {raises_learn_many}
+        {learn_many}
         """
         check_rows(X, y)
         rows = self._columns.frame(X, learn=True)

@@ -17,6 +17,7 @@ from ._river_rows import (
     Columns,
     Linear,
     NoProbability,
+    Predictions,
     Rows,
     check_rows,
     grow_rows,
@@ -24,6 +25,16 @@ from ._river_rows import (
 )
 
 __all__ = ["MulticlassPerceptron", "Perceptron"]
+
+# the K-class model's y, where the binary models take a truthy label
+_Y_CLASS = """
+    y : hashable
+        The label; a new one becomes a class, with zero weights.
+    """
+_Y_CLASSES = """
+    y : pandas.Series
+        The labels.
+    """
 
 
 class _AveragedState(Linear):
@@ -90,16 +101,11 @@ class Perceptron(_AveragedState, BinaryLinear, NoProbability, base.MiniBatchClas
             lin.perceptron_epoch_csr(rows.data, rows.indices, rows.indptr, y, order, w, b,
                                      fi, nz)
 
-    @fill(DOCS)
+    @fill(DOCS, y=DOCS["y_bool"], raises_learn=DOCS["raises_learn_score"])
     def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
         """Learn one example: an update when the model gets it wrong.
 
-        Parameters
-        ----------
-        {x_learn}
-        {y_bool}
-
-        {raises_learn_score}
+        {learn_one}
         """
         self._learn_x(x, 1.0 if y else -1.0)
 
@@ -114,7 +120,8 @@ class Perceptron(_AveragedState, BinaryLinear, NoProbability, base.MiniBatchClas
         return float(self._prediction()[1][0])
 
 
-class MulticlassPerceptron(_AveragedState, NoProbability, base.MiniBatchClassifier):
+class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
+                           base.MiniBatchClassifier):
     """The K-class (argmax) perceptron for River, averaged by default; classes may appear at
     any point of the stream.
 
@@ -180,17 +187,11 @@ class MulticlassPerceptron(_AveragedState, NoProbability, base.MiniBatchClassifi
             lin.multiclass_epoch_csr(rows.data, rows.indices, rows.indptr, y, order, self._W,
                                      self._b, fi, nz)
 
-    @fill(DOCS)
+    @fill(DOCS, y=_Y_CLASS, raises_learn=DOCS["raises_learn_score"])
     def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
         """Learn one example: an update when the model gets it wrong.
 
-        Parameters
-        ----------
-        {x_learn}
-        y : hashable
-            The label; a new one becomes a class, with zero weights.
-
-        {raises_learn_score}
+        {learn_one}
         """
         k = self._class_index.get(y)
         if k is None:  # a new class joins the argmax after the rows learned so far
@@ -199,18 +200,12 @@ class MulticlassPerceptron(_AveragedState, NoProbability, base.MiniBatchClassifi
             self._add_classes(len(self._classes))
         self._learn_x(x, k)
 
-    @fill(DOCS)
+    @fill(DOCS, y=_Y_CLASSES)
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
         """Learn a batch, row by row in order: the same model as ``learn_one`` on each row, in
         one compiled call per run of rows between the first examples of new classes.
 
-        Parameters
-        ----------
-        {X_learn}
-        y : pandas.Series
-            The labels.
-
-        {raises_learn_many}
+        {learn_many}
         """
         check_rows(X, y)
         rows = self._learn_frame(X)
@@ -237,9 +232,7 @@ class MulticlassPerceptron(_AveragedState, NoProbability, base.MiniBatchClassifi
     def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> Any:
         """The class of highest score (ties to the class seen first); None before any.
 
-        Parameters
-        ----------
-        {x_predict}
+        {params_x_predict}
 
         Returns
         -------
@@ -252,25 +245,10 @@ class MulticlassPerceptron(_AveragedState, NoProbability, base.MiniBatchClassifi
             return None
         return self._argmax(self._scores(self._row(x)))[0]
 
-    @fill(DOCS)
-    def predict_many(self, X: pd.DataFrame) -> pd.Series:
-        """``predict_one`` on each row, in one compiled call.
-
-        Parameters
-        ----------
-        {X_predict}
-
-        Returns
-        -------
-        pandas.Series
-            The predicted labels (None before any class), indexed as ``X``.
-
-        {raises_frame}
-        """
+    def _predict_rows(self, X: pd.DataFrame) -> Any:
         if not self._classes:
-            return pd.Series([None] * len(X), index=X.index, dtype=object)
-        labels = self._argmax(self._scores(self._columns.frame(X, learn=False)))
-        return pd.Series(labels, index=X.index)
+            return np.full(len(X), None, dtype=object)
+        return self._argmax(self._scores(self._columns.frame(X, learn=False)))
 
     @property
     def classes(self) -> list[Any]:

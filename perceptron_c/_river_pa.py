@@ -12,9 +12,29 @@ from river import base
 
 from . import _backend
 from ._docs import fill
-from ._river_rows import DOCS, START_COLUMNS, BinaryLinear, Columns, Linear, Rows, check_rows, visit
+from ._river_rows import (
+    DOCS,
+    START_COLUMNS,
+    BinaryLinear,
+    Columns,
+    Linear,
+    Predictions,
+    Rows,
+    check_rows,
+    visit,
+)
 
 __all__ = ["PAClassifier", "PARegressor"]
+
+# the regressor's y, where the classifier takes a truthy label
+_Y_TARGET = """
+    y : float
+        The target.
+    """
+_Y_TARGETS = """
+    y : pandas.Series
+        The targets.
+    """
 
 
 class _PA(Linear):
@@ -113,16 +133,11 @@ class PAClassifier(_PA, BinaryLinear, base.MiniBatchClassifier):
     def _margin(self) -> float:
         return 1.0
 
-    @fill(DOCS)
+    @fill(DOCS, y=DOCS["y_bool"], raises_learn=DOCS["raises_learn_weight"])
     def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
         """Learn one example.
 
-        Parameters
-        ----------
-        {x_learn}
-        {y_bool}
-
-        {raises_learn_weight}
+        {learn_one}
         """
         self._learn_x(x, 1.0 if y else -1.0)
 
@@ -130,9 +145,7 @@ class PAClassifier(_PA, BinaryLinear, base.MiniBatchClassifier):
     def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
         """The probabilities of False and True: 1 - p and p = sigmoid(w . x + b).
 
-        Parameters
-        ----------
-        {x_predict}
+        {params_x_predict}
 
         Returns
         -------
@@ -163,7 +176,7 @@ class PAClassifier(_PA, BinaryLinear, base.MiniBatchClassifier):
         return pd.DataFrame({False: 1.0 - p, True: p}, index=X.index)
 
 
-class PARegressor(_PA, base.MiniBatchRegressor):
+class PARegressor(_PA, Predictions, base.MiniBatchRegressor):
     """Passive-aggressive regression for River: River's ``PARegressor``, compiled.
 
     The epsilon-insensitive loss ``max(0, |y - (w . x + b)| - eps)`` and the step of ``mode``
@@ -199,32 +212,20 @@ class PARegressor(_PA, base.MiniBatchRegressor):
     def _margin(self) -> float:
         return float(self.eps)
 
-    @fill(DOCS)
+    @fill(DOCS, y=_Y_TARGET, raises_learn=DOCS["raises_learn_weight"])
     def learn_one(self, x: dict[Hashable, Any], y: float) -> None:
         """Learn one example.
 
-        Parameters
-        ----------
-        {x_learn}
-        y : float
-            The target.
-
-        {raises_learn_weight}
+        {learn_one}
         """
         self._learn_x(x, float(y))
 
-    @fill(DOCS)
+    @fill(DOCS, y=_Y_TARGETS, raises_learn_many=DOCS["raises_learn_many_targets"])
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
         """Learn a batch, row by row in order, in one compiled call: the same model as
         ``learn_one`` on each row.
 
-        Parameters
-        ----------
-        {X_learn}
-        y : pandas.Series
-            The targets.
-
-        {raises_learn_many_targets}
+        {learn_many}
         """
         check_rows(X, y, "target")
         rows = self._learn_frame(X)
@@ -235,9 +236,7 @@ class PARegressor(_PA, base.MiniBatchRegressor):
     def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> float:
         """The prediction ``w . x + b``.
 
-        Parameters
-        ----------
-        {x_predict}
+        {params_x_predict}
 
         Returns
         -------
@@ -248,19 +247,5 @@ class PARegressor(_PA, base.MiniBatchRegressor):
         """
         return self._decision(x)
 
-    @fill(DOCS)
-    def predict_many(self, X: pd.DataFrame) -> pd.Series:
-        """``predict_one`` on each row, in one compiled call.
-
-        Parameters
-        ----------
-        {X_predict}
-
-        Returns
-        -------
-        pandas.Series
-            The predictions, indexed as ``X``.
-
-        {raises_frame}
-        """
-        return pd.Series(self._decisions(X), index=X.index)
+    def _predict_rows(self, X: pd.DataFrame) -> np.ndarray:
+        return self._decisions(X)

@@ -30,8 +30,8 @@ from ._docs import fill
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["DOCS", "START_COLUMNS", "Binary", "Columns", "Linear", "NoProbability", "Rows",
-           "Schema", "check_rows", "grow_columns", "grow_rows", "signs", "visit"]
+__all__ = ["DOCS", "START_COLUMNS", "Binary", "Columns", "Linear", "NoProbability", "Predictions",
+           "Rows", "Schema", "check_rows", "grow_columns", "grow_rows", "signs", "visit"]
 
 START_COLUMNS = 8  # never 0: the routines take the address of the first weight
 _PENDING_VALUES = 1 << 14  # values learn_one keeps waiting for one call (<= 0.5 MB)
@@ -106,9 +106,32 @@ DOCS = {
         **kwargs
             Ignored: River's signature.
         """,
+    "params_x_predict": """
+        Parameters
+        ----------
+        {x_predict}
+        """,
     "X_predict": """
         X : pandas.DataFrame
             One row per example.
+        """,
+    # a learn_one's or learn_many's sections but what the method names: its y (and, for
+    # learn_one, what overflows; a regressor's learn_many names raises_learn_many_targets)
+    "learn_one": """
+        Parameters
+        ----------
+        {x_learn}
+        {y}
+
+        {raises_learn}
+        """,
+    "learn_many": """
+        Parameters
+        ----------
+        {X_learn}
+        {y}
+
+        {raises_learn_many}
         """,
 }
 
@@ -460,30 +483,12 @@ class Linear:
         return self._scores(self._columns.frame(X, learn=False))[:, 0]
 
 
-class Binary:
-    """The binary classifiers' predictions: True when the score is positive. The hooks
-    ``_decision`` (one dict) and ``_decisions`` (a frame's rows) give the scores."""
+class Predictions:
+    """``predict_many`` of every adapter: ``predict_one``'s answers for a frame's rows, which
+    the hook ``_predict_rows`` gives."""
 
-    # declared, not assigned: the model class's methods answer
-    _decision: Callable[[Mapping[Hashable, Any]], float]
-    _decisions: Callable[[pd.DataFrame], np.ndarray]
-
-    @fill(DOCS)
-    def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> bool:
-        """The predicted label: True when the score ``w . x + b`` is positive.
-
-        Parameters
-        ----------
-        {x_predict}
-
-        Returns
-        -------
-        bool
-            The predicted label.
-
-        {raises_x}
-        """
-        return self._decision(x) > 0.0
+    # declared, not assigned: the model class's method answers
+    _predict_rows: Callable[[pd.DataFrame], Any]
 
     @fill(DOCS)
     def predict_many(self, X: pd.DataFrame) -> pd.Series:
@@ -496,29 +501,51 @@ class Binary:
         Returns
         -------
         pandas.Series
-            The predicted labels (bool), indexed as ``X``.
+            ``predict_one``'s answer for each row, indexed as ``X``.
 
         {raises_frame}
         """
         import pandas as pd  # only where River's adapters run: pandas is there
 
-        return pd.Series(self._decisions(X) > 0.0, index=X.index)
+        return pd.Series(self._predict_rows(X), index=X.index)
+
+
+class Binary(Predictions):
+    """The binary classifiers' predictions: True when the score is positive. The hooks
+    ``_decision`` (one dict) and ``_decisions`` (a frame's rows) give the scores."""
+
+    # declared, not assigned: the model class's methods answer
+    _decision: Callable[[Mapping[Hashable, Any]], float]
+    _decisions: Callable[[pd.DataFrame], np.ndarray]
+
+    @fill(DOCS)
+    def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> bool:
+        """The predicted label: True when the score is positive.
+
+        {params_x_predict}
+
+        Returns
+        -------
+        bool
+            The predicted label.
+
+        {raises_x}
+        """
+        return self._decision(x) > 0.0
+
+    def _predict_rows(self, X: pd.DataFrame) -> np.ndarray:
+        return self._decisions(X) > 0.0
 
 
 class BinaryLinear(Binary, Linear):
     """The linear binary classifiers: +1/-1 labels, a batch learned in one call."""
 
-    @fill(DOCS)
+    @fill(DOCS, y=DOCS["y_many_bool"])
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
         """Learn a batch, row by row in order, in one compiled call: the same model as
         ``learn_one`` on each row.
 
-        Parameters
-        ----------
-        {X_learn}
-        {y_many_bool}
-
-        {raises_learn_many}
+        {learn_many}
         """
         check_rows(X, y)
         rows = self._learn_frame(X)
