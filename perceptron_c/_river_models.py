@@ -26,6 +26,18 @@ from ._river_rows import (
 
 __all__ = ["MulticlassPerceptron", "Perceptron"]
 
+# both perceptrons' parameters, the same three with the same meaning
+_PARAMS = {"params_perceptron": """
+    Parameters
+    ----------
+    average : bool, default=True
+        Predict with the average of the weights held after each example learned.
+    fit_intercept : bool, default=True
+        Whether the intercept (one bias per weight row) is learned.
+    normalize : bool, default=False
+        Divide each update by ``||x||`` (the normalized perceptron).
+    """}
+
 # the K-class model's y, where the binary models take a truthy label
 _Y_CLASS = """
     y : hashable
@@ -42,7 +54,10 @@ class _AveragedState(Linear):
 
     _WIDE = ("_W", "_U")
 
-    def _init_state(self, n_rows: int) -> None:
+    def __init__(self, average: bool, fit_intercept: bool, normalize: bool, n_rows: int) -> None:
+        self.average = average
+        self.fit_intercept = fit_intercept
+        self.normalize = normalize
         self._columns = Columns()
         self._W = np.zeros((n_rows, START_COLUMNS))
         self._U = np.zeros((n_rows, START_COLUMNS))
@@ -52,13 +67,14 @@ class _AveragedState(Linear):
         self._init_pending()
 
     def _model(self) -> tuple[np.ndarray, np.ndarray]:
-        if not self.average:  # type: ignore[attr-defined]
+        if not self.average:
             return self._W, self._b
         # the average of the weights held after each example, as Perceptron publishes it
         c = float(self._count[0])
         return self._W - self._U / c, self._b - self._beta / c
 
 
+@fill(_PARAMS)
 class Perceptron(_AveragedState, BinaryLinear, NoProbability, base.MiniBatchClassifier):
     """The binary perceptron for River, averaged by default, on the compiled routines.
 
@@ -68,22 +84,12 @@ class Perceptron(_AveragedState, BinaryLinear, NoProbability, base.MiniBatchClas
     ``linear_model.Perceptron`` is the plain (not averaged) variant of this arithmetic.
     ``predict_proba_one`` raises NotImplementedError: the perceptron defines no probability.
 
-    Parameters
-    ----------
-    average : bool, default=True
-        Predict with the average of every weight vector held, one per example learned.
-    fit_intercept : bool, default=True
-        Whether the bias is learned.
-    normalize : bool, default=False
-        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
+    {params_perceptron}
     """
 
     def __init__(self, average: bool = True, fit_intercept: bool = True,
                  normalize: bool = False) -> None:
-        self.average = average
-        self.fit_intercept = fit_intercept
-        self.normalize = normalize
-        self._init_state(1)
+        super().__init__(average, fit_intercept, normalize, 1)
 
     @classmethod
     def _unit_test_params(cls) -> Iterator[dict[str, Any]]:
@@ -120,6 +126,7 @@ class Perceptron(_AveragedState, BinaryLinear, NoProbability, base.MiniBatchClas
         return float(self._prediction()[1][0])
 
 
+@fill(_PARAMS)
 class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
                            base.MiniBatchClassifier):
     """The K-class (argmax) perceptron for River, averaged by default; classes may appear at
@@ -135,24 +142,14 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
     exact). ``predict_proba_one`` raises NotImplementedError: the perceptron defines no
     probability.
 
-    Parameters
-    ----------
-    average : bool, default=True
-        Predict with the average of every weight matrix held, one per example learned.
-    fit_intercept : bool, default=True
-        Whether the biases are learned.
-    normalize : bool, default=False
-        Update by ``x / ||x||`` (the normalized perceptron) instead of ``x``.
+    {params_perceptron}
     """
 
     _Y_DTYPE = np.int64
 
     def __init__(self, average: bool = True, fit_intercept: bool = True,
                  normalize: bool = False) -> None:
-        self.average = average
-        self.fit_intercept = fit_intercept
-        self.normalize = normalize
-        self._init_state(0)
+        super().__init__(average, fit_intercept, normalize, 0)
         self._classes: list[Any] = []
         self._class_index: dict[Any, int] = {}
 

@@ -26,6 +26,16 @@ from ._river_rows import (
 
 __all__ = ["PAClassifier", "PARegressor"]
 
+# both models' first parameters, River's
+_PARAMS = {"params_C_mode": """
+    Parameters
+    ----------
+    C : float, default=1.0
+        The aggressiveness: the step bound of PA-I, the slack weight of PA-II.
+    mode : {0, 1, 2}, default=1
+        0: PA, 1: PA-I, 2: PA-II.
+    """}
+
 # the regressor's y, where the classifier takes a truthy label
 _Y_TARGET = """
     y : float
@@ -105,6 +115,7 @@ def _sigmoid(s: np.ndarray) -> np.ndarray:
     return np.where(s < -30.0, 0.0, np.where(s > 30.0, 1.0, p))
 
 
+@fill(_PARAMS)
 class PAClassifier(_PA, BinaryLinear, base.MiniBatchClassifier):
     """Binary passive-aggressive classification for River: River's ``PAClassifier``, compiled.
 
@@ -113,12 +124,7 @@ class PAClassifier(_PA, BinaryLinear, base.MiniBatchClassifier):
     sigmoid of the score (0 below -30, 1 above 30); ``predict_one`` answers True when the score
     is positive.
 
-    Parameters
-    ----------
-    C : float, default=1.0
-        The aggressiveness: the step bound of PA-I, the slack weight of PA-II.
-    mode : {0, 1, 2}, default=1
-        0: PA, 1: PA-I, 2: PA-II.
+    {params_C_mode}
     learn_intercept : bool, default=True
         Whether the intercept is learned.
 
@@ -176,18 +182,14 @@ class PAClassifier(_PA, BinaryLinear, base.MiniBatchClassifier):
         return pd.DataFrame({False: 1.0 - p, True: p}, index=X.index)
 
 
+@fill(_PARAMS)
 class PARegressor(_PA, Predictions, base.MiniBatchRegressor):
     """Passive-aggressive regression for River: River's ``PARegressor``, compiled.
 
     The epsilon-insensitive loss ``max(0, |y - (w . x + b)| - eps)`` and the step of ``mode``
     ([Crammer2006] Fig. 1), towards y.
 
-    Parameters
-    ----------
-    C : float, default=1.0
-        The aggressiveness: the step bound of PA-I, the slack weight of PA-II.
-    mode : {0, 1, 2}, default=1
-        0: PA, 1: PA-I, 2: PA-II.
+    {params_C_mode}
     eps : float, default=0.1
         The width of the insensitive band.
     learn_intercept : bool, default=True
