@@ -26,16 +26,6 @@ from ._river_rows import (
 
 __all__ = ["PAClassifier", "PARegressor"]
 
-# both models' first parameters, River's
-_PARAMS = {"params_C_mode": """
-    Parameters
-    ----------
-    C : float, default=1.0
-        The aggressiveness: the step bound of PA-I, the slack weight of PA-II.
-    mode : {0, 1, 2}, default=1
-        0: PA, 1: PA-I, 2: PA-II.
-    """}
-
 # the regressor's y, where the classifier takes a truthy label
 _Y_TARGET = """
     y : float
@@ -115,6 +105,17 @@ def _sigmoid(s: np.ndarray) -> np.ndarray:
     return np.where(s < -30.0, 0.0, np.where(s > 30.0, 1.0, p))
 
 
+# both models' first parameters, River's
+_PARAMS = {"params_C_mode": """
+    Parameters
+    ----------
+    C : float, default=1.0
+        The aggressiveness: the step bound of PA-I, the slack weight of PA-II.
+    mode : {0, 1, 2}, default=1
+        0: PA, 1: PA-I, 2: PA-II.
+    """}
+
+
 @fill(_PARAMS)
 class PAClassifier(_PA, BinaryLinear, base.MiniBatchClassifier):
     """Binary passive-aggressive classification for River: River's ``PAClassifier``, compiled.
@@ -167,9 +168,7 @@ class PAClassifier(_PA, BinaryLinear, base.MiniBatchClassifier):
     def predict_proba_many(self, X: pd.DataFrame) -> pd.DataFrame:
         """``predict_proba_one`` on each row, in one compiled call.
 
-        Parameters
-        ----------
-        {X_predict}
+        {params_X_predict}
 
         Returns
         -------

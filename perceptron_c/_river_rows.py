@@ -111,7 +111,9 @@ DOCS = {
         ----------
         {x_predict}
         """,
-    "X_predict": """
+    "params_X_predict": """
+        Parameters
+        ----------
         X : pandas.DataFrame
             One row per example.
         """,
@@ -494,9 +496,7 @@ class Predictions:
     def predict_many(self, X: pd.DataFrame) -> pd.Series:
         """``predict_one`` on each row, the rows scored together.
 
-        Parameters
-        ----------
-        {X_predict}
+        {params_X_predict}
 
         Returns
         -------
