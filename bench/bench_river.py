@@ -56,40 +56,40 @@ def make_stream(n: int, d: int, seed: int) -> tuple[list[dict], list[bool], np.n
     return [dict(zip(names, row)) for row in X.tolist()], y.tolist(), X
 
 
-def time_learn_one(make, rows, labels) -> float:
+def timed(make, feed) -> float:
+    """Seconds ``feed(model)`` takes on a fresh ``model = make()``."""
     model = make()
     t0 = time.perf_counter()
-    for x, y in zip(rows, labels):
-        model.learn_one(x, y)
+    feed(model)
     return time.perf_counter() - t0
+
+
+def time_calls(make, xs, ys, name: str = "learn_one") -> float:
+    """``model.<name>(x, y)`` on each pair of ``xs`` and ``ys``: learn_one on a stream's
+    examples, learn_many on its frames."""
+    def feed(model):
+        call = getattr(model, name)
+        for x, y in zip(xs, ys):
+            call(x, y)
+    return timed(make, feed)
 
 
 def time_progressive(make, rows, labels) -> float:
     """predict_one, then learn_one, on each example (River's progressive validation)."""
-    model = make()
-    t0 = time.perf_counter()
-    for x, y in zip(rows, labels):
-        model.predict_one(x)
-        model.learn_one(x, y)
-    return time.perf_counter() - t0
-
-
-def time_learn_many(make, frames, series) -> float:
-    model = make()
-    t0 = time.perf_counter()
-    for X, y in zip(frames, series):
-        model.learn_many(X, y)
-    return time.perf_counter() - t0
+    def feed(model):
+        for x, y in zip(rows, labels):
+            model.predict_one(x)
+            model.learn_one(x, y)
+    return timed(make, feed)
 
 
 def time_loop_of_one(make, frames, series) -> float:
     """learn_one over a frame's rows, as a model without learn_many must be fed."""
-    model = make()
-    t0 = time.perf_counter()
-    for X, y in zip(frames, series):
-        for x, label in zip(X.to_dict(orient="records"), y.tolist()):
-            model.learn_one(x, label)
-    return time.perf_counter() - t0
+    def feed(model):
+        for X, y in zip(frames, series):
+            for x, label in zip(X.to_dict(orient="records"), y.tolist()):
+                model.learn_one(x, label)
+    return timed(make, feed)
 
 
 def checkerboard(n: int, batch: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -165,28 +165,30 @@ def main(argv: list[str] | None = None) -> int:
     series = [pd.Series(labels[s:s + args.batch]) for s in range(0, args.n, args.batch)]
 
     one = best_of(args.repeat, {
-        "river Perceptron": lambda: time_learn_one(lm.Perceptron, rows, labels),
-        "ours Perceptron (averaged)": lambda: time_learn_one(pr.Perceptron, rows, labels),
-        "ours Perceptron (plain)": lambda: time_learn_one(
+        "river Perceptron": lambda: time_calls(lm.Perceptron, rows, labels),
+        "ours Perceptron (averaged)": lambda: time_calls(pr.Perceptron, rows, labels),
+        "ours Perceptron (plain)": lambda: time_calls(
             lambda: pr.Perceptron(average=False), rows, labels),
-        "ours MulticlassPerceptron": lambda: time_learn_one(
+        "ours MulticlassPerceptron": lambda: time_calls(
             pr.MulticlassPerceptron, rows, labels),
-        "river PAClassifier": lambda: time_learn_one(lm.PAClassifier, rows, labels),
-        "ours PAClassifier": lambda: time_learn_one(pr.PAClassifier, rows, labels),
+        "river PAClassifier": lambda: time_calls(lm.PAClassifier, rows, labels),
+        "ours PAClassifier": lambda: time_calls(pr.PAClassifier, rows, labels),
         "river Perceptron, predict + learn": lambda: time_progressive(
             lm.Perceptron, rows, labels),
         "ours Perceptron, predict + learn": lambda: time_progressive(
             pr.Perceptron, rows, labels),
     })
     many = best_of(args.repeat, {
-        "river Perceptron.learn_many": lambda: time_learn_many(lm.Perceptron, frames, series),
-        "ours Perceptron.learn_many": lambda: time_learn_many(pr.Perceptron, frames, series),
+        "river Perceptron.learn_many": lambda: time_calls(
+            lm.Perceptron, frames, series, "learn_many"),
+        "ours Perceptron.learn_many": lambda: time_calls(
+            pr.Perceptron, frames, series, "learn_many"),
         "river Perceptron, learn_one loop": lambda: time_loop_of_one(
             lm.Perceptron, frames, series),
         "river PAClassifier, learn_one loop": lambda: time_loop_of_one(
             lm.PAClassifier, frames, series),
-        "ours PAClassifier.learn_many": lambda: time_learn_many(
-            pr.PAClassifier, frames, series),
+        "ours PAClassifier.learn_many": lambda: time_calls(
+            pr.PAClassifier, frames, series, "learn_many"),
     })
     ratios = {
         "learn_one: averaged Perceptron / River Perceptron":

@@ -3,7 +3,7 @@ on the compiled budget routines (every strategy of `BudgetKernelPerceptron`)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -12,13 +12,20 @@ from river import base
 
 from . import _backend
 from . import kernels as _kernels
+from ._docs import fill
 from ._kernel_rows import cached_scores
-from ._river_rows import Columns, Rows, grow_columns, signs
+from ._river_rows import DOCS, Binary, Columns, NoProbability, Rows, check_rows, grow_columns, signs
 
 __all__ = ["BudgetKernelPerceptron"]
 
 STRATEGIES = ("random", "stoptron", "oldest", "forgetron", "projectron", "projectron++")
 _POLICY = {"stoptron": 0, "random": 1, "oldest": 2, "forgetron": 2}
+# a support vector stores the columns it had: a new name is a new column, not a weight
+_X_LEARN = """
+    x : dict
+        Feature name -> number; a new name gets a column from now on, NaN is a missing
+        value.
+    """
 _BLOCK = 256  # rows of one routine call: K is (2 * 256) x (budget + 256) at most
 
 
@@ -36,7 +43,7 @@ def _grown(a: np.ndarray, shape: tuple[int, ...], fill: float) -> np.ndarray:
     return out
 
 
-class BudgetKernelPerceptron(base.MiniBatchClassifier):
+class BudgetKernelPerceptron(Binary, NoProbability, base.MiniBatchClassifier):
     """The binary kernel perceptron on a budget for River: at most ``budget`` support vectors,
     whatever the length of the stream.
 
@@ -193,49 +200,22 @@ class BudgetKernelPerceptron(base.MiniBatchClassifier):
         self._sv[new] = block[slots[0, new] - n0]
         self._stamp[:n] = slots[2, :n]
 
+    @fill(DOCS, x_learn=_X_LEARN, y=DOCS["y_bool"], raises_learn=DOCS["raises_learn_score"])
     def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
         """Learn one example: on a mistake, a support vector (or a projection) by the
         strategy.
 
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number; a new name gets a column from now on, NaN is a missing
-            value.
-        y : bool
-            The label; a truthy value is the positive class.
-
-        Raises
-        ------
-        TypeError
-            If a value of ``x`` is not a real number.
-        ValueError
-            If a value of ``x`` is infinite.
-        FloatingPointError
-            If a score overflows float64.
+        {learn_one}
         """
         self._learn(self._columns.row(x, learn=True), np.array([1 if y else 0]))
 
+    @fill(DOCS, y=DOCS["y_many_bool"])
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
         """Learn a batch, row by row in order, in blocks of 256 rows per compiled call.
 
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            One row per example, one column per feature (NaN: a missing value).
-        y : pandas.Series
-            The labels; a truthy value is the positive class.
-
-        Raises
-        ------
-        TypeError
-            If ``X`` is not a DataFrame of real numbers.
-        ValueError
-            If ``X`` holds an infinite value or repeats a column name, or if ``y`` has not
-            one label per row.
+        {learn_many}
         """
-        if len(y) != len(X):
-            raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(y)}")
+        check_rows(X, y)
         rows = self._columns.frame(X, learn=True)
         self._learn(rows, (signs(y) > 0).astype(np.int64))
 
@@ -254,71 +234,11 @@ class BudgetKernelPerceptron(base.MiniBatchClassifier):
         # the package's 4-lane sums, not BLAS's (whose order follows the machine)
         return cached_scores(alpha[None, :], np.ascontiguousarray(K.T))[0] + b
 
-    def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> bool:
-        """The predicted label: True when the score is positive.
+    def _decision(self, x: Mapping[Hashable, Any]) -> float:
+        return float(self._scores(self._columns.row(x, learn=False))[0])
 
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number; names never learned are ignored.
-        **kwargs
-            Ignored: River's signature.
-
-        Returns
-        -------
-        bool
-            The predicted label.
-
-        Raises
-        ------
-        TypeError
-            If a value of ``x`` is not a real number.
-        """
-        return bool(self._scores(self._columns.row(x, learn=False))[0] > 0.0)
-
-    def predict_many(self, X: pd.DataFrame) -> pd.Series:
-        """``predict_one`` on each row.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            One row per example.
-
-        Returns
-        -------
-        pandas.Series
-            The predicted labels (bool), indexed as ``X``.
-
-        Raises
-        ------
-        TypeError
-            If ``X`` is not a DataFrame of real numbers.
-        """
-        return pd.Series(self._scores(self._columns.frame(X, learn=False)) > 0.0,
-                         index=X.index)
-
-    def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
-        """Not defined for the perceptron: raises NotImplementedError, as River expects of a
-        classifier without probabilities.
-
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number.
-        **kwargs
-            Ignored: River's signature.
-
-        Returns
-        -------
-        dict
-            Never returns.
-
-        Raises
-        ------
-        NotImplementedError
-            Always.
-        """
-        raise NotImplementedError("the perceptron defines no probability: use predict_one")
+    def _decisions(self, X: pd.DataFrame) -> np.ndarray:
+        return self._scores(self._columns.frame(X, learn=False))
 
     @property
     def n_support(self) -> int:

@@ -9,9 +9,44 @@ import pandas as pd
 from river import base
 
 from . import _backend
-from ._river_rows import START_COLUMNS, Columns, Linear, Rows, grow_rows, signs, visit
+from ._docs import fill
+from ._river_rows import (
+    DOCS,
+    START_COLUMNS,
+    BinaryLinear,
+    Columns,
+    Linear,
+    NoProbability,
+    Predictions,
+    Rows,
+    check_rows,
+    grow_rows,
+    visit,
+)
 
 __all__ = ["MulticlassPerceptron", "Perceptron"]
+
+# both perceptrons' parameters, the same three with the same meaning
+_PARAMS = {"params_perceptron": """
+    Parameters
+    ----------
+    average : bool, default=True
+        Predict with the average of the weights held after each example learned.
+    fit_intercept : bool, default=True
+        Whether the intercept (one bias per weight row) is learned.
+    normalize : bool, default=False
+        Divide each update by ``||x||`` (the normalized perceptron).
+    """}
+
+# the K-class model's y, where the binary models take a truthy label
+_Y_CLASS = """
+    y : hashable
+        The label; a new one becomes a class, with zero weights.
+    """
+_Y_CLASSES = """
+    y : pandas.Series
+        The labels.
+    """
 
 
 class _AveragedState(Linear):
@@ -19,7 +54,10 @@ class _AveragedState(Linear):
 
     _WIDE = ("_W", "_U")
 
-    def _init_state(self, n_rows: int) -> None:
+    def __init__(self, average: bool, fit_intercept: bool, normalize: bool, n_rows: int) -> None:
+        self.average = average
+        self.fit_intercept = fit_intercept
+        self.normalize = normalize
         self._columns = Columns()
         self._W = np.zeros((n_rows, START_COLUMNS))
         self._U = np.zeros((n_rows, START_COLUMNS))
@@ -29,14 +67,15 @@ class _AveragedState(Linear):
         self._init_pending()
 
     def _model(self) -> tuple[np.ndarray, np.ndarray]:
-        if not self.average:  # type: ignore[attr-defined]
+        if not self.average:
             return self._W, self._b
         # the average of the weights held after each example, as Perceptron publishes it
         c = float(self._count[0])
         return self._W - self._U / c, self._b - self._beta / c
 
 
-class Perceptron(_AveragedState, base.MiniBatchClassifier):
+@fill(_PARAMS)
+class Perceptron(_AveragedState, BinaryLinear, NoProbability, base.MiniBatchClassifier):
     """The binary perceptron for River, averaged by default, on the compiled routines.
 
     [Daume2017] Alg. 5 (plain) and Alg. 7 (averaged, lazily): on a mistake (``y (w . x + b)
@@ -45,22 +84,12 @@ class Perceptron(_AveragedState, base.MiniBatchClassifier):
     ``linear_model.Perceptron`` is the plain (not averaged) variant of this arithmetic.
     ``predict_proba_one`` raises NotImplementedError: the perceptron defines no probability.
 
-    Parameters
-    ----------
-    average : bool, default=True
-        Predict with the average of every weight vector held, one per example learned.
-    fit_intercept : bool, default=True
-        Whether the bias is learned.
-    normalize : bool, default=False
-        Update by ``y x / ||x||`` (the normalized perceptron) instead of ``y x``.
+    {params_perceptron}
     """
 
     def __init__(self, average: bool = True, fit_intercept: bool = True,
                  normalize: bool = False) -> None:
-        self.average = average
-        self.fit_intercept = fit_intercept
-        self.normalize = normalize
-        self._init_state(1)
+        super().__init__(average, fit_intercept, normalize, 1)
 
     @classmethod
     def _unit_test_params(cls) -> Iterator[dict[str, Any]]:
@@ -78,120 +107,13 @@ class Perceptron(_AveragedState, base.MiniBatchClassifier):
             lin.perceptron_epoch_csr(rows.data, rows.indices, rows.indptr, y, order, w, b,
                                      fi, nz)
 
+    @fill(DOCS, y=DOCS["y_bool"], raises_learn=DOCS["raises_learn_score"])
     def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
         """Learn one example: an update when the model gets it wrong.
 
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number; a new name gets a weight (zero) from now on, NaN is a
-            missing value.
-        y : bool
-            The label; a truthy value is the positive class.
-
-        Raises
-        ------
-        TypeError
-            If a value of ``x`` is not a real number.
-        ValueError
-            If a value of ``x`` is infinite.
-        FloatingPointError
-            If the score overflows float64.
+        {learn_one}
         """
         self._learn_x(x, 1.0 if y else -1.0)
-
-    def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
-        """Learn a batch, row by row in order, in one compiled call: the same model as
-        ``learn_one`` on each row.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            One row per example, one column per feature (NaN: a missing value).
-        y : pandas.Series
-            The labels; a truthy value is the positive class.
-
-        Raises
-        ------
-        TypeError
-            If ``X`` is not a DataFrame of real numbers.
-        ValueError
-            If ``X`` holds an infinite value or repeats a column name, or if ``y`` has not
-            one label per row.
-        """
-        if len(y) != len(X):
-            raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(y)}")
-        rows = self._learn_frame(X)
-        self._learn_rows(rows, signs(y), visit(0, rows.n_rows))
-
-    def _decision(self, x: dict[Hashable, Any]) -> float:
-        return float(self._scores(self._row(x))[0, 0])
-
-    def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> bool:
-        """The predicted label: True when the score ``w . x + b`` is positive.
-
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number; names never learned are ignored.
-        **kwargs
-            Ignored: River's signature.
-
-        Returns
-        -------
-        bool
-            The predicted label.
-
-        Raises
-        ------
-        TypeError
-            If a value of ``x`` is not a real number.
-        """
-        return self._decision(x) > 0.0
-
-    def predict_many(self, X: pd.DataFrame) -> pd.Series:
-        """``predict_one`` on each row, in one compiled call.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            One row per example.
-
-        Returns
-        -------
-        pandas.Series
-            The predicted labels (bool), indexed as ``X``.
-
-        Raises
-        ------
-        TypeError
-            If ``X`` is not a DataFrame of real numbers.
-        """
-        scores = self._scores(self._columns.frame(X, learn=False))[:, 0]
-        return pd.Series(scores > 0.0, index=X.index)
-
-    def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
-        """Not defined for the perceptron: raises NotImplementedError, as River expects of a
-        classifier without probabilities.
-
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number.
-        **kwargs
-            Ignored: River's signature.
-
-        Returns
-        -------
-        dict
-            Never returns.
-
-        Raises
-        ------
-        NotImplementedError
-            Always.
-        """
-        raise NotImplementedError("the perceptron defines no probability: use predict_one")
 
     @property
     def weights(self) -> dict[Hashable, float]:
@@ -204,7 +126,9 @@ class Perceptron(_AveragedState, base.MiniBatchClassifier):
         return float(self._prediction()[1][0])
 
 
-class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
+@fill(_PARAMS)
+class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
+                           base.MiniBatchClassifier):
     """The K-class (argmax) perceptron for River, averaged by default; classes may appear at
     any point of the stream.
 
@@ -218,24 +142,14 @@ class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
     exact). ``predict_proba_one`` raises NotImplementedError: the perceptron defines no
     probability.
 
-    Parameters
-    ----------
-    average : bool, default=True
-        Predict with the average of every weight matrix held, one per example learned.
-    fit_intercept : bool, default=True
-        Whether the biases are learned.
-    normalize : bool, default=False
-        Update by ``x / ||x||`` (the normalized perceptron) instead of ``x``.
+    {params_perceptron}
     """
 
     _Y_DTYPE = np.int64
 
     def __init__(self, average: bool = True, fit_intercept: bool = True,
                  normalize: bool = False) -> None:
-        self.average = average
-        self.fit_intercept = fit_intercept
-        self.normalize = normalize
-        self._init_state(0)
+        super().__init__(average, fit_intercept, normalize, 0)
         self._classes: list[Any] = []
         self._class_index: dict[Any, int] = {}
 
@@ -270,25 +184,11 @@ class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
             lin.multiclass_epoch_csr(rows.data, rows.indices, rows.indptr, y, order, self._W,
                                      self._b, fi, nz)
 
+    @fill(DOCS, y=_Y_CLASS, raises_learn=DOCS["raises_learn_score"])
     def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
         """Learn one example: an update when the model gets it wrong.
 
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number; a new name gets a weight (zero) from now on, NaN is a
-            missing value.
-        y : hashable
-            The label; a new one becomes a class, with zero weights.
-
-        Raises
-        ------
-        TypeError
-            If a value of ``x`` is not a real number.
-        ValueError
-            If a value of ``x`` is infinite.
-        FloatingPointError
-            If a score overflows float64.
+        {learn_one}
         """
         k = self._class_index.get(y)
         if k is None:  # a new class joins the argmax after the rows learned so far
@@ -297,27 +197,14 @@ class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
             self._add_classes(len(self._classes))
         self._learn_x(x, k)
 
+    @fill(DOCS, y=_Y_CLASSES)
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
         """Learn a batch, row by row in order: the same model as ``learn_one`` on each row, in
         one compiled call per run of rows between the first examples of new classes.
 
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            One row per example, one column per feature (NaN: a missing value).
-        y : pandas.Series
-            The labels.
-
-        Raises
-        ------
-        TypeError
-            If ``X`` is not a DataFrame of real numbers.
-        ValueError
-            If ``X`` holds an infinite value or repeats a column name, or if ``y`` has not
-            one label per row.
+        {learn_many}
         """
-        if len(y) != len(X):
-            raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(y)}")
+        check_rows(X, y)
         rows = self._learn_frame(X)
         local, uniques = pd.factorize(pd.Series(y), use_na_sentinel=False)
         before = len(self._classes)
@@ -338,75 +225,27 @@ class MulticlassPerceptron(_AveragedState, base.MiniBatchClassifier):
     def _argmax(self, scores: np.ndarray) -> list[Any]:
         return [self._classes[k] for k in np.argmax(scores, axis=1).tolist()]
 
+    @fill(DOCS)
     def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> Any:
         """The class of highest score (ties to the class seen first); None before any.
 
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number; names never learned are ignored.
-        **kwargs
-            Ignored: River's signature.
+        {params_x_predict}
 
         Returns
         -------
         hashable or None
             The predicted label.
 
-        Raises
-        ------
-        TypeError
-            If a value of ``x`` is not a real number.
+        {raises_x}
         """
         if not self._classes:
             return None
         return self._argmax(self._scores(self._row(x)))[0]
 
-    def predict_many(self, X: pd.DataFrame) -> pd.Series:
-        """``predict_one`` on each row, in one compiled call.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            One row per example.
-
-        Returns
-        -------
-        pandas.Series
-            The predicted labels (None before any class), indexed as ``X``.
-
-        Raises
-        ------
-        TypeError
-            If ``X`` is not a DataFrame of real numbers.
-        """
+    def _predict_rows(self, X: pd.DataFrame) -> Any:
         if not self._classes:
-            return pd.Series([None] * len(X), index=X.index, dtype=object)
-        labels = self._argmax(self._scores(self._columns.frame(X, learn=False)))
-        return pd.Series(labels, index=X.index)
-
-    def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
-        """Not defined for the perceptron: raises NotImplementedError, as River expects of a
-        classifier without probabilities.
-
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number.
-        **kwargs
-            Ignored: River's signature.
-
-        Returns
-        -------
-        dict
-            Never returns.
-
-        Raises
-        ------
-        NotImplementedError
-            Always.
-        """
-        raise NotImplementedError("the perceptron defines no probability: use predict_one")
+            return np.full(len(X), None, dtype=object)
+        return self._argmax(self._scores(self._columns.frame(X, learn=False)))
 
     @property
     def classes(self) -> list[Any]:

@@ -11,9 +11,30 @@ import pandas as pd
 from river import base
 
 from . import _backend
-from ._river_rows import START_COLUMNS, Columns, Linear, Rows, signs, visit
+from ._docs import fill
+from ._river_rows import (
+    DOCS,
+    START_COLUMNS,
+    BinaryLinear,
+    Columns,
+    Linear,
+    Predictions,
+    Rows,
+    check_rows,
+    visit,
+)
 
 __all__ = ["PAClassifier", "PARegressor"]
+
+# the regressor's y, where the classifier takes a truthy label
+_Y_TARGET = """
+    y : float
+        The target.
+    """
+_Y_TARGETS = """
+    y : pandas.Series
+        The targets.
+    """
 
 
 class _PA(Linear):
@@ -67,9 +88,6 @@ class _PA(Linear):
     def _model(self) -> tuple[np.ndarray, np.ndarray]:
         return self._W, self._state[_backend.sgd.INTERCEPT:_backend.sgd.INTERCEPT + 1]
 
-    def _decision(self, x: dict[Hashable, Any]) -> float:
-        return float(self._scores(self._row(x))[0, 0])
-
     @property
     def weights(self) -> dict[Hashable, float]:
         """Feature name -> weight."""
@@ -87,7 +105,19 @@ def _sigmoid(s: np.ndarray) -> np.ndarray:
     return np.where(s < -30.0, 0.0, np.where(s > 30.0, 1.0, p))
 
 
-class PAClassifier(_PA, base.MiniBatchClassifier):
+# both models' first parameters, River's
+_PARAMS = {"params_C_mode": """
+    Parameters
+    ----------
+    C : float, default=1.0
+        The aggressiveness: the step bound of PA-I, the slack weight of PA-II.
+    mode : {0, 1, 2}, default=1
+        0: PA, 1: PA-I, 2: PA-II.
+    """}
+
+
+@fill(_PARAMS)
+class PAClassifier(_PA, BinaryLinear, base.MiniBatchClassifier):
     """Binary passive-aggressive classification for River: River's ``PAClassifier``, compiled.
 
     The hinge loss ``max(0, 1 - y (w . x + b))`` with y = +1 for a truthy label, -1 else, and
@@ -95,12 +125,7 @@ class PAClassifier(_PA, base.MiniBatchClassifier):
     sigmoid of the score (0 below -30, 1 above 30); ``predict_one`` answers True when the score
     is positive.
 
-    Parameters
-    ----------
-    C : float, default=1.0
-        The aggressiveness: the step bound of PA-I, the slack weight of PA-II.
-    mode : {0, 1, 2}, default=1
-        0: PA, 1: PA-I, 2: PA-II.
+    {params_C_mode}
     learn_intercept : bool, default=True
         Whether the intercept is learned.
 
@@ -115,152 +140,55 @@ class PAClassifier(_PA, base.MiniBatchClassifier):
     def _margin(self) -> float:
         return 1.0
 
+    @fill(DOCS, y=DOCS["y_bool"], raises_learn=DOCS["raises_learn_weight"])
     def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
         """Learn one example.
 
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number; a new name gets a weight (zero) from now on, NaN is a
-            missing value.
-        y : bool
-            The label; a truthy value is the positive class.
-
-        Raises
-        ------
-        TypeError
-            If a value of ``x`` is not a real number.
-        ValueError
-            If a value of ``x`` is infinite.
-        FloatingPointError
-            If a weight overflows float64.
+        {learn_one}
         """
         self._learn_x(x, 1.0 if y else -1.0)
 
-    def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
-        """Learn a batch, row by row in order, in one compiled call: the same model as
-        ``learn_one`` on each row.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            One row per example, one column per feature (NaN: a missing value).
-        y : pandas.Series
-            The labels; a truthy value is the positive class.
-
-        Raises
-        ------
-        TypeError
-            If ``X`` is not a DataFrame of real numbers.
-        ValueError
-            If ``X`` holds an infinite value or repeats a column name, or if ``y`` has not
-            one label per row.
-        """
-        if len(y) != len(X):
-            raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(y)}")
-        rows = self._learn_frame(X)
-        self._learn_rows(rows, signs(y), visit(0, rows.n_rows))
-
+    @fill(DOCS)
     def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
         """The probabilities of False and True: 1 - p and p = sigmoid(w . x + b).
 
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number; names never learned are ignored.
-        **kwargs
-            Ignored: River's signature.
+        {params_x_predict}
 
         Returns
         -------
         dict
             ``{False: 1 - p, True: p}``.
 
-        Raises
-        ------
-        TypeError
-            If a value of ``x`` is not a real number.
+        {raises_x}
         """
         p = float(_sigmoid(np.array(self._decision(x))))
         return {False: 1.0 - p, True: p}
 
-    def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> bool:
-        """The predicted label: True when the score is positive (p > 1/2).
-
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number; names never learned are ignored.
-        **kwargs
-            Ignored: River's signature.
-
-        Returns
-        -------
-        bool
-            The predicted label.
-
-        Raises
-        ------
-        TypeError
-            If a value of ``x`` is not a real number.
-        """
-        return self._decision(x) > 0.0
-
+    @fill(DOCS)
     def predict_proba_many(self, X: pd.DataFrame) -> pd.DataFrame:
         """``predict_proba_one`` on each row, in one compiled call.
 
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            One row per example.
+        {params_X_predict}
 
         Returns
         -------
         pandas.DataFrame
             Columns False and True, indexed as ``X``.
 
-        Raises
-        ------
-        TypeError
-            If ``X`` is not a DataFrame of real numbers.
+        {raises_frame}
         """
-        p = _sigmoid(self._scores(self._columns.frame(X, learn=False))[:, 0])
+        p = _sigmoid(self._decisions(X))
         return pd.DataFrame({False: 1.0 - p, True: p}, index=X.index)
 
-    def predict_many(self, X: pd.DataFrame) -> pd.Series:
-        """``predict_one`` on each row, in one compiled call.
 
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            One row per example.
-
-        Returns
-        -------
-        pandas.Series
-            The predicted labels (bool), indexed as ``X``.
-
-        Raises
-        ------
-        TypeError
-            If ``X`` is not a DataFrame of real numbers.
-        """
-        scores = self._scores(self._columns.frame(X, learn=False))[:, 0]
-        return pd.Series(scores > 0.0, index=X.index)
-
-
-class PARegressor(_PA, base.MiniBatchRegressor):
+@fill(_PARAMS)
+class PARegressor(_PA, Predictions, base.MiniBatchRegressor):
     """Passive-aggressive regression for River: River's ``PARegressor``, compiled.
 
     The epsilon-insensitive loss ``max(0, |y - (w . x + b)| - eps)`` and the step of ``mode``
     ([Crammer2006] Fig. 1), towards y.
 
-    Parameters
-    ----------
-    C : float, default=1.0
-        The aggressiveness: the step bound of PA-I, the slack weight of PA-II.
-    mode : {0, 1, 2}, default=1
-        0: PA, 1: PA-I, 2: PA-II.
+    {params_C_mode}
     eps : float, default=0.1
         The width of the insensitive band.
     learn_intercept : bool, default=True
@@ -285,92 +213,40 @@ class PARegressor(_PA, base.MiniBatchRegressor):
     def _margin(self) -> float:
         return float(self.eps)
 
+    @fill(DOCS, y=_Y_TARGET, raises_learn=DOCS["raises_learn_weight"])
     def learn_one(self, x: dict[Hashable, Any], y: float) -> None:
         """Learn one example.
 
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number; a new name gets a weight (zero) from now on, NaN is a
-            missing value.
-        y : float
-            The target.
-
-        Raises
-        ------
-        TypeError
-            If a value of ``x`` is not a real number.
-        ValueError
-            If a value of ``x`` is infinite.
-        FloatingPointError
-            If a weight overflows float64.
+        {learn_one}
         """
         self._learn_x(x, float(y))
 
+    @fill(DOCS, y=_Y_TARGETS, raises_learn_many=DOCS["raises_learn_many_targets"])
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
         """Learn a batch, row by row in order, in one compiled call: the same model as
         ``learn_one`` on each row.
 
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            One row per example, one column per feature (NaN: a missing value).
-        y : pandas.Series
-            The targets.
-
-        Raises
-        ------
-        TypeError
-            If ``X`` is not a DataFrame of real numbers.
-        ValueError
-            If ``X`` holds an infinite value or repeats a column name, or if ``y`` has not
-            one target per row.
+        {learn_many}
         """
-        if len(y) != len(X):
-            raise ValueError(f"y must have one target per row of X ({len(X)}), got {len(y)}")
+        check_rows(X, y, "target")
         rows = self._learn_frame(X)
         targets = np.array(y, dtype=np.float64)
         self._learn_rows(rows, targets, visit(0, rows.n_rows))
 
+    @fill(DOCS)
     def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> float:
         """The prediction ``w . x + b``.
 
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number; names never learned are ignored.
-        **kwargs
-            Ignored: River's signature.
+        {params_x_predict}
 
         Returns
         -------
         float
             The prediction.
 
-        Raises
-        ------
-        TypeError
-            If a value of ``x`` is not a real number.
+        {raises_x}
         """
         return self._decision(x)
 
-    def predict_many(self, X: pd.DataFrame) -> pd.Series:
-        """``predict_one`` on each row, in one compiled call.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            One row per example.
-
-        Returns
-        -------
-        pandas.Series
-            The predictions, indexed as ``X``.
-
-        Raises
-        ------
-        TypeError
-            If ``X`` is not a DataFrame of real numbers.
-        """
-        scores = self._scores(self._columns.frame(X, learn=False))[:, 0]
-        return pd.Series(scores, index=X.index)
+    def _predict_rows(self, X: pd.DataFrame) -> np.ndarray:
+        return self._decisions(X)

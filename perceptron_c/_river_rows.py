@@ -13,7 +13,8 @@ NaN marks a missing value, as pandas marks a key absent from some dicts of a fra
 left out. Infinity is an error.
 
 `Linear` is the linear adapters' base: their weights, and the rows ``learn_one`` keeps waiting
-for one compiled call.
+for one compiled call. `Binary` holds the binary classifiers' predictions, `NoProbability` the
+perceptrons' ``predict_proba_one``, and `DOCS` the numpydoc blocks their methods share.
 """
 from __future__ import annotations
 
@@ -24,17 +25,117 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _backend
+from ._docs import fill
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["START_COLUMNS", "Columns", "Linear", "Rows", "Schema", "grow_columns", "grow_rows",
-           "signs", "visit"]
+__all__ = ["DOCS", "START_COLUMNS", "Binary", "Columns", "Linear", "NoProbability", "Predictions",
+           "Rows", "Schema", "check_rows", "grow_columns", "grow_rows", "signs", "visit"]
 
 START_COLUMNS = 8  # never 0: the routines take the address of the first weight
 _PENDING_VALUES = 1 << 14  # values learn_one keeps waiting for one call (<= 0.5 MB)
 _FIRST_ROW = np.zeros(1, dtype=np.int64)  # the order of a one-row call (read only)
 _FIRST_ROW.flags.writeable = False
+
+# The numpydoc blocks the adapters' methods share, each written once (``_docs.fill`` places
+# them); where the adapters differ for a reason (what overflows, labels or targets) each
+# wording has its own block.
+DOCS = {
+    "x_learn": """
+        x : dict
+            Feature name -> number; a new name gets a weight (zero) from now on, NaN is a
+            missing value.
+        """,
+    "y_bool": """
+        y : bool
+            The label; a truthy value is the positive class.
+        """,
+    "raises_x": """
+        Raises
+        ------
+        TypeError
+            If a value of ``x`` is not a real number.
+        """,
+    "raises_x_learn": """
+        {raises_x}
+        ValueError
+            If a value of ``x`` is infinite.
+        """,
+    # the perceptrons' routines check the score, the SGD routine the weights
+    "raises_learn_score": """
+        {raises_x_learn}
+        FloatingPointError
+            If a score overflows float64.
+        """,
+    "raises_learn_weight": """
+        {raises_x_learn}
+        FloatingPointError
+            If a weight overflows float64.
+        """,
+    "X_learn": """
+        X : pandas.DataFrame
+            One row per example, one column per feature (NaN: a missing value).
+        """,
+    "y_many_bool": """
+        y : pandas.Series
+            The labels; a truthy value is the positive class.
+        """,
+    "raises_frame": """
+        Raises
+        ------
+        TypeError
+            If ``X`` is not a DataFrame of real numbers.
+        """,
+    "raises_frame_learn": """
+        {raises_frame}
+        ValueError
+            If ``X`` holds an infinite value or repeats a column name, or if ``y`` has not
+        """,
+    "raises_learn_many": """
+        {raises_frame_learn}
+            one label per row.
+        """,
+    "raises_learn_many_targets": """
+        {raises_frame_learn}
+            one target per row.
+        """,
+    "x_predict": """
+        x : dict
+            Feature name -> number; names never learned are ignored.
+        **kwargs
+            Ignored: River's signature.
+        """,
+    "params_x_predict": """
+        Parameters
+        ----------
+        {x_predict}
+        """,
+    "params_X_predict": """
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            One row per example.
+        """,
+    # a learn_one's or learn_many's sections but what the method names: its y (and, for
+    # learn_one, what overflows; a regressor's learn_many names raises_learn_many_targets)
+    "learn_one": """
+        Parameters
+        ----------
+        {x_learn}
+        {y}
+
+        {raises_learn}
+        """,
+    "learn_many": """
+        Parameters
+        ----------
+        {X_learn}
+        {y}
+
+        {raises_learn_many}
+        """,
+}
 
 
 class Rows:
@@ -228,6 +329,12 @@ def visit(start: int, stop: int) -> np.ndarray:
     return np.arange(start, stop, dtype=np.int64)
 
 
+def check_rows(X: Any, y: Any, what: str = "label") -> None:
+    """``learn_many``'s check: one ``what`` per row of ``X``."""
+    if len(y) != len(X):
+        raise ValueError(f"y must have one {what} per row of X ({len(X)}), got {len(y)}")
+
+
 def signs(y: Any) -> np.ndarray:
     """River's binary targets as +1/-1: a truthy label is the positive class."""
     return np.where(np.asarray(y).astype(bool), 1.0, -1.0)
@@ -280,22 +387,33 @@ class Linear:
         self._cache = None
         self._run(rows, y, order)
 
-    def _learn_x(self, x: Mapping[Hashable, Any], y: Any) -> None:
-        """``learn_one``'s part after the label: ``y`` is the routine's label value."""
+    def _under_schema(self, x: Mapping[Hashable, Any]) -> tuple[Schema, tuple[Any, ...]] | None:
+        """The schema of the last dict learned and ``x``'s values in its order, when ``x`` has
+        its keys and every value is a finite number; else None (the general path then says
+        what is wrong)."""
         schema = self._schema
         values = None if schema is None else schema.values(x)
-        if values is not None:
-            assert schema is not None
-            try:
-                total = sum(values)
-            except TypeError:
-                total = None
-            if isinstance(total, (float, int)) and total - total == 0:  # all finite
-                self._pending_x.extend(values)
-                self._pending_y.append(y)
-                if len(self._pending_y) >= schema.rows:
-                    self._flush()
-                return
+        if values is None:
+            return None
+        assert schema is not None
+        try:
+            total = sum(values)
+        except TypeError:
+            return None
+        if isinstance(total, (float, int)) and total - total == 0:  # all finite
+            return schema, values
+        return None
+
+    def _learn_x(self, x: Mapping[Hashable, Any], y: Any) -> None:
+        """``learn_one``'s part after the label: ``y`` is the routine's label value."""
+        fast = self._under_schema(x)
+        if fast is not None:
+            schema, values = fast
+            self._pending_x.extend(values)
+            self._pending_y.append(y)
+            if len(self._pending_y) >= schema.rows:
+                self._flush()
+            return
         self._flush()
         rows = self._columns.row(x, learn=True)
         self._grow()
@@ -341,19 +459,13 @@ class Linear:
 
     def _row(self, x: Mapping[Hashable, Any]) -> Rows:
         """A dict to predict on, as a one-row CSR (names never learned left out)."""
-        schema = self._schema
-        values = None if schema is None else schema.values(x)
-        if values is not None:
-            assert schema is not None
-            try:
-                total = sum(values)
-            except TypeError:
-                total = None  # the general path says what is wrong
-            if isinstance(total, (float, int)) and total - total == 0:  # all finite
-                data = np.fromiter(values, dtype=np.float64, count=len(schema.keys))
-                if schema.by_column is not None:
-                    data = data[schema.by_column]
-                return Rows(data, schema.columns, schema.indptr)
+        fast = self._under_schema(x)
+        if fast is not None:
+            schema, values = fast
+            data = np.fromiter(values, dtype=np.float64, count=len(schema.keys))
+            if schema.by_column is not None:
+                data = data[schema.by_column]
+            return Rows(data, schema.columns, schema.indptr)
         return self._columns.row(x, learn=False)
 
     def _scores(self, rows: Rows) -> np.ndarray:
@@ -365,3 +477,103 @@ class Linear:
 
     def _named(self, w: np.ndarray) -> dict[Hashable, float]:
         return {name: float(w[j]) for name, j in self._columns.index.items()}
+
+    def _decision(self, x: Mapping[Hashable, Any]) -> float:
+        return float(self._scores(self._row(x))[0, 0])
+
+    def _decisions(self, X: pd.DataFrame) -> np.ndarray:
+        return self._scores(self._columns.frame(X, learn=False))[:, 0]
+
+
+class Predictions:
+    """``predict_many`` of every adapter: ``predict_one``'s answers for a frame's rows, which
+    the hook ``_predict_rows`` gives."""
+
+    # declared, not assigned: the model class's method answers
+    _predict_rows: Callable[[pd.DataFrame], Any]
+
+    @fill(DOCS)
+    def predict_many(self, X: pd.DataFrame) -> pd.Series:
+        """``predict_one`` on each row, the rows scored together.
+
+        {params_X_predict}
+
+        Returns
+        -------
+        pandas.Series
+            ``predict_one``'s answer for each row, indexed as ``X``.
+
+        {raises_frame}
+        """
+        import pandas as pd  # only where River's adapters run: pandas is there
+
+        return pd.Series(self._predict_rows(X), index=X.index)
+
+
+class Binary(Predictions):
+    """The binary classifiers' predictions: True when the score is positive. The hooks
+    ``_decision`` (one dict) and ``_decisions`` (a frame's rows) give the scores."""
+
+    # declared, not assigned: the model class's methods answer
+    _decision: Callable[[Mapping[Hashable, Any]], float]
+    _decisions: Callable[[pd.DataFrame], np.ndarray]
+
+    @fill(DOCS)
+    def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> bool:
+        """The predicted label: True when the score is positive.
+
+        {params_x_predict}
+
+        Returns
+        -------
+        bool
+            The predicted label.
+
+        {raises_x}
+        """
+        return self._decision(x) > 0.0
+
+    def _predict_rows(self, X: pd.DataFrame) -> np.ndarray:
+        return self._decisions(X) > 0.0
+
+
+class BinaryLinear(Binary, Linear):
+    """The linear binary classifiers: +1/-1 labels, a batch learned in one call."""
+
+    @fill(DOCS, y=DOCS["y_many_bool"])
+    def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
+        """Learn a batch, row by row in order, in one compiled call: the same model as
+        ``learn_one`` on each row.
+
+        {learn_many}
+        """
+        check_rows(X, y)
+        rows = self._learn_frame(X)
+        self._learn_rows(rows, signs(y), visit(0, rows.n_rows))
+
+
+class NoProbability:
+    """``predict_proba_one`` of the perceptrons, which define no probability."""
+
+    def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
+        """Not defined for the perceptron: raises NotImplementedError, as River expects of a
+        classifier without probabilities.
+
+        Parameters
+        ----------
+        x : dict
+            Feature name -> number.
+        **kwargs
+            Ignored: River's signature.
+
+        Returns
+        -------
+        dict
+            Never returns.
+
+        Raises
+        ------
+        NotImplementedError
+            Always.
+        """
+        raise NotImplementedError("the perceptron defines no probability: use predict_one")
