@@ -12,7 +12,13 @@
 # +-2^e is added in O(1) amortized time.
 from libc.float cimport DBL_MAX
 from libc.math cimport ldexp, isinf
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int16_t, int32_t, int64_t, uint64_t
+
+# the popcount exponents a conjunction kernel's values are 2 to: int16 (up to 32767 bits) or
+# int32
+ctypedef fused exp_t:
+    int16_t
+    int32_t
 
 cdef enum:
     # no int32 exponent is above it: "no coefficient seen yet" for the lowest exponent used

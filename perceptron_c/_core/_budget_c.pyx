@@ -16,9 +16,7 @@ from perceptron_c._core._checks cimport (between_chunks, check_avg, check_headro
 
 import numpy as np
 
-# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
-# each is defined here too, with the same signature)
-from perceptron_c._core._budget_py import __all__  # no-cython-lint
+from perceptron_c._core._budget_py import __all__  # no-cython-lint: listed once (test_twins)
 
 cdef double FIFTEEN_32 = 15.0 / 32.0
 

@@ -10,9 +10,10 @@ Exponents come as int16 or int32 (one compiled loop for each). Whole epochs run 
 GIL.
 """
 from libc.math cimport isfinite
-from libc.stdint cimport int16_t, int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t
 
-from perceptron_c._core._bigint cimport NO_TERM, conjunction_sign, conjunction_value, scatter
+from perceptron_c._core._bigint cimport (NO_TERM, conjunction_sign, conjunction_value, exp_t,
+                                         scatter)
 from perceptron_c._core._checks cimport (abs_sum_to_limit, all_in_range, check_avg,
                                          check_headroom, check_steps, chunk_done, need,
                                          rows_per_chunk)
@@ -21,14 +22,7 @@ from perceptron_c._core._dual_c cimport check_krows, checked_cols, sorted_positi
 
 import numpy as np
 
-# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
-# each is defined here too, with the same signature)
-from perceptron_c._core._conjunction_py import __all__  # no-cython-lint
-
-# exponents: int16 (up to 32767 bits) or int32
-ctypedef fused exp_t:
-    int16_t
-    int32_t
+from perceptron_c._core._conjunction_py import __all__  # no-cython-lint: listed once (test_twins)
 
 
 cdef inline int _yint_sign(int64_t yi) noexcept nogil:

@@ -14,9 +14,7 @@ from perceptron_c._core._checks cimport (all_in_range, check_avg, check_steps, c
 from perceptron_c._core._lanes cimport dot4_cols, move
 
 
-# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
-# each is defined here too, with the same signature)
-from perceptron_c._core._dual_py import __all__  # no-cython-lint
+from perceptron_c._core._dual_py import __all__  # no-cython-lint: listed once (test_twins)
 
 
 cdef Py_ssize_t binary_cached_weighted(const double* G, const double* y, const int64_t* order,

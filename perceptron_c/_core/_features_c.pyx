@@ -22,9 +22,7 @@ import numpy as np
 from perceptron_c._core._checks cimport between_chunks
 from perceptron_c._core._features_py import check_spec, prefix_table
 
-# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
-# each is defined here too, with the same signature)
-from perceptron_c._core._features_py import __all__  # no-cython-lint
+from perceptron_c._core._features_py import __all__  # no-cython-lint: listed once (test_twins)
 
 cdef extern from "_features.h":
     uint32_t pc_read_str(object s, uint32_t* out)

@@ -33,9 +33,7 @@ from perceptron_c._core._gram_py import (_check_float, _check_words, _direct_sq_
                                          run_blocks)
 from perceptron_c._threads import run_shared
 
-# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
-# each is defined here too, with the same signature)
-from perceptron_c._core._gram_py import __all__  # no-cython-lint
+from perceptron_c._core._gram_py import __all__  # no-cython-lint: listed once (test_twins)
 
 
 cdef extern from "_dot.h":

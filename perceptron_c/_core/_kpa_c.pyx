@@ -21,9 +21,7 @@ from perceptron_c._core._lanes cimport dot4
 
 import numpy as np
 
-# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
-# each is defined here too, with the same signature)
-from perceptron_c._core._kpa_py import __all__  # no-cython-lint
+from perceptron_c._core._kpa_py import __all__  # no-cython-lint: listed once (test_twins)
 
 cdef double DBL_MAX_ = 1.7976931348623157e308
 cdef int64_t MAX_EXPONENT = 1 << 24

@@ -15,9 +15,7 @@ from perceptron_c._core._checks cimport (all_in_range, check_csr, check_steps, c
 from perceptron_c._core._lanes cimport dot4_indexed, row, sqnorm4, sqnorm4_scaled
 
 
-# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
-# each is defined here too, with the same signature)
-from perceptron_c._core._linear_py import __all__  # no-cython-lint
+from perceptron_c._core._linear_py import __all__  # no-cython-lint: listed once (test_twins)
 
 
 cdef extern from "_prefetch.h":

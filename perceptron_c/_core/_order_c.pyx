@@ -6,9 +6,7 @@ from libc.stdint cimport int64_t, uint64_t
 from perceptron_c._core._checks cimport between_chunks, need
 
 
-# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
-# each is defined here too, with the same signature)
-from perceptron_c._core._order_py import __all__  # no-cython-lint
+from perceptron_c._core._order_py import __all__  # no-cython-lint: listed once (test_twins)
 
 
 cdef extern from *:

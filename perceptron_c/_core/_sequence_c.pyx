@@ -59,9 +59,7 @@ def _set_viterbi_path(name):
     return before
 
 
-# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
-# each is defined here too, with the same signature)
-from perceptron_c._core._sequence_py import __all__  # no-cython-lint
+from perceptron_c._core._sequence_py import __all__  # no-cython-lint: listed once (test_twins)
 
 
 cdef int best_path(const double* E, const double* trans, Py_ssize_t T, Py_ssize_t K,

@@ -17,9 +17,7 @@ from perceptron_c._core._checks cimport (all_in_range, between_chunks, check_csr
 from perceptron_c._core._lanes cimport row
 
 
-# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
-# each is defined here too, with the same signature)
-from perceptron_c._core._sgd_py import __all__  # no-cython-lint
+from perceptron_c._core._sgd_py import __all__  # no-cython-lint: listed once (test_twins)
 
 # The Python-level names of the constants (the .pxd has them with an SGD_ prefix).
 WSCALE = SGD_WSCALE

@@ -12,9 +12,7 @@ from libc.stdlib cimport free, malloc
 
 from perceptron_c._core._checks cimport all_in_range, between_chunks, need, rows_per_chunk
 
-# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
-# each is defined here too, with the same signature); average and dynamic_key are the
-# Python twin's own, run once per call
+# average and dynamic_key are the Python twin's own, run once per call
 from perceptron_c._core._tagging_py import __all__, average, dynamic_key  # no-cython-lint
 
 import numpy as np

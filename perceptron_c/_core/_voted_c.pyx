@@ -7,21 +7,14 @@ of mistakes; adding or subtracting 2^e touches one limb plus a carry that is O(1
 (``_bigint.pxd``).
 """
 from libc.math cimport isfinite
-from libc.stdint cimport int16_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free
 
-from perceptron_c._core._bigint cimport limbs_add_pow2, limbs_sign, limbs_sub_pow2
+from perceptron_c._core._bigint cimport exp_t, limbs_add_pow2, limbs_sign, limbs_sub_pow2
 from perceptron_c._core._checks cimport between_chunks, need, rows_per_chunk
 
 
-# the routines this twin defines, listed once, by its Python twin (tests/test_twins.py:
-# each is defined here too, with the same signature)
-from perceptron_c._core._voted_py import __all__  # no-cython-lint
-
-# exponents: int16 (up to 32767 bits) or int32
-ctypedef fused exp_t:
-    int16_t
-    int32_t
+from perceptron_c._core._voted_py import __all__  # no-cython-lint: listed once (test_twins)
 
 
 cdef inline int _sgn(double v) noexcept nogil:
