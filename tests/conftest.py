@@ -6,6 +6,7 @@ C-only tests skip. A compiled module that is present but broken makes ``import p
 itself fail, so nothing can skip silently past a broken C core.
 """
 import importlib
+import importlib.util
 import os
 import subprocess
 import sys
@@ -24,6 +25,20 @@ with warnings.catch_warnings():  # a pure install warns once at import; the test
 HAVE_C = perceptron_c.BACKEND == "c"
 NO_EXTENSIONS = not HAVE_C
 BACKENDS = ["c", "python"]
+
+# The package's modules that import an optional package at their top (an extra's), by the
+# package: a test that imports every module skips these where the package is missing. Any
+# other module must import without them.
+OPTIONAL_IMPORTS = {"dask": "dask", "_dask_sequence": "dask", "plots": "matplotlib",
+                    "experiments": "matplotlib", "_river_models": "river",
+                    "_river_pa": "river", "_river_budget": "river"}
+
+
+def skip_without_optional(module):
+    """Skip when ``module`` (a name in the package) needs an optional package not installed."""
+    needed = OPTIONAL_IMPORTS.get(module)
+    if needed is not None and importlib.util.find_spec(needed) is None:
+        pytest.skip(f"perceptron_c.{module} needs {needed}")
 
 # Property tests and fuzzers run more cases in CI: PERCEPTRON_C_HYPOTHESIS_PROFILE=ci runs
 # ten times the examples of the default "dev" profile (over 10,000 in all).

@@ -11,7 +11,7 @@ import shutil
 import threading
 
 import pytest
-from conftest import run_python
+from conftest import run_python, skip_without_optional
 
 import perceptron_c
 from perceptron_c import _backend
@@ -106,6 +106,7 @@ def test_every_module_imports_alone_in_a_fresh_interpreter(name):
     """Catches circular imports: each module first, before anything else of the package."""
     if name.endswith("_c") and perceptron_c.BACKEND != "c":
         pytest.skip("no compiled twins in this install")
+    skip_without_optional(name)
     result = _run(f"import perceptron_c.{name}")
     assert result.returncode == 0, result.stderr
 

@@ -5,6 +5,7 @@ import inspect
 import pkgutil
 
 import pytest
+from conftest import skip_without_optional
 
 import perceptron_c
 from perceptron_c import exceptions
@@ -15,8 +16,7 @@ MODULES = sorted(m.name for m in pkgutil.iter_modules(perceptron_c.__path__)
 
 @pytest.mark.parametrize("name", MODULES)
 def test_no_module_defines_its_own_exception(name):
-    if name in ("dask", "_dask_sequence", "plots", "experiments"):
-        pytest.importorskip("dask" if "dask" in name else "matplotlib")
+    skip_without_optional(name)
     module = importlib.import_module(f"perceptron_c.{name}")
     own = [obj for _, obj in inspect.getmembers(module, inspect.isclass)
            if issubclass(obj, BaseException) and obj.__module__ == module.__name__
