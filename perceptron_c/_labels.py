@@ -77,6 +77,12 @@ def _locate(y: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     label is not among them)."""
     order = np.argsort(classes, kind="stable")
     ranked = classes[order]
+    y = np.asarray(y)
+    kinds = {ranked.dtype.kind, y.dtype.kind}
+    if len(kinds) > 1 and "O" not in kinds and not kinds <= set("biuf"):
+        # numbers beside text (or dates): never equal, so every label is unknown (numpy 1
+        # compares them to one scalar with a FutureWarning, numpy 2 raises)
+        return order, np.zeros(y.shape, dtype=np.intp), np.ones(y.shape, dtype=bool)
     try:
         pos = np.clip(np.searchsorted(ranked, y), 0, classes.shape[0] - 1)
     except TypeError:
