@@ -236,6 +236,30 @@ def _csr_from_arrays(arrays, path, n_features):
         raise FileFormatError(f"{path}: {exc}") from None
 
 
+def _check_width(n_features: Any, header: Any) -> int | None:
+    """``n_features`` as an int in [0, MAX_FEATURES] (or None); then ``header`` is checked."""
+    if n_features is not None:
+        n_features = int(n_features)
+        if not 0 <= n_features <= MAX_FEATURES:
+            raise ValueError(f"n_features must lie in [0, {MAX_FEATURES}], got {n_features}")
+    if header is not None and not isinstance(header, bool):
+        raise ValueError(f"header must be None, True or False, got {header!r}")
+    return n_features
+
+
+def _reader(path: str) -> Any:
+    """The reader of a data file, by its extension."""
+    extension = os.path.splitext(path)[1].lower()
+    if extension in SVMLIGHT_EXTENSIONS:
+        return _load_svmlight
+    if extension == ".csv":
+        return _load_csv
+    if extension == ".npz":
+        return _load_data_npz
+    raise FileFormatError(f"{path}: unknown data format {extension or '(no extension)'!r} "
+                          f"(expected one of {', '.join(DATA_EXTENSIONS)})")
+
+
 def load_data(path: str | os.PathLike[str], n_features: int | None = None, *,
               require_labels: bool = True,
               header: bool | None = None) -> tuple[Any, np.ndarray | None]:
@@ -304,22 +328,8 @@ def load_data(path: str | os.PathLike[str], n_features: int | None = None, *,
         If ``n_features`` is not in [0, 2**31 - 1], or ``header`` is not None, True or False.
     """
     path = os.fspath(path)
-    if n_features is not None:
-        n_features = int(n_features)
-        if not 0 <= n_features <= MAX_FEATURES:
-            raise ValueError(f"n_features must lie in [0, {MAX_FEATURES}], got {n_features}")
-    if header is not None and not isinstance(header, bool):
-        raise ValueError(f"header must be None, True or False, got {header!r}")
-    extension = os.path.splitext(path)[1].lower()
-    if extension in SVMLIGHT_EXTENSIONS:
-        reader = _load_svmlight
-    elif extension == ".csv":
-        reader = _load_csv
-    elif extension == ".npz":
-        reader = _load_data_npz
-    else:
-        raise FileFormatError(f"{path}: unknown data format {extension or '(no extension)'!r} "
-                              f"(expected one of {', '.join(DATA_EXTENSIONS)})")
+    n_features = _check_width(n_features, header)
+    reader = _reader(path)
     check_regular_file(path, "data")  # (a named pipe would block the read forever)
     try:
         return reader(path, n_features, require_labels, header)
