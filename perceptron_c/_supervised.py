@@ -124,8 +124,9 @@ class EpochClassifier(EpochModel):
             if unknown_labels(self.classes_, given).shape[0]:
                 raise ValueError("classes must not change between calls to partial_fit: it "
                                  f"leaves out labels of the model ({self._fixed_classes})")
-            if unknown_labels(given, self.classes_).shape[0]:
-                new = np.union1d(new, unknown_labels(given, self.classes_))
+            declared = unknown_labels(given, self.classes_)
+            if declared.shape[0]:
+                new = np.union1d(new, declared)
         if new.shape[0]:
             self._add_classes(new)
 
