@@ -154,10 +154,7 @@ class EpochModel(GuardedModel, BaseEstimator):
         "random_state": Free("check_random_state, when a training call draws its seed"),
     }
 
-    # ---- hooks
-    def _spec(self) -> Any:
-        raise NotImplementedError
-
+    # ---- hooks (and Parameters._checked_spec)
     def _gate_X(self, X: Any, spec: Any, fitting: bool) -> Any:
         raise NotImplementedError
 

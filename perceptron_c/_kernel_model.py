@@ -105,6 +105,9 @@ class KernelClassifier(EpochClassifier):
                       "class on the first call")
 
     kernel: Any
+    degree: Any
+    gamma: Any
+    coef0: Any
     average: bool  # the models that average (declared, not assigned: see _base)
     max_gram_bytes: int
     n_jobs: Any

@@ -276,6 +276,14 @@ class Parameters:
         return sorted(p.name for p in sig.parameters.values()
                       if p.name != "self" and p.kind != p.VAR_KEYWORD)
 
+    def _keep_params(self, given: dict[str, Any]) -> None:
+        """The whole body of an estimator's ``__init__`` (``self._keep_params(locals())``):
+        every parameter of the signature becomes the attribute of its name, stored as given.
+        scikit-learn's rule: no logic in ``__init__``, the checks at the training call. The
+        attributes are declared on the class, for mypy."""
+        for name in self._get_param_names():
+            setattr(self, name, given[name])
+
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor parameters and their current values.
 
@@ -324,6 +332,17 @@ class Parameters:
         are the estimator's own)."""
         for name in names or self._parameter_constraints:
             self._parameter_constraints[name].check(getattr(self, name), name)
+
+    def _spec(self) -> Any:
+        """The parameters checked against their rules (at every training call: set_params
+        may have changed them since), then what the call needs from them (`_checked_spec`)."""
+        self._validate_params()
+        return self._checked_spec()
+
+    def _checked_spec(self) -> Any:
+        """What a training call needs from the checked parameters: the estimator's rules
+        between parameters, and the values its routines take."""
+        raise NotImplementedError
 
     def __repr__(self) -> str:
         defaults = {p.name: p.default

@@ -345,32 +345,21 @@ class BudgetKernelPerceptron(KernelClassifier):
     _parameter_constraints = declared(KernelClassifier, average=Flag(), budget=Integer(1),
                                       strategy=Options(STRATEGIES), eta=_Eta())
 
+    # parameters of this class only: stored by _keep_params, declared for mypy
+    budget: int
+    strategy: str
+    eta: float
+
     def __init__(self, budget: int = 100, strategy: str = "random", eta: float = 0.1,
                  kernel: Any = "rbf", degree: Any = None, gamma: Any = None, coef0: Any = None,
                  fit_intercept: bool = False, max_iter: int = 100, shuffle: bool = True,
                  random_state: Any = None, average: bool = False, warm_start: bool = False,
                  verbose: int = 0, max_gram_bytes: int = 512 * 2**20,
                  n_jobs: Any = None) -> None:
-        self.budget = budget
-        self.strategy = strategy
-        self.eta = eta
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.average = average
-        self.warm_start = warm_start
-        self.verbose = verbose
-        self.max_gram_bytes = max_gram_bytes
-        self.n_jobs = n_jobs
+        self._keep_params(locals())
 
     # ------------------------------------------------------------------ skeleton hooks
-    def _spec(self) -> tuple[str, Any]:
-        self._validate_params()
+    def _checked_spec(self) -> tuple[str, Any]:
         kind, kern = resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
         if kind == "precomputed":
             raise ValueError("BudgetKernelPerceptron: kernel='precomputed' is not available "
@@ -389,7 +378,7 @@ class BudgetKernelPerceptron(KernelClassifier):
         record_fit_params(self)
         self._exact = kind == "conjunction" and self.strategy in ("random", "oldest", "stoptron")
         dtype = np.int64 if self._exact else np.float64
-        self._sv = empty_support(kind, Xc)  # never "precomputed" (_spec)
+        self._sv = empty_support(kind, Xc)  # never "precomputed" (_checked_spec)
         self._empty_coefficients(rows, dtype)
         self._stamp = np.zeros(0, dtype=np.int64)
         self._counts = np.zeros(5, dtype=np.int64)

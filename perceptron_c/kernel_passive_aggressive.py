@@ -272,6 +272,11 @@ class KernelPassiveAggressiveClassifier(WeightedKernelClassifier):
         WeightedKernelClassifier, **STOPPING, C=Real(0.0, low_open=True),
         loss=Options(("hinge", "squared_hinge")), average=Flag(), class_weight=ClassWeight())
 
+    # parameters of this class only: stored by _keep_params, declared for mypy
+    C: float
+    loss: str
+    tol: float | None
+
     def __init__(self, *, C: float = 1.0, loss: str = "hinge", kernel: Any = "rbf",
                  degree: Any = None, gamma: Any = None, coef0: Any = None,
                  fit_intercept: bool = True, max_iter: int = 1000, tol: float | None = 1e-3,
@@ -280,30 +285,10 @@ class KernelPassiveAggressiveClassifier(WeightedKernelClassifier):
                  random_state: Any = None, warm_start: bool = False, class_weight: Any = None,
                  average: bool = False, max_gram_bytes: int = 512 * 2**20,
                  n_jobs: Any = None) -> None:
-        self.C = C
-        self.loss = loss
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.tol = tol
-        self.early_stopping = early_stopping
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.shuffle = shuffle
-        self.verbose = verbose
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.class_weight = class_weight
-        self.average = average
-        self.max_gram_bytes = max_gram_bytes
-        self.n_jobs = n_jobs
+        self._keep_params(locals())
 
     # ------------------------------------------------------------------ skeleton hooks
-    def _spec(self) -> tuple[str, Any]:
-        self._validate_params()
+    def _checked_spec(self) -> tuple[str, Any]:
         kind, kern = resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
         if kind == "precomputed" and self.early_stopping:
             raise ValueError("early_stopping is not available with kernel='precomputed' (the "

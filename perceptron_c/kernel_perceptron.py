@@ -257,24 +257,10 @@ class KernelPerceptron(WeightedKernelClassifier):
                  warm_start: bool = False, verbose: int = 0,
                  max_gram_bytes: int = 512 * 2**20, class_weight: Any = None,
                  n_jobs: Any = None) -> None:
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.average = average
-        self.warm_start = warm_start
-        self.verbose = verbose
-        self.max_gram_bytes = max_gram_bytes
-        self.class_weight = class_weight
-        self.n_jobs = n_jobs
+        self._keep_params(locals())
 
     # ------------------------------------------------------------------ skeleton hooks
-    def _spec(self) -> tuple[str, Any]:
-        self._validate_params()
+    def _checked_spec(self) -> tuple[str, Any]:
         return resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
 
     @fill(FIT)

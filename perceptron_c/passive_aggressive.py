@@ -195,24 +195,9 @@ class PassiveAggressiveClassifier(_PassiveAggressive, LinearClassifierMixin, Epo
                  n_jobs: int | None = None, random_state: Any = None,
                  warm_start: bool = False, class_weight: Any = None,
                  average: bool | int = False) -> None:
-        self.C = C
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.tol = tol
-        self.early_stopping = early_stopping
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.shuffle = shuffle
-        self.verbose = verbose
-        self.loss = loss
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.class_weight = class_weight
-        self.average = average
+        self._keep_params(locals())
 
-    def _spec(self) -> SGDSpec:
-        self._validate_params()
+    def _checked_spec(self) -> SGDSpec:
         return self._pa_spec(_backend.sgd.LOSS_HINGE, 1.0)
 
     def _init_state(self, Xc: Any, spec: SGDSpec) -> None:
@@ -267,6 +252,9 @@ shuffle, verbose, random_state, warm_start, average
     _parameter_constraints = declared(EpochModel, **_RULES, loss=Options(_losses),
                                       epsilon=Real(0.0))
 
+    # parameters of this class only: stored by _keep_params, declared for mypy
+    epsilon: float
+
     def __init__(self, *, C: float = 1.0, fit_intercept: bool = True, max_iter: int = 1000,
                  tol: float | None = 1e-3, early_stopping: bool = False,
                  validation_fraction: float = 0.1, n_iter_no_change: int = 5,
@@ -274,23 +262,9 @@ shuffle, verbose, random_state, warm_start, average
                  loss: str = "epsilon_insensitive", epsilon: float = 0.1,
                  random_state: Any = None, warm_start: bool = False,
                  average: bool | int = False) -> None:
-        self.C = C
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.tol = tol
-        self.early_stopping = early_stopping
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.shuffle = shuffle
-        self.verbose = verbose
-        self.loss = loss
-        self.epsilon = epsilon
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.average = average
+        self._keep_params(locals())
 
-    def _spec(self) -> SGDSpec:
-        self._validate_params()
+    def _checked_spec(self) -> SGDSpec:
         return self._pa_spec(_backend.sgd.LOSS_EPSILON_INSENSITIVE, float(self.epsilon))
 
     def _init_state(self, Xc: Any, spec: SGDSpec) -> None:

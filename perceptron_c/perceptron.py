@@ -246,6 +246,17 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
     # w, b, t and, when averaging, u, beta, count (textbook) or aw, ab (scikit-learn's)
     _state: dict[str, np.ndarray]
 
+    # parameters of this class only: stored by _keep_params, declared for mypy
+    penalty: str | None
+    alpha: float
+    l1_ratio: float
+    tol: float | None
+    eta0: float
+    average: bool
+    normalize: bool
+    multiclass: str
+    new_classes: str
+
     def __init__(self, *, penalty: str | None = None, alpha: float = 0.0001,
                  l1_ratio: float = 0.15, fit_intercept: bool = True, max_iter: int = 1000,
                  tol: float | None = None, shuffle: bool = True, verbose: int = 0,
@@ -254,26 +265,7 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
                  n_iter_no_change: int = 5, class_weight: Any = None,
                  warm_start: bool = False, average: bool = False, normalize: bool = False,
                  multiclass: str = "auto", new_classes: str = "error") -> None:
-        self.penalty = penalty
-        self.alpha = alpha
-        self.l1_ratio = l1_ratio
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.tol = tol
-        self.shuffle = shuffle
-        self.verbose = verbose
-        self.eta0 = eta0
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.early_stopping = early_stopping
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.class_weight = class_weight
-        self.warm_start = warm_start
-        self.average = average
-        self.normalize = normalize
-        self.multiclass = multiclass
-        self.new_classes = new_classes
+        self._keep_params(locals())
 
     # ------------------------------------------------------------------ skeleton hooks
     def _sgd_mode(self) -> bool:
@@ -283,8 +275,7 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
     def _sklearn_stopping(self) -> bool:
         return self._sgd_mode()
 
-    def _spec(self) -> SGDSpec | None:
-        self._validate_params()
+    def _checked_spec(self) -> SGDSpec | None:
         eta0, alpha, l1_ratio = float(self.eta0), float(self.alpha), float(self.l1_ratio)
         if self.new_classes == "append" and (self._sgd_mode() or self.multiclass == "ovr"):
             raise ValueError("new_classes='append' needs the joint K-class perceptron "

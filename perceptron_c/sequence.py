@@ -148,21 +148,17 @@ class StructuredPerceptron(EpochClassifier):
         "updates sum to zero over paths, not per position); declare every tag on the first "
         "call")
 
+    # parameters of this class only: stored by _keep_params, declared for mypy
+    average: bool
+    n_jobs: int | None
+
     def __init__(self, *, average: bool = True, fit_intercept: bool = True, max_iter: int = 10,
                  shuffle: bool = True, random_state: Any = 0, n_jobs: int | None = None,
                  warm_start: bool = False, verbose: int = 0) -> None:
-        self.average = average
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._keep_params(locals())
 
     # ------------------------------------------------------------------ skeleton hooks
-    def _spec(self) -> dict[str, Any]:
-        self._validate_params()
+    def _checked_spec(self) -> dict[str, Any]:
         return {}  # the training call adds the sentences' offsets
 
     def _call_spec(self, spec: dict[str, Any], Xc: Any, **call: Any) -> dict[str, Any]:

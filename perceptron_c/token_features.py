@@ -128,21 +128,24 @@ class TokenFeatures(Parameters):
         "n_features": NoneOr(Integer(1, 2**62 - 1)),
     }
 
+    # parameters of this class only: stored by _keep_params, declared for mypy
+    templates: str
+    bias: bool
+    word: bool
+    lower: bool
+    prefix: int
+    suffix: int
+    shape: bool
+    flags: bool
+    window: int
+    min_df: int
+    n_features: int | None
+
     def __init__(self, templates: str = "standard", *, bias: bool = True, word: bool = True,
                  lower: bool = True, prefix: int = 3, suffix: int = 3, shape: bool = True,
                  flags: bool = True, window: int = 1, min_df: int = 1,
                  n_features: int | None = None) -> None:
-        self.templates = templates
-        self.bias = bias
-        self.word = word
-        self.lower = lower
-        self.prefix = prefix
-        self.suffix = suffix
-        self.shape = shape
-        self.flags = flags
-        self.window = window
-        self.min_df = min_df
-        self.n_features = n_features
+        self._keep_params(locals())
 
     # ---- scikit-learn's protocol (get_params, set_params, repr: _params.Parameters)
     def __sklearn_tags__(self) -> Any:
@@ -158,8 +161,7 @@ class TokenFeatures(Parameters):
         return hasattr(self, "n_features_out_")
 
     # ---- parameters
-    def _spec(self) -> tuple[int, ...]:
-        self._validate_params()
+    def _checked_spec(self) -> tuple[int, ...]:
         return (int(self.templates == "nltk"), int(self.bias), int(self.word),
                 int(self.lower), int(self.prefix), int(self.suffix), int(self.shape),
                 int(self.flags), int(self.window))

@@ -293,22 +293,10 @@ class VotedPerceptron(KernelClassifier):
                  shuffle: bool = True, random_state: Any = None, warm_start: bool = False,
                  verbose: int = 0, max_gram_bytes: int = 512 * 2**20,
                  n_jobs: Any = None) -> None:
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
-        self.max_gram_bytes = max_gram_bytes
-        self.n_jobs = n_jobs
+        self._keep_params(locals())
 
     # ------------------------------------------------------------------ skeleton hooks
-    def _spec(self) -> tuple[str, Any]:
-        self._validate_params()
+    def _checked_spec(self) -> tuple[str, Any]:
         if self.kernel is None:
             if any(getattr(self, n) is not None for n in ("degree", "gamma", "coef0")):
                 raise ValueError("degree, gamma and coef0 need a kernel (kernel=None is the "
