@@ -38,6 +38,14 @@ def test_every_parameter_has_a_rule(cls):
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_the_constructor_stores_each_parameter_as_given(cls):
+    given = {name: object() for name in cls._get_param_names()}  # unchecked until training
+    est = cls(**given)
+    assert all(getattr(est, name) is value for name, value in given.items())
+    assert set(vars(est)) == set(given)  # nothing else: hasattr sees only the parameters
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
 def test_the_defaults_obey_the_rules(cls):
     est = cls()
     est._validate_params()
