@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The wheel stays small: print each wheel's size and fail above the limit. Issue 23's goal is
 # 1 MB (1,000,000 bytes); the limit below is what the build reaches today (1.15 MB on Linux,
-# CPython 3.11: the shared Cython utility module and stripped symbols took it from 2.08 MB to
+# CPython 3.11; 1.20 MB on 3.10, whose Cython runtime is 45 KB larger: the shared Cython utility module and stripped symbols took it from 2.08 MB to
 # 1.27 MB, no unwind tables and the shared runtime compiled for size to 1.19 MB, the River
 # adapters and the ONNX exporter added 40 KB of Python, and Cython's argument-parsing wrappers
 # compiled for size (setup.py's mark_wrappers_cold) took 78 KB off), so a change that grows
@@ -11,7 +11,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=${PYTHON:-python3}
-limit=${WHEEL_LIMIT_BYTES:-1175000}
+limit=${WHEEL_LIMIT_BYTES:-1210000}
 
 wheels=("$@")
 if [ ${#wheels[@]} -eq 0 ]; then
