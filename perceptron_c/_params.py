@@ -278,11 +278,14 @@ class Parameters:
 
     def _keep_params(self, given: dict[str, Any]) -> None:
         """The whole body of an estimator's ``__init__`` (``self._keep_params(locals())``):
-        every parameter of the signature becomes the attribute of its name, stored as given.
-        scikit-learn's rule: no logic in ``__init__``, the checks at the training call. The
-        attributes are declared on the class, for mypy."""
-        for name in self._get_param_names():
-            setattr(self, name, given[name])
+        every parameter of that ``__init__`` becomes the attribute of its name, stored as
+        given. scikit-learn's rule: no logic in ``__init__``, the checks at the training
+        call. The attributes are declared on the class, for mypy. ``given`` is read, not
+        the signature of ``type(self)``: a user's subclass may add parameters of its own and
+        pass ours on to ``super().__init__``."""
+        for name, value in given.items():
+            if name not in ("self", "__class__"):  # __class__: where the body calls super()
+                setattr(self, name, value)
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor parameters and their current values.

@@ -1,6 +1,8 @@
 """Every constructor parameter of every estimator has a declared rule
 (``_parameter_constraints``), and each rule refuses its bad values with an error that names
 the parameter, at the first training call, as scikit-learn's estimators do."""
+import inspect
+
 import numpy as np
 import pytest
 
@@ -43,6 +45,25 @@ def test_the_constructor_stores_each_parameter_as_given(cls):
     est = cls(**given)
     assert all(getattr(est, name) is value for name, value in given.items())
     assert set(vars(est)) == set(given)  # nothing else: hasattr sees only the parameters
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_a_subclass_adds_a_parameter_of_its_own(cls):
+    # scikit-learn's pattern: the subclass lists every parameter and passes ours on
+    names = cls._get_param_names()
+    params = inspect.signature(cls.__init__).parameters
+
+    def __init__(self, extra=1, **given):
+        cls.__init__(self, **given)
+        self.extra = extra
+    __init__.__signature__ = inspect.Signature(
+        [params["self"], inspect.Parameter("extra", inspect.Parameter.KEYWORD_ONLY, default=1)]
+        + [params[n].replace(kind=inspect.Parameter.KEYWORD_ONLY) for n in names])
+    sub = type("Sub", (cls,), {"__init__": __init__})
+    given = {name: object() for name in names}
+    est = sub(extra=2, **given)
+    assert est.get_params() == {"extra": 2, **given}
+    assert all(getattr(est, name) is value for name, value in given.items())
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
