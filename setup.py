@@ -66,32 +66,84 @@ def link_args():
     return ["-Wl,--strip-all"] if sys.platform.startswith("linux") else []
 
 
-# Cython's wrappers (argument parsing, memoryview acquisition: once per call) are compiled
-# for size, the routines' bodies for speed. Cython marks its module init CYTHON_SMALL_CODE
-# (GCC's cold attribute: optimized for size; empty on clang and MSVC); the wrappers get the
-# same mark, and the bodies they call PC_ROUTINE_BODY: noinline, so that no body is folded
-# into a cold wrapper, and used, so that GCC does not infer that a function called only from
-# cold code is cold itself (which made the kernel epochs 2x slower). 98 KB less compressed
-# (the 12 modules 808 -> 710 KB), epochs unchanged, +0.07 us a routine call. Without the marks
-# (another compiler, another Cython's output) the build is the same as before, only larger.
-WRAPPER = re.compile(r"^static PyObject \*((?:__pyx_fuse_\d+)?__pyx_pw_)", re.M)
-BODY = re.compile(r"^static PyObject \*((?:__pyx_fuse_\d+)?__pyx_pf_)", re.M)
-ROUTINE_BODY = ("#if defined(__GNUC__) || defined(__clang__)\n"
-                "#define PC_ROUTINE_BODY __attribute__((noinline, used))\n"
-                "#else\n#define PC_ROUTINE_BODY\n#endif\n")
+# What runs once per call is compiled for size, the loops for speed. setup.py reads each
+# generated C file and marks its functions (GCC's attributes; empty on clang and MSVC, whose
+# build is the same, only larger):
+# - PC_GLUE (cold: optimized for size, as Cython's module init): the wrappers (argument
+#   parsing, memoryview acquisition) and every def body that does no work of its own, one that
+#   neither releases the GIL nor calls a C routine (a cdef function, a pc_ helper) other than
+#   glue: the fused dispatchers, the path switches, the Gram drivers around their blocks.
+# - PC_GLUE_SIZE (optimize("Os"), not cold): the cdef glue (the gate's checks: they hold the
+#   GIL, can raise, call only glue) and Cython's utility functions. Not cold, because GCC takes
+#   the path to a cold call as never run: a chunk loop that calls between_chunks was compiled
+#   for size (the conjunction epochs ran 2x slower). In the twins of OBJECT_CODE the cdef
+#   functions are the work and keep -O3.
+# - PC_ROUTINE_BODY (noinline, used): the other def bodies. noinline: none is folded into a
+#   cold wrapper; used: GCC does not infer that a function called only from cold code is cold
+#   itself (which made the kernel epochs 2x slower).
+# CONTRIBUTING.md, "The wheel's size", has what each measured.
+HEAD = (r"^static ((?:CYTHON_INLINE )?)([^\n(;{=]*?)"
+        r"\b((?:__pyx_fuse_\d+)?__pyx_(?:pw|pf|gb|f)_\w+|__Pyx_\w+)\(")
+DEFINITION = re.compile(HEAD + r"[^;{]*\{\n(.*?)\n\}\n", re.M | re.S)
+CALL = re.compile(r"\b((?:__pyx_fuse_\d+)?__pyx_f_\w+|pc_\w+)\(")
+NOGIL = re.compile(r"PyEval_SaveThread|PyGILState_Ensure")
+# The twins whose routines work on Python objects (strings, dicts, lists) with the GIL held,
+# per token: there a cdef function that holds the GIL is the work itself.
+OBJECT_CODE = ("_features_c", "_tagging_c")
+PRELUDE = ("#if defined(__GNUC__) && !defined(__clang__)\n"
+           "#define PC_GLUE __attribute__((cold))\n"
+           "#define PC_GLUE_SIZE __attribute__((optimize(\"Os\")))\n"
+           "#else\n#define PC_GLUE\n#define PC_GLUE_SIZE\n#endif\n"
+           "#if defined(__GNUC__) || defined(__clang__)\n"
+           "#define PC_ROUTINE_BODY __attribute__((noinline, used))\n"
+           "#else\n#define PC_ROUTINE_BODY\n#endif\n")
 
 
-def mark_wrappers_cold(c_file):
+def glue_functions(text):
+    """The glue of one generated C file: the wrappers, and the def bodies and cdef functions
+    that hold the GIL throughout and call only glue (a cdef function must also be able to
+    raise: one that cannot is a nogil loop)."""
+    bodies = {m.group(3): m.group(4) for m in DEFINITION.finditer(text)}
+
+    def alone(name, body):
+        if "__pyx_pw_" in name:
+            return True
+        return not NOGIL.search(body) and ("__pyx_f_" not in name or "__Pyx_AddTraceback" in body)
+
+    glue = {name for name, body in bodies.items() if alone(name, body)}
+    while True:  # drop what calls a function that is not glue, until nothing changes
+        kept = {name for name in glue if "__pyx_pw_" in name
+                or all(c in glue or c == name for c in CALL.findall(bodies[name]))}
+        if kept == glue:
+            return glue
+        glue = kept
+
+
+def mark_functions(c_file):
     """Rewrite one generated C file as above, once (a file already marked is left)."""
     with open(c_file, encoding="utf-8") as handle:
         text = handle.read()
     if "PC_ROUTINE_BODY" in text:
         return
-    text = WRAPPER.sub(r"static CYTHON_SMALL_CODE PyObject *\1", text)
-    text = BODY.sub(r"static PC_ROUTINE_BODY PyObject *\1", text)
+    glue = glue_functions(text)
+    if os.path.basename(c_file)[:-2] in OBJECT_CODE:
+        glue = {name for name in glue if "__pyx_f_" not in name}
+
+    def mark(match):
+        inline, kind, name = match.groups()
+        if name.startswith("__Pyx_"):
+            return match.group(0) if inline else f"static PC_GLUE_SIZE {kind}{name}("
+        if name in glue:
+            attribute = "PC_GLUE_SIZE" if "__pyx_f_" in name else "PC_GLUE"
+            return f"static {inline}{attribute} {kind}{name}("
+        if "__pyx_f_" in name:
+            return match.group(0)
+        return f"static {inline}PC_ROUTINE_BODY {kind}{name}("
+
+    text = re.sub(HEAD, mark, text, flags=re.M)
     first, rest = text.split("\n", 1)  # after Cython's "Generated by" line
     with open(c_file, "w", encoding="utf-8") as handle:
-        handle.write(first + "\n" + ROUTINE_BODY + rest)
+        handle.write(first + "\n" + PRELUDE + rest)
 
 
 class BuildExt(build_ext):
@@ -112,7 +164,7 @@ class BuildExt(build_ext):
         for ext, c_ext in zip(self.extensions, generated):  # keep setuptools' Extension objects
             ext.sources = c_ext.sources
             if ext.name != SHARED:
-                mark_wrappers_cold(ext.sources[0])
+                mark_functions(ext.sources[0])
         try:
             super().run()
         except Exception as exc:
