@@ -7,6 +7,7 @@ where the C core is not in use or Cython is missing.
 """
 import importlib
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -128,3 +129,29 @@ def test_vote_and_popcount_gram(consumer, rng):
     consumer.popcount_gram(A, B, o1)
     G.gram_conjunction_log2(A, B, o2)
     assert np.array_equal(o1, o2)
+
+
+def _behind_the_c_api():
+    """The .pxd files and headers of ``perceptron_c._core`` that capi's declarations reach:
+    their cimports from ``perceptron_c._core``, the headers they declare from, and the
+    headers those include, followed to the end."""
+    core = pathlib.Path(perceptron_c.__file__).parent / "_core"
+    cimport = re.compile(r"^\s*(?:from|cimport)\s+perceptron_c\._core\.(\w+)", re.M)
+    header = re.compile(r'(?:extern from|#include)\s+"(\w+\.h)"')
+    todo = list((core.parent / "capi").glob("*.pxd"))
+    reached = set()
+    while todo:
+        text = todo.pop().read_text(encoding="utf-8")
+        for name in [f"{m}.pxd" for m in cimport.findall(text)] + header.findall(text):
+            if name not in reached:
+                reached.add(name)
+                todo.append(core / name)
+    return reached
+
+
+def test_the_wheel_ships_what_the_c_api_needs_and_no_more():
+    """pyproject.toml's package data for ``perceptron_c._core`` is what capi reaches: a file
+    left out breaks a consumer's build, one too many only weighs on the wheel."""
+    pyproject = (pathlib.Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    listed = re.search(r'^"perceptron_c\._core" = \[(.*?)\]', pyproject, re.M | re.S).group(1)
+    assert set(re.findall(r'"([\w.]+)"', listed)) == _behind_the_c_api()
