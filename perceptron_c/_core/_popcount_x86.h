@@ -160,15 +160,12 @@ PC_T256 PC_INLINE void pc_tile_avx2(const uint64_t *a, ptrdiff_t lda, const uint
         ptrdiff_t kc, pc_dst d, ptrdiff_t row, ptrdiff_t col, ptrdiff_t cols) {                \
         pc_tile_avx2(a, lda, bp, tab, kc, MR, NRV, d, row, col, cols);                         \
     }
-PC_DEF_TILE_AVX2(1, 1) PC_DEF_TILE_AVX2(1, 2) PC_DEF_TILE_AVX2(2, 1) PC_DEF_TILE_AVX2(2, 2)
-PC_DEF_TILE_AVX2(3, 1) PC_DEF_TILE_AVX2(3, 2)
-static void (*const pc_edges_avx2[PC_MR2][PC_NRV2])(const uint64_t *, ptrdiff_t,
-                                                   const uint64_t *, const unsigned char *,
-                                                   ptrdiff_t, pc_dst, ptrdiff_t, ptrdiff_t,
-                                                   ptrdiff_t) = {
-    {pc_edge_avx2_1_1, pc_edge_avx2_1_2},
-    {pc_edge_avx2_2_1, pc_edge_avx2_2_2},
-    {pc_edge_avx2_3_1, pc_edge_avx2_3_2}};
+/* edge tiles of fewer rows only: the strips are zero past nb (_popcount.h) */
+PC_DEF_TILE_AVX2(1, 2) PC_DEF_TILE_AVX2(2, 2)
+static void (*const pc_edges_avx2[PC_MR2 - 1])(const uint64_t *, ptrdiff_t, const uint64_t *,
+                                               const unsigned char *, ptrdiff_t, pc_dst,
+                                               ptrdiff_t, ptrdiff_t, ptrdiff_t) = {
+    pc_edge_avx2_1_2, pc_edge_avx2_2_2};
 
 PC_T256 static void pc_gram_avx2(const uint64_t *A, ptrdiff_t na, const uint64_t *Bp,
                                  ptrdiff_t nb, ptrdiff_t nw, pc_dst d) {
@@ -187,13 +184,12 @@ PC_T256 static void pc_gram_avx2(const uint64_t *A, ptrdiff_t na, const uint64_t
                 const uint64_t *a = A + i * nw + k0;
                 for (ptrdiff_t j = pc_first_col(d, d.i0 + i, j0, PC_NR2); j < j1; j += PC_NR2) {
                     const uint64_t *bp = strips + 2 * (j * nw + k0 * PC_NR2);
-                    int nrv = nb - j >= PC_NR2 ? PC_NRV2 : (int)((nb - j + 31) / 32);
                     if (j + PC_NR2 < j1)
                         pc_prefetch_tile(d, d.i0 + i, j + PC_NR2, mr, PC_NR2, nb);
-                    if (mr == PC_MR2 && nrv == PC_NRV2)
+                    if (mr == PC_MR2)
                         pc_tile_avx2(a, nw, bp, tab, kc, PC_MR2, PC_NRV2, d, d.i0 + i, j, nb - j);
                     else
-                        pc_edges_avx2[mr - 1][nrv - 1](a, nw, bp, tab, kc, d, d.i0 + i, j, nb - j);
+                        pc_edges_avx2[mr - 1](a, nw, bp, tab, kc, d, d.i0 + i, j, nb - j);
                 }
             }
         }
@@ -320,17 +316,12 @@ PC_T512 PC_INLINE void pc_tile_avx512(const uint64_t *a, ptrdiff_t lda, const ui
         ptrdiff_t row, ptrdiff_t col, ptrdiff_t cols) {                                        \
         pc_tile_avx512(a, lda, bp, kc, MR, NRV, d, row, col, cols);                            \
     }
-#define PC_DEF_TILES_AVX512(MR)                                                                \
-    PC_DEF_TILE_AVX512(MR, 1) PC_DEF_TILE_AVX512(MR, 2) PC_DEF_TILE_AVX512(MR, 3)             \
-    PC_DEF_TILE_AVX512(MR, 4)
-PC_DEF_TILES_AVX512(1) PC_DEF_TILES_AVX512(2) PC_DEF_TILES_AVX512(3) PC_DEF_TILES_AVX512(4)
-#define PC_EDGES_AVX512(MR)                                                                    \
-    {pc_edge_avx512_##MR##_1, pc_edge_avx512_##MR##_2, pc_edge_avx512_##MR##_3,                \
-     pc_edge_avx512_##MR##_4}
-static void (*const pc_edges_avx512[PC_MR5][PC_NRV5])(const uint64_t *, ptrdiff_t,
-                                                     const uint64_t *, ptrdiff_t, pc_dst,
-                                                     ptrdiff_t, ptrdiff_t, ptrdiff_t) = {
-    PC_EDGES_AVX512(1), PC_EDGES_AVX512(2), PC_EDGES_AVX512(3), PC_EDGES_AVX512(4)};
+/* edge tiles of fewer rows only: the strips are zero past nb (_popcount.h) */
+PC_DEF_TILE_AVX512(1, 4) PC_DEF_TILE_AVX512(2, 4) PC_DEF_TILE_AVX512(3, 4)
+static void (*const pc_edges_avx512[PC_MR5 - 1])(const uint64_t *, ptrdiff_t, const uint64_t *,
+                                                 ptrdiff_t, pc_dst, ptrdiff_t, ptrdiff_t,
+                                                 ptrdiff_t) = {
+    pc_edge_avx512_1_4, pc_edge_avx512_2_4, pc_edge_avx512_3_4};
 
 PC_T512 static void pc_gram_avx512(const uint64_t *A, ptrdiff_t na, const uint64_t *Bp,
                                    ptrdiff_t nb, ptrdiff_t nw, pc_dst d) {
@@ -356,13 +347,11 @@ PC_T512 static void pc_gram_avx512(const uint64_t *A, ptrdiff_t na, const uint64
                             pc_prefetch_tile(d, d.i0 + i, j + PC_NR5, mr, PC_NR5, nb);
                             if (d.sym) pc_prefetch_mirror(d, d.i0 + i, j + PC_NR5, PC_NR5, nb);
                         }
-                        int nrv = nb - j >= PC_NR5 ? PC_NRV5 : (int)((nb - j + 7) / 8);
-                        if (mr == PC_MR5 && nrv == PC_NRV5)
+                        if (mr == PC_MR5)
                             pc_tile_avx512(a, nw, bp, kc, PC_MR5, PC_NRV5, d, d.i0 + i, j,
                                            nb - j);
                         else
-                            pc_edges_avx512[mr - 1][nrv - 1](a, nw, bp, kc, d, d.i0 + i, j,
-                                                             nb - j);
+                            pc_edges_avx512[mr - 1](a, nw, bp, kc, d, d.i0 + i, j, nb - j);
                     }
                 }
             }
