@@ -8,6 +8,8 @@ itself fail, so nothing can skip silently past a broken C core.
 import importlib
 import importlib.util
 import os
+import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -82,6 +84,25 @@ def dot4_gram(X, Y):
 def examples(n):
     """How many examples a property test with n examples in the dev profile runs."""
     return n * (10 if PROFILE == "ci" else 1)
+
+
+def c_api_files():
+    """The .pxd files and headers of the installed ``perceptron_c._core`` that capi's
+    declarations reach: their cimports from ``perceptron_c._core``, the headers they declare
+    from, and the headers those include, followed to the end (a file missing from the
+    installed package fails the walk)."""
+    core = pathlib.Path(perceptron_c.__file__).parent / "_core"
+    cimport = re.compile(r"^\s*(?:from|cimport)\s+perceptron_c\._core\.(\w+)", re.M)
+    header = re.compile(r'(?:extern from|#include)\s+"(\w+\.h)"')
+    todo = list((core.parent / "capi").glob("*.pxd"))
+    reached: set[str] = set()
+    while todo:
+        text = todo.pop().read_text(encoding="utf-8")
+        for name in [f"{m}.pxd" for m in cimport.findall(text)] + header.findall(text):
+            if name not in reached:
+                reached.add(name)
+                todo.append(core / name)
+    return reached
 
 
 def _module(backend, name):

@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import HAVE_C, _module
+from conftest import HAVE_C, _module, c_api_files
 
 import perceptron_c
 
@@ -131,27 +131,9 @@ def test_vote_and_popcount_gram(consumer, rng):
     assert np.array_equal(o1, o2)
 
 
-def _behind_the_c_api():
-    """The .pxd files and headers of ``perceptron_c._core`` that capi's declarations reach:
-    their cimports from ``perceptron_c._core``, the headers they declare from, and the
-    headers those include, followed to the end."""
-    core = pathlib.Path(perceptron_c.__file__).parent / "_core"
-    cimport = re.compile(r"^\s*(?:from|cimport)\s+perceptron_c\._core\.(\w+)", re.M)
-    header = re.compile(r'(?:extern from|#include)\s+"(\w+\.h)"')
-    todo = list((core.parent / "capi").glob("*.pxd"))
-    reached = set()
-    while todo:
-        text = todo.pop().read_text(encoding="utf-8")
-        for name in [f"{m}.pxd" for m in cimport.findall(text)] + header.findall(text):
-            if name not in reached:
-                reached.add(name)
-                todo.append(core / name)
-    return reached
-
-
 def test_the_wheel_ships_what_the_c_api_needs_and_no_more():
     """pyproject.toml's package data for ``perceptron_c._core`` is what capi reaches: a file
     left out breaks a consumer's build, one too many only weighs on the wheel."""
     pyproject = (pathlib.Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8")
     listed = re.search(r'^"perceptron_c\._core" = \[(.*?)\]', pyproject, re.M | re.S).group(1)
-    assert set(re.findall(r'"([\w.]+)"', listed)) == _behind_the_c_api()
+    assert set(re.findall(r'"([\w.]+)"', listed)) == c_api_files()

@@ -5,6 +5,7 @@ import pathlib
 import re
 
 import pytest
+from conftest import c_api_files
 
 import perceptron_c
 
@@ -141,10 +142,11 @@ def test_imports_point_down(path):
 
 def test_the_installed_core_holds_the_registry():
     """Every routine module of the registry is installed: its Python twin, and its compiled
-    twin where the C core is in use (tests/test_contract.py checks the checkout's sources)."""
+    twin where the C core is in use (tests/test_contract.py checks the checkout's sources);
+    and so are the .pxd files and headers of the C API."""
     import importlib.util
 
-    from perceptron_c._core.registry import HELPER_PXD, ROUTINES, twins
+    from perceptron_c._core.registry import ROUTINES, twins
 
     for name in ROUTINES:
         c, py = twins(name)
@@ -153,7 +155,8 @@ def test_the_installed_core_holds_the_registry():
             spec = importlib.util.find_spec(f"perceptron_c._core.{c}")
             assert spec is not None and spec.origin.endswith(tuple(
                 importlib.machinery.EXTENSION_SUFFIXES)), c
-    assert {p.stem for p in CORE.glob("*.pxd")} >= set(HELPER_PXD)
+    # the .pxd files and headers behind perceptron_c.capi (the checkout holds them all)
+    assert c_api_files() <= {p.name for p in CORE.iterdir()}
 
 
 def test_every_registry_entry_has_its_accessor():

@@ -3,7 +3,7 @@
  * (popcounts) and against the portable path bit for bit (the RBF exponential and rows), plus
  * the CPU check of _simd.h against the compiler's own (__builtin_cpu_supports).
  *
- * tests/test_simd.py builds it against the installed headers twice: as the wheels are built
+ * tests/test_simd.py builds it against the checkout's headers twice: as the wheels are built
  * (no -m flags), and with -DPC_SIMD_AS_MSVC -mavx2 -mavx512f ... -Itests/c/msvc, which takes
  * the headers' MSVC branches (no target attributes, SWAR and __popcnt64, __cpuidex and _xgetbv)
  * with the whole file compiled for the widest target, as MSVC compiles any intrinsic anywhere.
