@@ -74,7 +74,8 @@ def link_args():
 #   neither releases the GIL nor calls a C routine (a cdef function, a pc_ helper) other than
 #   glue: the fused dispatchers, the path switches, the Gram drivers around their blocks.
 # - PC_GLUE_SIZE (optimize("Os"), not cold): the cdef glue (the gate's checks: they hold the
-#   GIL, can raise, call only glue) and Cython's utility functions. Not cold, because GCC takes
+#   GIL, can raise, call only glue) and Cython's utility functions (-fno-strict-aliasing and
+#   -ffp-contract=off hold there too: checked in GCC's assembly). Not cold, because GCC takes
 #   the path to a cold call as never run: a chunk loop that calls between_chunks was compiled
 #   for size (the conjunction epochs ran 2x slower). In the twins of OBJECT_CODE the cdef
 #   functions are the work and keep -O3.
