@@ -11,8 +11,14 @@ import perceptron_c
 
 PACKAGE = pathlib.Path(perceptron_c.__file__).resolve().parent
 CORE = PACKAGE / "_core"
+SUFFIXES = (".py", ".pyx", ".pxd", ".h")
+CHECKOUT_CORE = pathlib.Path(__file__).resolve().parents[1] / "perceptron_c" / "_core"
+# and the C sources the wheel does not ship (the .pyx, the .pxd and headers that no capi
+# declaration reaches), from the checkout beside the tests
 SOURCES = sorted(p for folder in (PACKAGE, CORE) for p in folder.iterdir()
-                 if p.suffix in (".py", ".pyx", ".pxd", ".h"))
+                 if p.suffix in SUFFIXES) + sorted(
+    p for p in (CHECKOUT_CORE.iterdir() if CHECKOUT_CORE.is_dir() else ())
+    if p.suffix in SUFFIXES[1:] and not (CORE / p.name).exists())
 MODELS = {"perceptron", "kernel_perceptron", "voted_perceptron", "passive_aggressive",
           "budget_perceptron", "kernel_passive_aggressive", "sequence",
           "token_features"}
