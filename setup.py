@@ -87,7 +87,7 @@ HEAD = (r"^static ((?:CYTHON_INLINE )?)([^\n(;{=]*?)"
         r"\b((?:__pyx_fuse_\d+)?__pyx_(?:pw|pf|gb|f)_\w+|__Pyx_\w+)\(")
 DEFINITION = re.compile(HEAD + r"[^;{]*\{\n(.*?)\n\}\n", re.M | re.S)
 CALL = re.compile(r"\b((?:__pyx_fuse_\d+)?__pyx_f_\w+|pc_\w+)\(")
-NOGIL = re.compile(r"PyEval_SaveThread|PyGILState_Ensure")
+NOGIL = re.compile(r"PyEval_SaveThread|Py_UNBLOCK_THREADS|PyGILState_Ensure")
 # The twins whose routines work on Python objects (strings, dicts, lists) with the GIL held,
 # per token: there a cdef function that holds the GIL is the work itself.
 OBJECT_CODE = ("_features_c", "_tagging_c")
