@@ -67,8 +67,8 @@ def link_args():
 
 
 # What runs once per call is compiled for size, the loops for speed. setup.py reads each
-# generated C file and marks its functions (GCC's attributes; empty on clang and MSVC, whose
-# build is the same, only larger):
+# generated C file and marks its functions (GCC's attributes; clang takes PC_ROUTINE_BODY
+# only and MSVC none, whose builds are the same, only larger):
 # - PC_GLUE (cold: optimized for size, as Cython's module init): the wrappers (argument
 #   parsing, memoryview acquisition) and every def body that does no work of its own, one that
 #   neither releases the GIL nor calls a C routine (a cdef function, a pc_ helper) other than

@@ -95,26 +95,26 @@ PC_T256 PC_INLINE void pc_put16_avx2(__m256i w, void *out, ptrdiff_t off, int ki
     }
 }
 
-/* mr rows of A (stride lda) against the first 32 * nrv rows of one strip bp, into rows row..
+/* mr rows of A (stride lda) against the PC_NR2 rows of one strip bp, into rows row..
  * and columns col.. (cols of them left) of out; word-block sums are <= 64 * PC_KC < 2^16. */
 PC_T256 PC_INLINE void pc_tile_avx2(const uint64_t *a, ptrdiff_t lda, const uint64_t *bp,
                                     const unsigned char *tab, ptrdiff_t kc, const int mr,
-                                    const int nrv, pc_dst d, ptrdiff_t row, ptrdiff_t col,
+                                    pc_dst d, ptrdiff_t row, ptrdiff_t col,
                                     ptrdiff_t cols) {
     const __m256i zero = _mm256_setzero_si256();
     __m256i w[PC_MR2][PC_NRV2][2];
-    PC_UNROLL for (int r = 0; r < mr; r++) PC_UNROLL for (int v = 0; v < nrv; v++)
+    PC_UNROLL for (int r = 0; r < mr; r++) PC_UNROLL for (int v = 0; v < PC_NRV2; v++)
         w[r][v][0] = w[r][v][1] = zero;
     for (ptrdiff_t k = 0; k < kc;) {
         ptrdiff_t stop = kc - k > 3 ? k + 3 : kc;
         __m256i c[PC_MR2][PC_NRV2];
-        PC_UNROLL for (int r = 0; r < mr; r++) PC_UNROLL for (int v = 0; v < nrv; v++)
+        PC_UNROLL for (int r = 0; r < mr; r++) PC_UNROLL for (int v = 0; v < PC_NRV2; v++)
             c[r][v] = zero;
         for (; k < stop; k++) {
             const __m256i *bk = (const __m256i *)bp + k * 16 * PC_NRV2;
             PC_UNROLL for (int q = 0; q < 8; q++) {
                 __m256i lo[PC_NRV2], hi[PC_NRV2];
-                PC_UNROLL for (int v = 0; v < nrv; v++) {
+                PC_UNROLL for (int v = 0; v < PC_NRV2; v++) {
                     lo[v] = _mm256_load_si256(bk + 2 * q * PC_NRV2 + v);
                     hi[v] = _mm256_load_si256(bk + (2 * q + 1) * PC_NRV2 + v);
                 }
@@ -124,7 +124,7 @@ PC_T256 PC_INLINE void pc_tile_avx2(const uint64_t *a, ptrdiff_t lda, const uint
                     __m256i tl = _mm256_broadcastsi128_si256(_mm_load_si128((const __m128i *)t));
                     __m256i th =
                         _mm256_broadcastsi128_si256(_mm_load_si128((const __m128i *)(t + 16)));
-                    PC_UNROLL for (int v = 0; v < nrv; v++) {
+                    PC_UNROLL for (int v = 0; v < PC_NRV2; v++) {
                         c[r][v] = _mm256_add_epi8(c[r][v],
                                                   _mm256_add_epi8(_mm256_shuffle_epi8(tl, lo[v]),
                                                                   _mm256_shuffle_epi8(th, hi[v])));
@@ -133,7 +133,7 @@ PC_T256 PC_INLINE void pc_tile_avx2(const uint64_t *a, ptrdiff_t lda, const uint
                 }
             }
         }
-        PC_UNROLL for (int r = 0; r < mr; r++) PC_UNROLL for (int v = 0; v < nrv; v++) {
+        PC_UNROLL for (int r = 0; r < mr; r++) PC_UNROLL for (int v = 0; v < PC_NRV2; v++) {
             w[r][v][0] = _mm256_add_epi16(w[r][v][0],
                                           _mm256_cvtepu8_epi16(_mm256_castsi256_si128(c[r][v])));
             w[r][v][1] = _mm256_add_epi16(
@@ -141,31 +141,31 @@ PC_T256 PC_INLINE void pc_tile_avx2(const uint64_t *a, ptrdiff_t lda, const uint
         }
     }
     if (cols >= PC_NR2 && !d.sym) {
-        PC_UNROLL for (int r = 0; r < mr; r++) PC_UNROLL for (int v = 0; v < nrv; v++)
+        PC_UNROLL for (int r = 0; r < mr; r++) PC_UNROLL for (int v = 0; v < PC_NRV2; v++)
             PC_UNROLL for (int h = 0; h < 2; h++)
                 pc_put16_avx2(w[r][v][h], d.out, (row + r) * d.ldo + col + 32 * v + 16 * h,
                               d.kind, d.add);
     } else {
         int64_t t[PC_MR2][PC_NR2] = {{0}};
-        PC_UNROLL for (int r = 0; r < mr; r++) PC_UNROLL for (int v = 0; v < nrv; v++)
+        PC_UNROLL for (int r = 0; r < mr; r++) PC_UNROLL for (int v = 0; v < PC_NRV2; v++)
             PC_UNROLL for (int h = 0; h < 2; h++)
                 pc_put16_avx2(w[r][v][h], t[r], 32 * v + 16 * h, 0, 0);
         pc_put_tile(d, row, col, &t[0][0], PC_NR2, mr, cols < PC_NR2 ? cols : PC_NR2);
     }
 }
 
-#define PC_DEF_TILE_AVX2(MR, NRV)                                                              \
-    PC_T256 PC_NOINLINE static void pc_edge_avx2_##MR##_##NRV(                                 \
+#define PC_DEF_TILE_AVX2(MR)                                                                   \
+    PC_T256 PC_NOINLINE static void pc_edge_avx2_##MR(                                         \
         const uint64_t *a, ptrdiff_t lda, const uint64_t *bp, const unsigned char *tab,         \
         ptrdiff_t kc, pc_dst d, ptrdiff_t row, ptrdiff_t col, ptrdiff_t cols) {                \
-        pc_tile_avx2(a, lda, bp, tab, kc, MR, NRV, d, row, col, cols);                         \
+        pc_tile_avx2(a, lda, bp, tab, kc, MR, d, row, col, cols);                              \
     }
 /* edge tiles of fewer rows only: the strips are zero past nb (_popcount.h) */
-PC_DEF_TILE_AVX2(1, 2) PC_DEF_TILE_AVX2(2, 2)
+PC_DEF_TILE_AVX2(1) PC_DEF_TILE_AVX2(2)
 static void (*const pc_edges_avx2[PC_MR2 - 1])(const uint64_t *, ptrdiff_t, const uint64_t *,
                                                const unsigned char *, ptrdiff_t, pc_dst,
                                                ptrdiff_t, ptrdiff_t, ptrdiff_t) = {
-    pc_edge_avx2_1_2, pc_edge_avx2_2_2};
+    pc_edge_avx2_1, pc_edge_avx2_2};
 
 PC_T256 static void pc_gram_avx2(const uint64_t *A, ptrdiff_t na, const uint64_t *Bp,
                                  ptrdiff_t nb, ptrdiff_t nw, pc_dst d) {
@@ -187,7 +187,7 @@ PC_T256 static void pc_gram_avx2(const uint64_t *A, ptrdiff_t na, const uint64_t
                     if (j + PC_NR2 < j1)
                         pc_prefetch_tile(d, d.i0 + i, j + PC_NR2, mr, PC_NR2, nb);
                     if (mr == PC_MR2)
-                        pc_tile_avx2(a, nw, bp, tab, kc, PC_MR2, PC_NRV2, d, d.i0 + i, j, nb - j);
+                        pc_tile_avx2(a, nw, bp, tab, kc, PC_MR2, d, d.i0 + i, j, nb - j);
                     else
                         pc_edges_avx2[mr - 1](a, nw, bp, tab, kc, d, d.i0 + i, j, nb - j);
                 }
@@ -250,21 +250,21 @@ PC_T512 PC_INLINE void pc_put_transposed512(pc_dst d, ptrdiff_t row, ptrdiff_t c
     }
 }
 
-/* mr rows of A (stride lda) against the first 8 * nrv rows of one strip bp, into rows row..
+/* mr rows of A (stride lda) against the PC_NR5 rows of one strip bp, into rows row..
  * and columns col.. (cols of them left) of out. */
 PC_T512 PC_INLINE void pc_tile_avx512(const uint64_t *a, ptrdiff_t lda, const uint64_t *bp,
-                                      ptrdiff_t kc, const int mr, const int nrv, pc_dst d,
+                                      ptrdiff_t kc, const int mr, pc_dst d,
                                       ptrdiff_t row, ptrdiff_t col, ptrdiff_t cols) {
     __m512i s[PC_MR5][PC_NRV5];
-    PC_UNROLL for (int r = 0; r < mr; r++) PC_UNROLL for (int v = 0; v < nrv; v++)
+    PC_UNROLL for (int r = 0; r < mr; r++) PC_UNROLL for (int v = 0; v < PC_NRV5; v++)
         s[r][v] = _mm512_setzero_si512();
     for (ptrdiff_t k = 0; k < kc; k++) {
         __m512i b[PC_NRV5];
-        PC_UNROLL for (int v = 0; v < nrv; v++)
+        PC_UNROLL for (int v = 0; v < PC_NRV5; v++)
             b[v] = _mm512_load_si512((const void *)(bp + k * PC_NR5 + 8 * v));
         PC_UNROLL for (int r = 0; r < mr; r++) {
             __m512i ar = _mm512_set1_epi64((long long)a[r * lda + k]);
-            PC_UNROLL for (int v = 0; v < nrv; v++)
+            PC_UNROLL for (int v = 0; v < PC_NRV5; v++)
                 s[r][v] = _mm512_add_epi64(s[r][v],
                                            _mm512_popcnt_epi64(_mm512_and_si512(ar, b[v])));
         }
@@ -277,21 +277,21 @@ PC_T512 PC_INLINE void pc_tile_avx512(const uint64_t *a, ptrdiff_t lda, const ui
                                                26, 28, 30);
         PC_UNROLL for (int r = 0; r < mr; r++) {
             if (d.kind == PC_OUT_I16) {
-                PC_UNROLL for (int v = 0; v < nrv; v++) {
+                PC_UNROLL for (int v = 0; v < PC_NRV5; v++) {
                     __m128i p = _mm512_cvtepi64_epi16(s[r][v]);
                     __m128i *o = (__m128i *)((int16_t *)d.out + (row + r) * d.ldo + col + 8 * v);
                     if (d.add) p = _mm_add_epi16(p, _mm_loadu_si128(o));
                     _mm_storeu_si128(o, p);
                 }
             } else if (d.kind == PC_OUT_I32) {
-                PC_UNROLL for (int v = 0; v + 1 < nrv; v += 2) {
+                PC_UNROLL for (int v = 0; v + 1 < PC_NRV5; v += 2) {
                     __m512i p = _mm512_permutex2var_epi32(s[r][v], even, s[r][v + 1]);
                     int32_t *o = (int32_t *)d.out + (row + r) * d.ldo + col + 8 * v;
                     if (d.add) p = _mm512_add_epi32(p, _mm512_loadu_si512((const void *)o));
                     _mm512_storeu_si512((void *)o, p);
                 }
             } else {
-                PC_UNROLL for (int v = 0; v < nrv; v++) {
+                PC_UNROLL for (int v = 0; v < PC_NRV5; v++) {
                     int64_t *o = (int64_t *)d.out + (row + r) * d.ldo + col + 8 * v;
                     __m512i t = s[r][v];
                     if (d.add) t = _mm512_add_epi64(t, _mm512_loadu_si512((const void *)o));
@@ -300,28 +300,28 @@ PC_T512 PC_INLINE void pc_tile_avx512(const uint64_t *a, ptrdiff_t lda, const ui
             }
         }
         if (d.sym && mr == 4)
-            PC_UNROLL for (int v = 0; v < nrv; v++)
+            PC_UNROLL for (int v = 0; v < PC_NRV5; v++)
                 pc_put_transposed512(d, row, col + 8 * v, s[0][v], s[1][v], s[2][v], s[3][v]);
     } else {
         int64_t t[PC_MR5][PC_NR5] = {{0}};
-        PC_UNROLL for (int r = 0; r < mr; r++) PC_UNROLL for (int v = 0; v < nrv; v++)
+        PC_UNROLL for (int r = 0; r < mr; r++) PC_UNROLL for (int v = 0; v < PC_NRV5; v++)
             _mm512_storeu_si512((void *)(t[r] + 8 * v), s[r][v]);
         pc_put_tile(d, row, col, &t[0][0], PC_NR5, mr, cols < PC_NR5 ? cols : PC_NR5);
     }
 }
 
-#define PC_DEF_TILE_AVX512(MR, NRV)                                                            \
-    PC_T512 PC_NOINLINE static void pc_edge_avx512_##MR##_##NRV(                               \
+#define PC_DEF_TILE_AVX512(MR)                                                                 \
+    PC_T512 PC_NOINLINE static void pc_edge_avx512_##MR(                                       \
         const uint64_t *a, ptrdiff_t lda, const uint64_t *bp, ptrdiff_t kc, pc_dst d,           \
         ptrdiff_t row, ptrdiff_t col, ptrdiff_t cols) {                                        \
-        pc_tile_avx512(a, lda, bp, kc, MR, NRV, d, row, col, cols);                            \
+        pc_tile_avx512(a, lda, bp, kc, MR, d, row, col, cols);                                 \
     }
 /* edge tiles of fewer rows only: the strips are zero past nb (_popcount.h) */
-PC_DEF_TILE_AVX512(1, 4) PC_DEF_TILE_AVX512(2, 4) PC_DEF_TILE_AVX512(3, 4)
+PC_DEF_TILE_AVX512(1) PC_DEF_TILE_AVX512(2) PC_DEF_TILE_AVX512(3)
 static void (*const pc_edges_avx512[PC_MR5 - 1])(const uint64_t *, ptrdiff_t, const uint64_t *,
                                                  ptrdiff_t, pc_dst, ptrdiff_t, ptrdiff_t,
                                                  ptrdiff_t) = {
-    pc_edge_avx512_1_4, pc_edge_avx512_2_4, pc_edge_avx512_3_4};
+    pc_edge_avx512_1, pc_edge_avx512_2, pc_edge_avx512_3};
 
 PC_T512 static void pc_gram_avx512(const uint64_t *A, ptrdiff_t na, const uint64_t *Bp,
                                    ptrdiff_t nb, ptrdiff_t nw, pc_dst d) {
@@ -348,8 +348,7 @@ PC_T512 static void pc_gram_avx512(const uint64_t *A, ptrdiff_t na, const uint64
                             if (d.sym) pc_prefetch_mirror(d, d.i0 + i, j + PC_NR5, PC_NR5, nb);
                         }
                         if (mr == PC_MR5)
-                            pc_tile_avx512(a, nw, bp, kc, PC_MR5, PC_NRV5, d, d.i0 + i, j,
-                                           nb - j);
+                            pc_tile_avx512(a, nw, bp, kc, PC_MR5, d, d.i0 + i, j, nb - j);
                         else
                             pc_edges_avx512[mr - 1](a, nw, bp, kc, d, d.i0 + i, j, nb - j);
                     }
