@@ -142,6 +142,7 @@ if TYPE_CHECKING:
     from ._core import _sequence_py as sequence
     from ._core import _sgd_py as sgd
     from ._core import _tagging_py as tagging
+    from ._core import _tokens_py as tokens
     from ._core import _voted_py as voted
 else:
     budget = _Twins("budget")
@@ -155,6 +156,7 @@ else:
     sequence = _Twins("sequence")
     sgd = _Twins("sgd")
     tagging = _Twins("tagging")
+    tokens = _Twins("tokens")
     voted = _Twins("voted")
 
 

@@ -1,16 +1,14 @@
 """The `PerceptronTagger`'s sentences as integer codes for `_backend.tagging`: whole training
-epochs in one call (`CodedEpochs`) and greedy tagging of many sentences in one call
-(`TagIndex`), plus the string-keyed epoch NLTK's feature names need when tags are odd
-(`StringEpochs`).
+epochs in one call (`CodedEpochs`), the string-keyed epoch NLTK's feature names need when
+tags are odd (`StringEpochs`), and the tables that tag Python tokens in one call, made once
+per model (`greedy_tables`).
 
-The features are NLTK's (``nltk/tag/perceptron.py`` lines 586-612). Those of a token that do
-not depend on the previous tags are built once per distinct word (the raw word gives the
-suffix, the first letter and the normalized word; the normalized word gives the features it
-lends its neighbours), so a token costs a dict lookup. Tags are coded as `_tagging_py` says:
+The features are NLTK's (``nltk/tag/perceptron.py`` lines 586-612). Tags are coded as
+`_tagging_py` says:
 classes, then NLTK's ``-START-`` and ``-START2-``, then other tags of the tag dictionary. The
 codes name features exactly only if no tag holds a space (``'i tag+i-2 tag A B C'`` would have
 two readings) and no class is called ``-START-`` or ``-START2-``; otherwise `StringEpochs`
-trains and the tagger tags token by token, as before.
+trains and the tagger tags token by token.
 """
 from __future__ import annotations
 
@@ -27,7 +25,6 @@ PerceptronTagger = Any  # tagging.PerceptronTagger (a model: not imported from b
 EMPTY = np.uint64((1 << 64) - 1)
 MIN_ROWS = 1024  # first capacity of the weights and of the hash table (tests shrink them)
 MIN_KEYS = 1024
-_START = ("-START-", "-START2-", "-END-", "-END2-")
 NLTK_SPEC = (1, 0, 0, 0, 0, 0, 0, 0, 0)  # _features: NLTK's 10 static keys
 T = TypeVar("T")
 
@@ -50,6 +47,16 @@ def tag_codes(tagger: PerceptronTagger) -> list[str] | None:
     return names
 
 
+def greedy_tables(tagger: PerceptronTagger) -> Any:
+    """The greedy model's `_backend.tokens.GreedyTables` (for the twin in use), or None when
+    its tags cannot be coded (`tag_codes`) or it has no model."""
+    names = tag_codes(tagger) if tagger._classes else None
+    if names is None:
+        return None
+    return _backend.tokens.GreedyTables(tagger._features, names, len(tagger._classes),
+                                        tagger._weights)
+
+
 def reserve(tagger: PerceptronTagger, n: int) -> None:
     """Room for ``n`` feature rows (capacity doubles, so interning stays amortized O(1))."""
     cap = tagger._weights.shape[0]
@@ -61,52 +68,6 @@ def reserve(tagger: PerceptronTagger, n: int) -> None:
         grown = np.zeros((cap, old.shape[1]), dtype=old.dtype)
         grown[:old.shape[0]] = old
         setattr(tagger, name, grown)
-
-
-class _Words:
-    """Per distinct word, the ids (``lookup`` of the feature strings) of its static features:
-    ``raw``: suffix, first letter, normalized word; ``norm``: 'i word', then what it lends its
-    neighbours: 'i-1 word', 'i-1 suffix', 'i-2 word', 'i+1 word', 'i+1 suffix', 'i+2 word'.
-    Normalized words 0-3 are NLTK's -START-, -START2-, -END-, -END2-."""
-
-    def __init__(self, normalize: Callable[[str], str], lookup: Callable[[str], int]) -> None:
-        self.normalize, self.lookup = normalize, lookup
-        self.raw_ids: dict[str, int] = {}
-        self.raw: list[tuple[int, int, int]] = []
-        self.norm_ids: dict[str, int] = {}
-        self.norm: list[tuple[int, ...]] = []
-        for word in _START:
-            self.norm_word(word)
-
-    def norm_word(self, n: str) -> int:
-        nid = self.norm_ids.get(n)
-        if nid is None:
-            get = self.lookup
-            nid = self.norm_ids[n] = len(self.norm)
-            self.norm.append((get("i word " + n), get("i-1 word " + n),
-                              get("i-1 suffix " + n[-3:]), get("i-2 word " + n),
-                              get("i+1 word " + n), get("i+1 suffix " + n[-3:]),
-                              get("i+2 word " + n)))
-        return nid
-
-    def encode(self, sentences: list[Any]) -> np.ndarray:
-        """The raw word id of every token of ``sentences`` (lists of str), in order."""
-        get = self.raw_ids.get
-        wids = [get(w, -1) for words in sentences for w in words]
-        if -1 in wids:  # new words: once each, in order of appearance
-            for w in dict.fromkeys(w for s in sentences for w in s if w not in self.raw_ids):
-                self._raw_word(w)
-            wids = [get(w, -1) for words in sentences for w in words]
-        return np.array(wids, dtype=np.int64)
-
-    def _raw_word(self, word: str) -> int:
-        wid = self.raw_ids.get(word)
-        if wid is None:
-            wid = self.raw_ids[word] = len(self.raw)
-            self.raw.append((self.lookup("i suffix " + word[-3:]),
-                             self.lookup("i pref1 " + (word[0] if word else "")),
-                             self.norm_word(self.normalize(word))))
-        return wid
 
 
 def _offsets(lengths: Sequence[int] | np.ndarray) -> np.ndarray:
@@ -246,56 +207,6 @@ def _parse_dynamic(f: str, code: dict[str, int], word: Callable[[str], int],
             tag = f[len(head):]
             return key(template, code[tag], code[tag], 0) if tag in code else -1
     return -1
-
-
-class TagIndex:
-    """What greedy tagging needs beside the weights: the static rows of every word met so far,
-    and the hash table of the dynamic features. Built from a trained model; the tagger drops
-    it whenever its features change."""
-
-    def __init__(self, tagger: PerceptronTagger, names: list[str]) -> None:
-        self.tagger, self.names = tagger, names
-        self.code = {t: k for k, t in enumerate(names)}
-        rows = tagger._rows
-        self.words = _Words(tagger.normalize, lambda f: rows.get(f, -1))
-        self.bias = rows.get("bias", -1)
-        keys, vals = [], []
-        key = _backend.tagging.dynamic_key
-        for row, f in enumerate(tagger._features):
-            k = _parse_dynamic(f, self.code, self.words.norm_word, key)
-            if k >= 0:
-                keys.append(k)
-                vals.append(row)
-        self.keys, self.vals = _table(np.array(keys, dtype=np.uint64),
-                                      np.array(vals, dtype=np.int64), 0)
-        self._raw = np.zeros((0, 3), dtype=np.int64)
-        self._norm = np.zeros((0, 7), dtype=np.int64)
-
-    def tag_codes(self, sentences: list[list[str]], use_tagdict: bool) -> np.ndarray:
-        """The tag code of every token of ``sentences`` (greedy, NLTK's ``tag``)."""
-        wid = self.words.encode(sentences)
-        if len(self.words.raw) > self._raw.shape[0]:
-            self._raw = np.array(self.words.raw, dtype=np.int64).reshape(-1, 3)
-        if len(self.words.norm) > self._norm.shape[0]:
-            self._norm = np.array(self.words.norm, dtype=np.int64).reshape(-1, 7)
-        raw = self._raw[wid]
-        nid = np.ascontiguousarray(raw[:, 2])
-        token_rows = np.ascontiguousarray(
-            np.stack([raw[:, 0], raw[:, 1], self._norm[nid, 0]], axis=1))
-        n = wid.shape[0]
-        if use_tagdict:
-            td, code = self.tagger.tagdict, self.code
-            dict_guess = np.array([code[g] if (g := td.get(w)) else -1
-                                   for words in sentences for w in words], dtype=np.int64)
-        else:
-            dict_guess = np.full(n, -1, dtype=np.int64)
-        out = np.zeros(n, dtype=np.int64)
-        if n:
-            _backend.tagging.tag_greedy(
-                token_rows, nid, np.ascontiguousarray(self._norm[:, 1:]), dict_guess,
-                _offsets([len(s) for s in sentences]), self.bias, self.tagger._weights,
-                self.keys, self.vals, out)
-        return out
 
 
 class StringEpochs:

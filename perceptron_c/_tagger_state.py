@@ -16,7 +16,7 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ._docs import fill
-from ._tagger_core import TagIndex, reserve
+from ._tagger_core import reserve
 from ._tagtext import nltk_data_dirs, pack_text, param_files, read_nltk_json, sparse_pairs
 from .exceptions import NotFittedError
 from .io import FRAGMENTS, replace_file, save_model
@@ -37,6 +37,7 @@ class TaggerState:
     tagdict: dict[str, str]
     _core: StructuredCore | None
     _dense_file: bool
+    _prepare: Callable[[], Any]  # PerceptronTagger's: makes `_tables`
 
     def _reset(self, features: list[str], classes: list[str]) -> None:
         self._features = features
@@ -49,7 +50,7 @@ class TaggerState:
         self._stamps = np.zeros(shape, dtype=np.int64)
         self._live = np.zeros(shape, dtype=bool)
         self._steps = 0
-        self._index: TagIndex | None = None
+        self._tables: Any = None  # what tags Python tokens in one call (tagging.py)
 
     # ---- what NLTK exposes
     @property
@@ -108,11 +109,15 @@ class TaggerState:
         return row
 
     def __getstate__(self) -> dict[str, Any]:
-        # the tagging index is a cache (it holds closures, which do not pickle): rebuilt
-        # on the next tag
+        # the tables are made from the rest (compiled objects do not pickle): made again
+        # when the pickle is loaded
         state = self.__dict__.copy()
-        state["_index"] = None
+        state["_tables"] = None
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._prepare()
 
     # ---- model files
     def get_params(self, deep: bool = True) -> dict[str, Any]:
@@ -209,6 +214,7 @@ class TaggerState:
                 self._live[r, ids[label]] = True
         self._trim(n)
         self.tagdict = dict(tagdict)
+        self._prepare()
 
     def to_nltk_json(self, loc: Any, lang: str | None = None) -> list[str]:
         """Write the three JSON files NLTK's ``load_from_json`` reads into the folder ``loc``.

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _backend
 from ._validation import CSR
 from .sequence import StructuredPerceptron
 from .token_features import TokenFeatures
@@ -56,21 +57,16 @@ class StructuredCore:
         model.fit(X, tags, lengths)
         return cls(features, model, classes)
 
-    def tag(self, sentences: list[list[str]]) -> list[list[str]]:
-        """The Viterbi tags of every sentence (lists of str)."""
-        words, kept = _flat(sentences)
-        out: list[list[str]] = [[] for _ in sentences]
-        if not words:
-            return out
-        X, lengths = self.features.transform(words, return_lengths=True)
-        X = _rows(X, self.features.n_features_out_)
-        names = self.classes
-        tags = [names[c] for c in self.model.predict(X, lengths).tolist()]
-        start = 0
-        for k, n in zip(kept, lengths.tolist()):
-            out[k] = tags[start:start + n]
-            start += n
-        return out
+    def tables(self) -> Any:
+        """The `_backend.tokens.ViterbiTables` of the averaged model (for the twin in use):
+        NLTK's static features of Python tokens, then Viterbi, in one call."""
+        model = self.model
+        W = np.ascontiguousarray(model.coef_.T, dtype=np.float64)
+        b = np.ascontiguousarray(model.intercept_, dtype=np.float64)
+        trans = np.ascontiguousarray(np.vstack([model.coef_trans_, model.coef_init_,
+                                                model.coef_final_]), dtype=np.float64)
+        return _backend.tokens.ViterbiTables(self.feature_keys(), list(self.classes), W, b,
+                                             trans)
 
     def state_arrays(self) -> dict[str, np.ndarray]:
         """The vocabulary's keys (as the caller packs text) and the estimator's state."""

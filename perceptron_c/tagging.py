@@ -29,7 +29,7 @@ import numpy as np
 from . import _backend
 from ._docs import fill
 from ._guard import GuardedModel, _mark, _reader, _writer
-from ._tagger_core import CodedEpochs, StringEpochs, TagIndex, tag_codes
+from ._tagger_core import CodedEpochs, StringEpochs, greedy_tables, tag_codes
 from ._tagger_core import ordered as _ordered
 from ._tagger_state import TaggerState
 from ._tagger_structured import StructuredCore
@@ -193,16 +193,18 @@ class PerceptronTagger(TaggerState, GuardedModel):
         ConcurrentUseError
             If another thread is training the tagger meanwhile.
         """
-        tokens = check_tokens(tokens, "tokens")
+        if type(tokens) is not list:
+            tokens = check_tokens(tokens, "tokens")
         if self.structured:
             if return_conf:
                 raise ValueError("return_conf: a structured tagger decodes whole sentences "
                                  "(Viterbi) and has no per-token confidence")
-            return self._tag_structured([tokens])[0]
+            return self._structured_tables().tag_sentence(tokens)
         if not return_conf:
-            fast = self._tag_fast([tokens], use_tagdict)
+            fast = self._tag_fast(tokens, self.tagdict if use_tagdict else None, True)
             if fast is not None:
-                return fast[0]
+                return fast
+        tokens = check_tokens(tokens, "tokens")
         prev, prev2 = self.START
         context = self._context(tokens)
         output: list[tuple] = []
@@ -259,40 +261,52 @@ class PerceptronTagger(TaggerState, GuardedModel):
         """
         checked = [check_tokens(s, f"sentences[{k}]") for k, s in enumerate(sentences)]
         if self.structured:
-            return self._tag_structured(checked)
-        fast = self._tag_fast(checked, True)
+            return self._structured_tables().tag_sentences(checked)
+        fast = self._tag_fast(checked, self.tagdict, False)
         return fast if fast is not None else [self.tag(sentence) for sentence in checked]
 
-    def _tag_structured(self, sentences: list[list[str]]) -> list[list[tuple]]:
-        """Viterbi's tags; the tag dictionary is not used (measured: overriding the decoded
-        tags with it lost 0.09 pt on nlp-id, see docs/tagging.md)."""
-        if self._core is None:
+    def _prepare(self) -> Any:
+        """Make the tables that tag Python tokens in one call (``_tables``) for the twin in
+        use: when a model is trained, loaded or unpickled, so that the first call is a normal
+        one. None when there is no model, or (greedy) its tags cannot be coded."""
+        if self.structured:
+            tables = None if self._core is None else self._core.tables()
+        else:
+            tables = greedy_tables(self)
+        self._tables = tables
+        return tables
+
+    def _ready(self, kind: str) -> Any:
+        """``_tables``, made again if they were made for the other twin (`_backend.using`)."""
+        tables = self._tables
+        if tables is None or type(tables) is not getattr(_backend.tokens, kind):
+            tables = self._prepare()
+        return tables
+
+    def _structured_tables(self) -> Any:
+        tables = self._ready("ViterbiTables")
+        if tables is None:
             raise NotFittedError("PerceptronTagger: no model yet; call train(sentences) or "
                                  "load one (PerceptronTagger.load)")
-        tagged = self._core.tag(sentences)
-        return [list(zip(words, tags)) for words, tags in zip(sentences, tagged)]
+        return tables
 
-    def _tag_fast(self, sentences: list[list[str]], use_tagdict: bool
-                  ) -> list[list[tuple]] | None:
-        """Greedy tags of ``sentences`` from `TagIndex`, or None when only the token-by-token
-        path names the features exactly (odd tags: `tag_codes`)."""
-        if self._index is None:
-            names = tag_codes(self) if self._classes else None
-            if names is None:
-                return None
-            self._index = TagIndex(self, names)
-        try:
-            codes = self._index.tag_codes(sentences, use_tagdict)
-        except KeyError:  # a tag put in the tag dictionary since the index was built
-            self._index = None
+    def _tag_fast(self, tokens: list, tagdict: Any, one: bool) -> Any:
+        """The greedy tags of one sentence (``one``) or of a list of them, from the tables;
+        None when only the token-by-token path can tag them: no model, tags the codes cannot
+        name (`tag_codes`), a tag dictionary that is not a dict."""
+        if tagdict is not None and type(tagdict) is not dict:
             return None
-        names = self._index.names
-        tags = [names[c] for c in codes.tolist()]
-        out, t = [], 0
-        for words in sentences:
-            out.append(list(zip(words, tags[t:t + len(words)])))
-            t += len(words)
-        return out
+        for _ in range(2):
+            tables = self._ready("GreedyTables")
+            if tables is None:
+                return None
+            try:
+                if one:
+                    return tables.tag_sentence(tokens, tagdict)
+                return tables.tag_sentences(tokens, tagdict)
+            except KeyError:  # a tag put in the tag dictionary since the tables were made
+                self._tables = None
+        return None
 
     @_mark
     @_reader
@@ -386,9 +400,9 @@ class PerceptronTagger(TaggerState, GuardedModel):
         if self.structured:
             self._train_structured(data, int(nr_iter), save_loc)
             return
+        self._tables = None
         self._make_tagdict(data)
         self._dense_file = False
-        self._index = None
         names = tag_codes(self)
         epochs: CodedEpochs | StringEpochs = (
             StringEpochs(self, data) if names is None else CodedEpochs(self, data, names))
@@ -400,6 +414,7 @@ class PerceptronTagger(TaggerState, GuardedModel):
         self._trim(n)
         _backend.tagging.average(self._weights, self._totals, self._stamps, self._live,
                                    self._steps)
+        self._prepare()
         if save_loc is not None:
             self.to_nltk_json(save_loc, lang=self.lang)
 
@@ -415,6 +430,7 @@ class PerceptronTagger(TaggerState, GuardedModel):
         self._make_tagdict(data)
         seed = random.getrandbits(32)
         self._core = StructuredCore.train(data, list(self._classes), nr_iter, seed)
+        self._prepare()
 
     def _make_tagdict(self, data: list[tuple[list[str], list[str]]]) -> None:
         """NLTK's ``_make_tagdict`` (lines 614-633): the classes, and the words seen at least
@@ -493,6 +509,7 @@ class PerceptronTagger(TaggerState, GuardedModel):
             tagger._steps = int(arrays["steps"][0])
         tagger.tagdict = {w: text["classes"][k] for w, k in
                           zip(text["tagdict_words"], arrays["tagdict_tags"].tolist())}
+        tagger._prepare()
         return tagger
 
     # ---- NLTK's JSON files

@@ -1,5 +1,6 @@
-"""The tagger's routines (_tagging_c against its spec _tagging_py): whole epochs, greedy tagging
-and the hash table, bit for bit, on the generated corpus and on adversarial id streams."""
+"""The tagger's routines (_tagging_c against its spec _tagging_py): whole epochs and the hash
+table, bit for bit, on the generated corpus and on adversarial id streams (tagging Python
+tokens: test_tagging_tables.py)."""
 import random
 
 import numpy as np
@@ -109,33 +110,6 @@ def test_trained_taggers_equal_across_twins_and_capacities(monkeypatch):
         assert other._features == c._features and other._steps == c._steps
         for name in ("_weights", "_totals", "_stamps", "_live"):
             assert np.array_equal(getattr(other, name), getattr(c, name)), name
-
-
-def test_tag_greedy_equal_on_random_models():
-    C = _module("c", "_tagging")
-    rng = np.random.default_rng(5)
-    for _ in range(5):
-        K, n_rows, n_norm = int(rng.integers(1, 5)), int(rng.integers(1, 40)), 12
-        weights = rng.integers(-2, 3, (n_rows, K)).astype(np.float64)
-        _, _, dict_guess, offsets = _random_data(rng, 30, 10, K, 1)
-        n = int(offsets[-1])
-        token_rows = rng.integers(-1, n_rows, (n, 3)).astype(np.int64)
-        norm = rng.integers(0, n_norm, n).astype(np.int64)
-        context_rows = rng.integers(-1, n_rows, (n_norm, 6)).astype(np.int64)
-        keys = np.full(1024, EMPTY, dtype=np.uint64)
-        vals = np.full(1024, -1, dtype=np.int64)
-        new = sorted({spec.dynamic_key(int(t), int(p), int(q), int(w)) for t, p, q, w in zip(
-            rng.choice([3, 4, 5, 7], 200), rng.integers(0, K + 2, 200),
-            rng.integers(0, K + 2, 200), rng.integers(0, n_norm, 200))})
-        spec.hash_insert(keys, vals, np.array(new, dtype=np.uint64),
-                         rng.integers(0, n_rows, len(new)).astype(np.int64))
-        outs = []
-        for R in (C, spec):
-            out = np.full(n, -9, dtype=np.int64)
-            R.tag_greedy(token_rows, norm, context_rows, dict_guess, offsets, 0, weights,
-                         keys, vals, out)
-            outs.append(out)
-        assert np.array_equal(*outs) and (outs[0] >= 0).all()
 
 
 @pytest.mark.parametrize("backend", ["c", "python"])

@@ -1,6 +1,8 @@
 # C-level declarations of _features_c: the vocabulary's hash table, for Cython code that
-# interns keys of its own (code points, FNV-1a over them as the hash). No checking at all.
+# interns keys of its own (code points, FNV-1a over them as the hash), and the growable
+# buffers of code points that read str tokens. No checking at all.
 cimport cython
+from cpython.unicode cimport Py_UNICODE_ISDIGIT
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 
 
@@ -31,3 +33,25 @@ cdef class Vocabulary:
                       Py_ssize_t* slot) noexcept
     cdef int64_t add(self, const uint32_t* k, Py_ssize_t n, uint64_t h,
                      Py_ssize_t slot) except -1
+
+
+# Room for ``need`` items of ``item`` bytes at *p (doubling; MemoryError, never a crash).
+cdef int reserve(void** p, Py_ssize_t* cap, Py_ssize_t need, size_t item) except -1
+# Appends the code points of the str s to b; returns their bitwise OR (below 128: ASCII).
+cdef Py_ssize_t append_str(U32* b, object s) except -1
+
+
+cdef inline int need_u32(U32* b, Py_ssize_t extra) except -1:
+    """Room for ``extra`` more code points in b."""
+    if b.n + extra > b.cap:
+        reserve(<void**>&b.p, &b.cap, b.n + extra, sizeof(uint32_t))
+    return 0
+
+
+cdef inline bint is_digit_word(const uint32_t* w, Py_ssize_t n) noexcept:
+    """str.isdigit: not empty, every code point a digit."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if not Py_UNICODE_ISDIGIT(w[i]):
+            return False
+    return n > 0

@@ -55,12 +55,6 @@ cdef int reserve(void** p, Py_ssize_t* cap, Py_ssize_t need, size_t item) except
     return 0
 
 
-cdef inline int need_u32(U32* b, Py_ssize_t extra) except -1:
-    if b.n + extra > b.cap:
-        reserve(<void**>&b.p, &b.cap, b.n + extra, sizeof(uint32_t))
-    return 0
-
-
 cdef Py_ssize_t append_str(U32* b, object s) except -1:
     """Appends the code points of s to b; returns the largest (or -1 on error)."""
     pc_str_ready(s)
@@ -213,15 +207,6 @@ cdef class Vocabulary:
 
 
 # ---- the keys of one sentence
-cdef inline bint is_digit_word(const uint32_t* w, Py_ssize_t n) noexcept:
-    """str.isdigit: not empty, every code point a digit."""
-    cdef Py_ssize_t i
-    for i in range(n):
-        if not Py_UNICODE_ISDIGIT(w[i]):
-            return False
-    return n > 0
-
-
 cdef inline uint32_t shape_of(uint32_t c) noexcept:
     if Py_UNICODE_ISUPPER(c):
         return 88  # X

@@ -3,19 +3,27 @@
 
 The Python twin is the specification; read its module docstring for the arithmetic contract
 (scores summed per class over the token's rows in template order from 0.0, ties to the last
-class, the update counter first, `average` with Python's ``round``, which this twin reuses:
-it runs once per ``train``). Epochs and tagging run without the GIL in chunks of sentences of
-a few milliseconds, looking for Ctrl-C between them.
+class, the update counter first, `average` rounded as Python's ``round``: CPython's own
+correctly rounded conversions, ``PyOS_double_to_string`` then ``PyOS_string_to_double``).
+Epochs run without the GIL in chunks of sentences of a few milliseconds, looking for Ctrl-C
+between them (tagging Python tokens with a trained model: `_tokens_c`).
 """
+from cpython.mem cimport PyMem_Free
+from libc.math cimport isfinite
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from perceptron_c._core._checks cimport all_in_range, between_chunks, need, rows_per_chunk
 
-# average and dynamic_key are the Python twin's own, run once per call
-from perceptron_c._core._tagging_py import __all__, average, dynamic_key  # no-cython-lint
+from perceptron_c._core._tagging_py import __all__  # no-cython-lint: listed once (test_twins)
 
 import numpy as np
+
+cdef extern from "Python.h":
+    char* PyOS_double_to_string(double val, char format_code, int precision, int flags,
+                                int* ptype) except NULL
+    double PyOS_string_to_double(const char* s, char** endptr,
+                                 object overflow_exception) except? -1.0
 
 cdef uint64_t EMPTY = 0xFFFFFFFFFFFFFFFF
 # template slot of each static feature and of each dynamic one (_tagging_py.STATIC_SLOTS)
@@ -35,6 +43,10 @@ cdef uint64_t dyn_key(int template, int64_t prev, int64_t prev2,
     if template == 5:
         return (<uint64_t>3 << 60) | (<uint64_t>prev << 30) | <uint64_t>prev2
     return (<uint64_t>4 << 60) | (<uint64_t>prev << 36) | <uint64_t>word
+
+
+def dynamic_key(template, prev, prev2, word):
+    return dyn_key(template, prev, prev2, word)
 
 
 cdef inline uint64_t slot0(uint64_t z, uint64_t mask) noexcept nogil:
@@ -133,6 +145,39 @@ def update_rows(double[:, ::1] weights, double[:, ::1] totals, int64_t[:, ::1] s
                    rows.shape[0], truth, guess, now)
 
 
+cdef double round3(double v) except? -1.0:
+    """Python's ``round(v, 3)``: CPython's correctly rounded decimal string of v to 3
+    places, read back correctly rounded (what float.__round__ computes)."""
+    if not isfinite(v):
+        return v
+    cdef char* text = PyOS_double_to_string(v, b'f', 3, 0, NULL)
+    try:
+        return PyOS_string_to_double(text, NULL, None)
+    finally:
+        PyMem_Free(text)
+
+
+def average(double[:, ::1] weights, const double[:, ::1] totals, const int64_t[:, ::1] stamps,
+            live, int64_t now):
+    cdef char[:, ::1] lv = live.view(np.int8)
+    cdef Py_ssize_t p, n = weights.shape[0] * weights.shape[1]
+    cdef double v
+    _check_state(weights, totals, stamps, lv)
+    if now == 0 or n == 0:
+        return
+    cdef double* W = &weights[0, 0]
+    cdef const double* tot = &totals[0, 0]
+    cdef const int64_t* st = &stamps[0, 0]
+    cdef char* lp = &lv[0, 0]
+    for p in range(n):
+        if lp[p]:
+            v = round3((tot[p] + <double>(now - st[p]) * W[p]) / <double>now)
+            lp[p] = v != 0.0  # a rounded -0.0 is dropped too (falsy in NLTK)
+            W[p] = v if lp[p] else 0.0
+        else:
+            W[p] = 0.0
+
+
 cdef object _check_state(const double[:, ::1] weights, const double[:, ::1] totals,
                          const int64_t[:, ::1] stamps, const char[:, ::1] live):
     cdef Py_ssize_t n = weights.shape[0], K = weights.shape[1]
@@ -165,7 +210,7 @@ def hash_insert(uint64_t[::1] keys, int64_t[::1] vals, const uint64_t[::1] new_k
 
 
 cdef struct Tagger:
-    # the state of tagger_epoch / tag_greedy, as pointers (see _tagging_py for the arrays)
+    # the state of tagger_epoch, as pointers (see _tagging_py for the arrays)
     double* W
     double* totals
     int64_t* stamps
@@ -339,90 +384,6 @@ cdef Py_ssize_t _empty_prefix(const int64_t[::1] offsets, const int64_t[::1] ord
     while i < order.shape[0] and offsets[order[i] + 1] == offsets[order[i]]:
         i += 1
     return i
-
-
-cdef void greedy_pass(const Tagger* m, const int64_t* token_rows, const int64_t* norm,
-                      const int64_t* context_rows, const int64_t* dict_guess,
-                      const int64_t* offsets, Py_ssize_t first, Py_ssize_t stop,
-                      int64_t bias_row, int64_t* guesses) noexcept nogil:
-    """_tagging_py.tag_greedy over the sentences first..stop-1."""
-    cdef Py_ssize_t s, t, i, n, j, a, b
-    cdef int64_t prev, prev2, guess
-    cdef int64_t rows[N_TEMPLATES]
-    cdef int64_t ctx[5]
-    for s in range(first, stop):
-        a, b = offsets[s], offsets[s + 1]
-        n = b - a
-        prev = m.K
-        prev2 = m.K + 1
-        for t in range(a, b):
-            guess = dict_guess[t]
-            if guess < 0:
-                i = t - a  # ctx[k]: the normalized word at i - 2 + k, NLTK's context
-                for j in range(5):
-                    if i - 2 + j < 0:
-                        ctx[j] = i + j  # 0, 1: -START-, -START2-
-                    elif i - 2 + j >= n:
-                        ctx[j] = 2 + (i - 2 + j - n)  # 2, 3: -END-, -END2-
-                    else:
-                        ctx[j] = norm[a + i - 2 + j]
-                rows[0] = bias_row
-                rows[1] = token_rows[3 * t]
-                rows[2] = token_rows[3 * t + 1]
-                rows[6] = token_rows[3 * t + 2]
-                rows[8] = context_rows[6 * ctx[1]]
-                rows[9] = context_rows[6 * ctx[1] + 1]
-                rows[10] = context_rows[6 * ctx[0] + 2]
-                rows[11] = context_rows[6 * ctx[3] + 3]
-                rows[12] = context_rows[6 * ctx[3] + 4]
-                rows[13] = context_rows[6 * ctx[4] + 5]
-                for j in range(4):
-                    rows[DYNAMIC_SLOTS[j]] = hash_find(
-                        m.keys, m.vals, m.mask, dyn_key(DYNAMIC_SLOTS[j], prev, prev2, ctx[2]))
-                guess = predict_rows(m.W, m.K, rows, m.scores)
-            guesses[t] = guess
-            prev2 = prev
-            prev = guess
-
-
-def tag_greedy(const int64_t[:, ::1] token_rows, const int64_t[::1] norm,
-               const int64_t[:, ::1] context_rows, const int64_t[::1] dict_guess,
-               const int64_t[::1] offsets, int64_t bias_row, const double[:, ::1] weights,
-               const uint64_t[::1] keys, const int64_t[::1] vals, int64_t[::1] guesses):
-    cdef Tagger m
-    cdef Py_ssize_t n_tok = token_rows.shape[0], n_rows = weights.shape[0]
-    cdef Py_ssize_t n_sent = offsets.shape[0] - 1, start = 0, stop
-    cdef Py_ssize_t chunk = max(1, rows_per_chunk(14 * max(1, weights.shape[1]) * 24))
-    _check_tokens(n_tok, offsets, dict_guess, guesses, 1 << 20)
-    need(token_rows.shape[1] == 3 and norm.shape[0] == n_tok,
-         "token_rows must be (tokens, 3) and norm have one entry per token")
-    need(context_rows.shape[1] == 6 and context_rows.shape[0] >= 4,
-         "context_rows must be (words, 6), words 0-3 NLTK's START and END")
-    need(all_in_range(norm, context_rows.shape[0]), "norm must index context_rows")
-    need(-1 <= bias_row < n_rows, "bias_row must be a row of weights, or -1")
-    need(within2(token_rows, -1, n_rows), "token_rows must hold rows of weights")
-    need(within2(context_rows, -1, n_rows), "context_rows must hold rows of weights")
-    m.mask = _check_table(keys, vals, 0)
-    if n_tok == 0:
-        return
-    _check_vals(keys, vals, n_rows)
-    need(weights.shape[1] >= 1, "weights must have a column per class")
-    m.W = <double*>&weights[0, 0] if n_rows else NULL  # no rows: no row is ever read
-    m.K = weights.shape[1]
-    m.keys, m.vals = <uint64_t*>&keys[0], <int64_t*>&vals[0]
-    m.scores = <double*>malloc(m.K * sizeof(double))
-    if m.scores == NULL:
-        raise MemoryError()
-    try:
-        while start < n_sent:
-            stop = min(n_sent, start + chunk)
-            with nogil:
-                greedy_pass(&m, &token_rows[0, 0], &norm[0], &context_rows[0, 0],
-                            &dict_guess[0], &offsets[0], start, stop, bias_row, &guesses[0])
-            start = stop
-            between_chunks()
-    finally:
-        free(m.scores)
 
 
 cdef object _check_vals(const uint64_t[::1] keys, const int64_t[::1] vals, Py_ssize_t n_rows):

@@ -34,7 +34,7 @@ Arithmetic contract (bit-exact with NLTK, which the tests check against NLTK its
   and differs, e.g. on 2.675 to 2 places), on the live pairs only; zeros are dropped.
   `average` runs once per ``train``, so the C twin uses this one (Python's ``round``).
 
-Whole epochs (`tagger_epoch`) and greedy tagging (`tag_greedy`) run on integer codes. Tags:
+Whole epochs (`tagger_epoch`) run on integer codes. Tags:
 the class ids ``0..K-1``, then ``K`` for NLTK's ``-START-`` and ``K+1`` for ``-START2-``,
 then any other tag of the tag dictionary. The 10 static features of a token (template slots
 0, 1, 2, 6, 8-13) are rows known in advance (or ids of a vocabulary, -1 rows until NLTK
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     _U: TypeAlias = npt.NDArray[np.uint64]
 
 __all__ = ["score_rows", "best_class", "update_rows", "average", "dynamic_key", "hash_insert",
-           "tagger_epoch", "tag_greedy"]
+           "tagger_epoch"]
 
 
 def score_rows(weights: _D, rows: _I) -> _D:
@@ -253,31 +253,3 @@ def tagger_epoch(static: _I, row_of: _I, gold: _I, dict_guess: _I, offsets: _I, 
     counts[:3] = (steps, n_rows, n_keys)
     return done
 
-
-def tag_greedy(token_rows: _I, norm: _I, context_rows: _I, dict_guess: _I, offsets: _I,
-               bias_row: int, weights: _D, keys: _U, vals: _I, guesses: _I) -> None:
-    """Greedy tagging of the sentences ``offsets`` (NLTK's ``tag``, lines 381-401) into
-    ``guesses`` (tag codes). ``token_rows[t]``: the rows of 'i suffix', 'i pref1' and
-    'i word' of token ``t`` (or -1); ``norm[t]``: the id of its normalized word, whose row
-    ``context_rows[norm]`` holds the rows of 'i-1 word', 'i-1 suffix', 'i-2 word',
-    'i+1 word', 'i+1 suffix', 'i+2 word' of that word (norm ids 0-3 are NLTK's -START-,
-    -START2-, -END-, -END2-), and which is the word id of template 7's key.
-    ``dict_guess[t]``: the tag dictionary's code, or -1 to predict."""
-    n_classes = weights.shape[1]
-    for s in range(offsets.shape[0] - 1):
-        first, stop = int(offsets[s]), int(offsets[s + 1])
-        ctx = [0, 1] + norm[first:stop].tolist() + [2, 3]
-        prev, prev2 = n_classes, n_classes + 1
-        for t in range(first, stop):
-            guess = int(dict_guess[t])
-            if guess < 0:
-                i = t - first + 2
-                own = token_rows[t].tolist()
-                around = [int(context_rows[ctx[i - 1], 0]), int(context_rows[ctx[i - 1], 1]),
-                          int(context_rows[ctx[i - 2], 2]), int(context_rows[ctx[i + 1], 3]),
-                          int(context_rows[ctx[i + 1], 4]), int(context_rows[ctx[i + 2], 5])]
-                dyn = [_find(keys, vals, dynamic_key(slot, prev, prev2, ctx[i]))
-                       for slot in DYNAMIC_SLOTS]
-                guess = _predict(weights, _token_rows([bias_row] + own + around, dyn))
-            guesses[t] = guess
-            prev2, prev = prev, guess

@@ -23,6 +23,7 @@ ROUTINES: dict[str, str] = {
     "sequence": "the structured perceptron: Viterbi, epochs, decisions",
     "tagging": "the greedy tagger (NLTK's): epochs and tagging",
     "features": "token features: keys, interning, hashing",
+    "tokens": "tagging Python tokens with a trained tagger, whole sentences per call",
 }
 
 # .pxd files of shared inline C helpers (no module of their own), and the C headers.

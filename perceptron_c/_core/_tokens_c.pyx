@@ -1,0 +1,597 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""C twin of ``_tokens_py``: same classes, same signatures, same results.
+
+The Python twin is the specification (NLTK's feature strings looked up by name; the
+structured tagger's features, then ``decode_csr``). Here a block of sentences is read with the
+GIL (each token's strings to ids, the tag dictionary's tags to codes), decoded without it
+(`_tagging_c`'s scores and hash table; `_sequence_c`'s emissions and Viterbi), and returned as
+tuples; Ctrl-C is looked at between blocks of a few thousand tokens. The tables are read only
+once made, and each call keeps its scratch to itself: any number of threads may tag at once.
+"""
+from cpython.dict cimport PyDict_GetItemWithError
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE, PyList_New, PyList_SET_ITEM
+from cpython.object cimport PyObject, PyObject_IsTrue
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from cpython.unicode cimport Py_UNICODE_ISDIGIT, PyUnicode_Check
+from libc.math cimport isfinite
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+
+from perceptron_c._core._checks cimport between_chunks, need
+from perceptron_c._core._features_c cimport (U32, Vocabulary, append_str, is_digit_word,
+                                             need_u32, reserve)
+from perceptron_c._core._sequence_c cimport best_path
+from perceptron_c._core._tagging_c cimport N_TEMPLATES, dyn_key, hash_find, hash_put, predict_rows
+
+from perceptron_c._core._tokens_py import __all__  # no-cython-lint: listed once (test_twins)
+
+import numpy as np
+
+cdef extern from "_features.h":
+    uint64_t cp_hash "pc_cp_hash"(const uint32_t* k, Py_ssize_t n) noexcept nogil
+    bint same_key "pc_same_key"(const uint32_t* a, const uint32_t* b,
+                                Py_ssize_t n) noexcept nogil
+
+cdef extern from "_lanes.h" nogil:
+    void pc_emit_row(const double** w, const double* x, Py_ssize_t m, const double* b,
+                     double* e, Py_ssize_t K)
+
+_str_lower = str.lower
+cdef uint64_t EMPTY = 0xFFFFFFFFFFFFFFFF
+# the template slot of each static feature, and of the first three dynamic ones (_tagging_py)
+cdef int STATIC_SLOTS[10]
+STATIC_SLOTS[:] = [0, 1, 2, 6, 8, 9, 10, 11, 12, 13]
+cdef int DYNAMIC_SLOTS[3]
+DYNAMIC_SLOTS[:] = [3, 4, 5]
+
+# NLTK's 10 static features come apart into what a token's strings select: its normalized
+# word (the 5 word templates and template 7's word), the suffixes of its raw and normalized
+# forms (the 3 suffix templates) and its first code point ('i pref1'); each is one exact
+# lookup of code points in a `Vocabulary`, once per token, whose id selects the rows.
+cdef list _PREFIXES = ["bias", "i suffix ", "i pref1 ", "i word ", "i-1 word ", "i-2 word ",
+                       "i+1 word ", "i+2 word ", "i-1 suffix ", "i+1 suffix ", "i-1 tag ",
+                       "i-2 tag ", "i tag+i-2 tag ", "i-1 tag+i word "]
+cdef list _MARKERS = ["-START-", "-START2-", "-END-", "-END2-", "!HYPHEN", "!YEAR", "!DIGITS"]
+cdef enum:  # each template's index in _PREFIXES
+    P_BIAS, P_SUFFIX, P_PREF, P_WORD0, P_WORD1, P_WORD2, P_WORD3, P_WORD4, P_SUF_BEFORE
+    P_SUF_AFTER, P_TAG1, P_TAG2, P_TAGS, P_TAG_WORD, N_PREFIXES
+cdef enum:
+    TOKENS_PER_BLOCK = 4096  # tokens read, then decoded, per block (Ctrl-C between blocks)
+
+
+cdef struct StaticRows:
+    # _Static's rows, for the nogil loops (the arrays belong to the _Static)
+    const int64_t* word_rows
+    const int64_t* suffix_rows
+    const int64_t* pref_rows
+    int64_t bias
+    int64_t marker_suffix[4]
+
+
+cdef int grow_rows(int64_t** p, Py_ssize_t* cap, Py_ssize_t want) except -1:
+    """Room for ``want`` rows at *p (cap counts them), the new ones -1."""
+    cdef Py_ssize_t old = cap[0], i
+    reserve(<void**>p, cap, want, sizeof(int64_t))
+    for i in range(old, cap[0]):
+        p[0][i] = -1
+    return 0
+
+
+cdef inline int64_t lookup(Vocabulary v, const uint32_t* k, Py_ssize_t n) noexcept:
+    cdef Py_ssize_t slot
+    return v.find(k, n, cp_hash(k, n), &slot)
+
+
+cdef int64_t intern(Vocabulary v, const uint32_t* k, Py_ssize_t n) except -1:
+    cdef Py_ssize_t slot
+    cdef uint64_t h = cp_hash(k, n)
+    cdef int64_t vid = v.find(k, n, h, &slot)
+    return vid if vid >= 0 else v.add(k, n, h, slot)
+
+
+cdef class _Static:
+    """The rows of NLTK's 10 static features, taken apart by what selects them (see above):
+    ``word_rows[5 w + j]``: 'i word', 'i-1 word', 'i-2 word', 'i+1 word', 'i+2 word' of the
+    normalized word w (ids 0-3: -START-, -START2-, -END-, -END2-); ``suffix_rows[3 s + j]``:
+    'i suffix', 'i-1 suffix', 'i+1 suffix' of the suffix s; ``pref_rows[p]``: 'i pref1'."""
+    cdef Vocabulary words, suffixes, prefs
+    cdef int64_t* word_rows
+    cdef int64_t* suffix_rows
+    cdef int64_t* pref_rows
+    cdef Py_ssize_t word_cap, suffix_cap, pref_cap  # in rows
+    cdef int64_t bias
+    cdef U32 text                   # the prefixes, then the markers, end to end
+    cdef int64_t at[N_PREFIXES + 8]  # prefix t is text[at[t]:at[t + 1]], marker i at 14 + i
+
+    def __cinit__(self):
+        self.word_rows = self.suffix_rows = self.pref_rows = NULL
+        self.word_cap = self.suffix_cap = self.pref_cap = 0
+        self.text = U32(NULL, 0, 0)
+
+    def __dealloc__(self):
+        free(self.word_rows)
+        free(self.suffix_rows)
+        free(self.pref_rows)
+        free(self.text.p)
+
+    def __init__(self):
+        cdef Py_ssize_t i
+        self.words, self.suffixes, self.prefs = Vocabulary(), Vocabulary(), Vocabulary()
+        self.bias, self.at[0] = -1, 0
+        for i, text in enumerate(_PREFIXES + _MARKERS):
+            append_str(&self.text, text)
+            self.at[i + 1] = self.text.n
+        for i in range(4):  # the markers are words 0-3, whatever the features
+            self.word_id(self.marker(i), self.marker_len(i))
+        grow_rows(&self.suffix_rows, &self.suffix_cap, 3)  # never NULL
+        grow_rows(&self.pref_rows, &self.pref_cap, 1)
+
+    cdef inline const uint32_t* marker(self, Py_ssize_t i) noexcept:
+        return self.text.p + self.at[N_PREFIXES + i]
+
+    cdef inline Py_ssize_t marker_len(self, Py_ssize_t i) noexcept:
+        return self.at[N_PREFIXES + i + 1] - self.at[N_PREFIXES + i]
+
+    cdef int64_t word_id(self, const uint32_t* k, Py_ssize_t n) except -1:
+        cdef int64_t w = intern(self.words, k, n)
+        grow_rows(&self.word_rows, &self.word_cap, 5 * (w + 1))
+        return w
+
+    cdef int add_feature(self, const uint32_t* f, Py_ssize_t n, int64_t row) except -2:
+        """Row ``row`` holds the feature f[:n] if it is static (a later row of the same
+        feature replaces it); returns its template (a `_PREFIXES` index), or -1."""
+        cdef Py_ssize_t m = 0, t
+        cdef int64_t i
+        for t in range(N_PREFIXES + 1):
+            if t == N_PREFIXES:
+                return -1
+            m = self.at[t + 1] - self.at[t]
+            if (m == n if t == P_BIAS else m <= n) and same_key(self.text.p + self.at[t], f, m):
+                break
+        if t == P_BIAS:
+            self.bias = row
+        elif t == P_PREF:
+            i = intern(self.prefs, f + m, n - m)
+            grow_rows(&self.pref_rows, &self.pref_cap, i + 1)
+            self.pref_rows[i] = row
+        elif t == P_SUFFIX or t == P_SUF_BEFORE or t == P_SUF_AFTER:
+            i = intern(self.suffixes, f + m, n - m)
+            grow_rows(&self.suffix_rows, &self.suffix_cap, 3 * (i + 1))
+            self.suffix_rows[3 * i + (0 if t == P_SUFFIX else 1 if t == P_SUF_BEFORE else 2)] = row
+        elif t < P_TAG1:
+            self.word_rows[5 * self.word_id(f + m, n - m) + t - P_WORD0] = row
+        return t
+
+    cdef StaticRows rows(self):
+        """The rows for the nogil loops, once every feature is added."""
+        cdef StaticRows r
+        cdef Py_ssize_t i
+        r.word_rows, r.suffix_rows, r.pref_rows = self.word_rows, self.suffix_rows, self.pref_rows
+        r.bias = self.bias
+        for i in range(4):
+            r.marker_suffix[i] = lookup(self.suffixes, self.marker(i) + self.marker_len(i) - 3, 3)
+        return r
+
+    cdef int token(self, object token, U32* b, int64_t* ids) except -1:
+        """ids[0..3] of a str token: its normalized word (_features_py.normalize), the suffix
+        of that, the suffix of the raw word, its first code point (-1: none); b: scratch."""
+        cdef Py_ssize_t n = len(token), m, i, marker = -1, top
+        cdef const uint32_t* w
+        b.n = 0
+        top = append_str(b, token)
+        w = b.p
+        ids[3] = lookup(self.prefs, w, min(n, 1))
+        ids[2] = lookup(self.suffixes, w + n - min(n, 3), min(n, 3))
+        for i in range(n):
+            if w[i] == 45 and w[0] != 45:  # '-' in word, word[0] != '-'
+                marker = 4
+                break
+        if marker < 0 and n == 4 and is_digit_word(w, n):
+            marker = 5
+        elif marker < 0 and n > 0 and Py_UNICODE_ISDIGIT(w[0]):
+            marker = 6
+        if marker >= 0:
+            w, m = self.marker(marker), self.marker_len(marker)
+        elif top < 128:
+            need_u32(b, n)
+            for i in range(n):
+                b.p[n + i] = b.p[i] + 32 if 65 <= b.p[i] <= 90 else b.p[i]
+            w, m = b.p + n, n
+        else:
+            append_str(b, _str_lower(token))
+            w, m = b.p + n, b.n - n
+        ids[0] = lookup(self.words, w, m)
+        ids[1] = lookup(self.suffixes, w + m - min(m, 3), min(m, 3))
+        return 0
+
+
+cdef inline int64_t around(const StaticRows* r, const int64_t* ids, Py_ssize_t t,
+                           Py_ssize_t n, int col) noexcept nogil:
+    """The normalized word's id (col 0) or its suffix's (col 1) at position t of a sentence of
+    n tokens; outside it, the marker's (-START-, -START2- before, -END-, -END2- after)."""
+    cdef Py_ssize_t m = t + 2 if t < 0 else 2 + t - n if t >= n else -1
+    if m < 0:
+        return ids[4 * t + col]
+    return m if col == 0 else r.marker_suffix[m]
+
+
+cdef inline int64_t pick(const int64_t* rows, int width, int64_t i, int j) noexcept nogil:
+    return rows[width * i + j] if i >= 0 else -1
+
+
+cdef inline void rows10(const StaticRows* r, const int64_t* ids, Py_ssize_t i, Py_ssize_t n,
+                        int64_t* out) noexcept nogil:
+    """The rows of the 10 static features of token i in NLTK's order, -1 where none; ids: 4
+    per token (`_Static.token`)."""
+    out[0] = r.bias
+    out[1] = pick(r.suffix_rows, 3, ids[4 * i + 2], 0)
+    out[2] = pick(r.pref_rows, 1, ids[4 * i + 3], 0)
+    out[3] = pick(r.word_rows, 5, around(r, ids, i, n, 0), 0)
+    out[4] = pick(r.word_rows, 5, around(r, ids, i - 1, n, 0), 1)
+    out[5] = pick(r.suffix_rows, 3, around(r, ids, i - 1, n, 1), 1)
+    out[6] = pick(r.word_rows, 5, around(r, ids, i - 2, n, 0), 2)
+    out[7] = pick(r.word_rows, 5, around(r, ids, i + 1, n, 0), 3)
+    out[8] = pick(r.suffix_rows, 3, around(r, ids, i + 1, n, 1), 2)
+    out[9] = pick(r.word_rows, 5, around(r, ids, i + 2, n, 0), 4)
+
+
+# ---- the gate (the Python twin's checks and messages)
+cdef object _check_model(object features, object weights, Py_ssize_t rows, str name):
+    """features: a list of distinct str (a `Vocabulary`'s errors); weights: its rows."""
+    if type(features) is not list:
+        raise TypeError(f"features must be a list of str, got {type(features).__name__}")
+    Vocabulary(features)
+    need(isinstance(weights, np.ndarray) and weights.dtype == np.float64 and weights.ndim == 2
+         and weights.flags.c_contiguous and weights.shape[0] == rows and weights.shape[1] >= 1,
+         f"{name} must be a C-contiguous float64 array of shape ({rows}, n_classes)")
+
+
+cdef object _check_names(object names, Py_ssize_t n, str what):
+    if type(names) is not list or not all(type(t) is str for t in names):
+        raise TypeError("names must be a list of str")
+    need(len(names) == len(set(names)), "names must be distinct")
+    need(len(names) >= n and len(names) < (1 << 20), f"names must hold {what}")
+
+
+cdef object _tokens(object tokens, str name):
+    """A list of str (TypeError naming the first other token)."""
+    cdef Py_ssize_t i
+    if type(tokens) is not list:
+        raise TypeError(f"{name} must be a list of str tokens, got {type(tokens).__name__}")
+    for i in range(PyList_GET_SIZE(tokens)):
+        token = <object>PyList_GET_ITEM(tokens, i)
+        if not PyUnicode_Check(token):
+            raise TypeError(f"{name}[{i}] must be a str token, got {type(token).__name__}")
+
+
+cdef object _sentences(object sentences, object tagdict):
+    cdef Py_ssize_t k
+    if type(sentences) is not list:
+        raise TypeError(f"sentences must be a list of lists of str tokens, got "
+                        f"{type(sentences).__name__}")
+    for k in range(len(sentences)):
+        _tokens(sentences[k], f"sentences[{k}]")
+    _tagdict(tagdict)
+
+
+cdef object _tagdict(object tagdict):
+    if tagdict is not None and type(tagdict) is not dict:
+        raise TypeError(f"tagdict must be a dict or None, got {type(tagdict).__name__}")
+
+
+# ---- blocks of sentences: read with the GIL, decoded without it
+cdef struct Block:
+    int64_t* ids          # 4 per token (_Static.token), then a tag code per token
+    int64_t* codes
+    int64_t* offsets      # sentence s of the block: tokens offsets[s]..offsets[s+1]-1
+    Py_ssize_t T          # its longest sentence
+
+
+cdef int read_block(_Static static, Block* k, list sentences, Py_ssize_t first,
+                    Py_ssize_t stop, object tagdict, dict code) except -1:
+    """The ids of every token of the sentences first..stop-1 (checked: lists of str), and
+    with ``tagdict`` the code of the tag it gives (-1: none; KeyError: not in ``code``)."""
+    cdef Py_ssize_t s, i, n, t = 0
+    cdef U32 b = U32(NULL, 0, 0)
+    cdef PyObject* tag
+    cdef PyObject* c
+    k.T = 0
+    for s in range(first, stop):
+        t += PyList_GET_SIZE(sentences[s])
+        k.T = max(k.T, PyList_GET_SIZE(sentences[s]))
+    k.ids = <int64_t*>malloc(<size_t>(5 * t + stop - first + 1) * sizeof(int64_t))
+    if k.ids == NULL:
+        raise MemoryError()
+    k.codes, k.offsets = k.ids + 4 * t, k.ids + 5 * t
+    k.offsets[0] = t = 0
+    try:
+        for s in range(first, stop):
+            words = <list>sentences[s]
+            n = PyList_GET_SIZE(words)
+            for i in range(n):
+                # a str subclass's __eq__ (the tag dictionary's lookup) may change the list
+                if i >= PyList_GET_SIZE(words) or not PyUnicode_Check(words[i]):
+                    raise RuntimeError("a sentence changed while it was tagged")
+                token = <object>PyList_GET_ITEM(words, i)
+                static.token(token, &b, k.ids + 4 * (t + i))
+                k.codes[t + i] = -1
+                if tagdict is None:
+                    continue
+                tag = PyDict_GetItemWithError(tagdict, token)
+                if tag == NULL or not PyObject_IsTrue(<object>tag):
+                    continue  # NLTK's test: a tag dictionary entry "" is no entry
+                c = PyDict_GetItemWithError(code, <object>tag)
+                if c == NULL:
+                    raise KeyError(<object>tag)
+                k.codes[t + i] = <int64_t><object>c
+            t += n
+            k.offsets[s - first + 1] = t
+    finally:
+        free(b.p)
+    return 0
+
+
+cdef list tuples(list words, const int64_t* codes, Py_ssize_t n, list names):
+    """[(word, names[code]), ...] for the n words of one sentence."""
+    cdef Py_ssize_t i
+    if PyList_GET_SIZE(words) != n:
+        raise RuntimeError("a sentence changed while it was tagged")
+    cdef list out = PyList_New(n)
+    for i in range(n):
+        word = <object>PyList_GET_ITEM(words, i)
+        tag = <object>PyList_GET_ITEM(names, codes[i])
+        pair = PyTuple_New(2)
+        Py_INCREF(word)
+        PyTuple_SET_ITEM(pair, 0, word)
+        Py_INCREF(tag)
+        PyTuple_SET_ITEM(pair, 1, tag)
+        Py_INCREF(pair)
+        PyList_SET_ITEM(out, i, pair)
+    return out
+
+
+cdef class _Tables:
+    """What both tables share: the static rows, the tags' names, the loop over blocks of
+    about TOKENS_PER_BLOCK tokens (`_pass` decodes one, without the GIL past 256 tokens)."""
+    cdef _Static static
+    cdef StaticRows rows
+    cdef Py_ssize_t K
+    cdef list names
+    cdef dict code
+
+    cdef int _static(self, list features) except -1:
+        """The static rows of ``features``; returns 0 (a hook adds the dynamic ones)."""
+        cdef U32 b = U32(NULL, 0, 0)
+        self.static = _Static()
+        try:
+            for r in range(len(features)):
+                f = features[r]
+                b.n = 0
+                append_str(&b, f)
+                t = self.static.add_feature(b.p, len(f), r)
+                if t >= P_TAG1:
+                    self._dynamic(t, f, b.p, r)
+        finally:
+            free(b.p)
+        self.rows = self.static.rows()
+        return 0
+
+    cdef int _dynamic(self, int t, str f, const uint32_t* cps, Py_ssize_t row) except -1:
+        return 0
+
+    cdef list _run(self, list sentences, object tagdict):
+        cdef Block k = Block(NULL, NULL, NULL, 0)
+        cdef Py_ssize_t first = 0, stop, s, n = 0, bad
+        cdef double* scratch
+        out = []
+        while first < len(sentences):
+            stop = first
+            while stop < len(sentences) and (stop == first or
+                                             n + len(sentences[stop]) <= TOKENS_PER_BLOCK):
+                n += len(sentences[stop])
+                stop += 1
+            try:
+                read_block(self.static, &k, sentences, first, stop, tagdict, self.code)
+                scratch = <double*>malloc(self._scratch(k.T) * sizeof(double))
+                if scratch == NULL:
+                    raise MemoryError()
+                try:
+                    if n > 256:
+                        with nogil:
+                            bad = self._pass(&k, stop - first, scratch)
+                    else:
+                        bad = self._pass(&k, stop - first, scratch)
+                finally:
+                    free(scratch)
+                if bad >= 0:
+                    raise FloatingPointError(
+                        f"non-finite Viterbi score at sentence {first + bad}: the emissions, "
+                        f"the weights or the data are not finite or overflow float64")
+                for s in range(first, stop):
+                    out.append(tuples(sentences[s], k.codes + k.offsets[s - first],
+                                      k.offsets[s - first + 1] - k.offsets[s - first],
+                                      self.names))
+            finally:
+                free(k.ids)
+                k.ids = NULL
+            first, n = stop, 0
+            if first < len(sentences):
+                between_chunks()
+        return out
+
+    cdef Py_ssize_t _scratch(self, Py_ssize_t T) noexcept:
+        return self.K
+
+    cdef Py_ssize_t _pass(self, Block* k, Py_ssize_t n_sent, double* scratch) noexcept nogil:
+        return -1
+
+
+cdef class GreedyTables(_Tables):
+    """_tokens_py.GreedyTables: the static rows through `_Static`, the dynamic ones through
+    a hash table as `tagger_epoch`'s (template 7's word: the normalized word's id)."""
+    cdef object arrays
+    cdef const double* W
+    cdef const uint64_t* keys
+    cdef const int64_t* vals
+    cdef uint64_t mask
+    cdef dict table
+
+    def __init__(self, features, names, Py_ssize_t n_classes, weights):
+        _check_model(features, weights, len(features), "weights")
+        need(weights.shape[1] == n_classes, "weights must have one column per class")
+        _check_names(names, n_classes + 2, "the classes, then -START- and -START2-")
+        need(names[n_classes:n_classes + 2] == ["-START-", "-START2-"],
+             "names must hold the classes, then -START- and -START2-")
+        need(not any(" " in t for t in names), "names must not hold a space")
+        self.names, self.K = list(names), n_classes
+        self.code = {t: k for k, t in enumerate(self.names)}
+        cdef const double[:, ::1] w = weights
+        self.W = &w[0, 0] if w.shape[0] else NULL  # no rows: none is ever read
+        self.table = {}
+        self._static(features)
+        self._hash(weights)
+
+    cdef int _dynamic(self, int t, str f, const uint32_t* cps, Py_ssize_t row) except -1:
+        """The hash key of the dynamic feature f (template t) -> row, unless it names a tag
+        not in ``names`` (no token can meet it); a later row of a key replaces an earlier."""
+        cdef Py_ssize_t m = len(_PREFIXES[t]), at
+        rest = f[m:]
+        if t == P_TAG1 or t == P_TAG2:
+            code = self.code.get(rest)
+            if code is not None:
+                self.table[dyn_key(3 if t == P_TAG1 else 4, code, code, 0)] = row
+            return 0
+        at = rest.find(" ")  # no name holds a space: the first one ends the first tag
+        first = self.code.get(rest[:at]) if at >= 0 else None
+        second = self.code.get(rest[at + 1:]) if t == P_TAGS and first is not None else None
+        if second is not None:
+            self.table[dyn_key(5, first, second, 0)] = row
+        elif t == P_TAG_WORD and first is not None:
+            self.table[dyn_key(7, first, 0, self.static.word_id(
+                cps + m + at + 1, len(f) - m - at - 1))] = row
+        return 0
+
+    cdef int _hash(self, object weights) except -1:
+        """The table of the dynamic features (`_tagging_c`'s), at most half full."""
+        cdef Py_ssize_t cap = 1024
+        while cap < 2 * len(self.table):
+            cap *= 2
+        self.arrays = (weights, np.full(cap, EMPTY, dtype=np.uint64),
+                       np.full(cap, -1, dtype=np.int64))
+        cdef uint64_t[::1] kv = self.arrays[1]
+        cdef int64_t[::1] vv = self.arrays[2]
+        self.mask = cap - 1
+        for key, row in self.table.items():
+            hash_put(&kv[0], &vv[0], self.mask, key, row)
+        self.keys, self.vals, self.table = &kv[0], &vv[0], None
+        return 0
+
+    def tag_sentence(self, tokens, tagdict):
+        _tokens(tokens, "tokens")
+        _tagdict(tagdict)
+        return self._run([tokens], tagdict)[0]
+
+    def tag_sentences(self, sentences, tagdict):
+        _sentences(sentences, tagdict)
+        return self._run(sentences, tagdict)
+
+    cdef Py_ssize_t _pass(self, Block* k, Py_ssize_t n_sent, double* scores) noexcept nogil:
+        """_tokens_py.GreedyTables._tag on the block, its codes into k.codes."""
+        cdef Py_ssize_t s, i, n, j
+        cdef int64_t prev, prev2, guess
+        cdef const int64_t* ids
+        cdef int64_t* codes
+        cdef int64_t rows[N_TEMPLATES]
+        cdef int64_t r10[10]
+        for s in range(n_sent):
+            ids, codes = k.ids + 4 * k.offsets[s], k.codes + k.offsets[s]
+            n = k.offsets[s + 1] - k.offsets[s]
+            prev, prev2 = self.K, self.K + 1
+            for i in range(n):
+                guess = codes[i]
+                if guess < 0:
+                    rows10(&self.rows, ids, i, n, r10)
+                    for j in range(10):
+                        rows[STATIC_SLOTS[j]] = r10[j]
+                    for j in range(3):
+                        rows[DYNAMIC_SLOTS[j]] = hash_find(
+                            self.keys, self.vals, self.mask,
+                            dyn_key(DYNAMIC_SLOTS[j], prev, prev2, 0))
+                    rows[7] = -1 if ids[4 * i] < 0 else hash_find(
+                        self.keys, self.vals, self.mask, dyn_key(7, prev, prev2, ids[4 * i]))
+                    guess = predict_rows(self.W, self.K, rows, scores)
+                    codes[i] = guess
+                prev2 = prev
+                prev = guess
+        return -1
+
+
+cdef class ViterbiTables(_Tables):
+    """_tokens_py.ViterbiTables: the columns of every token through `_Static`, then
+    _sequence_c's emissions (4 lanes, each value 1.0) and `best_path`, sentence by sentence."""
+    cdef object arrays
+    cdef const double* W
+    cdef const double* b
+    cdef const double* trans
+
+    def __init__(self, features, names, W, b, trans):
+        cdef Py_ssize_t K, i, j
+        _check_model(features, W, len(features), "W")
+        K = W.shape[1]
+        need(isinstance(b, np.ndarray) and b.dtype == np.float64 and b.shape == (K,)
+             and b.flags.c_contiguous, "b must be a contiguous float64 array of shape (K,)")
+        need(isinstance(trans, np.ndarray) and trans.dtype == np.float64 and
+             trans.shape == (K + 2, K) and trans.flags.c_contiguous,
+             "trans must be a C-contiguous float64 array of shape (K + 2, K)")
+        cdef const double[:, ::1] tr = trans
+        for i in range(K + 2):
+            for j in range(K):
+                if not isfinite(tr[i, j]):
+                    raise FloatingPointError(f"trans[{i}, {j}] is not finite")
+        _check_names(names, K, "one tag per column of W")
+        need(len(names) == K, "names must hold one tag per column of W")
+        self.names, self.K, self.arrays = list(names), K, (W, b, trans)
+        cdef const double[:, ::1] w = W
+        cdef const double[::1] bv = b
+        self.W, self.b, self.trans = &w[0, 0] if w.shape[0] else NULL, &bv[0], &tr[0, 0]
+        self._static(features)
+
+    def tag_sentence(self, tokens):
+        _tokens(tokens, "tokens")
+        return self._run([tokens], None)[0]
+
+    def tag_sentences(self, sentences):
+        _sentences(sentences, None)
+        return self._run(sentences, None)
+
+    cdef Py_ssize_t _scratch(self, Py_ssize_t T) noexcept:
+        return 2 * T * self.K + 2 * self.K + 1  # E, back, delta
+
+    cdef Py_ssize_t _pass(self, Block* k, Py_ssize_t n_sent, double* E) noexcept nogil:
+        """Viterbi on every sentence of the block, into k.codes: -1, or the first sentence
+        whose score is not finite."""
+        cdef Py_ssize_t s, i, n, j, m, K = self.K
+        cdef double* back = E + k.T * K
+        cdef const int64_t* ids
+        cdef int64_t r10[10]
+        cdef const double* w[10]
+        cdef double ones[10]
+        for j in range(10):
+            ones[j] = 1.0
+        for s in range(n_sent):
+            ids = k.ids + 4 * k.offsets[s]
+            n = k.offsets[s + 1] - k.offsets[s]
+            if n == 0:
+                continue
+            for i in range(n):
+                rows10(&self.rows, ids, i, n, r10)
+                m = 0
+                for j in range(10):
+                    if r10[j] >= 0:
+                        w[m] = self.W + r10[j] * K
+                        m += 1
+                pc_emit_row(w, ones, m, self.b, E + i * K, K)
+            if best_path(E, self.trans, n, K, back + k.T * K, back, k.codes + k.offsets[s]) < 0:
+                return s
+        return -1
