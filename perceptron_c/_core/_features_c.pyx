@@ -20,8 +20,6 @@ from libc.string cimport memcpy
 import numpy as np
 
 from perceptron_c._core._checks cimport between_chunks
-from perceptron_c._core._features_py import check_spec, prefix_table
-
 from perceptron_c._core._features_py import __all__  # no-cython-lint: listed once (test_twins)
 
 cdef extern from "_features.h":
@@ -37,6 +35,28 @@ cdef enum:
     TOKENS_PER_CHECK = 4096
 
 _str_lower = str.lower
+# _features_py's spec fields, and its template prefixes and markers (prefix_table)
+_SPEC_FIELDS = ("nltk", "bias", "word", "lower", "prefix", "suffix", "shape", "flags", "window")
+_NLTK_TABLE = ["bias", "i suffix ", "i pref1 ", "i word ", "i-1 word ", "i-1 suffix ",
+               "i-2 word ", "i+1 word ", "i+1 suffix ", "i+2 word ", "-START-", "-START2-",
+               "-END-", "-END2-", "!HYPHEN", "!YEAR", "!DIGITS"]
+
+
+cdef object check_spec(object spec):
+    """_features_py.check_spec."""
+    if not (isinstance(spec, tuple) and len(spec) == 9 and
+            all(type(v) is int and v >= 0 for v in spec)):
+        raise ValueError(f"spec must be a tuple of 9 ints >= 0 {_SPEC_FIELDS}, got {spec!r:.80}")
+
+
+cdef list prefix_table(tuple spec):
+    """_features_py.prefix_table."""
+    if spec[0]:
+        return list(_NLTK_TABLE)
+    offsets = [*range(-spec[8], 0), *range(1, spec[8] + 1)]
+    return ["bias", "w=", "lw=", *[f"p{k}=" for k in range(1, spec[4] + 1)],
+            *[f"s{k}=" for k in range(1, spec[5] + 1)], "shape=", "is_digit", "has_hyphen",
+            "is_cap", *[f"{t}[{o:+d}]=" for o in offsets for t in ("w", "lw")], "<s>", "</s>"]
 
 
 # ---- growable buffers (MemoryError, never a crash)
