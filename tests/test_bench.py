@@ -30,6 +30,7 @@ pytestmark = [
     ("bench_sequence.py", ["--quick"], {"results", "ratios"}),
     ("bench_features.py", ["--quick"], {"results", "ratios"}),
     ("bench_import.py", ["--quick"], {"medians", "ratio", "goals"}),
+    ("bench_per_call.py", ["--quick"], {"cases", "goals"}),
     pytest.param("bench_river.py", ["--quick"], {"ratios", "goals", "budget"},
                  marks=pytest.mark.skipif(importlib.util.find_spec("river") is None,
                                           reason="needs river (the river extra)")),
