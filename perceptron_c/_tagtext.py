@@ -211,7 +211,13 @@ def _load_json(path: str) -> Any:
 
 
 def _is_number(w: Any) -> bool:
-    return isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w)
+    """A finite JSON number a float holds (an int past 2**1024 does not)."""
+    if not isinstance(w, (int, float)) or isinstance(w, bool):
+        return False
+    try:
+        return math.isfinite(float(w))
+    except OverflowError:
+        return False
 
 
 def read_nltk_json(loc: str, lang: str, tagger_name: str) -> tuple[dict, dict, list]:

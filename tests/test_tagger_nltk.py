@@ -234,6 +234,11 @@ def test_bad_json_files(pair, tmp_path):
     weights.write_text("{nope")
     with pytest.raises(FileFormatError, match="not a JSON"):
         PerceptronTagger.from_nltk_json(tmp_path)
+    classes = sorted(ours.classes)
+    for big in (2**1024, -(2**1100), 10**400):  # an int no float holds (was OverflowError)
+        weights.write_text(json.dumps({"bias": {classes[0]: big}}))
+        with pytest.raises(FileFormatError, match="finite numbers"):
+            PerceptronTagger.from_nltk_json(tmp_path)
     with pytest.raises(ValueError, match="lang"):
         PerceptronTagger.from_nltk_json(tmp_path, lang="../x")
 
