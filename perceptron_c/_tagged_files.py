@@ -3,6 +3,7 @@
 rules)."""
 from __future__ import annotations
 
+import codecs
 import itertools
 import os
 import re
@@ -62,7 +63,7 @@ def _conll_columns(path: str, line_number: int, line: str, separator: str | None
         raise FileFormatError(f"{path}:{line_number}: one column {line.strip()!r}: a token "
                               "needs a word and a tag column")
     for column, field in enumerate(fields, start=1):
-        if not field.strip():
+        if not field.strip(" \t\v\f"):  # (a no-break space is text, as in a word)
             raise FileFormatError(f"{path}:{line_number}: column {column} is empty")
     return fields
 
@@ -238,8 +239,10 @@ def dump_tagged(sentences: Iterable[Sequence[tuple[str, str]]], path: str | os.P
 
     ``"slash"`` writes one sentence per line, ``word/TAG`` tokens separated by a space;
     ``"conll"`` writes ``word<TAB>tag`` lines with a blank line after each sentence. The file
-    is UTF-8 with ``\\n`` line ends, written to a temporary file renamed into place, so a
-    failure leaves ``path`` as it was.
+    is UTF-8 with ``\\n`` line ends (with a BOM when the first word starts with U+FEFF, so
+    that the reader's drop of one BOM keeps it), written to a temporary file renamed into
+    place, so a failure leaves ``path`` as it was. Any character but ASCII whitespace, line
+    breaks and NUL may be in a word or tag, and reads back.
 
     Parameters
     ----------
@@ -272,8 +275,12 @@ def dump_tagged(sentences: Iterable[Sequence[tuple[str, str]]], path: str | os.P
     joiner = " " if format == "slash" else ""
 
     def write(handle: IO[bytes]) -> None:
+        first = True
         for pairs in _checked_pairs(sentences, format, comment):
             text = joiner.join(pattern.format(word, tag) for word, tag in pairs)
+            if first and text.startswith("\ufeff"):  # the reader drops one BOM: this one
+                handle.write(codecs.BOM_UTF8)
+            first = False
             handle.write((text + end).encode("utf-8"))
 
     replace_file(path, write)

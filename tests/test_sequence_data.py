@@ -212,6 +212,32 @@ def test_round_trip_of_slashes_and_unicode_words(tmp_path):
     assert load_tagged(tmp_path / "c.conll", comment=None) == TRICKY
 
 
+# every character str.split() or str.strip() takes for whitespace but ASCII's, line and
+# paragraph separators, the BOM, and plain text between them
+UNICODE_SPACES = "\u00a0\u1680\u2000\u2007\u200a\u2028\u2029\u202f\u205f\u3000\u0085" \
+                 "\x1c\x1d\x1e\x1f\ufeff"
+
+
+@pytest.mark.parametrize("format", ["slash", "conll"])
+def test_any_unicode_that_is_written_reads_back_equal(tmp_path, format):
+    """A word or tag of other whitespace than ASCII's (U+00A0, U+3000, U+0085, ...), or a
+    first word starting with U+FEFF, reads back as written (both failed before)."""
+    rng = np.random.default_rng(4)
+    alphabet = list(UNICODE_SPACES) + ["a", "Z", "é", "東", "/"]
+    for trial in range(20):
+        sentences = [[("".join(rng.choice(alphabet, rng.integers(1, 4))),
+                       "".join(rng.choice(alphabet[:-1], rng.integers(1, 3))))
+                      for _ in range(rng.integers(1, 5))] for _ in range(6)]
+        if trial % 2:
+            sentences[0][0] = ("\ufeff" + sentences[0][0][0], sentences[0][0][1])
+        path = tmp_path / f"{trial}.txt"
+        dump_tagged(sentences, path, format=format, comment=None)
+        assert load_tagged(path, format=format, comment=None) == sentences
+    only = [[(c, c) for c in UNICODE_SPACES]]
+    dump_tagged(only, tmp_path / "only.txt", format=format, comment=None)
+    assert load_tagged(tmp_path / "only.txt", format=format, comment=None) == only
+
+
 def test_conll_file_written_is_two_tab_columns_with_a_blank_line_after_each_sentence(tmp_path):
     dump_tagged([[("a", "X"), ("b", "Y")], [("c", "Z")]], tmp_path / "c.txt", format="conll")
     assert (tmp_path / "c.txt").read_bytes() == b"a\tX\nb\tY\n\nc\tZ\n\n"
