@@ -25,7 +25,7 @@ from .exceptions import FileFormatError
 if TYPE_CHECKING:
     import zipfile
 
-__all__ = ["MAX_EXPANSION", "replace_file", "check_regular_file", "read_npz"]
+__all__ = ["MAX_EXPANSION", "replace_file", "replace_files", "check_regular_file", "read_npz"]
 
 # deflate reaches about 1000:1 on zeros; real arrays stay far below 64:1 (np.savez stores
 # them uncompressed anyway): a larger ratio is a decompression bomb
@@ -96,6 +96,68 @@ def replace_file(path: str | os.PathLike[str], write: Callable[[IO[bytes]], Any]
         if isinstance(exc, OSError):
             raise _naming(exc, path, temporary) from None
         raise
+
+
+def replace_files(files: list[tuple[str, Callable[[IO[bytes]], Any]]]) -> None:
+    """Write several files as one: each ``(path, write)`` filled beside its path and flushed
+    to disk first (where a full disk or any other failure stops, every path as it was), then
+    all renamed into place, the old files kept aside until the last rename is done and put
+    back if one fails. Ctrl-C waits for the renames (microseconds), so what the files hold
+    afterwards is the old set or the new, never a mix. The paths are regular files or
+    missing."""
+    import secrets
+    import signal
+    import threading
+
+    staged: list[tuple[str, str, str]] = []  # (path, new, aside)
+    moved: list[tuple[str, str, bool]] = []  # (path, aside, had an old file)
+    try:
+        for path, write in files:
+            tag = secrets.token_hex(6)
+            folder = os.path.dirname(path)
+            new, aside = os.path.join(folder, f".{tag}.tmp"), os.path.join(folder, f".{tag}.old")
+            staged.append((path, new, aside))
+            _stage(path, new, write)
+        main = threading.current_thread() is threading.main_thread()
+        caught: list[Any] = []
+        before = signal.signal(signal.SIGINT, lambda *a: caught.append(a)) if main else None
+        try:
+            for path, new, aside in staged:
+                had = os.path.lexists(path)
+                if had:
+                    os.replace(path, aside)
+                moved.append((path, aside, had))
+                os.replace(new, path)
+            moved = []
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, before)
+        if caught:
+            raise KeyboardInterrupt
+    finally:
+        for path, aside, had in reversed(moved):  # a rename failed: the old set back
+            with contextlib.suppress(OSError):
+                if had:
+                    os.replace(aside, path)
+                else:
+                    os.unlink(path)
+        for _, new, aside in staged:
+            for leftover in (new, aside):
+                with contextlib.suppress(OSError):
+                    os.unlink(leftover)
+
+
+def _stage(path: str, new: str, write: Callable[[IO[bytes]], Any]) -> None:
+    """The new content of ``path`` in the file ``new``, on disk; an OSError names ``path``."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    try:
+        with open(new, "xb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        raise _naming(exc, path, new) from None
 
 
 _FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"),

@@ -16,10 +16,11 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ._docs import fill
+from ._npzfile import replace_files
 from ._tagger_core import reserve
 from ._tagtext import nltk_data_dirs, pack_text, param_files, read_nltk_json, sparse_pairs
 from .exceptions import NotFittedError
-from .io import FRAGMENTS, replace_file, save_model
+from .io import FRAGMENTS, save_model
 
 if TYPE_CHECKING:
     from ._tagger_structured import StructuredCore
@@ -219,7 +220,8 @@ class TaggerState:
     def to_nltk_json(self, loc: Any, lang: str | None = None) -> list[str]:
         """Write the three JSON files NLTK's ``load_from_json`` reads into the folder ``loc``.
 
-        Each file is written whole or not at all.
+        The three files are written as one: after a failure (a full disk, Ctrl-C) the folder
+        holds the model it held before, never new files beside old ones.
 
         Parameters
         ----------
@@ -245,12 +247,10 @@ class TaggerState:
         loc = os.fspath(loc)
         names = param_files(self.TAGGER_NAME, self.lang if lang is None else lang)
         os.makedirs(loc, exist_ok=True)
-        paths = []
-        for value, name in zip((self.weights, self.tagdict, list(self._classes)), names):
-            text = json.dumps(value).encode("utf-8")
-            path = os.path.join(loc, name)
-            replace_file(path, _writing(text))
-            paths.append(path)
+        paths = [os.path.join(loc, name) for name in names]
+        texts = [json.dumps(value).encode("utf-8")
+                 for value in (self.weights, self.tagdict, list(self._classes))]
+        replace_files([(path, _writing(text)) for path, text in zip(paths, texts)])
         return paths
 
     def save_to_json(self, lang: str = "xxx", loc: Any = None) -> None:

@@ -243,6 +243,72 @@ def test_bad_json_files(pair, tmp_path):
         PerceptronTagger.from_nltk_json(tmp_path, lang="../x")
 
 
+@pytest.mark.parametrize("fail", ["disk full at file 2", "disk full at file 3",
+                                  "Ctrl-C at rename 2", "Ctrl-C at rename 3"])
+def test_to_nltk_json_writes_all_three_files_or_none(fail, tmp_path, monkeypatch):
+    """A failure part-way leaves the model the folder held (it left new weights beside the
+    old tag dictionary and classes, which from_nltk_json loaded as one model)."""
+    from perceptron_c import _npzfile
+
+    old, new = _both(1, 1, TRAIN[:300])[1], _both(2, 2, TRAIN[300:900])[1]
+    old.to_nltk_json(tmp_path)
+    files = sorted(p.name for p in tmp_path.iterdir())
+    before = {name: (tmp_path / name).read_bytes() for name in files}
+    calls = {"n": 0}
+    if fail.startswith("disk"):
+        at = int(fail[-1])
+        write = _npzfile._stage
+
+        def stage(path, staged, fill):
+            calls["n"] += 1
+            if calls["n"] == at:
+                raise OSError(28, "No space left on device", path)
+            write(path, staged, fill)
+        monkeypatch.setattr(_npzfile, "_stage", stage)
+        with pytest.raises(OSError, match="No space"):
+            new.to_nltk_json(tmp_path)
+    else:
+        at, replace = int(fail[-1]), os.replace
+
+        def interrupted(a, b):
+            if str(b).endswith(".json"):
+                calls["n"] += 1
+                if calls["n"] == at:
+                    raise KeyboardInterrupt
+            replace(a, b)
+        monkeypatch.setattr(os, "replace", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            new.to_nltk_json(tmp_path)
+        monkeypatch.setattr(os, "replace", replace)
+    assert sorted(p.name for p in tmp_path.iterdir()) == files  # nothing left behind
+    assert {name: (tmp_path / name).read_bytes() for name in files} == before
+    again = PerceptronTagger.from_nltk_json(tmp_path)
+    assert again.weights == old.weights and again.tagdict == old.tagdict
+    new.to_nltk_json(tmp_path)
+    assert PerceptronTagger.from_nltk_json(tmp_path).weights == new.weights
+
+
+def test_a_real_ctrl_c_during_the_renames_waits_for_them(tmp_path, monkeypatch):
+    """SIGINT in the middle of the renames: they all happen, then KeyboardInterrupt."""
+    import signal
+
+    old, new = _both(1, 1, TRAIN[:300])[1], _both(2, 2, TRAIN[300:900])[1]
+    old.to_nltk_json(tmp_path)
+    replace, calls = os.replace, []
+
+    def signalled(a, b):
+        calls.append(b)
+        if len(calls) == 2:
+            signal.raise_signal(signal.SIGINT)
+        replace(a, b)
+    monkeypatch.setattr(os, "replace", signalled)
+    with pytest.raises(KeyboardInterrupt):
+        new.to_nltk_json(tmp_path)
+    monkeypatch.setattr(os, "replace", replace)
+    assert PerceptronTagger.from_nltk_json(tmp_path).weights == new.weights
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
 def test_load_true_without_a_model_says_what_to_do(tmp_path, monkeypatch):
     monkeypatch.setenv("NLTK_DATA", str(tmp_path))
     monkeypatch.setenv("HOME", str(tmp_path))
