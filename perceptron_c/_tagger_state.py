@@ -16,6 +16,7 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ._docs import fill
+from ._guard import OWNER_KEYS
 from ._npzfile import replace_files
 from ._tagger_core import reserve
 from ._tagtext import nltk_data_dirs, pack_text, param_files, read_nltk_json, sparse_pairs
@@ -94,6 +95,18 @@ class TaggerState:
             setattr(self, name, grown)
         self._classes = classes
         self._class_ids = {c: k for k, c in enumerate(classes)}
+
+    def _saved(self) -> dict[str, Any]:
+        """The tagger's state, copied where training changes it in place: what a failed or
+        interrupted ``train`` puts back (the guard's own attributes are not the model's)."""
+        state = {k: v for k, v in self.__dict__.items() if k not in OWNER_KEYS}
+        for name in ("_features", "_classes"):
+            state[name] = list(state[name])
+        for name in ("_rows", "_class_ids", "tagdict"):
+            state[name] = dict(state[name])
+        for name in ("_weights", "_totals", "_stamps", "_live"):
+            state[name] = state[name].copy()
+        return state
 
     def _reserve(self, n: int) -> None:
         reserve(self, n)

@@ -367,7 +367,9 @@ class PerceptronTagger(TaggerState, GuardedModel):
         The sentences are shuffled with Python's global ``random`` after every epoch. As in NLTK,
         a second call goes on from the averaged weights, and the tag dictionary and the classes
         grow. A structured tagger (``structured=True``) trains a new model instead, from a seed
-        drawn from ``random``.
+        drawn from ``random``. A call that fails or is interrupted (Ctrl-C) leaves the tagger
+        as it was before it (it holds a copy of the model meanwhile); the files of
+        ``save_loc`` are written after the training, which a failure to write them keeps.
 
         Parameters
         ----------
@@ -397,16 +399,30 @@ class PerceptronTagger(TaggerState, GuardedModel):
         data = check_sentences(sentences, "sentences")
         if not any(words for words, _ in data):
             raise ValueError("sentences holds no tokens: nothing to train on")
-        if self.structured:
-            self._train_structured(data, int(nr_iter), save_loc)
-            return
+        if self.structured and save_loc is not None:
+            self._refuse_structured("save_loc")
+        if self.structured and nr_iter < 1:
+            raise ValueError(f"nr_iter must be >= 1 for a structured tagger, got {nr_iter}")
+        saved = self._saved()
+        try:
+            if self.structured:
+                self._train_structured(data, int(nr_iter))
+            else:
+                self._train_greedy(data, int(nr_iter))
+        except BaseException:  # Ctrl-C, a failed fit: the model as it was before the call
+            self.__dict__.update(saved)
+            raise
+        if save_loc is not None:
+            self.to_nltk_json(save_loc, lang=self.lang)
+
+    def _train_greedy(self, data: list, nr_iter: int) -> None:
         self._tables = None
         self._make_tagdict(data)
         self._dense_file = False
         names = tag_codes(self)
         epochs: CodedEpochs | StringEpochs = (
             StringEpochs(self, data) if names is None else CodedEpochs(self, data, names))
-        for epoch in range(int(nr_iter)):
+        for epoch in range(nr_iter):
             right, seen = epochs.run()
             random.shuffle(epochs.order)  # NLTK shuffles its list after every epoch, line 440
             _logger.info("Iter %r: %r/%r=%r", epoch, right, seen, right / seen * 100)
@@ -415,16 +431,10 @@ class PerceptronTagger(TaggerState, GuardedModel):
         _backend.tagging.average(self._weights, self._totals, self._stamps, self._live,
                                    self._steps)
         self._prepare()
-        if save_loc is not None:
-            self.to_nltk_json(save_loc, lang=self.lang)
 
-    def _train_structured(self, data: list, nr_iter: int, save_loc: Any) -> None:
+    def _train_structured(self, data: list, nr_iter: int) -> None:
         """A new model on ``data`` (a second call starts over: the features change), shuffled
         from a seed drawn from Python's ``random``, so ``random.seed`` fixes it."""
-        if nr_iter < 1:
-            raise ValueError(f"nr_iter must be >= 1 for a structured tagger, got {nr_iter}")
-        if save_loc is not None:
-            self._refuse_structured("save_loc")
         self.tagdict = {}
         self._reset([], [])
         self._make_tagdict(data)

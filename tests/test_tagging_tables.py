@@ -319,3 +319,75 @@ def test_average_rounds_as_python_on_both_twins(seed):
         outs.append((w, lv))
     assert np.array_equal(outs[0][0], outs[1][0]) and np.array_equal(outs[0][1], outs[1][1])
     assert not np.signbit(outs[0][0][outs[0][0] == 0]).any()
+
+
+def _model_state(tagger):
+    """Everything a tagger's model is, for comparing two taggers."""
+    arrays = [getattr(tagger, n).copy() for n in ("_weights", "_totals", "_stamps", "_live")]
+    core = tagger._core
+    return (list(tagger._features), list(tagger._classes), dict(tagger.tagdict),
+            tagger._steps, arrays, None if core is None else
+            [core.model.coef_.copy(), core.model.coef_trans_.copy(), core.feature_keys()])
+
+
+def _same(a, b):
+    (fa, ca, ta, sa, arrs_a, core_a), (fb, cb, tb, sb, arrs_b, core_b) = a, b
+    assert (fa, ca, ta, sa) == (fb, cb, tb, sb)
+    assert all(np.array_equal(x, y) for x, y in zip(arrs_a, arrs_b))
+    assert (core_a is None) == (core_b is None)
+    if core_a is not None:
+        assert all(np.array_equal(x, y) for x, y in zip(core_a[:2], core_b[:2]))
+        assert core_a[2] == core_b[2]
+
+
+@pytest.mark.parametrize("structured", [False, True])
+@pytest.mark.parametrize("after_calls", [1, 2])
+def test_an_interrupted_train_leaves_the_tagger_as_it_was(structured, after_calls, tmp_path,
+                                                          monkeypatch):
+    """Ctrl-C in the middle of a (second) train: the tagger is the one before the call, it
+    saves and loads back equal, and training again gives what an uninterrupted one gives
+    (greedy: the step counter was left behind the stamps, and the file refused; structured:
+    the classes and tag dictionary were replaced beside the old model)."""
+    first, second = tagged_sentences(11, 500), tagged_sentences(12, 700)
+    random.seed(8)
+    tagger = PerceptronTagger(load=False, structured=structured)
+    tagger.train(first, nr_iter=2)
+    before = _model_state(tagger)
+    tags = tagger.tag_sents([[w for w, _ in s] for s in second[:30]])
+    routines = _backend.sequence if structured else _backend.tagging
+    name = "structured_epoch_csr" if structured else "tagger_epoch"
+    original, calls = getattr(routines, name), []
+
+    def wrapped(*args, **kwargs):
+        result = original(*args, **kwargs)
+        calls.append(1)
+        if len(calls) == after_calls:
+            raise KeyboardInterrupt
+        return result
+    monkeypatch.setattr(routines, name, wrapped)
+    random.seed(9)
+    with pytest.raises(KeyboardInterrupt):
+        tagger.train(second, nr_iter=3)
+    monkeypatch.undo()
+    _same(_model_state(tagger), before)
+    assert tagger.tag_sents([[w for w, _ in s] for s in second[:30]]) == tags
+    loaded = PerceptronTagger.load(tagger.save(tmp_path / "t.npz"))
+    _same(_model_state(loaded), before)
+    random.seed(9)
+    tagger.train(second, nr_iter=3)
+    random.seed(8)
+    fresh = PerceptronTagger(load=False, structured=structured)
+    fresh.train(first, nr_iter=2)
+    random.seed(9)
+    fresh.train(second, nr_iter=3)
+    _same(_model_state(tagger), _model_state(fresh))
+
+
+def test_a_failed_second_structured_train_keeps_the_model():
+    random.seed(0)
+    tagger = PerceptronTagger(load=False, structured=True)
+    tagger.train(tagged_sentences(1, 300), nr_iter=2)
+    before = _model_state(tagger)
+    with pytest.raises(ValueError):  # one tag: the sequence model needs two
+        tagger.train([[("a", "X"), ("b", "X")]] * 5, nr_iter=2)
+    _same(_model_state(tagger), before)
