@@ -48,13 +48,13 @@ def tag_codes(tagger: PerceptronTagger) -> list[str] | None:
 
 
 def greedy_tables(tagger: PerceptronTagger) -> Any:
-    """The greedy model's `_backend.tokens.GreedyTables` (for the twin in use), or None when
+    """The greedy model's `_backend.tagging.GreedyTables` (for the twin in use), or None when
     its tags cannot be coded (`tag_codes`) or it has no model."""
     names = tag_codes(tagger) if tagger._classes else None
     if names is None:
         return None
-    return _backend.tokens.GreedyTables(tagger._features, names, len(tagger._classes),
-                                        tagger._weights)
+    return _backend.tagging.GreedyTables(tagger._features, names, len(tagger._classes),
+                                         *tagger._csr())
 
 
 def reserve(tagger: PerceptronTagger, n: int) -> None:

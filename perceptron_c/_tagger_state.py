@@ -19,7 +19,14 @@ from ._docs import fill
 from ._guard import OWNER_KEYS
 from ._npzfile import replace_files
 from ._tagger_core import reserve
-from ._tagtext import nltk_data_dirs, pack_text, param_files, read_nltk_json, sparse_pairs
+from ._tagtext import (
+    dense_pairs,
+    nltk_data_dirs,
+    pack_text,
+    param_files,
+    read_nltk_json,
+    sparse_pairs,
+)
 from .exceptions import NotFittedError
 from .io import FRAGMENTS, save_model
 
@@ -41,18 +48,55 @@ class TaggerState:
     _dense_file: bool
     _prepare: Callable[[], Any]  # PerceptronTagger's: makes `_tables`
 
-    def _reset(self, features: list[str], classes: list[str]) -> None:
+    def _reset(self, features: list[str], classes: list[str],
+               pairs: dict[str, np.ndarray] | None = None) -> None:
+        """The state of ``features`` x ``classes``: all zeros (a new model: ``features`` is
+        empty), or the ``pairs`` a model file holds (`_tagtext.sparse_pairs`), kept as they are
+        until a training call needs the dense arrays (`_dense`)."""
         self._features = features
         self._rows = {f: r for r, f in enumerate(features)}
         self._classes = classes
         self._class_ids = {c: k for k, c in enumerate(classes)}
-        shape = (len(features), len(classes))
+        self._pairs = pairs
+        shape = (0 if pairs else len(features), len(classes))
         self._weights = np.zeros(shape)
         self._totals = np.zeros(shape)
         self._stamps = np.zeros(shape, dtype=np.int64)
         self._live = np.zeros(shape, dtype=bool)
         self._steps = 0
         self._tables: Any = None  # what tags Python tokens in one call (tagging.py)
+        self._live_rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def _dense(self) -> None:
+        """The dense (features x classes) arrays a training call works on, from the pairs a
+        loaded model holds: only training takes memory for every pair (25 bytes each)."""
+        if self._pairs is not None:
+            shape = (len(self._features), len(self._classes))
+            dense = dense_pairs(self._pairs, shape)
+            self._weights, self._totals = dense["weights"], dense["totals"]
+            self._stamps, self._live = dense["stamps"], dense["live"]
+            self._pairs = None
+
+    def _sparse(self) -> dict[str, np.ndarray]:
+        """The pairs that hold anything (`_tagtext.sparse_pairs`), from whichever form."""
+        if self._pairs is not None:
+            return self._pairs
+        n = len(self._features)
+        return sparse_pairs({"weights": self._weights[:n], "totals": self._totals[:n],
+                             "stamps": self._stamps[:n], "live": self._live[:n]})
+
+    def _csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The live weights as CSR rows, one per feature (``indptr``, class columns, weights,
+        in column order): what tagging reads, made with the tables (`_prepare`)."""
+        if self._live_rows is None:
+            pairs = self._sparse()
+            live = pairs["pair_live"]
+            rows, cols = pairs["pair_rows"][live], pairs["pair_cols"][live]
+            order = np.lexsort((cols, rows))
+            indptr = np.zeros(len(self._features) + 1, dtype=np.int64)
+            np.cumsum(np.bincount(rows, minlength=len(self._features)), out=indptr[1:])
+            self._live_rows = (indptr, cols[order], pairs["pair_weights"][live][order])
+        return self._live_rows
 
     # ---- what NLTK exposes
     @property
@@ -64,10 +108,10 @@ class TaggerState:
     def weights(self) -> dict[str, dict[str, float]]:
         """NLTK's ``model.weights``: feature -> {tag: weight} for every pair NLTK holds."""
         self._refuse_structured("weights")
-        n = len(self._features)
         out: dict[str, dict[str, float]] = {f: {} for f in self._features}
-        rows, cols = np.nonzero(self._live[:n])
-        for r, c, w in zip(rows.tolist(), cols.tolist(), self._weights[rows, cols].tolist()):
+        indptr, cols, values = self._csr()
+        rows = np.repeat(np.arange(len(self._features)), np.diff(indptr))
+        for r, c, w in zip(rows.tolist(), cols.tolist(), values.tolist()):
             out[self._features[r]][self._classes[c]] = w
         return out
 
@@ -106,6 +150,8 @@ class TaggerState:
             state[name] = dict(state[name])
         for name in ("_weights", "_totals", "_stamps", "_live"):
             state[name] = state[name].copy()
+        if self._pairs is not None:  # (a loaded model's, which training makes dense)
+            state["_pairs"] = {k: v.copy() for k, v in self._pairs.items()}
         return state
 
     def _reserve(self, n: int) -> None:
@@ -177,12 +223,9 @@ class TaggerState:
             arrays = self._core.state_arrays()
             features = self._core.feature_keys()
         else:
-            n = len(self._features)
-            arrays = {"steps": np.array([self._steps], dtype=np.int64),
-                      "weights": self._weights[:n], "totals": self._totals[:n],
-                      "stamps": self._stamps[:n], "live": self._live[:n]}
-            if not self._dense_file:  # a model read from a dense file writes it back as read
-                arrays = sparse_pairs(arrays)
+            arrays = {"steps": np.array([self._steps], dtype=np.int64), **self._sparse()}
+            if self._dense_file:  # a model read from a dense file writes it back as read
+                arrays = dense_pairs(arrays, (len(self._features), len(self._classes)))
             features = self._features
         words = list(self.tagdict)
         arrays["tagdict_tags"] = np.array([self._class_ids[self.tagdict[w]] for w in words],
@@ -219,15 +262,20 @@ class TaggerState:
         if loc is None:
             loc = _find_nltk_model(self.TAGGER_NAME, lang)
         weights, tagdict, classes = read_nltk_json(os.fspath(loc), lang, self.TAGGER_NAME)
-        self._reset(list(weights), sorted(set(classes)))
-        n, ids = len(self._features), self._class_ids
-        self._reserve(n)
-        for r, per_class in enumerate(weights.values()):
-            for label, w in per_class.items():
-                self._weights[r, ids[label]] = w + 0.0  # -0.0 in a file would sum to -0.0
-                self._live[r, ids[label]] = True
-        self._trim(n)
+        ids = {c: k for k, c in enumerate(sorted(set(classes)))}
+        rows = [r for r, per_class in enumerate(weights.values()) for _ in per_class]
+        cols = [ids[label] for per_class in weights.values() for label in per_class]
+        n = len(rows)
+        pairs = {"pair_rows": np.array(rows, dtype=np.int64),
+                 "pair_cols": np.array(cols, dtype=np.int64),
+                 # (+ 0.0: -0.0 in a file would make a sum -0.0)
+                 "pair_weights": np.fromiter((w + 0.0 for per_class in weights.values()
+                                              for w in per_class.values()), np.float64, n),
+                 "pair_totals": np.zeros(n), "pair_stamps": np.zeros(n, dtype=np.int64),
+                 "pair_live": np.ones(n, dtype=bool)}
+        self._reset(list(weights), sorted(ids), pairs)
         self.tagdict = dict(tagdict)
+        self._dense_file = False
         self._prepare()
 
     def to_nltk_json(self, loc: Any, lang: str | None = None) -> list[str]:

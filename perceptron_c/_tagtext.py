@@ -18,8 +18,8 @@ from .exceptions import FileFormatError
 from .io import check_regular_file, reject_constant
 
 __all__ = ["check_sentences", "check_tokens", "pack_text", "unpack_text", "check_state",
-           "check_text_state", "sparse_pairs", "dense_pairs", "param_files", "read_nltk_json",
-           "nltk_data_dirs"]
+           "check_text_state", "check_pairs", "sparse_pairs", "dense_pairs", "param_files",
+           "read_nltk_json", "nltk_data_dirs"]
 
 Sentence = tuple[list[str], list[str]]
 _WORD, _TAG = itemgetter(0), itemgetter(1)
@@ -125,12 +125,10 @@ def sparse_pairs(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return out
 
 
-def dense_pairs(arrays: dict[str, np.ndarray], shape: tuple[int, int]
-                ) -> dict[str, np.ndarray]:
-    """The inverse of `sparse_pairs` (a file of the dense layout, older, passes through);
-    ValueError if the pairs are not distinct and in range."""
-    if "pair_rows" not in arrays:
-        return arrays
+def check_pairs(arrays: dict[str, np.ndarray], shape: tuple[int, int]) -> None:
+    """The pairs of `sparse_pairs` in a file are distinct, in ``shape`` and a state a
+    training could have left (as `check_state` says of the dense arrays); ValueError if
+    not. Memory in proportion to the pairs, not to ``shape``."""
     rows, cols = arrays["pair_rows"], arrays["pair_cols"]
     n = rows.shape[0]
     dtypes = (np.int64, np.int64, np.float64, np.float64, np.int64, np.bool_)
@@ -142,8 +140,24 @@ def dense_pairs(arrays: dict[str, np.ndarray], shape: tuple[int, int]
         raise ValueError(f"pair_rows and pair_cols must lie inside {shape}")
     if np.unique(rows * shape[1] + cols).shape[0] != n:
         raise ValueError("pair_rows and pair_cols repeat a pair")
+    if not (np.isfinite(arrays["pair_weights"]).all() and
+            np.isfinite(arrays["pair_totals"]).all()):
+        raise ValueError("weights and totals must be finite")
+    if (arrays["pair_weights"][~arrays["pair_live"]] != 0).any():
+        raise ValueError("a weight outside the live pairs is not zero")
+
+
+def dense_pairs(arrays: dict[str, np.ndarray], shape: tuple[int, int]
+                ) -> dict[str, np.ndarray]:
+    """The inverse of `sparse_pairs` (a file of the dense layout, older, passes through);
+    ValueError if the pairs are not distinct and in range."""
+    if "pair_rows" not in arrays:
+        return arrays
+    check_pairs(arrays, shape)
+    rows, cols = arrays["pair_rows"], arrays["pair_cols"]
+    dtypes = (np.float64, np.float64, np.int64, np.bool_)
     out = {k: v for k, v in arrays.items() if k not in _PAIRS}
-    for name, dtype in zip(_DENSE, dtypes[2:]):
+    for name, dtype in zip(_DENSE, dtypes):
         dense: np.ndarray = np.zeros(shape, dtype=dtype)
         dense[rows, cols] = arrays["pair_" + name]
         out[name] = dense
@@ -151,25 +165,32 @@ def dense_pairs(arrays: dict[str, np.ndarray], shape: tuple[int, int]
 
 
 def check_state(arrays: dict[str, np.ndarray], text: dict[str, list[str]]) -> None:
-    """The tagger's saved state is one a training could have left; ValueError if not."""
-    if set(arrays) != _STATE:
-        raise ValueError(f"expected the entries {sorted(_STATE)}, got {sorted(arrays)}")
+    """The tagger's saved state is one a training could have left; ValueError if not. The
+    pairs layout (`sparse_pairs`) is checked as it is, the older dense one as dense arrays."""
+    pairs = "pair_rows" in arrays
+    expected = _STATE - set(_DENSE) | set(_PAIRS) if pairs else _STATE
+    if set(arrays) != expected:
+        raise ValueError(f"expected the entries {sorted(expected)}, got {sorted(arrays)}")
     features, classes = text["features"], text["classes"]
     shape = (len(features), len(classes))
-    for name, dtype in (("weights", np.float64), ("totals", np.float64),
-                        ("stamps", np.int64), ("live", np.bool_)):
-        if arrays[name].dtype != dtype or arrays[name].shape != shape:
-            raise ValueError(f"{name} must be {np.dtype(dtype)} of shape {shape}")
     steps = arrays["steps"]
     if steps.dtype != np.int64 or steps.shape != (1,) or steps[0] < 0:
         raise ValueError("steps must be one int64 >= 0")
-    if not (np.isfinite(arrays["weights"]).all() and np.isfinite(arrays["totals"]).all()):
-        raise ValueError("weights and totals must be finite")
-    stamps = arrays["stamps"]
+    if pairs:
+        check_pairs(arrays, shape)
+        stamps = arrays["pair_stamps"]
+    else:
+        for name, dtype in (("weights", np.float64), ("totals", np.float64),
+                            ("stamps", np.int64), ("live", np.bool_)):
+            if arrays[name].dtype != dtype or arrays[name].shape != shape:
+                raise ValueError(f"{name} must be {np.dtype(dtype)} of shape {shape}")
+        if not (np.isfinite(arrays["weights"]).all() and np.isfinite(arrays["totals"]).all()):
+            raise ValueError("weights and totals must be finite")
+        if (arrays["weights"][~arrays["live"]] != 0).any():
+            raise ValueError("a weight outside the live pairs is not zero")
+        stamps = arrays["stamps"]
     if stamps.size and (stamps.min() < 0 or stamps.max() > steps[0]):
         raise ValueError("stamps must lie in [0, steps]")
-    if (arrays["weights"][~arrays["live"]] != 0).any():
-        raise ValueError("a weight outside the live pairs is not zero")
     check_text_state(arrays, text)
 
 

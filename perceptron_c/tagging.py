@@ -226,7 +226,11 @@ class PerceptronTagger(TaggerState, GuardedModel):
             raise NotFittedError("PerceptronTagger: no model yet; call train(sentences) or "
                                  "load one (PerceptronTagger.load, from_nltk_json)")
         routines = _backend.tagging
-        scores = routines.score_rows(self._weights, rows)
+        indptr, cols, values = self._csr()
+        block = np.zeros((rows.shape[0], len(self._classes)))  # the token's rows of weights
+        for i, r in enumerate(rows.tolist()):
+            block[i, cols[indptr[r]:indptr[r + 1]]] = values[indptr[r]:indptr[r + 1]]
+        scores = routines.score_rows(block, np.arange(rows.shape[0]))
         best = routines.best_class(scores)
         conf = None
         if return_conf:
@@ -279,7 +283,8 @@ class PerceptronTagger(TaggerState, GuardedModel):
     def _ready(self, kind: str) -> Any:
         """``_tables``, made again if they were made for the other twin (`_backend.using`)."""
         tables = self._tables
-        if tables is None or type(tables) is not getattr(_backend.tokens, kind):
+        module = _backend.tokens if kind == "ViterbiTables" else _backend.tagging
+        if tables is None or type(tables) is not getattr(module, kind):
             tables = self._prepare()
         return tables
 
@@ -416,7 +421,8 @@ class PerceptronTagger(TaggerState, GuardedModel):
             self.to_nltk_json(save_loc, lang=self.lang)
 
     def _train_greedy(self, data: list, nr_iter: int) -> None:
-        self._tables = None
+        self._tables = self._live_rows = None
+        self._dense()
         self._make_tagdict(data)
         self._dense_file = False
         names = tag_codes(self)
@@ -496,7 +502,7 @@ class PerceptronTagger(TaggerState, GuardedModel):
     @classmethod
     def _from_state(cls, params: dict[str, Any], arrays: dict[str, np.ndarray]
                     ) -> PerceptronTagger:
-        from ._tagtext import check_state, check_text_state, dense_pairs
+        from ._tagtext import check_state, check_text_state, sparse_pairs
 
         lang, structured = params.get("lang"), params.get("structured", False)
         if not set(params) <= {"lang", "structured"} or not isinstance(lang, str) or \
@@ -511,11 +517,12 @@ class PerceptronTagger(TaggerState, GuardedModel):
             tagger._reset([], text["classes"])
         else:
             tagger._dense_file = "pair_rows" not in arrays  # the layout before the pairs
-            arrays = dense_pairs(arrays, (len(text["features"]), len(text["classes"])))
             check_state(arrays, text)
-            tagger._reset(text["features"], text["classes"])
-            tagger._weights, tagger._totals = arrays["weights"], arrays["totals"]
-            tagger._stamps, tagger._live = arrays["stamps"], arrays["live"]
+            pairs = {k: v for k, v in arrays.items() if k.startswith("pair_")}
+            if tagger._dense_file:
+                pairs = sparse_pairs({k: arrays[k] for k in ("weights", "totals", "stamps",
+                                                             "live")})
+            tagger._reset(text["features"], text["classes"], pairs)
             tagger._steps = int(arrays["steps"][0])
         tagger.tagdict = {w: text["classes"][k] for w, k in
                           zip(text["tagdict_words"], arrays["tagdict_tags"].tolist())}

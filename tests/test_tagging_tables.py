@@ -12,8 +12,7 @@ from conftest import _module
 from tagged_corpus import tagged_sentences
 
 from perceptron_c import _backend
-from perceptron_c._core import _features_py, _tagging_py
-from perceptron_c._core import _tokens_py as spec
+from perceptron_c._core import _features_py, _tagging_py, _tokens_py
 from perceptron_c.datasets import make_tagged_sentences
 from perceptron_c.tagging import PerceptronTagger
 
@@ -46,7 +45,7 @@ def _features(rng, sentences, names, with_dynamic):
     dynamic keys of random tags (some tags unknown), junk; in random order, distinct."""
     keys = set()
     for words in sentences:
-        for token_keys in _features_py.sentence_keys(words, spec.NLTK_SPEC):
+        for token_keys in _features_py.sentence_keys(words, _tokens_py.NLTK_SPEC):
             keys.update(k for k in token_keys if rng.random() < 0.8)
     norm = [_features_py.normalize(w) for s in sentences for w in s] + ["-START-", "zz z"]
     tags = names + ["UNKNOWN", "X Y"]
@@ -59,6 +58,19 @@ def _features(rng, sentences, names, with_dynamic):
     out = sorted(keys)
     rng.shuffle(out)
     return out
+
+
+def _csr(weights, rng=None):
+    """Dense weights as CSR rows (GreedyTables' form): the non-zero entries, and with ``rng``
+    some explicit zeros, -0.0 among them (they add nothing either)."""
+    keep = weights != 0
+    if rng is not None:
+        keep |= rng.random(weights.shape) < 0.1
+        weights = np.where(rng.random(weights.shape) < 0.5, weights, -weights)
+    rows, cols = np.nonzero(keep)
+    indptr = np.zeros(weights.shape[0] + 1, dtype=np.int64)
+    np.cumsum(keep.sum(axis=1), out=indptr[1:])
+    return indptr, cols.astype(np.int64), np.ascontiguousarray(weights[rows, cols])
 
 
 def _greedy_case(rng):
@@ -77,13 +89,20 @@ def _greedy_case(rng):
     return features, names, K, weights, sentences, tagdict
 
 
+@pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("seed", range(8))
-def test_greedy_tables_equal_their_spec(seed):
-    C = _module("c", "_tokens")
+def test_greedy_tables_equal_their_spec(seed, sparse):
+    """Dense models, and sparse ones (an eighth of the pairs or fewer: the C twin keeps the
+    rows of many entries dense, the others as entries) alike."""
+    C = _module("c", "_tagging")
     rng = np.random.default_rng(seed)
     features, names, K, weights, sentences, tagdict = _greedy_case(rng)
-    c = C.GreedyTables(features, names, K, weights)
-    py = spec.GreedyTables(features, names, K, weights)
+    if sparse:
+        weights[rng.random(weights.shape) < 0.97] = 0.0
+        weights[rng.random(weights.shape[0]) < 0.02] = rng.integers(1, 3, K)
+    rows = _csr(weights, None if sparse else rng)
+    c = C.GreedyTables(features, names, K, *rows)
+    py = _tagging_py.GreedyTables(features, names, K, *rows)
     for td in (None, tagdict):
         got = c.tag_sentences(sentences, td)
         assert got == py.tag_sentences(sentences, td)
@@ -95,12 +114,12 @@ def test_greedy_tables_equal_their_spec(seed):
 @pytest.mark.parametrize("seed", range(4))
 def test_greedy_tables_on_long_batches(seed):
     """More tokens than one block (4096): blocks, the GIL released, Ctrl-C looked at."""
-    C = _module("c", "_tokens")
+    C = _module("c", "_tagging")
     rng = np.random.default_rng(100 + seed)
     features, names, K, weights, _, tagdict = _greedy_case(rng)
     sentences = _sentences(rng, 2500) + [_tokens(rng, 5000)]
-    c = C.GreedyTables(features, names, K, weights)
-    py = spec.GreedyTables(features, names, K, weights)
+    c = C.GreedyTables(features, names, K, *_csr(weights))
+    py = _tagging_py.GreedyTables(features, names, K, *_csr(weights))
     assert c.tag_sentences(sentences, tagdict) == py.tag_sentences(sentences, tagdict)
 
 
@@ -125,7 +144,7 @@ def test_viterbi_tables_equal_their_spec_on_every_path(seed):
     K = [1, 2, 3, 5, 9, 45][seed]
     for scale in (0, 1.0, 1e-3):
         features, names, W, b, trans, sentences = _viterbi_case(rng, K, scale)
-        want = spec.ViterbiTables(features, names, W, b, trans).tag_sentences(sentences)
+        want = _tokens_py.ViterbiTables(features, names, W, b, trans).tag_sentences(sentences)
         for path in seq._viterbi_paths():
             before = seq._set_viterbi_path(path)
             try:
@@ -165,10 +184,13 @@ def test_greedy_tagger_equals_the_token_by_token_path():
 
 @pytest.mark.parametrize("backend", ["c", "python"])
 def test_the_same_errors(backend):
-    R = _module(backend, "_tokens")
+    R, V = _module(backend, "_tagging"), _module(backend, "_tokens")
     rng = np.random.default_rng(7)
     features, names, K, weights, sentences, _ = _greedy_case(rng)
-    g = R.GreedyTables(features, names, K, weights)
+    rows = _csr(weights)
+    g = R.GreedyTables(features, names, K, *rows)
+    bad_cols = rows[1].copy()
+    bad_cols[-1] = K
     cases = [
         (lambda: g.tag_sentence(("a",), None), TypeError, "tokens must be a list"),
         (lambda: g.tag_sentence(["a", 3], None), TypeError, r"tokens\[1\] must be a str"),
@@ -180,18 +202,24 @@ def test_the_same_errors(backend):
         (lambda: g.tag_sentences([["x"], ["a"], [3]], {"a": "NOT A NAME"}), TypeError,
          r"sentences\[2\]\[0\]"),
         (lambda: g.tag_sentence(["x", "a"], {"a": "NOT A NAME"}), KeyError, "NOT A NAME"),
-        (lambda: R.GreedyTables(features, names + ["x y"], K, weights), ValueError,
-         "space"),
-        (lambda: R.GreedyTables(features, names[:K] + names[K + 1:], K, weights),
-         ValueError, "-START-"),
-        (lambda: R.GreedyTables(features, names + names[:1], K, weights), ValueError,
+        (lambda: R.GreedyTables(features, names + ["x y"], K, *rows), ValueError, "space"),
+        (lambda: R.GreedyTables(features, names[:K] + names[K + 1:], K, *rows), ValueError,
+         "-START-"),
+        (lambda: R.GreedyTables(features, names + names[:1], K, *rows), ValueError,
          "distinct"),
-        (lambda: R.GreedyTables(features + features[:1], names, K, weights), ValueError,
+        (lambda: R.GreedyTables(features + features[:1], names, K, *rows), ValueError,
          "repeats"),
-        (lambda: R.GreedyTables(features, names, K, weights[1:]), ValueError, "shape"),
-        (lambda: R.GreedyTables(features, names, K, weights.T.copy().T), ValueError,
-         "C-contiguous"),
-        (lambda: R.GreedyTables(features + [3], names, K, np.zeros((len(features) + 1, K))),
+        (lambda: R.GreedyTables(features[1:], names, K, *rows), ValueError, "indptr"),
+        (lambda: R.GreedyTables(features, names, K, rows[0][::-1].copy(), *rows[1:]),
+         ValueError, "indptr"),
+        (lambda: R.GreedyTables(features, names, K, rows[0], bad_cols, rows[2]), ValueError,
+         "columns"),
+        (lambda: R.GreedyTables(features, names, K, *rows[:2], rows[2][:-1]), ValueError,
+         "values"),
+        (lambda: R.GreedyTables(features, names, K, np.repeat(rows[0], 2)[::2], *rows[1:]),
+         ValueError, "contiguous"),
+        (lambda: R.GreedyTables(features + [3], names, K,
+                                np.append(rows[0], rows[0][-1]), *rows[1:]),
          TypeError, "must be a str"),
     ]
     for call, error, match in cases:
@@ -201,14 +229,16 @@ def test_the_same_errors(backend):
     bad = trans.copy()
     bad[4, 1] = np.nan
     with pytest.raises(FloatingPointError, match=r"trans\[4, 1\] is not finite"):
-        R.ViterbiTables(features, names, W, b, bad)
+        V.ViterbiTables(features, names, W, b, bad)
     with pytest.raises(ValueError, match="b must be"):
-        R.ViterbiTables(features, names, W, b[:2], trans)
+        V.ViterbiTables(features, names, W, b[:2], trans)
+    with pytest.raises(ValueError, match="W must be"):
+        V.ViterbiTables(features, names, W.T.copy().T, b, trans)
     huge = W.copy()
     huge[:] = 1e308  # emissions overflow: the first sentence with a known feature
     first = next(k for k, s in enumerate(sentences) if s)
     with pytest.raises(FloatingPointError, match=f"at sentence {first}:"):
-        R.ViterbiTables(features, names, huge, b, trans).tag_sentences(sentences)
+        V.ViterbiTables(features, names, huge, b, trans).tag_sentences(sentences)
 
 
 def test_a_new_tag_in_the_tag_dictionary_makes_new_tables():
@@ -224,7 +254,8 @@ def test_a_new_tag_in_the_tag_dictionary_makes_new_tables():
 def _ready(tagger):
     """The tagger holds tables of the twin in use: its next call is a normal one."""
     kind = "ViterbiTables" if tagger.structured else "GreedyTables"
-    return type(tagger._tables) is getattr(_backend.tokens, kind)
+    module = _backend.tokens if tagger.structured else _backend.tagging
+    return type(tagger._tables) is getattr(module, kind)
 
 
 @pytest.mark.parametrize("structured", [False, True])
@@ -264,7 +295,7 @@ def test_the_other_twin_gets_its_own_tables():
     want = tagger.tag_sents(words)
     with _backend.using("python"):
         assert tagger.tag_sents(words) == want
-        assert type(tagger._tables) is spec.GreedyTables
+        assert type(tagger._tables) is _tagging_py.GreedyTables
 
 
 @pytest.mark.parametrize("structured", [False, True])
@@ -322,7 +353,9 @@ def test_average_rounds_as_python_on_both_twins(seed):
 
 
 def _model_state(tagger):
-    """Everything a tagger's model is, for comparing two taggers."""
+    """Everything a tagger's model is, for comparing two taggers (a loaded one holds its
+    pairs until it trains: made dense here to compare)."""
+    tagger._dense()
     arrays = [getattr(tagger, n).copy() for n in ("_weights", "_totals", "_stamps", "_live")]
     core = tagger._core
     return (list(tagger._features), list(tagger._classes), dict(tagger.tagdict),
@@ -391,3 +424,35 @@ def test_a_failed_second_structured_train_keeps_the_model():
     with pytest.raises(ValueError):  # one tag: the sequence model needs two
         tagger.train([[("a", "X"), ("b", "X")]] * 5, nr_iter=2)
     _same(_model_state(tagger), before)
+
+
+@pytest.mark.parametrize("via", ["json", "npz"])
+def test_loading_takes_memory_in_proportion_to_the_file(via, tmp_path):
+    """5,000 features of one weight each over 2,000 classes: the files hold 5,000 pairs,
+    and loading (then tagging) takes a few MB, not the dense 5,000 x 2,000 state (250 MB
+    for the four arrays: the model file of 0.27 MB asked for 519 MiB)."""
+    import json
+    import tracemalloc
+
+    classes = [f"T{k:04d}" for k in range(2000)]
+    weights = {f"i word w{k}": {classes[k % 2000]: 1.0 + k % 7} for k in range(5000)}
+    weights["bias"] = {classes[0]: 0.5}
+    names = PerceptronTagger.TAGGER_NAME + "_eng"
+    for part, value in (("weights", weights), ("tagdict", {"the": "T0001"}),
+                        ("classes", classes)):
+        (tmp_path / f"{names}.{part}.json").write_text(json.dumps(value))
+    path = PerceptronTagger.from_nltk_json(tmp_path).save(tmp_path / "wide.npz")
+    tracemalloc.start()
+    try:
+        tagger = PerceptronTagger.from_nltk_json(tmp_path) if via == "json" else \
+            PerceptronTagger.load(path)
+        tagged = tagger.tag(["w17", "the", "w4001", "unknown"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 30e6, f"{peak / 1e6:.0f} MB"
+    assert tagged == [("w17", classes[17]), ("the", "T0001"), ("w4001", classes[4001 % 2000]),
+                      ("unknown", classes[0])]
+    assert tagger.weights == weights
+    tagger.train([[("w17", "T0003")]] * 3, nr_iter=1)  # training makes it dense, then goes on
+    assert tagger._pairs is None and tagger._weights.shape[1] == 2000

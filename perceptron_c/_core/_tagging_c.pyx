@@ -10,10 +10,13 @@ between them (tagging Python tokens with a trained model: `_tokens_c`).
 """
 from cpython.mem cimport PyMem_Free
 from libc.math cimport isfinite
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from perceptron_c._core._checks cimport all_in_range, between_chunks, need, rows_per_chunk
+from perceptron_c._core._tokens_c cimport (P_TAG1, P_TAG2, P_TAGS, P_TAG_WORD, Block, _Tables,
+                                           check_features, check_names, check_sentences,
+                                           check_tagdict, check_tokens, rows10)
 
 from perceptron_c._core._tagging_py import __all__  # no-cython-lint: listed once (test_twins)
 
@@ -394,3 +397,174 @@ cdef object _check_vals(const uint64_t[::1] keys, const int64_t[::1] vals, Py_ss
             if keys[j] != EMPTY and (vals[j] < 0 or vals[j] >= n_rows):
                 ok = False
     need(ok, "vals must hold rows of weights")
+
+
+# ---- tagging Python tokens: the greedy tables (_tokens_c reads the tokens)
+cdef object check_rows(object indptr, object columns, object values, Py_ssize_t rows,
+                       Py_ssize_t n_classes):
+    """CSR rows of weights: ``rows`` of them, class columns, float64 values."""
+    ok = all(isinstance(a, np.ndarray) and a.ndim == 1 and a.flags.c_contiguous
+             for a in (indptr, columns, values))
+    need(ok and indptr.dtype == np.int64 and indptr.shape[0] == rows + 1 and indptr[0] == 0
+         and bool((indptr[1:] >= indptr[:rows]).all()) and indptr[rows] == columns.shape[0],
+         "indptr must be contiguous int64, one more entry than features, from 0 up to the "
+         "entries")
+    need(columns.dtype == np.int64 and n_classes >= 1 and
+         bool(((columns >= 0) & (columns < n_classes)).all()),
+         "columns must be int64 classes in [0, n_classes)")
+    need(values.dtype == np.float64 and values.shape == columns.shape,
+         "values must be float64, one per entry of columns")
+
+
+cdef class GreedyTables(_Tables):
+    """_tagging_py.GreedyTables: the static rows through `_Static`, the dynamic ones through
+    a hash table as `tagger_epoch`'s (template 7's word: the normalized word's id), each
+    row's entries added to the scores of their classes."""
+    cdef object arrays
+    cdef const int64_t* indptr
+    cdef const int64_t* columns
+    cdef const double* values
+    cdef const int64_t* dense_at  # a row with entries for half the classes or more: dense
+    cdef const double* dense
+    cdef bint all_dense
+    cdef const uint64_t* keys
+    cdef const int64_t* vals
+    cdef uint64_t mask
+    cdef dict table
+
+    def __init__(self, features, names, Py_ssize_t n_classes, indptr, columns, values):
+        check_features(features)
+        check_rows(indptr, columns, values, len(features), n_classes)
+        check_names(names, n_classes + 2, "the classes, then -START- and -START2-")
+        need(names[n_classes:n_classes + 2] == ["-START-", "-START2-"],
+             "names must hold the classes, then -START- and -START2-")
+        need(not any(" " in t for t in names), "names must not hold a space")
+        self.names, self.K = list(names), n_classes
+        self.code = {t: k for k, t in enumerate(self.names)}
+        cdef const int64_t[::1] ip = indptr
+        cdef const int64_t[::1] cols = columns
+        cdef const double[::1] vals = values
+        self.indptr = &ip[0]
+        self.columns = &cols[0] if cols.shape[0] else NULL  # no entry: none is ever read
+        self.values = &vals[0] if vals.shape[0] else NULL
+        self.table = {}
+        self._static(features)
+        self._hash((indptr, columns, values) + self._dense_rows(indptr, columns, values))
+
+    cdef int _dynamic(self, int t, str f, const uint32_t* cps, Py_ssize_t row) except -1:
+        """The hash key of the dynamic feature f (template t) -> row, unless it names a tag
+        not in ``names`` (no token can meet it); a later row of a key replaces an earlier."""
+        cdef Py_ssize_t m = self.static.at[t + 1] - self.static.at[t], at
+        rest = f[m:]
+        if t == P_TAG1 or t == P_TAG2:
+            code = self.code.get(rest)
+            if code is not None:
+                self.table[dyn_key(3 if t == P_TAG1 else 4, code, code, 0)] = row
+            return 0
+        at = rest.find(" ")  # no name holds a space: the first one ends the first tag
+        first = self.code.get(rest[:at]) if at >= 0 else None
+        second = self.code.get(rest[at + 1:]) if t == P_TAGS and first is not None else None
+        if second is not None:
+            self.table[dyn_key(5, first, second, 0)] = row
+        elif t == P_TAG_WORD and first is not None:
+            self.table[dyn_key(7, first, 0, self.static.word_id(
+                cps + m + at + 1, len(f) - m - at - 1))] = row
+        return 0
+
+    cdef tuple _dense_rows(self, indptr, columns, values):
+        """The rows of half the classes or more, dense (K weights cost no more than their
+        K/2 entries), and all of them when the model holds an eighth of its pairs or more
+        (memory still in proportion to the entries), so that sums run over contiguous
+        weights: the same sums, since an absent pair adds 0.0, which changes no score (none
+        is -0.0)."""
+        counts = np.diff(indptr)
+        self.all_dense = counts.shape[0] * self.K <= 8 * columns.shape[0]
+        wide = np.arange(counts.shape[0]) if self.all_dense else \
+            np.flatnonzero(2 * counts >= max(self.K, 2))
+        at = np.full(counts.shape[0], -1, dtype=np.int64)
+        at[wide] = np.arange(wide.shape[0])
+        block = np.zeros((max(1, wide.shape[0]), self.K))
+        entry_row = np.repeat(np.arange(counts.shape[0]), counts)
+        keep = at[entry_row] >= 0
+        block[at[entry_row[keep]], columns[keep]] = values[keep]
+        cdef const int64_t[::1] a = at
+        cdef const double[:, ::1] d = block
+        self.dense_at = &a[0] if a.shape[0] else NULL
+        self.dense = &d[0, 0]
+        return at, block
+
+    cdef int _hash(self, tuple rows) except -1:
+        """The table of the dynamic features (`_tagging_c`'s), at most half full."""
+        cdef Py_ssize_t cap = 1024
+        while cap < 2 * len(self.table):
+            cap *= 2
+        self.arrays = (rows, np.full(cap, EMPTY, dtype=np.uint64),
+                       np.full(cap, -1, dtype=np.int64))
+        cdef uint64_t[::1] kv = self.arrays[1]
+        cdef int64_t[::1] vv = self.arrays[2]
+        self.mask = cap - 1
+        for key, row in self.table.items():
+            hash_put(&kv[0], &vv[0], self.mask, key, row)
+        self.keys, self.vals, self.table = &kv[0], &vv[0], None
+        return 0
+
+    def tag_sentence(self, tokens, tagdict):
+        check_tokens(tokens, "tokens")
+        check_tagdict(tagdict)
+        return self._run([tokens], tagdict)[0]
+
+    def tag_sentences(self, sentences, tagdict):
+        check_sentences(sentences, tagdict)
+        return self._run(sentences, tagdict)
+
+    cdef Py_ssize_t _pass(self, Block* k, Py_ssize_t n_sent, double* scores) noexcept nogil:
+        """_tagging_py.GreedyTables._tag on the block, its codes into k.codes."""
+        cdef Py_ssize_t s, i, n, j
+        cdef int64_t prev, prev2, guess
+        cdef const int64_t* ids
+        cdef int64_t* codes
+        cdef int64_t rows[N_TEMPLATES]
+        cdef int64_t r10[10]
+        for s in range(n_sent):
+            ids, codes = k.ids + 4 * k.offsets[s], k.codes + k.offsets[s]
+            n = k.offsets[s + 1] - k.offsets[s]
+            prev, prev2 = self.K, self.K + 1
+            for i in range(n):
+                guess = codes[i]
+                if guess < 0:
+                    rows10(&self.rows, ids, i, n, r10)
+                    for j in range(10):
+                        rows[STATIC_SLOTS[j]] = r10[j]
+                    for j in range(3):
+                        rows[DYNAMIC_SLOTS[j]] = hash_find(
+                            self.keys, self.vals, self.mask,
+                            dyn_key(DYNAMIC_SLOTS[j], prev, prev2, 0))
+                    rows[7] = -1 if ids[4 * i] < 0 else hash_find(
+                        self.keys, self.vals, self.mask, dyn_key(7, prev, prev2, ids[4 * i]))
+                    guess = self._best(rows, scores)
+                    codes[i] = guess
+                prev2 = prev
+                prev = guess
+        return -1
+
+    cdef inline int64_t _best(self, const int64_t* rows, double* scores) noexcept nogil:
+        """The entries of the rows, in template order, into the scores from 0.0; the last
+        class of the highest (_tagging_py.best_class)."""
+        cdef Py_ssize_t j, c, p, best = 0
+        cdef const double* w
+        for c in range(self.K):
+            scores[c] = 0.0
+        for j in range(N_TEMPLATES):
+            if rows[j] < 0:
+                continue
+            if self.all_dense or self.dense_at[rows[j]] >= 0:
+                w = self.dense + (rows[j] if self.all_dense else self.dense_at[rows[j]]) * self.K
+                for c in range(self.K):
+                    scores[c] += w[c]
+            else:
+                for p in range(self.indptr[rows[j]], self.indptr[rows[j] + 1]):
+                    scores[self.columns[p]] += self.values[p]
+        for c in range(1, self.K):
+            if scores[c] >= scores[best]:
+                best = c
+        return best

@@ -34,7 +34,7 @@ Arithmetic contract (bit-exact with NLTK, which the tests check against NLTK its
   and differs, e.g. on 2.675 to 2 places), on the live pairs only; zeros are dropped.
   `average` runs once per ``train``, so the C twin uses this one (Python's ``round``).
 
-Whole epochs (`tagger_epoch`) run on integer codes. Tags:
+Whole epochs (`tagger_epoch`) run on integer codes; `GreedyTables` tags Python tokens. Tags:
 the class ids ``0..K-1``, then ``K`` for NLTK's ``-START-`` and ``K+1`` for ``-START2-``,
 then any other tag of the tag dictionary. The 10 static features of a token (template slots
 0, 1, 2, 6, 8-13) are rows known in advance (or ids of a vocabulary, -1 rows until NLTK
@@ -46,23 +46,27 @@ overlap), so two features share a key only if they are the same feature.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from ._contract import need
+from ._features_py import normalize
+from ._tokens_py import check_features, check_names, check_sentences, check_tagdict, check_tokens
 
 if TYPE_CHECKING:
     from typing import TypeAlias
 
     import numpy.typing as npt
 
-    from ._contract import _D
+    from ._contract import _D, _I64
 
     _I: TypeAlias = npt.NDArray[np.int64]
     _B: TypeAlias = npt.NDArray[np.bool_]
     _U: TypeAlias = npt.NDArray[np.uint64]
 
 __all__ = ["score_rows", "best_class", "update_rows", "average", "dynamic_key", "hash_insert",
-           "tagger_epoch"]
+           "tagger_epoch", "GreedyTables"]
 
 
 def score_rows(weights: _D, rows: _I) -> _D:
@@ -253,3 +257,99 @@ def tagger_epoch(static: _I, row_of: _I, gold: _I, dict_guess: _I, offsets: _I, 
     counts[:3] = (steps, n_rows, n_keys)
     return done
 
+
+# ---- tagging Python tokens: the greedy tables (the structured tagger's: _tokens_py)
+START, END = ("-START-", "-START2-"), ("-END-", "-END2-")
+
+
+def _check_rows(indptr: Any, columns: Any, values: Any, rows: int, n_classes: int) -> None:
+    """CSR rows of weights: ``rows`` of them, class columns, float64 values."""
+    arrays = (indptr, columns, values)
+    ok = all(isinstance(a, np.ndarray) and a.ndim == 1 and a.flags.c_contiguous for a in arrays)
+    need(ok and indptr.dtype == np.int64 and indptr.shape[0] == rows + 1 and indptr[0] == 0
+         and bool((indptr[1:] >= indptr[:rows]).all()) and indptr[rows] == columns.shape[0],
+         "indptr must be contiguous int64, one more entry than features, from 0 up to the "
+         "entries")
+    need(columns.dtype == np.int64 and n_classes >= 1 and
+         bool(((columns >= 0) & (columns < n_classes)).all()),
+         "columns must be int64 classes in [0, n_classes)")
+    need(values.dtype == np.float64 and values.shape == columns.shape,
+         "values must be float64, one per entry of columns")
+
+
+class GreedyTables:
+    """A trained greedy tagger prepared for tagging Python tokens: NLTK's ``tag`` (lines
+    381-401) on whole sentences in one call. Read only once made, so any number of threads
+    may tag with it at once.
+
+    ``features[r]`` names row ``r`` of ``weights`` (NLTK's feature strings, distinct);
+    ``names`` the tags by code: the ``n_classes`` classes (the columns of the weights, in
+    sorted order), then ``-START-`` and ``-START2-``, then any other tag the tag dictionary
+    may give; no name holds a space, so every feature string has one reading. The weights
+    are CSR rows (``indptr``, ``columns``, ``values``): row ``r`` is the weights NLTK holds
+    for feature ``r``, a pair it does not hold being zero. Each token takes its tag from
+    ``tagdict`` (a dict, or None for none) when it gives a truthy value, which must be one
+    of ``names`` (else KeyError: the caller prepares new tables); otherwise its 14 features
+    in NLTK's template order select rows, whose entries are added to their class's score in
+    that order from 0.0 (NLTK's ``predict``: a pair not held adds nothing, as `score_rows`'
+    zeros add nothing), and `best_class` picks the tag. Arrays are not copied: a model that
+    changes makes new tables."""
+
+    def __init__(self, features: list[str], names: list[str], n_classes: int,
+                 indptr: _I64, columns: _I64, values: _D) -> None:
+        check_features(features)
+        _check_rows(indptr, columns, values, len(features), n_classes)
+        check_names(names, n_classes + 2, "the classes, then -START- and -START2-")
+        need(names[n_classes:n_classes + 2] == list(START),
+             "names must hold the classes, then -START- and -START2-")
+        need(not any(" " in t for t in names), "names must not hold a space")
+        self._rows = {f: r for r, f in enumerate(features)}
+        self._names, self._n_classes = list(names), n_classes
+        self._csr = (indptr.tolist(), columns.tolist(), values.tolist())
+        self._known = set(names)
+
+    def tag_sentence(self, tokens: list[str], tagdict: dict[str, Any] | None
+                     ) -> list[tuple[str, str]]:
+        """``[(word, tag), ...]`` for the list of str ``tokens``."""
+        check_tokens(tokens, "tokens")
+        check_tagdict(tagdict)
+        return self._tag(tokens, tagdict)
+
+    def tag_sentences(self, sentences: list[list[str]], tagdict: dict[str, Any] | None
+                      ) -> list[list[tuple[str, str]]]:
+        """`tag_sentence` of every list of ``sentences``."""
+        return [self._tag(tokens, tagdict) for tokens in check_sentences(sentences, tagdict)]
+
+    def _tag(self, tokens: list[str], tagdict: dict[str, Any] | None
+             ) -> list[tuple[str, str]]:
+        context = [*START, *(normalize(w) for w in tokens), *END]
+        prev, prev2 = START
+        out = []
+        for i, word in enumerate(tokens):
+            tag = None if tagdict is None else tagdict.get(word)
+            if tag:
+                if tag not in self._known:
+                    raise KeyError(tag)
+            else:
+                tag = self._predict(i + 2, word, context, prev, prev2)
+            out.append((word, tag))
+            prev2, prev = prev, tag
+        return out
+
+    def _predict(self, i: int, word: str, context: list[str], prev: str, prev2: str) -> str:
+        """NLTK's ``_get_features`` (lines 586-612) and ``predict`` for the token at
+        ``context[i]``."""
+        keys = ["bias", "i suffix " + word[-3:], "i pref1 " + word[:1], "i-1 tag " + prev,
+                "i-2 tag " + prev2, f"i tag+i-2 tag {prev} {prev2}", "i word " + context[i],
+                f"i-1 tag+i word {prev} {context[i]}", "i-1 word " + context[i - 1],
+                "i-1 suffix " + context[i - 1][-3:], "i-2 word " + context[i - 2],
+                "i+1 word " + context[i + 1], "i+1 suffix " + context[i + 1][-3:],
+                "i+2 word " + context[i + 2]]
+        get = self._rows.get
+        indptr, columns, values = self._csr
+        scores = [0.0] * self._n_classes
+        for r in (get(k, -1) for k in keys):
+            if r >= 0:
+                for p in range(indptr[r], indptr[r + 1]):
+                    scores[columns[p]] += values[p]
+        return self._names[best_class(np.array(scores))]

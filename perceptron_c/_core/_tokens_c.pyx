@@ -19,10 +19,8 @@ from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from perceptron_c._core._checks cimport between_chunks, need
-from perceptron_c._core._features_c cimport (U32, Vocabulary, append_str, is_digit_word,
-                                             need_u32, reserve)
+from perceptron_c._core._features_c cimport append_str, is_digit_word, need_u32, reserve
 from perceptron_c._core._sequence_c cimport best_path
-from perceptron_c._core._tagging_c cimport N_TEMPLATES, dyn_key, hash_find, hash_put, predict_rows
 
 from perceptron_c._core._tokens_py import __all__  # no-cython-lint: listed once (test_twins)
 
@@ -38,12 +36,6 @@ cdef extern from "_lanes.h" nogil:
                      double* e, Py_ssize_t K)
 
 _str_lower = str.lower
-cdef uint64_t EMPTY = 0xFFFFFFFFFFFFFFFF
-# the template slot of each static feature, and of the first three dynamic ones (_tagging_py)
-cdef int STATIC_SLOTS[10]
-STATIC_SLOTS[:] = [0, 1, 2, 6, 8, 9, 10, 11, 12, 13]
-cdef int DYNAMIC_SLOTS[3]
-DYNAMIC_SLOTS[:] = [3, 4, 5]
 
 # NLTK's 10 static features come apart into what a token's strings select: its normalized
 # word (the 5 word templates and template 7's word), the suffixes of its raw and normalized
@@ -53,22 +45,6 @@ cdef list _PREFIXES = ["bias", "i suffix ", "i pref1 ", "i word ", "i-1 word ", 
                        "i+1 word ", "i+2 word ", "i-1 suffix ", "i+1 suffix ", "i-1 tag ",
                        "i-2 tag ", "i tag+i-2 tag ", "i-1 tag+i word "]
 cdef list _MARKERS = ["-START-", "-START2-", "-END-", "-END2-", "!HYPHEN", "!YEAR", "!DIGITS"]
-cdef enum:  # each template's index in _PREFIXES
-    P_BIAS, P_SUFFIX, P_PREF, P_WORD0, P_WORD1, P_WORD2, P_WORD3, P_WORD4, P_SUF_BEFORE
-    P_SUF_AFTER, P_TAG1, P_TAG2, P_TAGS, P_TAG_WORD, N_PREFIXES
-cdef enum:
-    TOKENS_PER_BLOCK = 4096  # tokens read, then decoded, per block (Ctrl-C between blocks)
-
-
-cdef struct StaticRows:
-    # _Static's rows, for the nogil loops (the arrays belong to the _Static)
-    const int64_t* word_rows
-    const int64_t* suffix_rows
-    const int64_t* pref_rows
-    int64_t bias
-    int64_t marker_suffix[4]
-
-
 cdef int grow_rows(int64_t** p, Py_ssize_t* cap, Py_ssize_t want) except -1:
     """Room for ``want`` rows at *p (cap counts them), the new ones -1."""
     cdef Py_ssize_t old = cap[0], i
@@ -95,14 +71,6 @@ cdef class _Static:
     ``word_rows[5 w + j]``: 'i word', 'i-1 word', 'i-2 word', 'i+1 word', 'i+2 word' of the
     normalized word w (ids 0-3: -START-, -START2-, -END-, -END2-); ``suffix_rows[3 s + j]``:
     'i suffix', 'i-1 suffix', 'i+1 suffix' of the suffix s; ``pref_rows[p]``: 'i pref1'."""
-    cdef Vocabulary words, suffixes, prefs
-    cdef int64_t* word_rows
-    cdef int64_t* suffix_rows
-    cdef int64_t* pref_rows
-    cdef Py_ssize_t word_cap, suffix_cap, pref_cap  # in rows
-    cdef int64_t bias
-    cdef U32 text                   # the prefixes, then the markers, end to end
-    cdef int64_t at[N_PREFIXES + 8]  # prefix t is text[at[t]:at[t + 1]], marker i at 14 + i
 
     def __cinit__(self):
         self.word_rows = self.suffix_rows = self.pref_rows = NULL
@@ -127,10 +95,10 @@ cdef class _Static:
         grow_rows(&self.suffix_rows, &self.suffix_cap, 3)  # never NULL
         grow_rows(&self.pref_rows, &self.pref_cap, 1)
 
-    cdef inline const uint32_t* marker(self, Py_ssize_t i) noexcept:
+    cdef const uint32_t* marker(self, Py_ssize_t i) noexcept:
         return self.text.p + self.at[N_PREFIXES + i]
 
-    cdef inline Py_ssize_t marker_len(self, Py_ssize_t i) noexcept:
+    cdef Py_ssize_t marker_len(self, Py_ssize_t i) noexcept:
         return self.at[N_PREFIXES + i + 1] - self.at[N_PREFIXES + i]
 
     cdef int64_t word_id(self, const uint32_t* k, Py_ssize_t n) except -1:
@@ -206,55 +174,22 @@ cdef class _Static:
         return 0
 
 
-cdef inline int64_t around(const StaticRows* r, const int64_t* ids, Py_ssize_t t,
-                           Py_ssize_t n, int col) noexcept nogil:
-    """The normalized word's id (col 0) or its suffix's (col 1) at position t of a sentence of
-    n tokens; outside it, the marker's (-START-, -START2- before, -END-, -END2- after)."""
-    cdef Py_ssize_t m = t + 2 if t < 0 else 2 + t - n if t >= n else -1
-    if m < 0:
-        return ids[4 * t + col]
-    return m if col == 0 else r.marker_suffix[m]
-
-
-cdef inline int64_t pick(const int64_t* rows, int width, int64_t i, int j) noexcept nogil:
-    return rows[width * i + j] if i >= 0 else -1
-
-
-cdef inline void rows10(const StaticRows* r, const int64_t* ids, Py_ssize_t i, Py_ssize_t n,
-                        int64_t* out) noexcept nogil:
-    """The rows of the 10 static features of token i in NLTK's order, -1 where none; ids: 4
-    per token (`_Static.token`)."""
-    out[0] = r.bias
-    out[1] = pick(r.suffix_rows, 3, ids[4 * i + 2], 0)
-    out[2] = pick(r.pref_rows, 1, ids[4 * i + 3], 0)
-    out[3] = pick(r.word_rows, 5, around(r, ids, i, n, 0), 0)
-    out[4] = pick(r.word_rows, 5, around(r, ids, i - 1, n, 0), 1)
-    out[5] = pick(r.suffix_rows, 3, around(r, ids, i - 1, n, 1), 1)
-    out[6] = pick(r.word_rows, 5, around(r, ids, i - 2, n, 0), 2)
-    out[7] = pick(r.word_rows, 5, around(r, ids, i + 1, n, 0), 3)
-    out[8] = pick(r.suffix_rows, 3, around(r, ids, i + 1, n, 1), 2)
-    out[9] = pick(r.word_rows, 5, around(r, ids, i + 2, n, 0), 4)
-
-
 # ---- the gate (the Python twin's checks and messages)
-cdef object _check_model(object features, object weights, Py_ssize_t rows, str name):
-    """features: a list of distinct str (a `Vocabulary`'s errors); weights: its rows."""
+cdef object check_features(object features):
+    """A list of distinct str (a `Vocabulary`'s errors)."""
     if type(features) is not list:
         raise TypeError(f"features must be a list of str, got {type(features).__name__}")
     Vocabulary(features)
-    need(isinstance(weights, np.ndarray) and weights.dtype == np.float64 and weights.ndim == 2
-         and weights.flags.c_contiguous and weights.shape[0] == rows and weights.shape[1] >= 1,
-         f"{name} must be a C-contiguous float64 array of shape ({rows}, n_classes)")
 
 
-cdef object _check_names(object names, Py_ssize_t n, str what):
+cdef object check_names(object names, Py_ssize_t n, str what):
     if type(names) is not list or not all(type(t) is str for t in names):
         raise TypeError("names must be a list of str")
     need(len(names) == len(set(names)), "names must be distinct")
     need(len(names) >= n and len(names) < (1 << 20), f"names must hold {what}")
 
 
-cdef object _tokens(object tokens, str name):
+cdef object check_tokens(object tokens, str name):
     """A list of str (TypeError naming the first other token)."""
     cdef Py_ssize_t i
     if type(tokens) is not list:
@@ -265,29 +200,22 @@ cdef object _tokens(object tokens, str name):
             raise TypeError(f"{name}[{i}] must be a str token, got {type(token).__name__}")
 
 
-cdef object _sentences(object sentences, object tagdict):
+cdef object check_sentences(object sentences, object tagdict):
     cdef Py_ssize_t k
     if type(sentences) is not list:
         raise TypeError(f"sentences must be a list of lists of str tokens, got "
                         f"{type(sentences).__name__}")
     for k in range(len(sentences)):
-        _tokens(sentences[k], f"sentences[{k}]")
-    _tagdict(tagdict)
+        check_tokens(sentences[k], f"sentences[{k}]")
+    check_tagdict(tagdict)
 
 
-cdef object _tagdict(object tagdict):
+cdef object check_tagdict(object tagdict):
     if tagdict is not None and type(tagdict) is not dict:
         raise TypeError(f"tagdict must be a dict or None, got {type(tagdict).__name__}")
 
 
 # ---- blocks of sentences: read with the GIL, decoded without it
-cdef struct Block:
-    int64_t* ids          # 4 per token (_Static.token), then a tag code per token
-    int64_t* codes
-    int64_t* offsets      # sentence s of the block: tokens offsets[s]..offsets[s+1]-1
-    Py_ssize_t T          # its longest sentence
-
-
 cdef int read_block(_Static static, Block* k, list sentences, Py_ssize_t first,
                     Py_ssize_t stop, object tagdict, dict code) except -1:
     """The ids of every token of the sentences first..stop-1 (checked: lists of str), and
@@ -354,11 +282,6 @@ cdef list tuples(list words, const int64_t* codes, Py_ssize_t n, list names):
 cdef class _Tables:
     """What both tables share: the static rows, the tags' names, the loop over blocks of
     about TOKENS_PER_BLOCK tokens (`_pass` decodes one, without the GIL past 256 tokens)."""
-    cdef _Static static
-    cdef StaticRows rows
-    cdef Py_ssize_t K
-    cdef list names
-    cdef dict code
 
     cdef int _static(self, list features) except -1:
         """The static rows of ``features``; returns 0 (a hook adds the dynamic ones)."""
@@ -427,106 +350,6 @@ cdef class _Tables:
         return -1
 
 
-cdef class GreedyTables(_Tables):
-    """_tokens_py.GreedyTables: the static rows through `_Static`, the dynamic ones through
-    a hash table as `tagger_epoch`'s (template 7's word: the normalized word's id)."""
-    cdef object arrays
-    cdef const double* W
-    cdef const uint64_t* keys
-    cdef const int64_t* vals
-    cdef uint64_t mask
-    cdef dict table
-
-    def __init__(self, features, names, Py_ssize_t n_classes, weights):
-        _check_model(features, weights, len(features), "weights")
-        need(weights.shape[1] == n_classes, "weights must have one column per class")
-        _check_names(names, n_classes + 2, "the classes, then -START- and -START2-")
-        need(names[n_classes:n_classes + 2] == ["-START-", "-START2-"],
-             "names must hold the classes, then -START- and -START2-")
-        need(not any(" " in t for t in names), "names must not hold a space")
-        self.names, self.K = list(names), n_classes
-        self.code = {t: k for k, t in enumerate(self.names)}
-        cdef const double[:, ::1] w = weights
-        self.W = &w[0, 0] if w.shape[0] else NULL  # no rows: none is ever read
-        self.table = {}
-        self._static(features)
-        self._hash(weights)
-
-    cdef int _dynamic(self, int t, str f, const uint32_t* cps, Py_ssize_t row) except -1:
-        """The hash key of the dynamic feature f (template t) -> row, unless it names a tag
-        not in ``names`` (no token can meet it); a later row of a key replaces an earlier."""
-        cdef Py_ssize_t m = len(_PREFIXES[t]), at
-        rest = f[m:]
-        if t == P_TAG1 or t == P_TAG2:
-            code = self.code.get(rest)
-            if code is not None:
-                self.table[dyn_key(3 if t == P_TAG1 else 4, code, code, 0)] = row
-            return 0
-        at = rest.find(" ")  # no name holds a space: the first one ends the first tag
-        first = self.code.get(rest[:at]) if at >= 0 else None
-        second = self.code.get(rest[at + 1:]) if t == P_TAGS and first is not None else None
-        if second is not None:
-            self.table[dyn_key(5, first, second, 0)] = row
-        elif t == P_TAG_WORD and first is not None:
-            self.table[dyn_key(7, first, 0, self.static.word_id(
-                cps + m + at + 1, len(f) - m - at - 1))] = row
-        return 0
-
-    cdef int _hash(self, object weights) except -1:
-        """The table of the dynamic features (`_tagging_c`'s), at most half full."""
-        cdef Py_ssize_t cap = 1024
-        while cap < 2 * len(self.table):
-            cap *= 2
-        self.arrays = (weights, np.full(cap, EMPTY, dtype=np.uint64),
-                       np.full(cap, -1, dtype=np.int64))
-        cdef uint64_t[::1] kv = self.arrays[1]
-        cdef int64_t[::1] vv = self.arrays[2]
-        self.mask = cap - 1
-        for key, row in self.table.items():
-            hash_put(&kv[0], &vv[0], self.mask, key, row)
-        self.keys, self.vals, self.table = &kv[0], &vv[0], None
-        return 0
-
-    def tag_sentence(self, tokens, tagdict):
-        _tokens(tokens, "tokens")
-        _tagdict(tagdict)
-        return self._run([tokens], tagdict)[0]
-
-    def tag_sentences(self, sentences, tagdict):
-        _sentences(sentences, tagdict)
-        return self._run(sentences, tagdict)
-
-    cdef Py_ssize_t _pass(self, Block* k, Py_ssize_t n_sent, double* scores) noexcept nogil:
-        """_tokens_py.GreedyTables._tag on the block, its codes into k.codes."""
-        cdef Py_ssize_t s, i, n, j
-        cdef int64_t prev, prev2, guess
-        cdef const int64_t* ids
-        cdef int64_t* codes
-        cdef int64_t rows[N_TEMPLATES]
-        cdef int64_t r10[10]
-        for s in range(n_sent):
-            ids, codes = k.ids + 4 * k.offsets[s], k.codes + k.offsets[s]
-            n = k.offsets[s + 1] - k.offsets[s]
-            prev, prev2 = self.K, self.K + 1
-            for i in range(n):
-                guess = codes[i]
-                if guess < 0:
-                    rows10(&self.rows, ids, i, n, r10)
-                    for j in range(10):
-                        rows[STATIC_SLOTS[j]] = r10[j]
-                    for j in range(3):
-                        rows[DYNAMIC_SLOTS[j]] = hash_find(
-                            self.keys, self.vals, self.mask,
-                            dyn_key(DYNAMIC_SLOTS[j], prev, prev2, 0))
-                    rows[7] = -1 if ids[4 * i] < 0 else hash_find(
-                        self.keys, self.vals, self.mask, dyn_key(7, prev, prev2, ids[4 * i]))
-                    guess = predict_rows(self.W, self.K, rows, scores)
-                    codes[i] = guess
-                prev2 = prev
-                prev = guess
-        return -1
-
-
 cdef class ViterbiTables(_Tables):
     """_tokens_py.ViterbiTables: the columns of every token through `_Static`, then
     _sequence_c's emissions (4 lanes, each value 1.0) and `best_path`, sentence by sentence."""
@@ -537,7 +360,10 @@ cdef class ViterbiTables(_Tables):
 
     def __init__(self, features, names, W, b, trans):
         cdef Py_ssize_t K, i, j
-        _check_model(features, W, len(features), "W")
+        check_features(features)
+        need(isinstance(W, np.ndarray) and W.dtype == np.float64 and W.ndim == 2 and
+             W.flags.c_contiguous and W.shape[0] == len(features) and W.shape[1] >= 1,
+             f"W must be a C-contiguous float64 array of shape ({len(features)}, n_classes)")
         K = W.shape[1]
         need(isinstance(b, np.ndarray) and b.dtype == np.float64 and b.shape == (K,)
              and b.flags.c_contiguous, "b must be a contiguous float64 array of shape (K,)")
@@ -549,7 +375,7 @@ cdef class ViterbiTables(_Tables):
             for j in range(K):
                 if not isfinite(tr[i, j]):
                     raise FloatingPointError(f"trans[{i}, {j}] is not finite")
-        _check_names(names, K, "one tag per column of W")
+        check_names(names, K, "one tag per column of W")
         need(len(names) == K, "names must hold one tag per column of W")
         self.names, self.K, self.arrays = list(names), K, (W, b, trans)
         cdef const double[:, ::1] w = W
@@ -558,11 +384,11 @@ cdef class ViterbiTables(_Tables):
         self._static(features)
 
     def tag_sentence(self, tokens):
-        _tokens(tokens, "tokens")
+        check_tokens(tokens, "tokens")
         return self._run([tokens], None)[0]
 
     def tag_sentences(self, sentences):
-        _sentences(sentences, None)
+        check_sentences(sentences, None)
         return self._run(sentences, None)
 
     cdef Py_ssize_t _scratch(self, Py_ssize_t T) noexcept:

@@ -21,9 +21,10 @@ ROUTINES: dict[str, str] = {
     "kpa": "the kernel passive-aggressive epochs",
     "order": "the visiting orders (shuffles drawn once for both twins)",
     "sequence": "the structured perceptron: Viterbi, epochs, decisions",
-    "tagging": "the greedy tagger (NLTK's): epochs and tagging",
+    "tagging": "the greedy tagger (NLTK's): epochs, and tagging Python tokens",
     "features": "token features: keys, interning, hashing",
-    "tokens": "tagging Python tokens with a trained tagger, whole sentences per call",
+    "tokens": "Python tokens read against a trained tagger (NLTK's static features), a block "
+              "of sentences per call; the structured tagger's tagging",
 }
 
 # .pxd files of shared inline C helpers (no module of their own), and the C headers.
