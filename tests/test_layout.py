@@ -71,9 +71,10 @@ def _python_functions(path):
 
 def _cython_functions(path):
     """def/cdef/cpdef functions of a .pyx: from their first line to the next line at the
-    same or a lower indentation."""
+    same or a lower indentation (a ``cdef class X(Base):`` is not one)."""
     lines = path.read_text(encoding="utf-8").split("\n")
-    start = re.compile(r"^(\s*)(?:cdef|cpdef|def)\s+(?:[\w\[\]:,\s\*]+\s+)?(\w+)\s*\(")
+    start = re.compile(r"^(\s*)(?:cdef|cpdef|def)\s+(?!class\s)(?:[\w\[\]:,\s\*]+\s+)?(\w+)"
+                       r"\s*\(")
     for i, line in enumerate(lines):
         match = start.match(line)
         if not match or line.rstrip().endswith(")") and "nogil" in line and ":" not in line:
