@@ -19,7 +19,7 @@ NO_EXTENSIONS = bool(os.environ.get("PERCEPTRON_C_NO_EXTENSIONS"))
 REGISTRY = runpy.run_path(os.path.join("perceptron_c", "_core", "registry.py"))
 MODULES = [REGISTRY["twins"](name)[0] for name in REGISTRY["ROUTINES"]]
 # Cython's runtime support (memoryviews, function objects, ...) compiled once, into this
-# module, which the others import, instead of a copy in each of the 12 (Cython 3.1+).
+# module, which the others import, instead of a copy in each of the 13 (Cython 3.1+).
 SHARED = "perceptron_c._core._cyutility"
 # binding=False: the def functions are builtin functions, not Cython's function objects (40 KB
 # less in the wheel); embedsignature's "clinic" format gives each a __text_signature__, from
@@ -89,8 +89,8 @@ DEFINITION = re.compile(HEAD + r"[^;{]*\{\n(.*?)\n\}\n", re.M | re.S)
 CALL = re.compile(r"\b((?:__pyx_fuse_\d+)?__pyx_f_\w+|pc_\w+)\(")
 NOGIL = re.compile(r"PyEval_SaveThread|Py_UNBLOCK_THREADS|PyGILState_Ensure")
 # The twins whose routines work on Python objects (strings, dicts, lists) with the GIL held,
-# per token: there a cdef function that holds the GIL is the work itself.
-OBJECT_CODE = ("_features_c", "_tagging_c", "_tokens_c")
+# per token or per feature: there a cdef function that holds the GIL is the work itself.
+OBJECT_CODE = ("_features_c", "_tagging_c", "_tokens_c", "_dicts_c")
 PRELUDE = ("#if defined(__GNUC__) && !defined(__clang__)\n"
            "#define PC_GLUE __attribute__((cold))\n"
            "#define PC_GLUE_SIZE __attribute__((optimize(\"Os\")))\n"

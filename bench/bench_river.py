@@ -10,7 +10,7 @@ keeps its best time. Reported: examples per second and the ratio ours / River's.
 - learn_one: River's ``linear_model.Perceptron`` (plain, no averaging) against our averaged
   ``Perceptron`` (the issue's goal) and our plain one; River's ``PAClassifier`` against ours;
   our ``MulticlassPerceptron`` on the same labels (River has no K-class perceptron); and
-  ``predict_one`` before each ``learn_one`` (progressive validation), where no row waits.
+  ``predict_one`` before each ``learn_one`` (progressive validation).
 - learn_many on DataFrames of ``--batch`` rows: River's ``linear_model.Perceptron.learn_many``
   (one mean-gradient step per batch, not the perceptron's row-by-row updates) and River's
   Perceptron fed the frame's rows by learn_one (the model ours learns) against our averaged

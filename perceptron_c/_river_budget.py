@@ -3,7 +3,7 @@ on the compiled budget routines (every strategy of `BudgetKernelPerceptron`)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Hashable, Iterator
 from typing import Any
 
 import numpy as np
@@ -12,9 +12,20 @@ from river import base
 
 from . import _backend
 from . import kernels as _kernels
+from ._backend import active as _twin
 from ._docs import fill
 from ._kernel_rows import cached_scores
-from ._river_rows import DOCS, Binary, Columns, NoProbability, Rows, check_rows, grow_columns, signs
+from ._river_rows import (
+    DOCS,
+    Binary,
+    Columns,
+    NoProbability,
+    PerCall,
+    Rows,
+    check_rows,
+    grow_columns,
+    signs,
+)
 
 __all__ = ["BudgetKernelPerceptron"]
 
@@ -43,7 +54,7 @@ def _grown(a: np.ndarray, shape: tuple[int, ...], fill: float) -> np.ndarray:
     return out
 
 
-class BudgetKernelPerceptron(Binary, NoProbability, base.MiniBatchClassifier):
+class BudgetKernelPerceptron(Binary, PerCall, NoProbability, base.MiniBatchClassifier):
     """The binary kernel perceptron on a budget for River: at most ``budget`` support vectors,
     whatever the length of the stream.
 
@@ -121,6 +132,19 @@ class BudgetKernelPerceptron(Binary, NoProbability, base.MiniBatchClassifier):
         self._u = np.zeros((1, 1))
         self._beta = np.zeros(1)
         self._count = np.ones(1, dtype=np.int64)
+        self._reset_calls()
+
+    def _build_calls(self) -> Any:
+        avg = (self._u, self._beta, self._count) if self.average else (None, None, None)
+        arrays = (self._sv, self._alpha, self._b, self._stamp, self._counts, self._q,
+                  self._kinv, *avg)
+        return _backend.dicts.BudgetDicts(self._columns.index, arrays,
+                                          (self.kernel, self.gamma, self.degree, self.coef0),
+                                          self.strategy, self.budget, float(self.eta),
+                                          bool(self.fit_intercept), self._rng)
+
+    def _grow(self) -> None:
+        self._sv = grow_columns(self._sv, len(self._columns))
 
     def _make_kernel(self) -> _kernels.Kernel:
         if self.kernel == "rbf":
@@ -157,10 +181,11 @@ class BudgetKernelPerceptron(Binary, NoProbability, base.MiniBatchClassifier):
         self._sv = _grown(self._sv, (cap, self._sv.shape[1]), 0.0)
 
     def _learn(self, rows: Rows, y: np.ndarray) -> None:
-        self._sv = grow_columns(self._sv, len(self._columns))
+        self._grow()
         block = _dense(rows, self._sv.shape[1])
         for s in range(0, rows.n_rows, _BLOCK):
             self._block(np.ascontiguousarray(block[s:s + _BLOCK]), y[s:s + _BLOCK])
+        self._reset_calls()  # the arrays may have been replaced
 
     def _block(self, block: np.ndarray, y: np.ndarray) -> None:
         """One routine call over the rows of ``block``, as `BudgetKernelPerceptron` runs one
@@ -207,7 +232,24 @@ class BudgetKernelPerceptron(Binary, NoProbability, base.MiniBatchClassifier):
 
         {learn_one}
         """
-        self._learn(self._columns.row(x, learn=True), np.array([1 if y else 0]))
+        label = 1 if y else 0
+        status = (self._calls.get(_twin()) or self._calls_now()).learn(x, label)
+        if status < 0:
+            self._learn_grown(x, label, status)
+
+    def _learn_grown(self, x: dict[Hashable, Any], label: int, status: int) -> None:
+        """learn_one once x's new names have columns and a slot is free (`_all_or_nothing`)."""
+        dicts = _backend.dicts
+        with self._all_or_nothing():
+            while status < 0:
+                if status == dicts.NEW_NAMES:
+                    index = self._columns.index
+                    self._columns.add(dicts.dict_row(x, index, max(1, len(index)))[2])
+                    self._grow()
+                else:  # NO_ROOM: the slots double, up to the budget
+                    self._reserve(min(self.budget, int(self._counts[0]) + 1))
+                self._reset_calls()
+                status = self._calls_now().learn(x, label)
 
     @fill(DOCS, y=DOCS["y_many_bool"])
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
@@ -233,9 +275,6 @@ class BudgetKernelPerceptron(Binary, NoProbability, base.MiniBatchClassifier):
             K = self._kern(block, self._sv[:n])
         # the package's 4-lane sums, not BLAS's (whose order follows the machine)
         return cached_scores(alpha[None, :], np.ascontiguousarray(K.T))[0] + b
-
-    def _decision(self, x: Mapping[Hashable, Any]) -> float:
-        return float(self._scores(self._columns.row(x, learn=False))[0])
 
     def _decisions(self, X: pd.DataFrame) -> np.ndarray:
         return self._scores(self._columns.frame(X, learn=False))

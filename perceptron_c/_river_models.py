@@ -9,6 +9,7 @@ import pandas as pd
 from river import base
 
 from . import _backend
+from ._backend import active as _twin
 from ._docs import fill
 from ._river_rows import (
     DOCS,
@@ -64,7 +65,17 @@ class _AveragedState(Linear):
         self._b = np.zeros(n_rows)
         self._beta = np.zeros(n_rows)
         self._count = np.ones(1, dtype=np.int64)  # [Daume2017] Alg. 7's c, 1 before any example
-        self._init_pending()
+        self._reset_calls()
+
+    def _build_calls(self) -> Any:
+        on = bool(self.average)
+        return _backend.dicts.LinearDicts(self._columns.index, self._W, self._b,
+                                          self._U if on else None, self._beta if on else None,
+                                          self._count if on else None,
+                                          bool(self.fit_intercept), bool(self.normalize))
+
+    def _score_rows(self, rows: Rows, out: np.ndarray) -> None:
+        self._calls_now().scores(rows.data, rows.indices, rows.indptr, out)
 
     def _model(self) -> tuple[np.ndarray, np.ndarray]:
         if not self.average:
@@ -113,17 +124,19 @@ class Perceptron(_AveragedState, BinaryLinear, NoProbability, base.MiniBatchClas
 
         {learn_one}
         """
-        self._learn_x(x, 1.0 if y else -1.0)
+        label = 1.0 if y else -1.0
+        if (self._calls.get(_twin()) or self._calls_now()).learn_binary(x, label) < 0:
+            self._learn_new_names(x, lambda calls: calls.learn_binary(x, label))
 
     @property
     def weights(self) -> dict[Hashable, float]:
         """Feature name -> weight of the model that predicts (the average, when averaging)."""
-        return self._named(self._prediction()[0][0])
+        return self._named(self._model()[0][0])
 
     @property
     def intercept(self) -> float:
         """The bias of the model that predicts (the average, when averaging)."""
-        return float(self._prediction()[1][0])
+        return float(self._model()[1][0])
 
 
 @fill(_PARAMS)
@@ -145,8 +158,6 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
     {params_perceptron}
     """
 
-    _Y_DTYPE = np.int64
-
     def __init__(self, average: bool = True, fit_intercept: bool = True,
                  normalize: bool = False) -> None:
         super().__init__(average, fit_intercept, normalize, 0)
@@ -164,8 +175,10 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
         return True
 
     def _add_classes(self, n_classes: int) -> None:
-        self._W, self._U = grow_rows(self._W, n_classes), grow_rows(self._U, n_classes)
-        self._b, self._beta = grow_rows(self._b, n_classes), grow_rows(self._beta, n_classes)
+        if n_classes > self._W.shape[0]:
+            self._W, self._U = grow_rows(self._W, n_classes), grow_rows(self._U, n_classes)
+            self._b, self._beta = grow_rows(self._b, n_classes), grow_rows(self._beta, n_classes)
+            self._reset_calls()
 
     def _code(self, label: Any) -> int:
         k = self._class_index.get(label)
@@ -191,11 +204,17 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
         {learn_one}
         """
         k = self._class_index.get(y)
-        if k is None:  # a new class joins the argmax after the rows learned so far
-            self._flush()
+        if k is not None:
+            self._learn_class(x, k)
+            return
+        with self._all_or_nothing():  # a new class joins the argmax with zero weights
             k = self._code(y)
             self._add_classes(len(self._classes))
-        self._learn_x(x, k)
+            self._learn_class(x, k)
+
+    def _learn_class(self, x: dict[Hashable, Any], k: int) -> None:
+        if (self._calls.get(_twin()) or self._calls_now()).learn_class(x, k) < 0:
+            self._learn_new_names(x, lambda calls: calls.learn_class(x, k))
 
     @fill(DOCS, y=_Y_CLASSES)
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
@@ -240,7 +259,7 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
         """
         if not self._classes:
             return None
-        return self._argmax(self._scores(self._row(x)))[0]
+        return self._classes[(self._calls.get(_twin()) or self._calls_now()).argmax(x)]
 
     def _predict_rows(self, X: pd.DataFrame) -> Any:
         if not self._classes:
@@ -255,12 +274,12 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
     @property
     def weights(self) -> dict[Any, dict[Hashable, float]]:
         """Class -> feature name -> weight of the model that predicts."""
-        W = self._prediction()[0]
+        W = self._model()[0]
         return {c: self._named(W[k]) for k, c in enumerate(self._classes)}
 
     @property
     def intercept(self) -> dict[Any, float]:
         """Class -> bias of the model that predicts."""
-        b = self._prediction()[1]
+        b = self._model()[1]
         return {c: float(b[k]) for k, c in enumerate(self._classes)}
 

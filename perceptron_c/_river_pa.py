@@ -11,6 +11,7 @@ import pandas as pd
 from river import base
 
 from . import _backend
+from ._backend import active as _twin
 from ._docs import fill
 from ._river_rows import (
     DOCS,
@@ -60,7 +61,7 @@ class _PA(Linear):
         self._W = np.zeros((1, START_COLUMNS))
         self._state = np.zeros(sgd.N_STATE)
         sgd.sgd_start(self._W[0], np.zeros(0), self._state, 0.0, 0.0, 1.0)
-        self._init_pending()
+        self._reset_calls()
 
     @classmethod
     def _unit_test_params(cls) -> Iterator[dict[str, Any]]:
@@ -71,19 +72,38 @@ class _PA(Linear):
     def _margin(self) -> float:
         raise NotImplementedError
 
-    def _run(self, rows: Rows, y: np.ndarray, order: np.ndarray) -> None:
+    def _params(self) -> np.ndarray:
         sgd = _backend.sgd
         params = np.zeros(sgd.N_PARAMS)
         params[sgd.ETA0] = float(self.C)
         params[sgd.INTERCEPT_DECAY] = 1.0
         params[sgd.WEIGHT_POS] = params[sgd.WEIGHT_NEG] = 1.0
         params[sgd.EPSILON_OR_THRESHOLD] = self._margin()
-        rate = (sgd.RATE_PA, sgd.RATE_PA1, sgd.RATE_PA2)[self.mode]
+        return params
+
+    def _codes(self) -> tuple[int, int]:
+        """The SGD routine's loss and learning-rate codes."""
+        sgd = _backend.sgd
         loss = sgd.LOSS_HINGE if self._LOSS == "hinge" else sgd.LOSS_EPSILON_INSENSITIVE
-        empty = np.zeros(0)
+        return loss, (sgd.RATE_PA, sgd.RATE_PA1, sgd.RATE_PA2)[self.mode]
+
+    def _build_calls(self) -> Any:
+        return _backend.dicts.SGDDicts(self._columns.index, self._W, self._state, self._params(),
+                                       *self._codes(), bool(self.learn_intercept))
+
+    def _run(self, rows: Rows, y: np.ndarray, order: np.ndarray) -> None:
+        sgd, empty = _backend.sgd, np.zeros(0)
         sgd.sgd_epoch_csr(rows.data, rows.indices, rows.indptr, y, np.ones(rows.n_rows), order,
-                          self._W[0], empty, empty, self._state, params, loss, rate,
+                          self._W[0], empty, empty, self._state, self._params(), *self._codes(),
                           sgd.PENALTY_NONE, bool(self.learn_intercept), False)
+
+    def _learn_target(self, x: dict[Hashable, Any], y: float) -> None:
+        if (self._calls.get(_twin()) or self._calls_now()).learn(x, y) < 0:
+            self._learn_new_names(x, lambda calls: calls.learn(x, y))
+
+    def _score_rows(self, rows: Rows, out: np.ndarray) -> None:
+        W, b = self._model()
+        _backend.linear.decision_csr(rows.data, rows.indices, rows.indptr, W, b, out)
 
     def _model(self) -> tuple[np.ndarray, np.ndarray]:
         return self._W, self._state[_backend.sgd.INTERCEPT:_backend.sgd.INTERCEPT + 1]
@@ -146,7 +166,7 @@ class PAClassifier(_PA, BinaryLinear, base.MiniBatchClassifier):
 
         {learn_one}
         """
-        self._learn_x(x, 1.0 if y else -1.0)
+        self._learn_target(x, 1.0 if y else -1.0)
 
     @fill(DOCS)
     def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
@@ -207,8 +227,8 @@ class PARegressor(_PA, Predictions, base.MiniBatchRegressor):
                  learn_intercept: bool = True) -> None:
         if not (isinstance(eps, (int, float)) and 0 <= eps < math.inf):
             raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
+        self.eps = eps  # before the calls are built: they read the margin
         super().__init__(C=C, mode=mode, learn_intercept=learn_intercept)
-        self.eps = eps
 
     def _margin(self) -> float:
         return float(self.eps)
@@ -219,7 +239,7 @@ class PARegressor(_PA, Predictions, base.MiniBatchRegressor):
 
         {learn_one}
         """
-        self._learn_x(x, float(y))
+        self._learn_target(x, float(y))
 
     @fill(DOCS, y=_Y_TARGETS, raises_learn_many=DOCS["raises_learn_many_targets"])
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
@@ -246,7 +266,7 @@ class PARegressor(_PA, Predictions, base.MiniBatchRegressor):
 
         {raises_x}
         """
-        return self._decision(x)
+        return (self._calls.get(_twin()) or self._calls_now()).decision(x)
 
     def _predict_rows(self, X: pd.DataFrame) -> np.ndarray:
         return self._decisions(X)

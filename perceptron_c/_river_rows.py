@@ -1,4 +1,5 @@
-"""What the River adapters share: feature names to columns, rows as CSR, weights that grow.
+"""What the River adapters share: feature names to columns, one call per example, rows as CSR,
+weights that grow.
 
 A stream names its features (dict keys, frame columns) and may add new ones at any time. Each
 name gets the next column the first time a model *learns* a number for it (see `Columns`), and
@@ -6,37 +7,40 @@ keeps it for good; the weight arrays grow (by doubling) to hold it, the new weig
 name seen only by a prediction gets no column: its weight is zero, so it adds nothing to a
 score.
 
-A row reaches a routine as CSR with its entries in column order, whatever order the dict's
-keys or the frame's columns came in, so that the arithmetic (the routines' 4-lane sums by
-position in the row) is the same for ``learn_one``, ``learn_many`` and any order of the keys.
-NaN marks a missing value, as pandas marks a key absent from some dicts of a frame: the entry is
-left out. Infinity is an error.
+``learn_one`` and ``predict_one`` are one compiled call each: an object of
+``_backend.dicts`` (`PerCall`), built over the model's arrays and its index of names, reads
+the dict, checks its values, and scores or learns the example in place. A dict that brings a
+name without a column learns nothing at first; the model then numbers its new names, grows its
+arrays and calls again. A frame reaches the routines as CSR rows (`Columns.frame`). Either way
+a row's entries come in column order, whatever the order of the dict's keys or the frame's
+columns, so that the arithmetic (the routines' 4-lane sums by position in the row) is the same
+for ``learn_one``, ``learn_many`` and any order of the keys. NaN marks a missing value, as
+pandas marks a key absent from some dicts of a frame: the entry is left out. Infinity is an
+error.
 
-`Linear` is the linear adapters' base: their weights, and the rows ``learn_one`` keeps waiting
-for one compiled call. `Binary` holds the binary classifiers' predictions, `NoProbability` the
-perceptrons' ``predict_proba_one``, and `DOCS` the numpydoc blocks their methods share.
+`Linear` is the linear adapters' base: their weights. `Binary` holds the binary classifiers'
+predictions, `NoProbability` the perceptrons' ``predict_proba_one``, and `DOCS` the numpydoc
+blocks their methods share.
 """
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable, Hashable, Iterable, Mapping
+import contextlib
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import _backend
+from ._backend import active as _twin
 from ._docs import fill
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["DOCS", "START_COLUMNS", "Binary", "Columns", "Linear", "NoProbability", "Predictions",
-           "Rows", "Schema", "check_rows", "grow_columns", "grow_rows", "signs", "visit"]
+__all__ = ["DOCS", "START_COLUMNS", "Binary", "Columns", "Linear", "NoProbability", "PerCall",
+           "Predictions", "Rows", "check_rows", "grow_columns", "grow_rows", "signs", "visit"]
 
 START_COLUMNS = 8  # never 0: the routines take the address of the first weight
-_PENDING_VALUES = 1 << 14  # values learn_one keeps waiting for one call (<= 0.5 MB)
-_FIRST_ROW = np.zeros(1, dtype=np.int64)  # the order of a one-row call (read only)
-_FIRST_ROW.flags.writeable = False
 
 # The numpydoc blocks the adapters' methods share, each written once (``_docs.fill`` places
 # them); where the adapters differ for a reason (what overflows, labels or targets) each
@@ -152,17 +156,6 @@ class Rows:
         return int(self.indptr.shape[0] - 1)
 
 
-def _finite_values(values: Iterable[Any], n: int, what: str) -> np.ndarray:
-    try:
-        data = np.fromiter(values, dtype=np.float64, count=n)
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"{what} must map feature names to real numbers ({e})") from None
-    if np.isinf(data).any():
-        raise ValueError(f"{what} holds an infinite value; only finite numbers and NaN "
-                         "(a missing value) are accepted")
-    return data
-
-
 def _sorted(names: list[Hashable]) -> list[Hashable]:
     """Names in a canonical order: sorted, or by (type name, repr) where they do not compare."""
     try:
@@ -171,34 +164,8 @@ def _sorted(names: list[Hashable]) -> list[Hashable]:
         return sorted(names, key=lambda k: (type(k).__name__, repr(k)))
 
 
-class Schema:
-    """A dict's keys, all with columns: their columns sorted (int32), the permutation that
-    sorts them (None when they are in order), how many such rows may wait."""
-
-    __slots__ = ("keys", "by_column", "columns", "indptr", "rows", "_get")
-
-    def __init__(self, keys: tuple[Hashable, ...], by_column: np.ndarray | None,
-                 columns: np.ndarray) -> None:
-        self.keys, self.by_column, self.columns = keys, by_column, columns
-        self.indptr = np.array([0, len(keys)], dtype=np.int64)
-        self.rows = max(1, min(256, _PENDING_VALUES // max(len(keys), 1)))
-        # one C-level lookup per key; itemgetter of one key returns the value, not a tuple
-        self._get: Callable[[Any], tuple[Any, ...]] = \
-            operator.itemgetter(*keys) if len(keys) > 1 else lambda d: tuple(d[k] for k in keys)
-
-    def values(self, x: Any) -> tuple[Any, ...] | None:
-        """``x``'s values in the schema's key order, or None unless ``x`` has exactly the
-        schema's keys (in any order)."""
-        if len(x) != len(self.keys):
-            return None
-        try:
-            return self._get(x)
-        except (KeyError, TypeError, IndexError):
-            return None
-
-
 class Columns:
-    """Feature name -> column; builds the rows of dicts and frames. A name gets the next
+    """Feature name -> column; builds the rows of frames. A name gets the next
     column at the first example learned that gives it a number (NaN is none); the names that
     one example introduces are numbered in sorted order. So the numbering, and with it the
     arithmetic, depends neither on the order of a dict's keys nor on how the stream is cut
@@ -219,43 +186,17 @@ class Columns:
     def __setstate__(self, state: dict[Hashable, int]) -> None:
         self.index = state
 
-    def _add(self, names: list[Hashable]) -> None:
+    def add(self, names: list[Hashable]) -> None:
+        """Columns for ``names`` (none of which has one), numbered in sorted order."""
         index = self.index
         for name in _sorted(names):
             index[name] = len(index)
 
-    def row(self, x: Mapping[Hashable, Any], learn: bool) -> Rows:
-        """One dict as a one-row CSR; ``learn`` gives its new names columns, else they are
-        left out (their weight is zero)."""
-        if not isinstance(x, Mapping):
-            raise TypeError(f"x must be a dict of feature name -> number, got "
-                            f"{type(x).__name__}")
+    def truncate(self, n: int) -> None:
+        """Forget the names numbered from ``n`` on (the last added)."""
         index = self.index
-        data = _finite_values(x.values(), len(x), "x")
-        cols = [index.get(k, -1) for k in x]
-        if learn and -1 in cols:
-            self._add([k for k, c, v in zip(x, cols, data.tolist()) if c < 0 and v == v])
-            cols = [index.get(k, -1) for k in x]
-        indices = np.array(cols, dtype=np.int32)
-        present = (indices >= 0) & (data == data)  # NaN: a missing value, left out
-        if not present.all():
-            indices, data = indices[present], data[present]
-        if indices.shape[0] > 1:
-            by_column = np.argsort(indices, kind="stable")
-            indices, data = indices[by_column], data[by_column]
-        return Rows(data, indices, np.array([0, indices.shape[0]], dtype=np.int64))
-
-    def schema(self, x: Mapping[Hashable, Any]) -> Schema | None:
-        """The schema of ``x``'s keys; None unless each has a column."""
-        keys = tuple(x)
-        cols = [self.index.get(k, -1) for k in keys]
-        if -1 in cols:
-            return None
-        columns = np.array(cols, dtype=np.int32)
-        by_column = np.argsort(columns, kind="stable")
-        if (by_column == np.arange(len(cols))).all():
-            return Schema(keys, None, columns)
-        return Schema(keys, by_column, columns[by_column])
+        while len(index) > n:
+            index.popitem()
 
     def frame(self, X: Any, learn: bool) -> Rows:
         """A pandas DataFrame as CSR rows; ``learn`` numbers its new columns' names as
@@ -284,7 +225,7 @@ class Columns:
                 new = [j for j in new if not missing[:, j].all()]
                 first = (~missing[:, new]).argmax(axis=0).tolist() if new else []
             for t in sorted(set(first)):  # the row that introduces them, as learn_one would
-                self._add([names[j] for j, f in zip(new, first) if f == t])
+                self.add([names[j] for j, f in zip(new, first) if f == t])
         kept = sorted((index[c], j) for j, c in enumerate(names) if c in index)
         take = [j for _, j in kept]
         if take != list(range(len(names))):
@@ -340,30 +281,32 @@ def signs(y: Any) -> np.ndarray:
     return np.where(np.asarray(y).astype(bool), 1.0, -1.0)
 
 
-class Linear:
-    """Weights as rows of a (rows, capacity) array over the columns of ``_columns``; the
-    subclasses name their arrays in ``_WIDE``, set them up, and run the routines (``_run``).
+class PerCall:
+    """A River model's one-example calls: ``_calls`` holds the object of ``_backend.dicts``
+    built over the model's arrays (`_build_calls`), one per twin in use, so that each
+    ``learn_one`` and ``predict_one`` is one compiled call. It is built when the model is
+    made, whenever an array is replaced (`_reset_calls`), and when the model is unpickled:
+    never during a call of the twin it was built for, and never pickled."""
 
-    ``learn_one`` on a dict with the keys (in any order) of the previous dict learned
-    (every key with a column, every value a finite number) only copies the values: such rows
-    wait, up to ``_PENDING_VALUES`` values, and go to the routine in one call, before anything
-    reads the model (a prediction, ``weights``, ``learn_many``, pickling). The routine visits
-    them in order, as it would one by one: the same model, at a fraction of the calls.
-    """
-
-    _WIDE: tuple[str, ...] = ()
-    _Y_DTYPE: Any = np.float64
-    _TRANSIENT = ("_schema", "_pending_x", "_pending_y", "_cache")
+    _TRANSIENT = ("_calls",)
     _columns: Columns
+    _calls: dict[str, Any]
 
-    def _init_pending(self) -> None:
-        self._schema: Schema | None = None
-        self._pending_x: list[Any] = []
-        self._pending_y: list[Any] = []
-        self._cache: tuple[np.ndarray, np.ndarray] | None = None
+    def _build_calls(self) -> Any:
+        raise NotImplementedError
+
+    def _reset_calls(self) -> None:
+        self._calls = {_twin(): self._build_calls()}
+
+    def _calls_now(self) -> Any:
+        """The object of the twin in use (built here for the other twin only)."""
+        twin = _twin()
+        calls = self._calls.get(twin)
+        if calls is None:
+            calls = self._calls[twin] = self._build_calls()
+        return calls
 
     def __getstate__(self) -> dict[str, Any]:
-        self._flush()
         state = self.__dict__.copy()
         for name in self._TRANSIENT:
             state.pop(name, None)
@@ -371,7 +314,45 @@ class Linear:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._init_pending()
+        self._reset_calls()
+
+    @contextlib.contextmanager
+    def _all_or_nothing(self) -> Iterator[None]:
+        """A learning call that raises leaves the model as it was: its arrays, names and
+        classes (the lists and dicts of its state) as they were before."""
+        before = {k: v.copy() if isinstance(v, (list, dict)) else v
+                  for k, v in self.__dict__.items()}
+        n_names = len(self._columns)
+        try:
+            yield
+        except BaseException:
+            self._columns.truncate(n_names)
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            self._reset_calls()  # new objects: no schema remembers a name just forgotten
+            raise
+
+    def _learn_new_names(self, x: Mapping[Hashable, Any], learn: Callable[[Any], int]) -> None:
+        """``learn(calls)`` once ``x``'s names without a column have theirs (numbered in sorted
+        order) and the arrays have grown; `_all_or_nothing`."""
+        with self._all_or_nothing():
+            index = self._columns.index
+            self._columns.add(_backend.dicts.dict_row(x, index, max(1, len(index)))[2])
+            self._grow()
+            if learn(self._calls_now()) < 0:
+                raise RuntimeError("learn_one: a name still has no column")
+
+    def _grow(self) -> None:
+        raise NotImplementedError
+
+
+class Linear(PerCall):
+    """Weights as rows of a (rows, capacity) array over the columns of ``_columns``; the
+    subclasses name their arrays in ``_WIDE``, set them up, build their one-example calls and
+    run the routines on frames (``_run``)."""
+
+    _WIDE: tuple[str, ...] = ()
+    _W: np.ndarray
 
     def _run(self, rows: Rows, y: np.ndarray, order: np.ndarray) -> None:
         raise NotImplementedError
@@ -380,106 +361,37 @@ class Linear:
         raise NotImplementedError
 
     def _grow(self) -> None:
+        grown = False
         for name in self._WIDE:
-            setattr(self, name, grow_columns(getattr(self, name), len(self._columns)))
+            a = getattr(self, name)
+            b = grow_columns(a, len(self._columns))
+            grown = grown or b is not a
+            setattr(self, name, b)
+        if grown:
+            self._reset_calls()
 
     def _learn_rows(self, rows: Rows, y: np.ndarray, order: np.ndarray) -> None:
-        self._cache = None
         self._run(rows, y, order)
 
-    def _under_schema(self, x: Mapping[Hashable, Any]) -> tuple[Schema, tuple[Any, ...]] | None:
-        """The schema of the last dict learned and ``x``'s values in its order, when ``x`` has
-        its keys and every value is a finite number; else None (the general path then says
-        what is wrong)."""
-        schema = self._schema
-        values = None if schema is None else schema.values(x)
-        if values is None:
-            return None
-        assert schema is not None
-        try:
-            total = sum(values)
-        except TypeError:
-            return None
-        if isinstance(total, (float, int)) and total - total == 0:  # all finite
-            return schema, values
-        return None
-
-    def _learn_x(self, x: Mapping[Hashable, Any], y: Any) -> None:
-        """``learn_one``'s part after the label: ``y`` is the routine's label value."""
-        fast = self._under_schema(x)
-        if fast is not None:
-            schema, values = fast
-            self._pending_x.extend(values)
-            self._pending_y.append(y)
-            if len(self._pending_y) >= schema.rows:
-                self._flush()
-            return
-        self._flush()
-        rows = self._columns.row(x, learn=True)
-        self._grow()
-        self._learn_rows(rows, np.array([y], dtype=self._Y_DTYPE), visit(0, 1))
-        self._schema = self._columns.schema(x)
-
     def _learn_frame(self, X: pd.DataFrame) -> Rows:
-        self._flush()
         rows = self._columns.frame(X, learn=True)
         self._grow()
         return rows
 
-    def _flush(self) -> None:
-        """Learn the waiting rows, in one call."""
-        ys = self._pending_y
-        if not ys:
-            return
-        assert self._schema is not None  # rows wait only under a schema
-        schema, values = self._schema, self._pending_x
-        self._pending_x, self._pending_y = [], []
-        n, m = len(ys), len(schema.keys)
-        if n == 1:  # predict_one after each learn_one: the schema's row, fewest calls
-            data = np.fromiter(values, dtype=np.float64, count=m)
-            if schema.by_column is not None:
-                data = data[schema.by_column]
-            y = np.array(ys, dtype=self._Y_DTYPE)
-            self._learn_rows(Rows(data, schema.columns, schema.indptr), y, _FIRST_ROW)
-            return
-        X = np.fromiter(values, dtype=np.float64, count=n * m).reshape(n, m)
-        if schema.by_column is not None:
-            X = X[:, schema.by_column]
-        indptr = np.arange(0, n * m + 1, m, dtype=np.int64) if m else \
-            np.zeros(n + 1, dtype=np.int64)
-        rows = Rows(X.reshape(-1), np.tile(schema.columns, n), indptr)
-        self._learn_rows(rows, np.array(ys, dtype=self._Y_DTYPE), visit(0, n))
-
-    def _prediction(self) -> tuple[np.ndarray, np.ndarray]:
-        """(W, b) of the model that predicts, every waiting row learned."""
-        self._flush()
-        if self._cache is None:
-            self._cache = self._model()
-        return self._cache
-
-    def _row(self, x: Mapping[Hashable, Any]) -> Rows:
-        """A dict to predict on, as a one-row CSR (names never learned left out)."""
-        fast = self._under_schema(x)
-        if fast is not None:
-            schema, values = fast
-            data = np.fromiter(values, dtype=np.float64, count=len(schema.keys))
-            if schema.by_column is not None:
-                data = data[schema.by_column]
-            return Rows(data, schema.columns, schema.indptr)
-        return self._columns.row(x, learn=False)
+    def _score_rows(self, rows: Rows, out: np.ndarray) -> None:
+        raise NotImplementedError
 
     def _scores(self, rows: Rows) -> np.ndarray:
         """(n_rows, n_rows_of_W) scores W . x + b of the model that predicts."""
-        W, b = self._prediction()
-        out = np.empty((rows.n_rows, W.shape[0]))
-        _backend.linear.decision_csr(rows.data, rows.indices, rows.indptr, W, b, out)
+        out = np.empty((rows.n_rows, self._W.shape[0]))
+        self._score_rows(rows, out)
         return out
 
     def _named(self, w: np.ndarray) -> dict[Hashable, float]:
         return {name: float(w[j]) for name, j in self._columns.index.items()}
 
     def _decision(self, x: Mapping[Hashable, Any]) -> float:
-        return float(self._scores(self._row(x))[0, 0])
+        return float(self._calls_now().decision(x))
 
     def _decisions(self, X: pd.DataFrame) -> np.ndarray:
         return self._scores(self._columns.frame(X, learn=False))[:, 0]
@@ -511,11 +423,12 @@ class Predictions:
 
 
 class Binary(Predictions):
-    """The binary classifiers' predictions: True when the score is positive. The hooks
-    ``_decision`` (one dict) and ``_decisions`` (a frame's rows) give the scores."""
+    """The binary classifiers' predictions: True when the score is positive. The one-example
+    calls (`PerCall`) and the hook ``_decisions`` (a frame's rows) give the scores."""
 
-    # declared, not assigned: the model class's methods answer
-    _decision: Callable[[Mapping[Hashable, Any]], float]
+    # declared, not assigned: the model class's (PerCall's) attributes and methods answer
+    _calls: dict[str, Any]
+    _calls_now: Callable[[], Any]
     _decisions: Callable[[pd.DataFrame], np.ndarray]
 
     @fill(DOCS)
@@ -531,7 +444,7 @@ class Binary(Predictions):
 
         {raises_x}
         """
-        return self._decision(x) > 0.0
+        return (self._calls.get(_twin()) or self._calls_now()).decision(x) > 0.0
 
     def _predict_rows(self, X: pd.DataFrame) -> np.ndarray:
         return self._decisions(X) > 0.0

@@ -391,3 +391,168 @@ def test_waiting_rows_in_any_key_order(cls, d):
         a.learn_one(x, _target(cls, int(v > 0)))
         b.learn_one({k: x[k] for k in keys}, _target(cls, int(v > 0)))
     assert pickle.dumps(a) == pickle.dumps(b)
+
+
+# ---- one compiled call per example (_backend.dicts)
+
+def _budget_stream(n=160, seed=4):
+    """The checkerboard, a third feature from the middle on, and examples repeated (an RBF
+    distance of 0 to a support vector, which the kernel recomputes from the differences)."""
+    X, y = _checkerboard(n, seed)
+    rows = _dicts(X)
+    for i in range(n // 2, n):
+        rows[i]["x2"] = float(X[i, 0] * X[i, 1])
+    for i in range(10, n, 7):
+        rows[i], y[i] = dict(rows[i - 10]), not y[i - 10]
+    return rows, y.tolist()
+
+
+BUDGET_KERNELS = [{"kernel": "rbf", "gamma": 2.0}, {"kernel": "rbf", "gamma": None},
+                  {"kernel": "poly", "gamma": 0.5, "degree": 3}, {"kernel": "linear"}]
+
+
+@pytest.mark.parametrize("strategy", ["random", "stoptron", "oldest", "forgetron",
+                                      "projectron", "projectron++"])
+@pytest.mark.parametrize("kernel", BUDGET_KERNELS, ids=lambda k: f"{k['kernel']}-{k.get('gamma')}")
+@pytest.mark.parametrize("average,fit_intercept", [(False, False), (True, True)])
+def test_budget_twins_learn_and_score_alike(strategy, kernel, average, fit_intercept):
+    if _backend.BACKEND != "c":
+        pytest.skip("the C core is not in use")
+    rows, y = _budget_stream()
+    scores, models = [], []
+    for twin in ("c", "python"):
+        with _backend.using(twin):
+            m = BUDGET(budget=12, strategy=strategy, average=average,
+                       fit_intercept=fit_intercept, seed=2, **kernel)
+            seen = []
+            for x, label in zip(rows, y):
+                seen.append(m._calls_now().decision(x))
+                m.learn_one(x, label)
+            scores.append(seen)
+            models.append(pickle.dumps(m))
+    assert scores[0] == scores[1]
+    assert models[0] == models[1]
+
+
+@pytest.mark.parametrize("kernel", BUDGET_KERNELS, ids=lambda k: f"{k['kernel']}-{k.get('gamma')}")
+@pytest.mark.parametrize("average", [False, True])
+def test_budget_scores_one_example_as_a_frame_does(kernel, average):
+    """predict_one's score is the frame path's (kernel rows, then cached_scores), bit for bit."""
+    rows, y = _budget_stream()
+    m = BUDGET(budget=12, strategy="oldest", average=average, fit_intercept=True, **kernel)
+    for x, label in zip(rows, y):
+        m.learn_one(x, label)
+    frame = pd.DataFrame(rows).fillna(float("nan"))
+    assert m._decisions(frame).tolist() == [m._calls_now().decision(x) for x in rows]
+    assert m.predict_many(frame).tolist() == [m.predict_one(x) for x in rows]
+
+
+def test_a_new_label_with_a_bad_value_adds_no_class():
+    """A learn_one that fails leaves the model as it was: its label is no class (it was one)."""
+    m = pr.MulticlassPerceptron()
+    m.learn_one({"a": 1.0}, "first")
+    before = pickle.dumps(m)
+    with pytest.raises(TypeError, match="real numbers"):
+        m.learn_one({"a": 1.0, "b": "text"}, "second")
+    with pytest.raises(ValueError, match="infinite"):
+        m.learn_one({"new": float("inf")}, "third")
+    assert m.classes == ["first"]
+    assert pickle.dumps(m) == before
+
+
+def test_a_failing_budget_learn_one_changes_nothing():
+    """An overflow of the polynomial kernel, or a bad value, leaves the model as it was: no
+    new name, no draw of "random" (both were left behind)."""
+    m = BUDGET(budget=5, strategy="random", kernel="poly", gamma=1.0, degree=9, seed=0)
+    for i in range(12):
+        m.learn_one({"a": float(i % 3), "b": 1.0}, i % 2 == 0)
+    before = pickle.dumps(m)
+    with pytest.raises(OverflowError, match="polynomial"):
+        m.learn_one({"a": 1e200, "c": 1.0}, True)
+    with pytest.raises(TypeError, match="real numbers"):
+        m.learn_one({"a": 1.0, "d": None}, True)
+    assert pickle.dumps(m) == before
+    assert "c" not in m._columns.index
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_new_names_in_a_failing_call_get_no_column(cls):
+    m = cls()
+    m.learn_one({"a": 1.0}, _target(cls, 1))
+    before = pickle.dumps(m)
+    for bad in ("text", float("inf"), None, 1j):
+        with pytest.raises((TypeError, ValueError), match="'zz'"):
+            m.learn_one({"b": 1.0, "a": 2.0, "zz": bad}, _target(cls, 0))
+    assert pickle.dumps(m) == before
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_a_name_first_missing_then_given_a_column_by_a_frame(cls):
+    """A NaN name without a column, learned in the same key order (the order the C calls
+    remember), then given a column by learn_many: learn_one reads its column."""
+    if _backend.BACKEND != "c":
+        pytest.skip("the C core is not in use")
+    x = {"a": 1.0, "z": float("nan"), "b": -1.0}
+    models = []
+    for twin in ("c", "python"):
+        with _backend.using(twin):
+            m = cls()
+            for i in range(4):
+                m.learn_one(x, _target(cls, i % 2))
+            m.learn_many(pd.DataFrame([{"a": 1.0, "z": 3.0, "b": 0.5}]),
+                         pd.Series([_target(cls, 1)]))
+            x["z"] = 2.0
+            m.learn_one(x, _target(cls, 0))
+            x["z"] = float("nan")
+            models.append(pickle.dumps(m))
+    assert models[0] == models[1]
+
+
+def test_one_example_calls_never_enter_a_python_twin(monkeypatch):
+    """learn_one, predict_one and predict_proba_one of every model run compiled code only:
+    every function of the Python twins they could reach raises."""
+    if _backend.BACKEND != "c":
+        pytest.skip("the C core is not in use")
+    import importlib
+    import types
+
+    models = [cls(**p) for cls in CLASSES for p in cls._unit_test_params()]
+    models += [BUDGET(**p) for p in BUDGET._unit_test_params()]
+    rows, y = _budget_stream(60)
+
+    def guard(name):
+        def raiser(*args, **kwargs):
+            raise AssertionError(f"a compiled path called the Python twin's {name}")
+        return raiser
+
+    for module in ("_dicts_py", "_linear_py", "_sgd_py", "_budget_py", "_gram_py", "_contract"):
+        mod = importlib.import_module(f"perceptron_c._core.{module}")
+        for name, value in list(vars(mod).items()):
+            if isinstance(value, types.FunctionType) and value.__module__ == mod.__name__:
+                monkeypatch.setattr(mod, name, guard(f"{module}.{name}"))
+            elif isinstance(value, type) and value.__module__ == mod.__name__:
+                monkeypatch.setattr(mod, name, guard(f"{module}.{name}"))
+    for m in models:
+        for x, label in zip(rows, y):
+            m.predict_one(x)
+            if isinstance(m, pr.PAClassifier):
+                m.predict_proba_one(x)
+            m.learn_one(x, _target(type(m), int(label)) if not isinstance(m, BUDGET) else label)
+
+
+@pytest.mark.parametrize("cls", CLASSES + [BUDGET])
+def test_only_real_numbers_are_values(cls):
+    """As River's own models need: a numeric str, bytes, a Decimal or None is no number (they
+    were read as 1.5, 2.0, 1.5 and a missing value); bool, int and numpy numbers are."""
+    import decimal
+
+    m = cls()
+    target = True if cls is BUDGET else _target(cls, 1)
+    m.learn_one({"p": 1.0}, target)
+    for bad in ("1.5", b"2", decimal.Decimal("1.5"), None):
+        for call in (lambda x: m.learn_one(x, target), m.predict_one):
+            with pytest.raises(TypeError, match="real numbers: x\\['a'\\] is a "):
+                call({"b": 1.0, "a": bad})
+    assert "a" not in m._columns.index and "b" not in m._columns.index
+    m.learn_one({"a": True, "b": np.float32(0.5), "c": np.int64(2), "d": 3}, target)
+    assert sorted(m._columns.index) == ["a", "b", "c", "d", "p"]

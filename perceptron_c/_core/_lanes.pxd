@@ -3,8 +3,9 @@
 # each product is formed in double precision and rounded before it is added (the build passes
 # -ffp-contract=off), and the sum is (s0 + s1) + (s2 + s3). Every C twin that sums lanes
 # cimports them from here, so that there is one copy of the order of operations: dense rows
-# (dot4), indexed rows such as CSR (dot4_indexed: lane by position in the row), and columns
-# (dot4_cols: lane by column). row() is where row i of dense or CSR data lies. The updates
+# (dot4), indexed rows such as CSR (dot4_indexed: lane by position in the row; dot4_averaged
+# on averaged weights formed on the fly), and columns (dot4_cols, sqnorm4_cols: lane by
+# column). row() is where row i of dense or CSR data lies. The updates
 # of a mistake on coefficient i are here too, as _contract has them: add (binary) and move
 # (K-class), for float (_dual_c) and exact integer (_conjunction_c) coefficients.
 # _dot.h is the same contract for whole Gram matrices (vectorized), _lanes.h for the K-wide
@@ -59,6 +60,27 @@ cdef inline double dot4_indexed(const floating* x, const int32_t* idx, const dou
     return (s0 + s1) + (s2 + s3)
 
 
+cdef inline double dot4_averaged(const double* x, const int32_t* idx, const double* w,
+                                 const double* u, double c, Py_ssize_t m) noexcept nogil:
+    # x[k] * (w[idx[k]] - u[idx[k]] / c) into lane k % 4: dot4_indexed on the averaged
+    # weights w - u / c, each formed where the row needs it (_dicts_py.LinearDicts)
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef Py_ssize_t k = 0
+    while k + 4 <= m:
+        s0 += x[k] * (w[idx[k]] - u[idx[k]] / c)
+        s1 += x[k + 1] * (w[idx[k + 1]] - u[idx[k + 1]] / c)
+        s2 += x[k + 2] * (w[idx[k + 2]] - u[idx[k + 2]] / c)
+        s3 += x[k + 3] * (w[idx[k + 3]] - u[idx[k + 3]] / c)
+        k += 4
+    if k < m:
+        s0 += x[k] * (w[idx[k]] - u[idx[k]] / c)
+    if k + 1 < m:
+        s1 += x[k + 1] * (w[idx[k + 1]] - u[idx[k + 1]] / c)
+    if k + 2 < m:
+        s2 += x[k + 2] * (w[idx[k + 2]] - u[idx[k + 2]] / c)
+    return (s0 + s1) + (s2 + s3)
+
+
 cdef inline double dot4_cols(const double* a, const double* k, const int64_t* cols,
                              Py_ssize_t nc) noexcept nogil:
     # a[cols[c]] * k[c] into lane cols[c] % 4, in the order of cols; cols NULL: dot4
@@ -72,6 +94,18 @@ cdef inline double dot4_cols(const double* a, const double* k, const int64_t* co
     for c in range(nc):
         j = cols[c]
         s[j & 3] += a[j] * k[c]
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+cdef inline double sqnorm4_cols(const double* x, const int64_t* cols,
+                                Py_ssize_t nc) noexcept nogil:
+    # x[c] * x[c] into lane cols[c] % 4, in the order of cols (increasing): sqnorm4 of the
+    # dense row holding x[c] at column cols[c], whose zeros add nothing to a lane (_dicts_c)
+    cdef double s[4]
+    cdef Py_ssize_t c
+    s[0] = s[1] = s[2] = s[3] = 0.0
+    for c in range(nc):
+        s[cols[c] & 3] += x[c] * x[c]
     return (s[0] + s[1]) + (s[2] + s[3])
 
 

@@ -25,10 +25,11 @@ ROUTINES: dict[str, str] = {
     "features": "token features: keys, interning, hashing",
     "tokens": "Python tokens read against a trained tagger (NLTK's static features), a block "
               "of sentences per call; the structured tagger's tagging",
+    "dicts": "one example as a dict (River's learn_one, predict_one): read, scored, learned",
 }
 
 # .pxd files of shared inline C helpers (no module of their own), and the C headers.
-HELPER_PXD = ("_bigint", "_checks", "_fixedpoint", "_lanes", "_popcount")
+HELPER_PXD = ("_bigint", "_checks", "_dictrows", "_fixedpoint", "_lanes", "_popcount")
 
 # Python modules every Python twin may import from (a twin imports no private name of another
 # twin): _contract is the arithmetic contract and the shared checks, _lanes' and _checks' twin.
