@@ -133,3 +133,165 @@ def test_bad_n_jobs_still_raises_on_one_row(rng):
     model = models[1].set_params(n_jobs=0)
     with pytest.raises(ValueError, match="n_jobs"):
         model.predict(X[:1])
+
+
+# ------------------------------------------------------------------------- kernel models
+
+def _kernel_models():
+    from perceptron_c import (
+        BudgetKernelPerceptron,
+        KernelPassiveAggressiveClassifier,
+        KernelPerceptron,
+        VotedPerceptron,
+    )
+    return {
+        "kp-rbf": lambda: KernelPerceptron(kernel="rbf", gamma=0.7, max_iter=3, random_state=0),
+        "kp-rbf-avg": lambda: KernelPerceptron(kernel="rbf", max_iter=3, random_state=0,
+                                               average=True),
+        "kp-poly": lambda: KernelPerceptron(kernel="poly", degree=2, max_iter=3, random_state=0),
+        "kp-conj-avg": lambda: KernelPerceptron(kernel="conjunction", max_iter=3, random_state=0,
+                                                average=True),
+        "kp-rbf-streamed": lambda: KernelPerceptron(kernel="rbf", max_iter=3, random_state=0,
+                                                    max_gram_bytes=4096),
+        "kpa-rbf-avg": lambda: KernelPassiveAggressiveClassifier(kernel="rbf", max_iter=3,
+                                                                 random_state=0, average=True),
+        "kpa-conj": lambda: KernelPassiveAggressiveClassifier(kernel="conjunction", max_iter=3,
+                                                              random_state=0),
+        "budget-rbf": lambda: BudgetKernelPerceptron(kernel="rbf", budget=12, max_iter=3,
+                                                     random_state=0),
+        "budget-conj": lambda: BudgetKernelPerceptron(kernel="conjunction", budget=12,
+                                                      max_iter=3, random_state=0),
+        "voted-rbf": lambda: VotedPerceptron(kernel="rbf", max_iter=3, random_state=0),
+        "voted-primal": lambda: VotedPerceptron(max_iter=3, random_state=0),
+    }
+
+
+def _kernel_data(name, rng, n=60, k=3):
+    X = rng.normal(size=(n, 4))
+    if "conj" in name:
+        X = (X > 0).astype(float)
+    y = np.argmax(X[:, :k] + 0.5 * rng.normal(size=(n, k)), axis=1)
+    return X, y
+
+
+def _assert_tables_follow(model):
+    """The tables are the model's own, as a fresh build of them makes them."""
+    tables = model.__dict__["_predict_tables"]
+    assert tables.follows(model._table_sources()) and tables.sv is model._sv
+    fresh = type(model)._prepare_tables(model)
+    assert model._predict_tables is fresh
+    for name in ("kind", "divisor"):
+        assert getattr(tables, name) == getattr(fresh, name)
+    assert tables.kern == fresh.kern
+    for name in ("coef", "bias", "sv_norms"):
+        a, b = getattr(tables, name), getattr(fresh, name)
+        assert (a is None) == (b is None) and (a is None or np.array_equal(a, b)), name
+    if tables.sv_norms is not None:
+        from perceptron_c import _backend
+        assert np.array_equal(tables.sv_norms, _backend.gram.row_sqnorms(model._sv))
+    if tables.extra is not None:
+        for (i1, s1, v1), (i2, s2, v2) in zip(tables.extra[0], fresh.extra[0]):
+            assert np.array_equal(i1, i2) and np.array_equal(s1, s2) and np.array_equal(v1, v2)
+        assert tables.extra[1] == fresh.extra[1]
+
+
+@pytest.mark.parametrize("name", sorted(_kernel_models()))
+def test_kernel_tables_follow_the_model(model_backend, rng, tmp_path, name):
+    import perceptron_c
+
+    make = _kernel_models()[name]
+    X, y = _kernel_data(name, rng)
+    model = make().fit(X[:30], y[:30])
+    _assert_tables_follow(model)
+    before = model.decision_function(X)
+    # partial_fit (where the model has it) and a warm-started fit grow the support set
+    if hasattr(model, "partial_fit"):
+        model.partial_fit(X[30:], y[30:])
+        _assert_tables_follow(model)
+    model.set_params(warm_start=True).fit(X, y)
+    _assert_tables_follow(model)
+    after = model.decision_function(X)
+    assert not np.array_equal(before, after) or model.converged_
+    # the same predictions as a model that prepares its tables anew at every call
+    bare = pickle.loads(pickle.dumps(model))
+    _assert_tables_follow(bare)
+    del bare._predict_tables
+    assert np.array_equal(bare.decision_function(X), after)
+    assert np.array_equal(bare.predict(X[:1]), model.predict(X[:1]))
+    # a loaded model has its tables before its first call
+    loaded = perceptron_c.load(model.save(tmp_path / "m.npz"))
+    assert "_predict_tables" in vars(loaded)
+    _assert_tables_follow(loaded)
+    assert np.array_equal(loaded.decision_function(X), after)
+    for rows in (X[:1], X[:1].tolist()):
+        assert np.array_equal(loaded.decision_function(rows), after[:1])
+    row32 = X[:1].astype(np.float32)
+    assert np.array_equal(loaded.decision_function(row32),
+                          bare.decision_function(row32.astype(np.float64)))
+
+
+def test_replaced_coefficients_are_read(rng):
+    from perceptron_c import KernelPerceptron
+
+    X, y = _kernel_data("kp-rbf", rng, k=2)
+    model = KernelPerceptron(kernel="rbf", max_iter=3, random_state=0).fit(X, y)
+    before = model.decision_function(X)
+    model.dual_coef_ = model.dual_coef_ * 2.0
+    model.intercept_ = model.intercept_ * 2.0
+    assert np.array_equal(model.decision_function(X), before * 2.0)
+
+
+@pytest.mark.parametrize("name", ["kp-rbf", "kp-rbf-avg", "kpa-rbf-avg", "budget-rbf",
+                                  "voted-rbf", "voted-primal"])
+def test_a_call_computes_no_norm_of_the_support_vectors(rng, monkeypatch, name):
+    from perceptron_c import _backend
+
+    X, y = _kernel_data(name, rng)
+    model = _kernel_models()[name]().fit(X, y)
+    seen = []
+    real = _backend.gram.row_sqnorms
+    monkeypatch.setattr(_backend.gram, "row_sqnorms",
+                        lambda A: seen.append(A.shape[0]) or real(A))
+    machine = type(model).__dict__.get("_machine")
+    if machine is not None:  # the votes are prepared too
+        monkeypatch.setattr(type(model), "_machine",
+                            lambda *a: pytest.fail("votes rebuilt at a call"))
+    for rows in (X[:1], X[:3]):
+        model.predict(rows)
+        model.decision_function(rows)
+    assert all(n <= 3 for n in seen), seen
+
+
+def test_precomputed_and_callable_kernels_take_the_same_routes(model_backend, rng):
+    from perceptron_c import KernelPassiveAggressiveClassifier, KernelPerceptron
+    from perceptron_c.kernels import RBF
+
+    X, y = _kernel_data("kp-rbf", rng)
+    G = RBF(0.5)(X, X)
+    for cls in (KernelPerceptron, KernelPassiveAggressiveClassifier):
+        pre = cls(kernel="precomputed", max_iter=3, random_state=0).fit(G, y)
+        own = cls(kernel=RBF(0.5), max_iter=3, random_state=0).fit(X, y)
+        fn = cls(kernel=lambda A, B: RBF(0.5)(A, B), max_iter=3, random_state=0).fit(X, y)
+        _assert_tables_follow(pre)
+        want = own.decision_function(X)
+        assert np.array_equal(pre.decision_function(G), want)
+        assert np.array_equal(fn.decision_function(X), want)
+        for i in (0, 7):
+            assert np.array_equal(pre.decision_function(G[i:i + 1]), want[i:i + 1])
+            assert np.array_equal(fn.decision_function(X[i:i + 1]), want[i:i + 1])
+            assert np.array_equal(own.predict(X[i:i + 1].tolist()), own.predict(X)[i:i + 1])
+
+
+def test_appended_classes_predict_on_the_short_route(model_backend, rng):
+    X = rng.normal(size=(90, 4))
+    y = np.argmax(X[:, :3], axis=1)
+    model = Perceptron(new_classes="append", random_state=0)
+    model.partial_fit(X[y < 2], y[y < 2], classes=[0, 1])
+    for rows in (X[:1], X[:5]):
+        assert np.array_equal(model.decision_function(rows), _general(model, rows))
+    model.partial_fit(X, y)  # class 2 arrives: the binary row becomes three
+    assert model.coef_.shape == (3, 4)
+    for rows in (X[:1], X[:5], X[:1].tolist()):
+        want = _general(model, rows)
+        assert np.array_equal(model.decision_function(rows), want)
+        assert np.array_equal(model.predict(rows), model.classes_[want.argmax(axis=1)])
