@@ -295,3 +295,86 @@ def test_appended_classes_predict_on_the_short_route(model_backend, rng):
         want = _general(model, rows)
         assert np.array_equal(model.decision_function(rows), want)
         assert np.array_equal(model.predict(rows), model.classes_[want.argmax(axis=1)])
+
+
+# --------------------------------------------------------------------------- sentences
+
+def _decode_reference(model, X, lengths):
+    """Viterbi on tables made from the state by hand (what every call used to rebuild)."""
+    from perceptron_c import _backend
+    from perceptron_c.sequence import check_lengths
+
+    st = model._state
+    W, b, trans = st["W"], st["b"], st["trans"]
+    if "U" in st:
+        c = float(st["count"][0])
+        W, b, trans = W - st["U"] / c, b - st["beta"] / c, trans - st["U_trans"] / c
+    out = np.empty(X.shape[0], dtype=np.int64)
+    _backend.sequence.decode_dense(np.ascontiguousarray(X), np.ascontiguousarray(W), b,
+                                   np.ascontiguousarray(trans), check_lengths(lengths,
+                                                                              X.shape[0]), out)
+    return model.classes_[out]
+
+
+@pytest.mark.parametrize("average", [True, False])
+def test_sentence_tables_follow_the_model(model_backend, rng, tmp_path, monkeypatch, average):
+    import perceptron_c
+    from perceptron_c import StructuredPerceptron
+
+    X = rng.normal(size=(200, 6))
+    y = np.argmax(X[:, :4] + 0.7 * rng.normal(size=(200, 4)), axis=1)
+    lengths = np.full(40, 5)
+    model = StructuredPerceptron(average=average, max_iter=2).fit(X[:100], y[:100],
+                                                                  lengths[:20])
+
+    def check(m):
+        W, b, trans = m._tables()
+        K = b.shape[0]
+        assert np.shares_memory(m.coef_, W) and m.intercept_ is b
+        for name, part in (("coef_trans_", trans[:K]), ("coef_init_", trans[K]),
+                           ("coef_final_", trans[K + 1])):
+            assert np.shares_memory(getattr(m, name), trans)
+            assert np.array_equal(getattr(m, name), part)
+        assert not any(np.shares_memory(a, s) for a in (W, b, trans) for s in m._state.values())
+        for rows, lens in ((X[:5], None), (X[:5], [5]), (X[:12], [5, 7]), (X, lengths)):
+            assert np.array_equal(m.predict(rows, lens), _decode_reference(m, rows, lens))
+
+    check(model)
+    model.partial_fit(X[100:], y[100:], lengths[20:])
+    check(model)
+    model.set_params(warm_start=True).fit(X, y, lengths)
+    check(model)
+    check(pickle.loads(pickle.dumps(model)))
+    check(perceptron_c.load(model.save(tmp_path / "s.npz")))
+    monkeypatch.setattr(np, "vstack", lambda *a, **k: pytest.fail("tables rebuilt at a call"))
+    model.predict(X[:5])
+    # an edit of a published attribute is an edit of the table Viterbi reads
+    model.coef_trans_[:] = 0.0
+    model.coef_init_[:] = 0.0
+    model.coef_final_[:] = 0.0
+    assert not model._tables()[2].any()
+    assert np.array_equal(model.predict(X[:5]), _decode_reference_tables(model, X[:5]))
+
+
+def _decode_reference_tables(model, X):
+    from perceptron_c import _backend
+
+    W, b, trans = model._tables()
+    out = np.empty(X.shape[0], dtype=np.int64)
+    _backend.sequence.decode_dense(X, W.copy(), b.copy(), trans.copy(),
+                                   np.array([0, X.shape[0]]), out)
+    return model.classes_[out]
+
+
+def test_sentence_lengths_are_read_as_before(rng):
+    from perceptron_c import StructuredPerceptron
+
+    X = rng.normal(size=(30, 3))
+    y = np.argmax(X, axis=1)
+    model = StructuredPerceptron(max_iter=2).fit(X, y, [10, 10, 10])
+    assert np.array_equal(model.predict(X), model.predict(X, [30]))
+    assert np.array_equal(model.predict(X[:1]), model.predict(X[:1], np.array([1])))
+    for bad, match in (([29], "sum"), ([0, 30], ">= 1"), ([[30]], "1-d"), ([30.0], "integers"),
+                       ([], "non-empty")):
+        with pytest.raises(ValueError, match=match):
+            model.predict(X, bad)
