@@ -10,10 +10,12 @@ about 20 ms, between which the calling thread takes the GIL back to check for Ct
 right of the diagonal only, each stored twice (see ``pc_sym_pays``). The float kernels' products
 are ``_dot.h``'s 4-lane dots (the twin's `_dot4_products`, vectorized on the widest path this
 CPU has), without the GIL, by blocks of rows that ``n_jobs`` threads share; what follows them
-is elementwise and runs on them too, in blocks of rows: the twin's numpy operations for the
-polynomial, and for the RBF one fused pass without the GIL (``_rbf.h``: the twin's
-operations in its order, entry by entry, its own exponential included), vectorized on the
-widest path this CPU has.
+is elementwise and runs on them too, in blocks of rows, without the GIL: for the polynomial
+the twin's operations entry by entry (its power by squaring), for the RBF one fused pass
+(``_rbf.h``: the twin's operations in its order, entry by entry, its own exponential
+included, vectorized on the widest path this CPU has), then the distances it flags
+recomputed from the differences as the twin does. Nothing here calls the Python twin: its
+checks and blocks are written again here, in the same order and words.
 """
 import numbers
 import os
