@@ -17,7 +17,6 @@ included, vectorized on the widest path this CPU has), then the distances it fla
 recomputed from the differences as the twin does. Nothing here calls the Python twin: its
 checks and blocks are written again here, in the same order and words.
 """
-import numbers
 import os
 import warnings
 
@@ -33,6 +32,8 @@ from perceptron_c._core._popcount cimport (PC_IMPL_AVX2, PC_IMPL_AVX512, PC_IMPL
                                            pc_best_impl, pc_gram_rows, pc_impl_available, pc_pack_b,
                                            pc_packed_words, pc_sym_pays)
 
+from perceptron_c._core._contract import (check_float, check_words, effective_jobs,
+                                          given_norms, product_blocks, run_blocks)
 from perceptron_c._threads import run_shared, stop_point
 
 from perceptron_c._core._gram_py import __all__  # no-cython-lint: listed once (test_twins)
@@ -105,59 +106,18 @@ _BLOCK_WORK = {PC_IMPL_BUILTIN: 1 << 24, PC_IMPL_POPCNT: 1 << 26, PC_IMPL_AVX2: 
 # The first row block of the symmetric mode stores into every row below it: on a fresh out,
 # that faults in all of it at once (measured: seconds for 3 GB in a VM), inside one block.
 _SYM_MAX_BYTES = 64 << 20
-# int16 exponents hold popcounts of rows of up to this many bits (_gram_py.INT16_MAX_BITS)
-cdef Py_ssize_t INT16_MAX_BITS = 32767
 
 
-cdef Py_ssize_t _jobs(n_jobs) except -1:
-    """_gram_py.effective_jobs: the threads n_jobs asks for, with scikit-learn's meaning."""
-    if n_jobs is None:
-        return 1
-    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral) \
-            or n_jobs == 0:
-        raise ValueError(f"n_jobs must be None or a nonzero integer, got {n_jobs!r}")
-    jobs = int(n_jobs)
-    if jobs > 0:
-        return jobs
-    try:  # the cores this process may run on (as _threads.effective_n_jobs counts them)
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(1, cores + 1 + jobs)
-
-
-cdef Py_ssize_t _max_row_popcount(const uint64_t[:, ::1] W) noexcept nogil:
+def max_row_popcount(const uint64_t[:, ::1] W):
     """_gram_py.max_row_popcount: the most ones in a row of packed words (0 without rows)."""
     cdef Py_ssize_t i, k, ones, top = 0
-    for i in range(W.shape[0]):
-        ones = 0
-        for k in range(W.shape[1]):
-            ones += PC_POPCOUNT64(W[i, k])
-        top = max(top, ones)
+    with nogil:
+        for i in range(W.shape[0]):
+            ones = 0
+            for k in range(W.shape[1]):
+                ones += PC_POPCOUNT64(W[i, k])
+            top = max(top, ones)
     return top
-
-
-cdef Py_ssize_t _check_words(const uint64_t[:, ::1] A, const uint64_t[:, ::1] B, out,
-                             n_jobs) except -1:
-    """_gram_py._check_words: the same checks in the same order and words; the threads."""
-    if A.shape[1] != B.shape[1]:
-        raise ValueError(f"A_words and B_words must be 2-D with the same number of words, got "
-                         f"shapes {(A.shape[0], A.shape[1])} and {(B.shape[0], B.shape[1])}")
-    dtype = getattr(out, "dtype", None)
-    if dtype not in (np.int16, np.int32, np.int64):
-        raise ValueError(f"out must be an int16, int32 or int64 array, got {dtype}")
-    if out.shape != (A.shape[0], B.shape[0]):
-        raise ValueError(f"out must have shape {(A.shape[0], B.shape[0])}, got {out.shape}")
-    if dtype == np.int32 and A.shape[1] >= 1 << 25:  # popcounts are at most 64 * nw < 2^31
-        raise ValueError(f"int32 out holds popcounts of fewer than {1 << 25} words a row, got "
-                         f"{A.shape[1]} words: use int64 out")
-    if dtype == np.int16 and 64 * A.shape[1] > INT16_MAX_BITS:
-        # no popcount(a AND b) exceeds the ones of the sparser side's densest row
-        top = min(_max_row_popcount(A), _max_row_popcount(B))
-        if top > INT16_MAX_BITS:
-            raise ValueError(f"int16 out holds popcounts up to {INT16_MAX_BITS}, but rows have "
-                             f"up to {top} ones in common: use int32 out")
-    return _jobs(n_jobs)
 
 
 def pack_rows(const unsigned char[:, ::1] X01_uint8, uint64_t[:, ::1] words_out_uint64):
@@ -210,7 +170,7 @@ def gram_conjunction_log2(const uint64_t[:, ::1] A_words, const uint64_t[:, ::1]
     cdef uint64_t[::1] buf
     cdef uint64_t* bufp = NULL
     cdef Py_ssize_t words = 0
-    n_threads = _check_words(A_words, B_words, out, n_jobs)
+    n_threads = check_words(A_words, B_words, out, n_jobs, max_row_popcount)
     if na == 0 or nb == 0:
         return
     job = _GramJob()
@@ -315,31 +275,8 @@ def _set_dot_path(name):
     return before
 
 
-cdef object _check_float(X, Y, out):
-    """_gram_py._check_float: the same checks and words."""
-    if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1]:
-        raise ValueError(f"X and Y must be 2-D with the same number of columns, got shapes "
-                         f"{X.shape} and {Y.shape}")
-    if out.shape != (X.shape[0], Y.shape[0]) or out.dtype != np.float64:
-        raise ValueError(f"out must be float64 of shape {(X.shape[0], Y.shape[0])}, got "
-                         f"{out.dtype} {out.shape}")
-
-
-# Multiply-adds per block of rows of a product (_gram_py.PRODUCT_WORK), and entries per block
-# of mirror_lower (_gram_py.MIRROR_ENTRIES): a few milliseconds each.
-PRODUCT_WORK = 1 << 23
+# Entries per block of the mirror of a symmetric product (_gram_py.MIRROR_ENTRIES).
 MIRROR_ENTRIES = 1 << 18
-
-
-def product_blocks(Py_ssize_t m, Py_ssize_t n, Py_ssize_t d):
-    """_gram_py.product_blocks: [a, z) blocks of the rows of an m x n product."""
-    cdef Py_ssize_t rows = max(1, PRODUCT_WORK // max(1, n * max(1, d)))
-    return [(a, min(m, a + rows)) for a in range(0, m, rows)]
-
-
-def run_blocks(fn, blocks, n_threads):
-    """_gram_py.run_blocks: fn(a, z) for every block, on up to n_threads threads."""
-    run_shared(lambda b: fn(*blocks[b]), len(blocks), n_threads)
 
 
 cdef void _mirror_rows(double* o, Py_ssize_t m, Py_ssize_t a, Py_ssize_t z) noexcept nogil:
@@ -351,27 +288,16 @@ cdef void _mirror_rows(double* o, Py_ssize_t m, Py_ssize_t a, Py_ssize_t z) noex
                 o[i * m + j] = o[j * m + i]
 
 
-def mirror_lower(out, n_threads=1):
-    """_gram_py.mirror_lower: out[i, j] = out[j, i] for every j < i, by blocks of rows."""
-    cdef double[:, ::1] o = out
-    cdef Py_ssize_t m = o.shape[0], rows = max(1, MIRROR_ENTRIES // max(1, o.shape[0]))
-    if m < 2:
-        return
-
-    def block(Py_ssize_t a, Py_ssize_t z):
-        with nogil:
-            _mirror_rows(&o[0, 0], m, a, z)
-    run_blocks(block, [(a, min(m, a + rows)) for a in range(0, m, rows)], n_threads)
-
-
 def _products(X, Y, out, n_threads=1):
     """_gram_py._products: out = X . Y^T, each entry the 4-lane dot (``_dot.h``), without the
-    GIL, by the twin's blocks of rows on up to n_threads threads."""
+    GIL, by the twin's blocks of rows on up to n_threads threads; when Y is X, the entries
+    from the diagonal on, then the rest by symmetry (dot4 is symmetric), by the blocks of
+    _gram_py.mirror_lower."""
     cdef const double[:, ::1] xv = X
     cdef const double[:, ::1] yv = Y
     cdef double[:, ::1] o = out
     cdef Py_ssize_t m = o.shape[0], n = o.shape[1], d = xv.shape[1]
-    cdef bint sym = Y is X
+    cdef bint sym = Y is X, mirror = False
     cdef int path = _dot_path
     if m == 0 or n == 0:
         return
@@ -380,7 +306,10 @@ def _products(X, Y, out, n_threads=1):
         return
 
     def block(Py_ssize_t a, Py_ssize_t z):
-        if sym:
+        if mirror:
+            with nogil:
+                _mirror_rows(&o[0, 0], m, a, z)
+        elif sym:
             with nogil:
                 pc_gram_dot(&xv[a, 0], z - a, &xv[a, 0], m - a, d, &o[a, a], n, path)
         else:
@@ -392,8 +321,10 @@ def _products(X, Y, out, n_threads=1):
         block(0, m)
     else:
         run_blocks(block, blocks, n_threads)
-    if sym:
-        mirror_lower(out, n_threads)  # dot4 is symmetric
+    if sym and m > 1:
+        mirror = True
+        step = max(1, MIRROR_ENTRIES // m)
+        run_blocks(block, [(a, min(m, a + step)) for a in range(0, m, step)], n_threads)
 
 
 def row_sqnorms(X):
@@ -411,8 +342,8 @@ def row_sqnorms(X):
 
 def gram_linear(X, Y, out, *, n_jobs=None):
     """out[i, j] = x_i . y_j (the 4-lane dot), on n_jobs threads."""
-    _check_float(X, Y, out)
-    _products(X, Y, out, _jobs(n_jobs))
+    check_float(X, Y, out)
+    _products(X, Y, out, effective_jobs(n_jobs))
 
 
 # Entries of out per elementwise block on a thread: a few hundred microseconds of work.
@@ -454,8 +385,8 @@ cdef void _poly_entries(double* o, Py_ssize_t n, double gamma, double coef0,
 
 def gram_poly(X, Y, degree, gamma, coef0, out, *, n_jobs=None):
     """out[i, j] = (gamma x_i . y_j + coef0) ** degree."""
-    _check_float(X, Y, out)
-    n_threads = _jobs(n_jobs)
+    check_float(X, Y, out)
+    n_threads = effective_jobs(n_jobs)
     _products(X, Y, out, n_threads)
     if out.size == 0:
         return
@@ -468,19 +399,6 @@ def gram_poly(X, Y, degree, gamma, coef0, out, *, n_jobs=None):
         with nogil:
             _poly_entries(&o[a, 0], (z - a) * n, g, c, deg)
     _elementwise(block, out.shape[0], out.shape[1], n_threads)
-
-
-cdef tuple _norms(X, Y, norms, bint sym):
-    """_gram_py._norms: (||x_i||^2, ||y_j||^2), computed or given (checked)."""
-    if norms is None:
-        xx = row_sqnorms(X)
-        return xx, (xx if sym else row_sqnorms(Y))
-    xx, yy = (v if type(v) is np.ndarray and v.dtype == np.float64 and v.flags.c_contiguous
-              else np.ascontiguousarray(v, dtype=np.float64) for v in norms)
-    if xx.shape != (X.shape[0],) or yy.shape != (Y.shape[0],):
-        raise ValueError(f"norms must be two arrays of {X.shape[0]} and {Y.shape[0]} squared "
-                         "norms")
-    return xx, yy
 
 
 cdef double _direct_sq(const double* x, const double* y, Py_ssize_t d, double sg2,
@@ -545,11 +463,15 @@ cdef int _rbf_rows(double* out, Py_ssize_t a, Py_ssize_t z, Py_ssize_t n, const 
 def gram_rbf(X, Y, double gamma, out, *, n_jobs=None, norms=None):
     """out[i, j] = exp(-gamma ||x_i - y_j||^2), exactly as the twin computes it (read its
     docstring); the products and the rest on n_jobs threads."""
-    _check_float(X, Y, out)
-    cdef Py_ssize_t n_threads = _jobs(n_jobs)
+    check_float(X, Y, out)
+    cdef Py_ssize_t n_threads = effective_jobs(n_jobs)
     cdef bint sym = Y is X
     _products(X, Y, out, n_threads)
-    xx, yy = _norms(X, Y, norms, sym)
+    if norms is None:
+        xx = row_sqnorms(X)
+        yy = xx if sym else row_sqnorms(Y)
+    else:
+        xx, yy = given_norms(X, Y, norms)
     if out.shape[0] == 0 or out.shape[1] == 0:
         return
     cdef double[:, ::1] o = out
@@ -568,5 +490,5 @@ def gram_rbf(X, Y, double gamma, out, *, n_jobs=None, norms=None):
             raise ValueError("zero-size array to reduction operation maximum which has no "
                              "identity")
         if failed:
-            raise MemoryError(f"no memory for the differences of rows of {d} features")
+            raise MemoryError("no memory for the differences of rows")
     _elementwise(block, out.shape[0], n, n_threads)

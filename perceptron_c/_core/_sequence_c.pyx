@@ -34,39 +34,8 @@ cdef extern from "_lanes.h" nogil:
     void pc_emit_row(const double** w, const double* x, Py_ssize_t m, const double* b,
                      double* e, Py_ssize_t K)
 
+from perceptron_c._core._contract import non_finite_sentence, sentence_blocks
 from perceptron_c._threads import effective_n_jobs, run_shared, stop_point
-
-# Multiply-adds per block of sentences to decode (_sequence_py.DECODE_WORK): a few
-# milliseconds, so that Ctrl-C and a stopped call act within milliseconds.
-DECODE_WORK = 1 << 22
-
-
-def sentence_blocks(const int64_t[::1] offsets, Py_ssize_t n_tags, Py_ssize_t row_len):
-    """_sequence_py.sentence_blocks: [first, stop) blocks of consecutive sentences, each
-    starting at the first sentence that starts at or after a multiple of the tokens worth
-    DECODE_WORK multiply-adds (its searchsorted, as a walk up the offsets)."""
-    cdef Py_ssize_t per_token = max(1, n_tags) * (max(1, row_len) + max(1, n_tags))
-    cdef Py_ssize_t n_sent = offsets.shape[0] - 1, s = 0, last = -1
-    cdef int64_t t = 0, n_tokens = offsets[n_sent]
-    cdef int64_t step = max(1, DECODE_WORK // per_token)
-    starts = []
-    while t < n_tokens:
-        while s < n_sent and offsets[s] < t:
-            s += 1
-        if s != last:
-            starts.append(s)
-            last = s
-        t += step
-    return [(a, z) for a, z in zip(starts, starts[1:] + [n_sent]) if a < n_sent]
-
-
-def _non_finite(s, t=None):
-    """_sequence_py._non_finite: the error of a sentence whose Viterbi score is not finite."""
-    where = f"sentence {s}" if t is None else \
-        f"position {t} of the visiting order (sentence {s})"
-    return FloatingPointError(f"non-finite Viterbi score at {where}: the emissions, the "
-                              f"weights or the data are not finite or overflow float64")
-
 
 # The Viterbi step's paths (the same bits on each): the widest this CPU has unless a test
 # picks another (_set_viterbi_path).
@@ -392,7 +361,7 @@ def viterbi(const double[:, ::1] E, const double[:, ::1] trans, const int64_t[::
                         bad = s
                         break
             if bad >= 0:
-                raise _non_finite(bad)
+                raise non_finite_sentence(bad)
             between_chunks()
     finally:
         _free(&w)
@@ -505,7 +474,7 @@ def _decode(run, Py_ssize_t n_tokens, Py_ssize_t row_len, const double[:, ::1] W
     else:
         run_shared(block, len(blocks), n_jobs)
     if bad:
-        raise _non_finite(min(bad))
+        raise non_finite_sentence(min(bad))
 
 
 def decode_dense(X, W, b, trans, offsets, out, *, n_jobs=None):
@@ -573,7 +542,7 @@ cdef Py_ssize_t _epoch(const floating* data, const int32_t* idx, const int64_t* 
                 r = structured_pass(data, idx, indptr, &y[0], &offsets[0], &order[start],
                                     stop - start, m, &w, &mistakes[0])
             if r < 0:
-                raise _non_finite(order[start - 1 - r], start - 1 - r)
+                raise non_finite_sentence(order[start - 1 - r], start - 1 - r)
             total += r
             start = stop
             between_chunks()
