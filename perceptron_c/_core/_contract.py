@@ -33,6 +33,9 @@ what is its own. The C side of this module is ``_lanes.pxd`` (the lane sums), ``
   sums could reach 2^61, before it starts.
 - Arguments are checked before any work, by the same tests with the same messages in both
   twins (`need` raises the ValueError; ``_checks.pxd`` has the C twins' copies).
+- What a call runs once around its work and is not arithmetic (the Gram routines' checks,
+  thread count and blocks of rows; the decoder's blocks of sentences) is written once, at
+  the end of this module, and both twins call it: glue, never a loop of the work itself.
 """
 from __future__ import annotations
 
