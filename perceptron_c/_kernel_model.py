@@ -24,12 +24,13 @@ from ._kernel_rows import (
     row_blocks_run,
 )
 from ._params import Integer, NJobs, check_class_weight, declared
-from ._rows import check_finite_decisions
+from ._rows import all_finite, check_finite_decisions
 from ._state import StateArray, entry_names, new_state, restore_state
 from ._supervised import EpochClassifier, labels_of
-from ._validation import PackedBits, check_kernel_input
+from ._validation import PackedBits, check_kernel_input, plain_rows
+from .kernels import RBF
 
-__all__ = ["KernelClassifier", "WeightedKernelClassifier", "empty_support",
+__all__ = ["KernelClassifier", "WeightedKernelClassifier", "PredictTables", "empty_support",
            "coefficient_state", "support_vector_state", "averaging_state"]
 
 _Kernel = TypeVar("_Kernel", bound="KernelClassifier")
@@ -82,6 +83,43 @@ def averaging_state(dtype: Any, average: bool) -> tuple[StateArray, ...]:
     return (StateArray("u", ("rows", "n_sv"), dtype, "sum"),
             StateArray("beta", ("rows",), dtype, "sum"),
             StateArray("count", (1,), np.int64, "clock", initial=1))
+
+
+class PredictTables:
+    """What prediction reads of a fitted kernel model, prepared when the model is published
+    (trained, loaded, changed), never per call: the kernel it was trained with, the support
+    vectors with their squared norms (the RBF kernel's), and the coefficients as the
+    routines take them; ``extra``, what else a model's prediction reads (`VotedPerceptron`'s
+    votes). ``sources`` are the objects they were built from: a model whose arrays or
+    record of fit parameters have been replaced since builds them again (`follows`)."""
+
+    __slots__ = ("sources", "kind", "kern", "sv", "sv_norms", "coef", "bias", "divisor",
+                 "extra")
+
+    def __init__(self, sources: tuple, kind: str, kern: Any, sv: Any) -> None:
+        self.sources, self.kind, self.kern, self.sv = sources, kind, kern, sv
+        rbf = kind == "float" and isinstance(kern, RBF) and sv.shape[0] > 0
+        self.sv_norms = _backend.gram.row_sqnorms(sv) if rbf else None
+        self.coef: Any = None
+        self.bias: Any = None
+        self.divisor = 1
+        self.extra: Any = None
+
+    def follows(self, sources: tuple) -> bool:
+        """Whether the tables were built from exactly these objects."""
+        return len(sources) == len(self.sources) and \
+            all(a is b for a, b in zip(sources, self.sources))
+
+
+def float_rows(est: Any, X: Any, kind: str, kern: Any) -> Any:
+    """Canonical rows to predict: `plain_rows` of finite values as they are (float64;
+    float32 converted, as the gate converts it), anything else through the model's gate,
+    which raises what this lets through."""
+    if kind == "float" or kind == "precomputed":
+        rows = plain_rows(X, est.n_features_in_)
+        if rows is not None and all_finite(rows):
+            return rows if rows.dtype == np.float64 else rows.astype(np.float64)
+    return est._gate_X(X, (kind, kern), fitting=False)
 
 
 def _attribute(name: str) -> str:
@@ -160,6 +198,39 @@ class KernelClassifier(EpochClassifier):
             self.intercept_ = self._b.astype(np.float64)
         self.n_support_ = int(self._alpha.shape[1])
         self.support_vectors_ = None if self._kind == "precomputed" else self._sv
+        self._prepare_tables()
+
+    def _table_sources(self) -> tuple:
+        """The objects the prediction tables are built from (`PredictTables.follows`)."""
+        d = self.__dict__
+        if self._is_exact():
+            return (d.get("_fit_params"), self._sv, self._alpha, self._b, d.get("_u"),
+                    d.get("_beta"), d.get("_count"))
+        return (d.get("_fit_params"), self._sv, self.dual_coef_, self.intercept_)
+
+    def _prepare_tables(self) -> PredictTables:
+        """Build the prediction tables of the model as it is, and publish them whole."""
+        kind, kern = fitted_kernel(self)
+        tables = PredictTables(self._table_sources(), kind, kern, self._sv)
+        if self._is_exact():
+            coef, bias, tables.divisor = self._exact_coefs()
+            tables.coef, tables.bias = np.ascontiguousarray(coef), np.ascontiguousarray(bias)
+            _backend.conjunction.conjunction_decision  # noqa: B018 (loaded now, not at a call)
+        else:
+            tables.coef = np.ascontiguousarray(self.dual_coef_, dtype=np.float64)
+            tables.bias = np.ascontiguousarray(self.intercept_, dtype=np.float64)
+            _backend.linear.decision_dense  # noqa: B018 (loaded now, not at a call)
+        self._predict_tables = tables
+        return tables
+
+    def _tables(self) -> PredictTables:
+        """The prediction tables, built again if the model changed since (or was pickled
+        without them, or before its fit parameters were recorded: then at every call)."""
+        tables = self.__dict__.get("_predict_tables")
+        if tables is None or tables.sources[0] is None or \
+                not tables.follows(self._table_sources()):
+            tables = self._prepare_tables()
+        return tables
 
     def _gate_X(self, X: Any, spec: tuple, fitting: bool) -> Any:
         return check_kernel_input(X, spec[0], None if fitting else self.n_features_in_,
@@ -192,29 +263,27 @@ class KernelClassifier(EpochClassifier):
     def _dual_scores(self, X: Any, argmax: bool = False) -> np.ndarray:
         """The dual perceptron's decision values of the rows of X, or with ``argmax`` the
         class indices of a K-class exact model; the rows in blocks on n_jobs threads
-        (`_kernel_rows.row_blocks_run`)."""
+        (`_kernel_rows.row_blocks_run`), with the tables prepared at publication."""
         self._check_fitted()
         self._validate_params("max_gram_bytes", "n_jobs")
-        kind, kern = fitted_kernel(self)  # never the parameters set since
-        Xc = self._gate_X(X, (kind, kern), fitting=False)
+        t = self._tables()  # the kernel it was trained with, never the parameters set since
+        kind, kern = t.kind, t.kern
+        Xc = float_rows(self, X, kind, kern)
         m, rows_k = Xc.shape[0], self._alpha.shape[0]
         out = np.zeros((m, rows_k)) if not argmax else np.zeros(m, dtype=np.int64)
         if self.n_support_ == 0:
             out[:] = int(np.argmax(self.intercept_)) if argmax else self.intercept_
             return out
+        coef, bias = t.coef, t.bias
         if self._is_exact():
             conj = _backend.conjunction
-            coef, bias, c = self._exact_coefs()
-            coef, bias = np.ascontiguousarray(coef), np.ascontiguousarray(bias)
             fn = conj.conjunction_argmax if argmax else conj.conjunction_decision
 
             def exact(s: int, e: int, E: np.ndarray) -> None:
                 fn(E, coef, bias, out[s:e])
-            row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, exact)
-            return out if argmax else out / c
+            row_blocks_run(kern, kind, Xc, t.sv, self.max_gram_bytes, self.n_jobs, exact)
+            return out if argmax else out / t.divisor
         lin = _backend.linear  # the decision as Perceptron's: 4-lane sums, no BLAS
-        coef = np.ascontiguousarray(self.dual_coef_, dtype=np.float64)
-        bias = np.ascontiguousarray(self.intercept_, dtype=np.float64)
 
         def decide(s: int, e: int, K: np.ndarray) -> None:
             if kind == "conjunction":  # exponents, float coefficients: 2^e may overflow
@@ -223,10 +292,11 @@ class KernelClassifier(EpochClassifier):
             lin.decision_dense(K, coef, bias, out[s:e])
         columns = None if kind != "precomputed" else \
             (lambda rows, sv: np.ascontiguousarray(rows[:, sv], dtype=np.float64))
-        row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, decide,
-                       columns)
-        check_finite_decisions(out, self)
-        return np.argmax(out, axis=1) if argmax else out
+        row_blocks_run(kern, kind, Xc, t.sv, self.max_gram_bytes, self.n_jobs, decide,
+                       columns, t.sv_norms)
+        if not all_finite(out):
+            check_finite_decisions(out, self)
+        return out.argmax(axis=1) if argmax else out
 
     def _predict_labels(self, X: Any) -> np.ndarray:
         self._check_fitted()

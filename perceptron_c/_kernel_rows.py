@@ -49,6 +49,8 @@ from ._validation import CSR, PackedBits
 from .kernels import (
     RBF,
     Kernel,
+    Linear,
+    Polynomial,
     apply_kernel,
     is_builtin,
     kernel_from_spec,
@@ -105,7 +107,11 @@ def run_tasks(tasks: Sequence[Callable[[], T]], n_jobs: Any) -> list[T]:
 def _task_jobs(kern: Any, kind: str, n_jobs: Any) -> Any:
     """Threads for tasks of this kernel: n_jobs, but one (None) for a kernel with user code
     in it, which is called as it is, from the calling thread."""
-    return n_jobs if kind != "float" or is_builtin(kern) else None
+    plain = type(kern) in _PLAIN_FLOAT or is_builtin(kern)  # (the common kernels first)
+    return n_jobs if kind != "float" or plain else None
+
+
+_PLAIN_FLOAT = (RBF, Linear, Polynomial)
 
 
 # ------------------------------------------------------------------------- kernel values
@@ -135,6 +141,9 @@ def _float_rows(kern: Any, A: np.ndarray, B: np.ndarray, n_jobs: Any,
     inner = n_jobs if jobs is None else 1  # the tasks' own threads
     if norms is None and isinstance(kern, RBF):
         norms = (sqnorms(kern, A), sqnorms(kern, B))
+    if m <= step:  # one task: run_tasks would call it here
+        kern._rows_into(A, B, K, inner, norms)
+        return K
 
     def task(a: int, z: int) -> None:
         part = None if norms is None else (norms[0][a:z], norms[1])
@@ -373,20 +382,25 @@ def check_weighted_headroom(alpha: np.ndarray, b: np.ndarray, u: np.ndarray | No
 
 def row_blocks_run(kern: Any, kind: str, X: Any, sv: Any, max_bytes: int, n_jobs: Any,
                    block_fn: Callable[[int, int, np.ndarray], None],
-                   kernel_fn: Callable[[Any, Any], np.ndarray] | None = None) -> None:
+                   kernel_fn: Callable[[Any, Any], np.ndarray] | None = None,
+                   sv_norms: np.ndarray | None = None) -> None:
     """For blocks [s, e) of the rows of X: K = K(X[s:e], sv) (or ``kernel_fn(rows, sv)``),
     then ``block_fn(s, e, K)``; each block one task, n_jobs of them at a time (as many as
-    ``max_bytes`` holds). Blocks are cut by the sizes alone, never by n_jobs."""
+    ``max_bytes`` holds). Blocks are cut by the sizes alone, never by n_jobs. ``sv_norms``:
+    the squared norms of ``sv`` for the RBF kernel, as the model prepared them (computed here
+    when None). One block runs in the calling thread, as run_tasks would run it."""
     m, n_sv = X.shape[0], max(1, sv.shape[0])
     item = np.dtype(exponent_dtype(sv.n_bits)).itemsize if kind == "conjunction" else 8
     step = max(1, min(PREDICT_ENTRIES, max_bytes // item) // n_sv)
-    sv_norms = sqnorms(kern, sv) if kernel_fn is None and kind == "float" else None
-    blocks = [(s, min(m, s + step)) for s in range(0, m, step)]
-    at_once = max(1, max_bytes // (step * n_sv * item))
+    if sv_norms is None and kernel_fn is None and kind == "float":
+        sv_norms = sqnorms(kern, sv)
 
     def task(s: int, e: int) -> None:
-        rows = X[s:e] if not isinstance(X, (CSR, PackedBits)) else \
-            take_rows(X, np.arange(s, e))
+        if e - s == m:
+            rows = X
+        else:
+            rows = X[s:e] if not isinstance(X, (CSR, PackedBits)) else \
+                take_rows(X, np.arange(s, e))
         if kernel_fn is not None:
             K = kernel_fn(rows, sv)
         elif kind == "conjunction":
@@ -397,8 +411,12 @@ def row_blocks_run(kern: Any, kind: str, X: Any, sv: Any, max_bytes: int, n_jobs
         block_fn(s, e, K)
 
     jobs = n_jobs if kernel_fn is not None else _task_jobs(kern, kind, n_jobs)
-    threads = min(effective_n_jobs(jobs), at_once)
-    run_tasks([partial(task, s, e) for s, e in blocks], threads)
+    threads = effective_n_jobs(jobs)
+    if m <= step:  # one block (and so one task): here, as run_tasks would run it
+        task(0, m)
+        return
+    threads = min(threads, max(1, max_bytes // (step * n_sv * item)))
+    run_tasks([partial(task, s, min(m, s + step)) for s in range(0, m, step)], threads)
 
 
 # ------------------------------------------------------------------------ fitted parameters

@@ -11,10 +11,18 @@ from . import _backend
 from ._base import EpochModel
 from ._docs import BATCH, DECISION, ESTIMATOR, FIT, fill
 from ._params import check_class_weight
-from ._rows import check_finite_decisions
+from ._rows import all_finite, check_finite_decisions
 from ._supervised import labels_of
-from ._threads import run_shared
-from ._validation import CSR, check_feature_names, check_finite, check_n_features, check_X
+from ._threads import check_n_jobs, run_shared, stop_point
+from ._validation import (
+    CSR,
+    check_feature_names,
+    check_finite,
+    check_n_features,
+    check_X,
+    is_float64,
+    plain_rows,
+)
 
 __all__ = ["decision", "initial_weights", "LinearModelMixin", "LinearClassifierMixin"]
 
@@ -49,6 +57,12 @@ def decision(X: Any, W: np.ndarray, b: np.ndarray, n_jobs: Any = None) -> np.nda
     out = np.empty((n, W.shape[0]), dtype=np.float64)
     sparse = isinstance(X, CSR)
     row_len = X.indptr[-1] // max(1, n) if sparse else X.shape[1]
+    if not sparse and n * max(1, W.shape[0]) * max(1, row_len) <= DECISION_WORK:
+        # one block (decision_blocks would make it): run_shared's checks, then the call
+        check_n_jobs(n_jobs)
+        stop_point()
+        lin.decision_dense(X, W, b, out)
+        return out
     blocks = decision_blocks(n, W.shape[0], int(row_len))
 
     def block(i: int) -> None:
@@ -86,17 +100,32 @@ class LinearModelMixin:
         check_n_features(Xc, self.n_features_in_, type(self).__name__)
         return Xc
 
+    def _gated_scores(self, X: Any) -> np.ndarray:
+        """The decision values (n, 1 or n_classes) of X, gated here: rows that are already
+        canonical (`plain_rows`, on a model fitted without feature names) skip the
+        conversions of `_gate_predict`, which the others take; the checks and errors are the
+        same either way."""
+        self._check_fitted()
+        rows = None if getattr(self, "feature_names_in_", None) is not None else \
+            plain_rows(X, self.n_features_in_)
+        return self._scores(self._gate_predict(X) if rows is None else rows)
+
     def _dense_coef(self) -> np.ndarray:
         coef = self.coef_
+        if is_float64(coef, 2):  # as trained: the weights as they are (no copy)
+            return coef
         if hasattr(coef, "toarray"):
             coef = coef.toarray()
         return np.ascontiguousarray(np.atleast_2d(coef), dtype=np.float64)
 
     def _scores(self, Xc: Any) -> np.ndarray:
+        b = self.intercept_
         out = decision(Xc, self._dense_coef(),
-                       np.ascontiguousarray(self.intercept_, dtype=np.float64),
+                       b if is_float64(b, 1) else np.ascontiguousarray(b, dtype=np.float64),
                        getattr(self, "n_jobs", None))
-        if isinstance(Xc, np.ndarray) and not np.isfinite(out).all():
+        if all_finite(out):
+            return out
+        if isinstance(Xc, np.ndarray):
             check_finite(Xc, "X")  # NaN or inf in X: say so, rather than "overflow"
         return check_finite_decisions(out, self)
 
@@ -206,8 +235,8 @@ class LinearClassifierMixin(LinearModelMixin):
 
         {raises_predict_linear}
         """
-        s = self._scores(self._gate_predict(X))
+        s = self._gated_scores(X)
         return s[:, 0] if s.shape[1] == 1 else s
 
     def _predict_labels(self, X: Any) -> np.ndarray:
-        return self._predict_idx(self._gate_predict(X))
+        return labels_of(self._gated_scores(X))

@@ -7,6 +7,7 @@ once; nothing is checked again.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ import numpy as np
 from ._validation import CSR, PackedBits
 
 __all__ = ["take_rows", "stack_rows", "dense_rows", "csr_rows", "pool_of",
-           "check_finite_state", "check_finite_decisions"]
+           "check_finite_state", "check_finite_decisions", "all_finite"]
 
 
 def take_rows(X: Any, idx: np.ndarray) -> Any:
@@ -71,6 +72,14 @@ def pool_of(old: Any, Xc: Any, kind: str) -> Any:
     if kind == "precomputed":
         return Xc
     return stack_rows(old, Xc)
+
+
+def all_finite(out: np.ndarray) -> bool:
+    """Whether every value of the float array ``out`` is finite (a few values: one Python
+    test each, cheaper than numpy's call)."""
+    if out.size <= 16:
+        return all(map(math.isfinite, out.flat))
+    return bool(np.isfinite(out).all())
 
 
 def check_finite_decisions(out: np.ndarray, estimator: object) -> np.ndarray:

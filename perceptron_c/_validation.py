@@ -155,6 +155,31 @@ def check_X(X: Any, name: str = "X", min_rows: int = 1, finite: bool = True
     return arr
 
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
+def plain_rows(X: Any, n_features: int) -> np.ndarray | None:
+    """X as it is when it is already what `check_X` (``finite=False``) makes of it, with
+    ``n_features`` columns: a C-contiguous float32/float64 ndarray of at least one row (a
+    list of rows is read as an array first); else None, and the caller takes the general
+    route, which raises what this one lets through. Prediction's short route: a few
+    attribute tests, no conversion."""
+    if type(X) is list:
+        X = np.asarray(X)
+    if type(X) is not np.ndarray or X.ndim != 2 or X.shape[1] != n_features or \
+            X.shape[0] < 1 or not X.flags.c_contiguous:
+        return None
+    dtype = X.dtype
+    return X if dtype is _F64 or dtype is _F32 else None
+
+
+def is_float64(a: Any, ndim: int) -> bool:
+    """Whether ``a`` is a C-contiguous float64 ndarray of ``ndim`` dimensions (what the
+    routines take as it is)."""
+    return type(a) is np.ndarray and a.dtype is _F64 and a.ndim == ndim and \
+        a.flags.c_contiguous
+
+
 def _check_shape(shape: tuple, name: str, min_rows: int) -> None:
     if shape[0] < min_rows:
         raise ValueError(f"{name}: found array with {shape[0]} sample(s) (shape={shape}) "

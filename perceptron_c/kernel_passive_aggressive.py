@@ -28,7 +28,7 @@ import numpy as np
 from . import _backend
 from ._base import STOPPING
 from ._docs import FIT, fill
-from ._kernel_model import WeightedKernelClassifier, empty_support
+from ._kernel_model import PredictTables, WeightedKernelClassifier, empty_support, float_rows
 from ._kernel_rows import (
     KERNEL_PARAMS,
     KernelSource,
@@ -47,6 +47,7 @@ from ._params import (
     expand_class_weight,
 )
 from ._rows import (
+    all_finite,
     check_finite_decisions,
     check_finite_state,
     pool_of,
@@ -347,6 +348,25 @@ class KernelPassiveAggressiveClassifier(WeightedKernelClassifier):
             self.dual_coef_, self.intercept_ = coef.copy(), b.copy()
         self.n_support_ = int(self._alpha.shape[1])
         self.support_vectors_ = None if self._kind == "precomputed" else self._sv
+        self._prepare_tables()
+
+    def _table_sources(self) -> tuple:
+        d = self.__dict__
+        return (d.get("_fit_params"), self._sv, self._alpha, self._b, d.get("_u"),
+                d.get("_beta"), d.get("_count"), self._ediag)
+
+    def _prepare_tables(self) -> PredictTables:
+        """The tables of `KernelClassifier`, with the coefficients that predict (`_coefs`)."""
+        kind, kern = fitted_kernel(self)
+        tables = PredictTables(self._table_sources(), kind, kern, self._sv)
+        coef, tables.bias = self._coefs()
+        tables.coef = np.ascontiguousarray(coef)
+        if kind == _CONJ:
+            _backend.kpa.kpa_conjunction_decision  # noqa: B018 (loaded now, not at a call)
+        else:
+            _backend.linear.decision_dense  # noqa: B018 (loaded now, not at a call)
+        self._predict_tables = tables
+        return tables
 
     @fill(FIT)
     def fit(self, X: Any, y: Any,
@@ -369,11 +389,13 @@ class KernelPassiveAggressiveClassifier(WeightedKernelClassifier):
 
     # ------------------------------------------------------------------ prediction
     def _decide(self, Xc: Any, sv: Any, coef: np.ndarray, b: np.ndarray, ediag: np.ndarray,
-                labels: bool) -> np.ndarray:
+                labels: bool, tables: PredictTables | None = None) -> np.ndarray:
         """Scores (m, R), or class indices with ``labels``, of canonical rows Xc under the
         coefficients ``coef`` of the rows ``sv`` (exactly decided for the conjunction), with
-        the kernel the model was trained with."""
-        kind, kern = fitted_kernel(self)
+        the kernel the model was trained with (the model's tables, when given: its own
+        support vectors, with their norms)."""
+        kind, kern = fitted_kernel(self) if tables is None else (tables.kind, tables.kern)
+        sv_norms = None if tables is None else tables.sv_norms
         fit_intercept = self._fitted_intercept()
         m, R = Xc.shape[0], coef.shape[0]
         out = np.zeros((m, R))
@@ -396,10 +418,11 @@ class KernelPassiveAggressiveClassifier(WeightedKernelClassifier):
             columns = None if kind != "precomputed" else \
                 (lambda rows, cols: np.ascontiguousarray(rows[:, cols], dtype=np.float64))
             row_blocks_run(kern, kind, Xc, sv, self.max_gram_bytes, self.n_jobs, decide,
-                           columns)
+                           columns, sv_norms)
         if kind == _CONJ:
             return idx if labels else out
-        check_finite_decisions(out, self)
+        if not all_finite(out):
+            check_finite_decisions(out, self)
         if not labels:
             return out
         return labels_of(out)
@@ -407,9 +430,9 @@ class KernelPassiveAggressiveClassifier(WeightedKernelClassifier):
     def _predicted(self, X: Any, labels: bool) -> np.ndarray:
         self._check_fitted()
         self._validate_params("max_gram_bytes", "n_jobs")
-        Xc = self._gate_X(X, fitted_kernel(self), fitting=False)  # never the params set since
-        coef, b = self._coefs()
-        return self._decide(Xc, self._sv, np.ascontiguousarray(coef), b, self._ediag, labels)
+        t = self._tables()  # the kernel it was trained with, never the parameters set since
+        Xc = float_rows(self, X, t.kind, t.kern)
+        return self._decide(Xc, t.sv, t.coef, t.bias, self._ediag, labels, t)
 
     def _scores(self, X: Any) -> np.ndarray:
         return self._predicted(X, labels=False)

@@ -295,7 +295,7 @@ shuffle, verbose, random_state, warm_start, average
 
         {raises_predict_linear}
         """
-        return self._scores(self._gate_predict(X))[:, 0]
+        return self._gated_scores(X)[:, 0]
 
     @fill(FIT)
     def fit(self, X: Any, y: Any, coef_init: Any = None, intercept_init: Any = None,

@@ -43,10 +43,10 @@ def check_lengths(lengths: Any, n_tokens: int) -> np.ndarray:
     if arr.ndim != 1 or arr.shape[0] == 0 or arr.dtype.kind not in "iu":
         raise ValueError(f"lengths must be a non-empty 1-d array of integers, got {arr.dtype} "
                          f"of shape {arr.shape}")
-    if (arr < 1).any():
+    if arr.min() < 1:
         raise ValueError("lengths must be >= 1 (every sentence has a token)")
     offsets = np.zeros(arr.shape[0] + 1, dtype=np.int64)
-    np.cumsum(arr, out=offsets[1:])
+    arr.cumsum(out=offsets[1:])
     if offsets[-1] != n_tokens:
         raise ValueError(f"lengths must sum to the number of rows of X ({n_tokens}), "
                          f"got {int(offsets[-1])}")
@@ -204,9 +204,12 @@ class StructuredPerceptron(EpochClassifier):
     def _published(self, name: str) -> np.ndarray:
         """coef_ (the transpose of the feature-major state: (n_classes, n_features) as in
         scikit-learn), intercept_ and the transition scores (the averages when averaging),
-        computed once per state."""
+        computed once per state, with the tables Viterbi reads: the feature-major weights
+        ``W``, ``b`` and the packed transitions ``trans`` ((K + 2, K): the transitions, then
+        the first and the last tag's scores), of which the published attributes are views
+        (what changes one changes the other, as when prediction read the attributes)."""
         cache = self.__dict__.get("_published_cache")
-        if cache is None:
+        if cache is None or name not in cache:  # (a pickle of an older release has no tables)
             st = self.__dict__.get("_state")
             if st is None:
                 raise AttributeError(f"{type(self).__name__} has no attribute {name!r} "
@@ -215,13 +218,20 @@ class StructuredPerceptron(EpochClassifier):
             if "U" in st:
                 c = float(st["count"][0])
                 W, b, trans = W - st["U"] / c, b - st["beta"] / c, trans - st["U_trans"] / c
-            else:
-                W = W.copy()  # coef_ must not share memory with the state
+            else:  # none of them shares memory with the state
+                W, b, trans = W.copy(), b.copy(), trans.copy()
             K = b.shape[0]
             cache = self.__dict__["_published_cache"] = {
-                "coef_": W.T, "intercept_": np.array(b), "coef_trans_": np.array(trans[:K]),
-                "coef_init_": np.array(trans[K]), "coef_final_": np.array(trans[K + 1])}
+                "W": W, "b": b, "trans": trans, "coef_": W.T, "intercept_": b,
+                "coef_trans_": trans[:K], "coef_init_": trans[K], "coef_final_": trans[K + 1]}
         return cache[name]
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The model without its published cache (rebuilt from the state when read), so an
+        unpickled model's attributes are views of its tables again."""
+        state = self.__dict__.copy()
+        state.pop("_published_cache", None)
+        return state
 
     # documented in the class's Attributes section (a docstring here too makes Sphinx
     # describe them twice, a -W error)
@@ -292,9 +302,10 @@ class StructuredPerceptron(EpochClassifier):
         return self
 
     # ------------------------------------------------------------------ prediction
-    def _trans(self) -> np.ndarray:
-        return np.ascontiguousarray(np.vstack([self.coef_trans_, self.coef_init_,
-                                               self.coef_final_]), dtype=np.float64)
+    def _tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(W, b, trans) as Viterbi reads them: the published tables (`_published`; the
+        attributes, read-only properties, are views of them)."""
+        return self._published("W"), self._published("b"), self._published("trans")
 
     def _predict_idx(self, X: Any, lengths: Any) -> np.ndarray:
         self._check_fitted()
@@ -305,13 +316,12 @@ class StructuredPerceptron(EpochClassifier):
         offsets = check_lengths(lengths, Xc.shape[0])
         out = np.empty(Xc.shape[0], dtype=np.int64)
         seq = _backend.sequence
-        W = np.ascontiguousarray(self.coef_.T, dtype=np.float64)  # feature-major, no copy
-        b = np.ascontiguousarray(self.intercept_, dtype=np.float64)
+        W, b, trans = self._tables()
         if isinstance(Xc, CSR):
-            seq.decode_csr(Xc.data, Xc.indices, Xc.indptr, W, b, self._trans(), offsets, out,
+            seq.decode_csr(Xc.data, Xc.indices, Xc.indptr, W, b, trans, offsets, out,
                            n_jobs=self.n_jobs)
         else:
-            seq.decode_dense(Xc, W, b, self._trans(), offsets, out, n_jobs=self.n_jobs)
+            seq.decode_dense(Xc, W, b, trans, offsets, out, n_jobs=self.n_jobs)
         return out
 
     @fill(ESTIMATOR)

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _backend
 from ._base import OVR_FIXED_CLASSES
-from ._kernel_model import KernelClassifier, support_vector_state
+from ._kernel_model import KernelClassifier, PredictTables, float_rows, support_vector_state
 from ._kernel_rows import (
     KERNEL_PARAMS,
     KernelSource,
@@ -355,25 +355,47 @@ class VotedPerceptron(KernelClassifier):
     def _publish(self) -> None:
         self.n_mistakes_ = np.diff(self._m_ptr)
         self.support_vectors_ = self._sv
+        self._prepare_tables()
+
+    def _table_sources(self) -> tuple:
+        d = self.__dict__
+        return (d.get("_fit_params"), self._sv, d.get("_alpha"), d.get("_w"), self._b,
+                self._m_ptr, self._m_index, self._m_sign, self._survival, self._credit)
+
+    def _prepare_tables(self) -> PredictTables:
+        """The tables of `KernelClassifier` (kernel, support vectors and their norms), with
+        each machine's votes ``extra``: its mistakes, signs and survival counts (the last
+        one with the credit of the epochs it was spared), and its total vote."""
+        kind, kern = self._fitted_spec()
+        tables = PredictTables(self._table_sources(), kind, kern, self._sv)
+        votes, totals = [], []
+        for m in range(self._b.shape[0]):
+            idx, sg, surv = self._machine(m)
+            surv = surv.copy()
+            surv[-1] += self._credit[m]
+            votes.append((idx, sg, surv))
+            totals.append(self._machine(m)[2].sum() + self._credit[m])
+        tables.extra = (votes, totals)
+        _backend.voted.vote  # noqa: B018 (loaded now, not at a call)
+        if kind != "conjunction":
+            _backend.linear.decision_dense  # noqa: B018 (the primal kernel rows)
+        self._predict_tables = tables
+        return tables
 
     # ------------------------------------------------------------------ prediction
     def _scores(self, X: Any) -> np.ndarray:
         """(n, n_machines) vote margins divided by the total votes, in [-1, 1]."""
         self._check_fitted()
         self._validate_params("max_gram_bytes", "n_jobs")
-        kind, kern = self._fitted_spec()  # never the parameters set since
+        t = self._tables()  # the kernel it was trained with, never the parameters set since
+        kind, kern = t.kind, t.kern
+        votes, totals = t.extra
         fit_intercept = bool(fit_params(self)["fit_intercept"])
-        Xc = self._gate_X(X, (kind, kern), fitting=False)
+        Xc = float_rows(self, X, kind, kern)
         m_rows, machines = Xc.shape[0], self._b.shape[0]
         out = np.zeros((m_rows, machines))
         voted = _backend.voted
         bias_step = 1.0 if fit_intercept else 0.0
-        votes = []
-        for m in range(machines):
-            idx, sg, surv = self._machine(m)
-            surv = surv.copy()
-            surv[-1] += self._credit[m]
-            votes.append((idx, sg, surv))
 
         def vote(s: int, e: int, K: np.ndarray) -> None:
             col = np.empty(e - s)
@@ -386,13 +408,12 @@ class VotedPerceptron(KernelClassifier):
         primal = None if kind != "primal" else \
             (lambda rows, sv: kernel_block(kern, kind, rows, sv, self.max_gram_bytes))
         try:
-            row_blocks_run(kern, kind, Xc, self._sv, self.max_gram_bytes, self.n_jobs, vote,
-                           primal)
+            row_blocks_run(kern, kind, Xc, t.sv, self.max_gram_bytes, self.n_jobs, vote,
+                           primal, t.sv_norms)
         except FloatingPointError as exc:
             raise ValueError(f"{type(self).__name__}: {exc}. Scaling the input data might "
                              "help.") from None
-        for m in range(machines):
-            total = self._machine(m)[2].sum() + self._credit[m]
+        for m, total in enumerate(totals):
             if total > 0:
                 out[:, m] /= total
         return out

@@ -124,3 +124,82 @@ def test_rbf_gram_twins_agree_where_distances_are_recomputed(rng, every_rbf_path
         C._set_rbf_path(path)
         C.gram_rbf(H, H, 1e-321, oc)
         assert np.array_equal(oc, op) and oc[5, 7] == 1.0 and 0.0 < oc.min() < 1.0
+
+
+def _outcome(fn, *args, **kwargs):
+    try:
+        fn(*args, **kwargs)
+    except (ValueError, TypeError, MemoryError) as exc:
+        return type(exc), str(exc)
+    return None
+
+
+def test_rbf_gram_twins_agree_off_the_estimators_inputs(rng):
+    # what no estimator passes but the low-level routines take: non-finite rows (NaN
+    # differences: numpy's max is NaN), no feature (the twin's max over nothing raises),
+    # given norms, and the same errors in the same words
+    C, P = _module("c", "_gram"), _module("python", "_gram")
+    X = rng.normal(size=(6, 3))
+    X[1, 0], X[2, 1], X[3] = np.inf, -np.inf, np.nan
+    Y = np.vstack([X[:3], rng.normal(size=(2, 3))])
+    with np.errstate(all="ignore"):
+        for A, B, norms in ((X, Y, None), (X, X, None), (Y, Y, (np.ones(5), np.ones(5)))):
+            oc, op = np.empty((A.shape[0], B.shape[0])), np.empty((A.shape[0], B.shape[0]))
+            C.gram_rbf(A, B, 0.5, oc, norms=norms)
+            P.gram_rbf(A, B, 0.5, op, norms=norms)
+            assert np.array_equal(oc, op, equal_nan=True)
+    for A, B, norms in ((np.empty((2, 0)), np.empty((3, 0)), None),
+                        (np.empty((1, 0)), None, None), (np.empty((3, 0)), None, None),
+                        (np.empty((2, 0)), np.empty((2, 0)), (np.ones(2), np.ones(2))),
+                        (X, Y, (np.ones(6), np.ones(4))), (X, Y, (np.ones(6), np.ones(5, np.int8))),
+                        (X, X[:, :2], None)):
+        B = A if B is None else B
+        outs = [np.full((A.shape[0], B.shape[0]), 7.0) for _ in range(2)]
+        with np.errstate(all="ignore"):
+            got = [_outcome(m.gram_rbf, A, B, 0.5, o, norms=norms)
+                   for m, o in zip((C, P), outs)]
+        assert got[0] == got[1], (A.shape, B.shape, norms)
+        if got[0] is None:
+            assert np.array_equal(outs[0], outs[1])
+
+
+def test_gram_checks_are_the_twins(rng):
+    C, P = _module("c", "_gram"), _module("python", "_gram")
+    words = rng.integers(0, 2**63, size=(3, 600), dtype=np.uint64)  # 38400 bits
+    narrow = np.ascontiguousarray(words[:, :2])
+    for A, B, out, n_jobs in (
+            (words, words, np.empty((3, 3), np.int16), None),
+            (narrow, narrow, np.empty((3, 3), np.int16), None),
+            (words | ~words, words, np.empty((3, 3), np.int16), None),
+            (words | ~words, words | ~words, np.empty((3, 3), np.int16), None),
+            (words, narrow, np.empty((3, 3), np.int64), None),
+            (words, words, np.empty((3, 3), np.float64), None),
+            (words, words, np.empty((3, 2), np.int64), None),
+            (words, words, np.empty((3, 3), np.int64), 0),
+            (words, words, np.empty((3, 3), np.int64), True),
+            (words, words, np.empty((3, 3), np.int64), np.int64(-1))):
+        outs = [out.copy(), out.copy()]
+        got = [_outcome(m.gram_conjunction_log2, A, B, o, n_jobs=n_jobs)
+               for m, o in zip((C, P), outs)]
+        assert got[0] == got[1]
+        if got[0] is None:
+            assert np.array_equal(outs[0], outs[1])
+    X = rng.normal(size=(4, 3))
+    for Y, out in ((X, np.empty((4, 4), np.float32)), (X[:, :2], np.empty((4, 4))),
+                   (X, np.empty((4, 3)))):
+        for name in ("gram_linear", "gram_rbf"):
+            args = (X, Y, 0.5) if name == "gram_rbf" else (X, Y)
+            got = [_outcome(getattr(m, name), *args, out.copy()) for m in (C, P)]
+            assert got[0] == got[1] and got[0] is not None
+
+
+@pytest.mark.parametrize("degree", [1, 2, 3, 7, 20])
+def test_poly_gram_twins_agree_to_overflow(rng, degree):
+    C, P = _module("c", "_gram"), _module("python", "_gram")
+    X = rng.normal(size=(9, 5)) * rng.exponential(40.0, size=(9, 1))
+    for A, B, n_jobs in ((X, X, None), (X, X[:4], 2), (X[:1], X, None)):
+        oc, op = np.empty((A.shape[0], B.shape[0])), np.empty((A.shape[0], B.shape[0]))
+        with np.errstate(over="ignore"):
+            C.gram_poly(A, B, degree, 0.3, 1.5, oc, n_jobs=n_jobs)
+            P.gram_poly(A, B, degree, 0.3, 1.5, op)
+        assert np.array_equal(oc, op)

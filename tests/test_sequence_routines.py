@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 from conftest import HAVE_C, _module
 
+from perceptron_c._core import _contract
+
 FLOATS = [np.float32, np.float64]
 
 
@@ -178,20 +180,34 @@ def test_feature_major_emissions_are_the_linear_decision_bit_for_bit(seq, rng, d
         seq.emissions_dense(X, np.ascontiguousarray(W.T), b, got[:3])
 
 
-def test_blocks_cover_every_sentence_once(seq, rng, monkeypatch):
-    P = _module("python", "_sequence")
-    monkeypatch.setattr(P, "DECODE_WORK", 50)
+def test_blocks_cover_every_sentence_once(rng, monkeypatch):
+    monkeypatch.setattr(_contract, "DECODE_WORK", 50)
     for n in (0, 1, 7, 40):
         offsets = offsets_of(rng.integers(0, 5, size=n))
-        blocks = P.sentence_blocks(offsets, 3, 2)
+        blocks = _contract.sentence_blocks(offsets, 3, 2)
         covered = [s for a, z in blocks for s in range(a, z)]
         assert covered == list(range(n)) if offsets[-1] else covered == []
         assert all(a < z for a, z in blocks)
 
 
+def test_blocks_start_where_the_token_budget_runs_out(rng, monkeypatch):
+    # each block starts at the first sentence starting at or after a multiple of the tokens
+    # DECODE_WORK pays for (numpy's searchsorted of those multiples, as a reference)
+    for work in (1, 7, 50, 1 << 22):
+        monkeypatch.setattr(_contract, "DECODE_WORK", work)
+        for n in (0, 1, 2, 7, 40, 300):
+            offsets = offsets_of(rng.integers(0, 6, size=n))
+            for K, row_len in ((1, 0), (3, 2), (45, 300)):
+                step = max(1, work // (K * (max(1, row_len) + K)))
+                starts = np.unique(np.searchsorted(offsets[:-1],
+                                                   np.arange(0, offsets[-1], step))).tolist()
+                want = [(a, z) for a, z in zip(starts, starts[1:] + [n]) if a < n]
+                assert _contract.sentence_blocks(offsets, K, row_len) == want
+
+
 @pytest.mark.parametrize("sparse", [False, True])
 def test_threads_change_nothing(seq, rng, monkeypatch, sparse):
-    monkeypatch.setattr(_module("python", "_sequence"), "DECODE_WORK", 300)  # many blocks
+    monkeypatch.setattr(_contract, "DECODE_WORK", 300)  # many blocks
     lengths = random_lengths(rng, 60, 8)
     X = rng.normal(size=(lengths.sum(), 5))
     W, b, trans = rng.normal(size=(5, 3)), rng.normal(size=3), rng.normal(size=(5, 3))

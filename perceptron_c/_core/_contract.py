@@ -33,17 +33,26 @@ what is its own. The C side of this module is ``_lanes.pxd`` (the lane sums), ``
   sums could reach 2^61, before it starts.
 - Arguments are checked before any work, by the same tests with the same messages in both
   twins (`need` raises the ValueError; ``_checks.pxd`` has the C twins' copies).
+- What a call runs once around its work and is not arithmetic (the Gram routines' checks,
+  thread count and blocks of rows; the decoder's blocks of sentences) is written once, at
+  the end of this module, and both twins call it: glue, never a loop of the work itself.
 """
 from __future__ import annotations
 
+import bisect
 import math
+import numbers
+import os
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._threads import run_shared
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import TypeAlias
 
-    import numpy as np
     import numpy.typing as npt
 
     # the array types of the twins' signatures, named once for all of them
@@ -225,6 +234,15 @@ def non_finite(t: int, i: int) -> FloatingPointError:
                               f"(row {i}): the weights or the data overflow float64")
 
 
+def non_finite_sentence(s: int, t: int | None = None) -> FloatingPointError:
+    """The error of a sentence whose Viterbi score leaves float64's range (at position t of
+    an epoch's visiting order)."""
+    where = f"sentence {s}" if t is None else \
+        f"position {t} of the visiting order (sentence {s})"
+    return FloatingPointError(f"non-finite Viterbi score at {where}: the emissions, the "
+                              f"weights or the data are not finite or overflow float64")
+
+
 def check_csr(indptr: _I64, nnz: int, n_idx: int) -> None:
     p = indptr.tolist()
     ok = len(p) >= 1 and n_idx == nnz and p[0] == 0 and p[-1] == nnz
@@ -320,3 +338,113 @@ def check_headroom(a: Any, extra: int, what: str) -> None:
     if not ok:
         raise OverflowError(f"{what}: the exact sums would reach 2^61 (|coefficients| + |bias| "
                             "per class, with room for this call's updates)")
+
+
+# ------------------------------------------------------------------------ around the work
+# What both twins run once per call around their work (_gram's: the checks of its arguments,
+# the threads n_jobs asks for, the blocks of rows of a product; _sequence's blocks of
+# sentences): glue, not arithmetic.
+
+# int16 exponents hold popcounts of rows of up to this many bits
+INT16_MAX_BITS = 32767
+# Multiply-adds per block of rows of a product: a few milliseconds in C, so that Ctrl-C is
+# seen between blocks and n_jobs threads share them. Every entry is its own dot4, so neither
+# the blocks nor the threads change a value.
+PRODUCT_WORK = 1 << 23
+
+
+def effective_jobs(n_jobs: object) -> int:
+    """Threads for ``n_jobs`` with scikit-learn's meaning (None: 1, -1: every core, -2: all
+    but one, ...), any integer type but bool; anything else is a ValueError."""
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral) \
+            or n_jobs == 0:
+        raise ValueError(f"n_jobs must be None or a nonzero integer, got {n_jobs!r}")
+    jobs = int(n_jobs)
+    if jobs > 0:
+        return jobs
+    try:  # the cores this process may run on (as _threads.effective_n_jobs counts them)
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, cores + 1 + jobs)
+
+
+def check_words(A: Any, B: Any, out: Any, n_jobs: object,
+                max_row_popcount: Callable[[Any], int]) -> int:
+    """The checks of a popcount Gram's arguments, in this order and these words (the twin's
+    ``max_row_popcount`` counts the ones of the densest row); returns the thread count."""
+    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1]:
+        raise ValueError(f"A_words and B_words must be 2-D with the same number of words, got "
+                         f"shapes {A.shape} and {B.shape}")
+    dtype = getattr(out, "dtype", None)
+    if dtype not in (np.int16, np.int32, np.int64):
+        raise ValueError(f"out must be an int16, int32 or int64 array, got {dtype}")
+    if out.shape != (A.shape[0], B.shape[0]):
+        raise ValueError(f"out must have shape {(A.shape[0], B.shape[0])}, got {out.shape}")
+    if dtype == np.int32 and A.shape[1] >= 1 << 25:  # popcounts are at most 64 * nw < 2^31
+        raise ValueError(f"int32 out holds popcounts of fewer than {1 << 25} words a row, got "
+                         f"{A.shape[1]} words: use int64 out")
+    if dtype == np.int16 and 64 * A.shape[1] > INT16_MAX_BITS:
+        # no popcount(a AND b) exceeds the ones of the sparser side's densest row
+        top = min(max_row_popcount(A), max_row_popcount(B))
+        if top > INT16_MAX_BITS:
+            raise ValueError(f"int16 out holds popcounts up to {INT16_MAX_BITS}, but rows have "
+                             f"up to {top} ones in common: use int32 out")
+    return effective_jobs(n_jobs)
+
+
+def check_float(X: Any, Y: Any, out: Any) -> None:
+    """The checks of a float Gram's arguments."""
+    if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1]:
+        raise ValueError(f"X and Y must be 2-D with the same number of columns, got shapes "
+                         f"{X.shape} and {Y.shape}")
+    if out.shape != (X.shape[0], Y.shape[0]) or out.dtype != np.float64:
+        raise ValueError(f"out must be float64 of shape {(X.shape[0], Y.shape[0])}, got "
+                         f"{out.dtype} {out.shape}")
+
+
+def given_norms(X: Any, Y: Any, norms: tuple) -> tuple[Any, Any]:
+    """The squared norms an RBF Gram was given, as float64 arrays, checked against X, Y."""
+    xx, yy = (np.ascontiguousarray(v, dtype=np.float64) for v in norms)
+    if xx.shape != (X.shape[0],) or yy.shape != (Y.shape[0],):
+        raise ValueError(f"norms must be two arrays of {X.shape[0]} and {Y.shape[0]} squared "
+                         "norms")
+    return xx, yy
+
+
+def product_blocks(m: int, n: int, d: int) -> list[tuple[int, int]]:
+    """[a, z) blocks of the rows of an m x n product of rows of d features."""
+    rows = max(1, PRODUCT_WORK // max(1, n * max(1, d)))
+    return [(a, min(m, a + rows)) for a in range(0, m, rows)]
+
+
+# Multiply-adds per block of sentences to decode: a few milliseconds (as _linear_model's
+# DECISION_WORK), so that Ctrl-C and a stopped call act within milliseconds.
+DECODE_WORK = 1 << 22
+
+
+def sentence_blocks(offsets: Any, n_tags: int, row_len: int) -> list[tuple[int, int]]:
+    """[first, stop) blocks of consecutive sentences (``offsets``: their boundaries), each
+    starting at the first sentence that starts at or after a multiple of the tokens worth
+    `DECODE_WORK` multiply-adds (a token costs K (row_len + K)): the same blocks for any
+    number of threads."""
+    per_token = max(1, n_tags) * (max(1, row_len) + max(1, n_tags))
+    starts = np.asarray(offsets).tolist()
+    n_sent, step = len(starts) - 1, max(1, DECODE_WORK // per_token)
+    firsts: list[int] = []
+    for t in range(0, starts[-1], step):
+        s = bisect.bisect_left(starts, t, 0, n_sent)
+        if s < n_sent and (not firsts or firsts[-1] != s):
+            firsts.append(s)
+    return list(zip(firsts, firsts[1:] + [n_sent]))
+
+
+def run_blocks(fn: Callable[[int, int], None], blocks: Sequence[tuple[int, int]],
+               n_threads: int) -> None:
+    """fn(a, z) for every (a, z) of blocks, on up to n_threads threads (`run_shared`: the
+    shared pool, each thread taking the next block as it finishes one, in copies of the
+    caller's context; serially, between bytecodes where Ctrl-C is seen, for one thread or
+    one block); every call has ended before the first error raised by one is raised here."""
+    run_shared(lambda b: fn(*blocks[b]), len(blocks), n_threads)

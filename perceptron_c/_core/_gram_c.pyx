@@ -10,31 +10,37 @@ about 20 ms, between which the calling thread takes the GIL back to check for Ct
 right of the diagonal only, each stored twice (see ``pc_sym_pays``). The float kernels' products
 are ``_dot.h``'s 4-lane dots (the twin's `_dot4_products`, vectorized on the widest path this
 CPU has), without the GIL, by blocks of rows that ``n_jobs`` threads share; what follows them
-is elementwise and runs on them too, in blocks of rows: the twin's numpy operations for the
-polynomial, and for the RBF one fused pass without the GIL (``_rbf.h``: the twin's
-operations in its order, entry by entry, its own exponential included), vectorized on the
-widest path this CPU has.
+is elementwise and runs on them too, in blocks of rows, without the GIL: for the polynomial
+the twin's operations entry by entry (its power by squaring), for the RBF one fused pass
+(``_rbf.h``: the twin's operations in its order, entry by entry, its own exponential
+included, vectorized on the widest path this CPU has), then the distances it flags
+recomputed from the differences as the twin does. Nothing here calls the Python twin: its
+checks and blocks are written again here, in the same order and words.
 """
 import os
 import warnings
 
 import numpy as np
 
-from libc.math cimport ldexp
+from libc.math cimport fabs, isnan, ldexp, sqrt
 from libc.stdint cimport int16_t, int32_t, int64_t, uint64_t
+from libc.stdlib cimport free, malloc
 
+from perceptron_c._core._lanes cimport sqnorm4
 from perceptron_c._core._popcount cimport (PC_IMPL_AVX2, PC_IMPL_AVX512, PC_IMPL_BUILTIN,
                                            PC_IMPL_POPCNT, PC_OUT_I16, PC_OUT_I32, PC_OUT_I64,
                                            pc_best_impl, pc_gram_rows, pc_impl_available, pc_pack_b,
                                            pc_packed_words, pc_sym_pays)
 
-from perceptron_c._core._gram_py import (_check_float, _check_words, _direct_sq_distances, _norms,
-                                         effective_jobs, int_power, mirror_lower, product_blocks,
-                                         run_blocks)
-from perceptron_c._threads import run_shared
+from perceptron_c._core._contract import (check_float, check_words, effective_jobs,
+                                          given_norms, product_blocks, run_blocks)
+from perceptron_c._threads import run_shared, stop_point
 
 from perceptron_c._core._gram_py import __all__  # no-cython-lint: listed once (test_twins)
 
+
+cdef extern from "_popcount.h":
+    int PC_POPCOUNT64(uint64_t x) noexcept nogil
 
 cdef extern from "_dot.h":
     int pc_dot_best_path() noexcept nogil
@@ -44,6 +50,7 @@ cdef extern from "_dot.h":
     void pc_row_sqnorms(const double* X, Py_ssize_t m, Py_ssize_t d, double* out) noexcept nogil
 
 cdef extern from "_rbf.h":
+    double pc_exp1(double x) noexcept nogil
     int pc_rbf_best_path() noexcept nogil
     void pc_exp_nonpositive(double* x, Py_ssize_t n, int path) noexcept nogil
     Py_ssize_t pc_rbf_row(double* row, Py_ssize_t n, double xi, const double* yy, double tiny,
@@ -101,6 +108,18 @@ _BLOCK_WORK = {PC_IMPL_BUILTIN: 1 << 24, PC_IMPL_POPCNT: 1 << 26, PC_IMPL_AVX2: 
 _SYM_MAX_BYTES = 64 << 20
 
 
+def max_row_popcount(const uint64_t[:, ::1] W):
+    """_gram_py.max_row_popcount: the most ones in a row of packed words (0 without rows)."""
+    cdef Py_ssize_t i, k, ones, top = 0
+    with nogil:
+        for i in range(W.shape[0]):
+            ones = 0
+            for k in range(W.shape[1]):
+                ones += PC_POPCOUNT64(W[i, k])
+            top = max(top, ones)
+    return top
+
+
 def pack_rows(const unsigned char[:, ::1] X01_uint8, uint64_t[:, ::1] words_out_uint64):
     """Pack 0/1 rows into uint64 words: bit i of row r -> word i // 64, bit i % 64."""
     cdef Py_ssize_t n = X01_uint8.shape[0], d = X01_uint8.shape[1]
@@ -151,7 +170,7 @@ def gram_conjunction_log2(const uint64_t[:, ::1] A_words, const uint64_t[:, ::1]
     cdef uint64_t[::1] buf
     cdef uint64_t* bufp = NULL
     cdef Py_ssize_t words = 0
-    n_threads = _check_words(A_words, B_words, out, n_jobs)  # the Python twin's words
+    n_threads = check_words(A_words, B_words, out, n_jobs, max_row_popcount)
     if na == 0 or nb == 0:
         return
     job = _GramJob()
@@ -256,14 +275,29 @@ def _set_dot_path(name):
     return before
 
 
+# Entries per block of the mirror of a symmetric product (_gram_py.MIRROR_ENTRIES).
+MIRROR_ENTRIES = 1 << 18
+
+
+cdef void _mirror_rows(double* o, Py_ssize_t m, Py_ssize_t a, Py_ssize_t z) noexcept nogil:
+    # rows [a, z) below the diagonal from the columns above it, by tiles of 32 columns
+    cdef Py_ssize_t i, j, j0
+    for j0 in range(0, z, 32):
+        for i in range(max(a, j0 + 1), z):
+            for j in range(j0, min(i, j0 + 32)):
+                o[i * m + j] = o[j * m + i]
+
+
 def _products(X, Y, out, n_threads=1):
     """_gram_py._products: out = X . Y^T, each entry the 4-lane dot (``_dot.h``), without the
-    GIL, by the twin's blocks of rows on up to n_threads threads."""
+    GIL, by the twin's blocks of rows on up to n_threads threads; when Y is X, the entries
+    from the diagonal on, then the rest by symmetry (dot4 is symmetric), by the blocks of
+    _gram_py.mirror_lower."""
     cdef const double[:, ::1] xv = X
     cdef const double[:, ::1] yv = Y
     cdef double[:, ::1] o = out
     cdef Py_ssize_t m = o.shape[0], n = o.shape[1], d = xv.shape[1]
-    cdef bint sym = Y is X
+    cdef bint sym = Y is X, mirror = False
     cdef int path = _dot_path
     if m == 0 or n == 0:
         return
@@ -272,15 +306,25 @@ def _products(X, Y, out, n_threads=1):
         return
 
     def block(Py_ssize_t a, Py_ssize_t z):
-        if sym:
+        if mirror:
+            with nogil:
+                _mirror_rows(&o[0, 0], m, a, z)
+        elif sym:
             with nogil:
                 pc_gram_dot(&xv[a, 0], z - a, &xv[a, 0], m - a, d, &o[a, a], n, path)
         else:
             with nogil:
                 pc_gram_dot(&xv[a, 0], z - a, &yv[0, 0], n, d, &o[a, 0], n, path)
-    run_blocks(block, product_blocks(m, n, d), n_threads)
-    if sym:
-        mirror_lower(out, n_threads)  # dot4 is symmetric
+    blocks = product_blocks(m, n, d)
+    if len(blocks) == 1:  # run_blocks of one block: the same call, in this thread
+        stop_point()
+        block(0, m)
+    else:
+        run_blocks(block, blocks, n_threads)
+    if sym and m > 1:
+        mirror = True
+        step = max(1, MIRROR_ENTRIES // m)
+        run_blocks(block, [(a, min(m, a + step)) for a in range(0, m, step)], n_threads)
 
 
 def row_sqnorms(X):
@@ -298,14 +342,12 @@ def row_sqnorms(X):
 
 def gram_linear(X, Y, out, *, n_jobs=None):
     """out[i, j] = x_i . y_j (the 4-lane dot), on n_jobs threads."""
-    _check_float(X, Y, out)
+    check_float(X, Y, out)
     _products(X, Y, out, effective_jobs(n_jobs))
 
 
-# Entries of out per elementwise block on a thread: a few hundred microseconds of work; and
-# per pass within a block, so that one pass leaves them in the cache for the next.
+# Entries of out per elementwise block on a thread: a few hundred microseconds of work.
 _FLOAT_BLOCK = 1 << 16
-_CACHE_ENTRIES = 1 << 16
 
 
 def _elementwise(fn, Py_ssize_t n_rows, Py_ssize_t n_cols, n_threads):
@@ -318,70 +360,135 @@ def _elementwise(fn, Py_ssize_t n_rows, Py_ssize_t n_cols, n_threads):
     run_blocks(fn, [(a, min(n_rows, a + step)) for a in range(0, n_rows, step)], n_threads)
 
 
+cdef void _poly_entries(double* o, Py_ssize_t n, double gamma, double coef0,
+                        long degree) noexcept nogil:
+    """(gamma v + coef0) ** degree of n entries in place, the power as _gram_py.int_power
+    takes it: the factors v^(2^i) of degree's set bits multiplied from the lowest bit up."""
+    cdef Py_ssize_t i
+    cdef long k
+    cdef double base, result
+    cdef bint first
+    for i in range(n):
+        base = o[i] * gamma + coef0
+        result = base
+        first = True
+        k = degree
+        while k:
+            if k & 1:
+                result = base if first else result * base
+                first = False
+            k >>= 1
+            if k:
+                base = base * base
+        o[i] = result
+
+
 def gram_poly(X, Y, degree, gamma, coef0, out, *, n_jobs=None):
     """out[i, j] = (gamma x_i . y_j + coef0) ** degree."""
-    _check_float(X, Y, out)
+    check_float(X, Y, out)
     n_threads = effective_jobs(n_jobs)
     _products(X, Y, out, n_threads)
-    deg = int(degree)
+    if out.size == 0:
+        return
+    cdef double[:, ::1] o = out
+    cdef double g = gamma, c = coef0
+    cdef long deg = int(degree)
+    cdef Py_ssize_t n = o.shape[1]
 
-    def block(a, z):
-        o = out[a:z]
-        o *= gamma
-        o += coef0
-        int_power(o, deg)
+    def block(Py_ssize_t a, Py_ssize_t z):
+        with nogil:
+            _poly_entries(&o[a, 0], (z - a) * n, g, c, deg)
     _elementwise(block, out.shape[0], out.shape[1], n_threads)
 
 
-cdef Py_ssize_t _rbf_pass(double* out, Py_ssize_t m, Py_ssize_t n, const double* xx,
-                          const double* yy, double gamma, Py_ssize_t diag, Py_ssize_t base,
-                          int64_t* pos, Py_ssize_t count, Py_ssize_t cap) noexcept nogil:
-    """Rows of out, holding x . y on entry, finished as the twin computes them entry by entry
-    (``_rbf.h``: the distance, its check, exp(-gamma d)), one pass a row while it is in the
-    cache; diag >= 0: entry (i, diag + i) is the diagonal of a Gram of a set with itself.
-    The entries the twin recomputes from the differences are NaN, their flat indices plus
-    base appended to pos[count:cap]; returns count plus their number."""
-    cdef Py_ssize_t i
-    cdef double tiny = ldexp(1.0, -30), ng = -gamma
-    for i in range(m):
-        count = pc_rbf_row(out + i * n, n, xx[i], yy, tiny, ng, diag + i if diag >= 0 else -1,
-                           pos, count, cap, base + i * n, _rbf_path)
-    return count
+cdef double _direct_sq(const double* x, const double* y, Py_ssize_t d, double sg2,
+                       double* half) noexcept nogil:
+    """_gram_py._direct_sq_distances of one pair (d >= 1), with sg2 = sqrt(gamma) * 2 and
+    room for d doubles in half: the halves x / 2 - y / 2, the largest |half| (NaN if one is,
+    as numpy's max), the 4-lane sum of the squares of the halves divided by it, then
+    (sg2 (top norm))^2, each operation the twin's."""
+    cdef Py_ssize_t t
+    cdef double h, top, scale
+    for t in range(d):
+        half[t] = x[t] * 0.5 - y[t] * 0.5
+    top = fabs(half[0])
+    for t in range(1, d):
+        h = fabs(half[t])
+        if (h > top or isnan(h)) and not isnan(top):
+            top = h
+    scale = top if top > 0.0 else 1.0
+    for t in range(d):
+        half[t] = half[t] / scale
+    h = sg2 * (top * sqrt(sqnorm4(half, d)))
+    return h * h
+
+
+cdef int _rbf_rows(double* out, Py_ssize_t a, Py_ssize_t z, Py_ssize_t n, const double* X,
+                   const double* Y, Py_ssize_t d, const double* xx, const double* yy,
+                   double gamma, bint sym) noexcept nogil:
+    """Rows [a, z) of out, holding x . y on entry, finished as the twin computes them entry
+    by entry (``_rbf.h``: the distance, its check, exp(-gamma d)), a row at a time while it
+    is in the cache; the flagged entries (NaN after the pass) are then recomputed from the
+    differences (`_direct_sq`) and their exponentials taken (entry by entry: the same bits
+    as the vector paths). sym: the diagonal of a Gram of a set with itself is 1. Returns 0,
+    or 1 when an entry is flagged but there is no feature to take a difference of, 2 when
+    the memory for the differences is not there."""
+    cdef Py_ssize_t i, j, k, count
+    cdef int64_t pos[64]
+    cdef double* row
+    cdef double* half = NULL
+    cdef double tiny = ldexp(1.0, -30), ng = -gamma, sg2 = sqrt(gamma) * 2.0
+    for i in range(a, z):
+        row = out + i * n
+        count = pc_rbf_row(row, n, xx[i], yy, tiny, ng, i if sym else -1, pos, 0, 64, 0,
+                           _rbf_path)
+        if count == 0:
+            continue
+        if d == 0 or half == NULL:
+            half = NULL if d == 0 else <double*>malloc(d * sizeof(double))
+            if half == NULL:
+                return 1 if d == 0 else 2
+        if count > 64:  # more than pos holds: the flagged entries are the NaN ones
+            count = 0
+            for j in range(n):
+                if isnan(row[j]):
+                    row[j] = pc_exp1(-_direct_sq(X + i * d, Y + j * d, d, sg2, half))
+        for k in range(count):
+            j = pos[k]
+            row[j] = pc_exp1(-_direct_sq(X + i * d, Y + j * d, d, sg2, half))
+    free(half)
+    return 0
 
 
 def gram_rbf(X, Y, double gamma, out, *, n_jobs=None, norms=None):
     """out[i, j] = exp(-gamma ||x_i - y_j||^2), exactly as the twin computes it (read its
     docstring); the products and the rest on n_jobs threads."""
-    _check_float(X, Y, out)
-    n_threads = effective_jobs(n_jobs)
-    sym = Y is X
-    with np.errstate(over="ignore", invalid="ignore"):
-        _products(X, Y, out, n_threads)
-        xx, yy = _norms(X, Y, norms)
+    check_float(X, Y, out)
+    cdef Py_ssize_t n_threads = effective_jobs(n_jobs)
+    cdef bint sym = Y is X
+    _products(X, Y, out, n_threads)
+    if norms is None:
+        xx = row_sqnorms(X)
+        yy = xx if sym else row_sqnorms(Y)
+    else:
+        xx, yy = given_norms(X, Y, norms)
     if out.shape[0] == 0 or out.shape[1] == 0:
         return
     cdef double[:, ::1] o = out
-    cdef const double[::1] xv = xx
-    cdef const double[::1] yv = yy
+    cdef const double[:, ::1] xv = X
+    cdef const double[:, ::1] yv = Y
+    cdef const double[::1] xn = xx
+    cdef const double[::1] yn = yy
+    cdef Py_ssize_t n = o.shape[1], d = xv.shape[1]
 
     def block(Py_ssize_t a, Py_ssize_t z):
-        # a few rows at a time, each finished while in the cache; then the recomputed
-        # distances, exp(-gamma d) on their own (elementwise: the twin's values)
-        cdef Py_ssize_t r0, r1, n = o.shape[1], step = max(1, _CACHE_ENTRIES // n)
-        cdef Py_ssize_t count = 0, cap = 64 + z - a, diag = -1
-        cdef int64_t[::1] pos = np.empty(cap, dtype=np.int64)
-        for r0 in range(a, z, step):
-            r1 = min(z, r0 + step)
-            if sym:
-                diag = r0
-            with nogil:
-                count = _rbf_pass(&o[r0, 0], r1 - r0, n, &xv[r0], &yv[0], gamma, diag,
-                                  (r0 - a) * n, &pos[0], count, cap)
-        if count:
-            part = out[a:z]
-            flat = np.asarray(pos[:count]) if count <= cap else np.flatnonzero(np.isnan(part))
-            rows, cols = np.divmod(flat, n)
-            values = -_direct_sq_distances(X, Y, rows + a, cols, gamma)
-            exp_nonpositive(values)
-            part[rows, cols] = values
-    _elementwise(block, out.shape[0], out.shape[1], n_threads)
+        cdef int failed
+        with nogil:
+            failed = _rbf_rows(&o[0, 0], a, z, n, &xv[0, 0], &yv[0, 0], d, &xn[0], &yn[0],
+                               gamma, sym)
+        if failed == 1:  # the twin's max over no difference raises, in numpy's words
+            raise ValueError("zero-size array to reduction operation maximum which has no "
+                             "identity")
+        if failed:
+            raise MemoryError("no memory for the differences of rows")
+    _elementwise(block, out.shape[0], n, n_threads)

@@ -22,12 +22,17 @@ the rest of the RBF (norms, clipping, the check for cancellation, the exponentia
 fused pass, the same operations in the same order per entry.
 """
 import math
-import os
-from collections.abc import Callable
 
 import numpy as np
 
-from .._threads import run_shared
+from ._contract import (
+    check_float,
+    check_words,
+    effective_jobs,
+    given_norms,
+    product_blocks,
+    run_blocks,
+)
 
 __all__ = [
     "pack_rows",
@@ -43,59 +48,12 @@ __all__ = [
 ]
 
 
-def _check_words(A: np.ndarray, B: np.ndarray, out: np.ndarray, n_jobs: object = None) -> int:
-    """The checks both twins make, in the same order and words; returns the thread count
-    n_jobs asks for (scikit-learn's meaning: None is 1, -1 every core, -2 all but one...)."""
-    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1]:
-        raise ValueError(f"A_words and B_words must be 2-D with the same number of words, got "
-                         f"shapes {A.shape} and {B.shape}")
-    dtype = getattr(out, "dtype", None)
-    if dtype not in (np.int16, np.int32, np.int64):
-        raise ValueError(f"out must be an int16, int32 or int64 array, got {dtype}")
-    if out.shape != (A.shape[0], B.shape[0]):
-        raise ValueError(f"out must have shape {(A.shape[0], B.shape[0])}, got {out.shape}")
-    if dtype == np.int32 and A.shape[1] >= 1 << 25:  # popcounts are at most 64 * nw < 2^31
-        raise ValueError(f"int32 out holds popcounts of fewer than {1 << 25} words a row, got "
-                         f"{A.shape[1]} words: use int64 out")
-    if dtype == np.int16 and 64 * A.shape[1] > INT16_MAX_BITS:
-        # no popcount(a AND b) exceeds the ones of the sparser side's densest row
-        top = min(max_row_popcount(A), max_row_popcount(B))
-        if top > INT16_MAX_BITS:
-            raise ValueError(f"int16 out holds popcounts up to {INT16_MAX_BITS}, but rows have "
-                             f"up to {top} ones in common: use int32 out")
-    return effective_jobs(n_jobs)
-
-
-# int16 exponents hold popcounts of rows of up to this many bits
-INT16_MAX_BITS = 32767
-
-
 def max_row_popcount(W: np.ndarray) -> int:
     """The largest number of ones in a row of packed words (0 without rows)."""
     if W.shape[0] == 0 or W.shape[1] == 0:
         return 0
     as_bytes = np.ascontiguousarray(W).view(np.uint8).reshape(W.shape[0], -1)
     return int(np.unpackbits(as_bytes, axis=1).sum(axis=1, dtype=np.int64).max())
-
-
-def effective_jobs(n_jobs: object) -> int:
-    """Threads for ``n_jobs`` with scikit-learn's meaning (None: 1, -1: every core, -2: all
-    but one, ...), any integer type but bool; anything else is a ValueError."""
-    import numbers
-
-    if n_jobs is None:
-        return 1
-    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral) \
-            or n_jobs == 0:
-        raise ValueError(f"n_jobs must be None or a nonzero integer, got {n_jobs!r}")
-    jobs = int(n_jobs)
-    if jobs > 0:
-        return jobs
-    try:  # the cores this process may run on (as _threads.effective_n_jobs counts them)
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(1, cores + 1 + jobs)
 
 
 def pack_rows(X01_uint8: np.ndarray, words_out_uint64: np.ndarray) -> None:
@@ -118,7 +76,7 @@ def gram_conjunction_log2(A_words: np.ndarray, B_words: np.ndarray, out: np.ndar
     """out[i, j] = |Ones(a_i, b_j)| = popcount(a_i AND b_j), summed word by word; out is int16
     (when every popcount is below 2^15), int32 or int64. n_jobs is checked as in the C twin,
     then ignored: one thread computes it all."""
-    _check_words(A_words, B_words, out, n_jobs)
+    check_words(A_words, B_words, out, n_jobs, max_row_popcount)
     A = A_words.tolist()  # Python ints: AND and bit_count are exact on 64-bit words
     B = B_words.tolist()
     for i, a in enumerate(A):
@@ -149,15 +107,6 @@ def set_popcount_impl(name: str) -> str:
 
 # ---------------------------------------------------------------- float Gram matrices
 
-def _check_float(X: np.ndarray, Y: np.ndarray, out: np.ndarray) -> None:
-    if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1]:
-        raise ValueError(f"X and Y must be 2-D with the same number of columns, got shapes "
-                         f"{X.shape} and {Y.shape}")
-    if out.shape != (X.shape[0], Y.shape[0]) or out.dtype != np.float64:
-        raise ValueError(f"out must be float64 of shape {(X.shape[0], Y.shape[0])}, got "
-                         f"{out.dtype} {out.shape}")
-
-
 def _dot4_products(A: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:
     """out[i, j] = dot4(A[i], B[j]) for every pair: the 4-lane dot of the package's
     arithmetic contract (``_contract``): product k of a pair, rounded, is added to lane
@@ -176,18 +125,6 @@ def _dot4_products(A: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:
                 lanes[k % 4] += prod
             np.add(lanes[0], lanes[1], out=out[a:z])
             out[a:z] += lanes[2] + lanes[3]
-
-
-# Multiply-adds per block of rows of a product: a few milliseconds in C, so that Ctrl-C is
-# seen between blocks and n_jobs threads share them. Every entry is its own dot4, so neither
-# the blocks nor the threads change a value.
-PRODUCT_WORK = 1 << 23
-
-
-def product_blocks(m: int, n: int, d: int) -> list[tuple[int, int]]:
-    """[a, z) blocks of the rows of an m x n product of rows of d features."""
-    rows = max(1, PRODUCT_WORK // max(1, n * max(1, d)))
-    return [(a, min(m, a + rows)) for a in range(0, m, rows)]
 
 
 def _products(X: np.ndarray, Y: np.ndarray, out: np.ndarray, n_threads: int = 1) -> None:
@@ -228,15 +165,6 @@ def mirror_lower(out: np.ndarray, n_threads: int = 1) -> None:
     run_blocks(block, [(a, min(m, a + rows)) for a in range(0, m, rows)], n_threads)
 
 
-def run_blocks(fn: Callable[[int, int], None], blocks: list[tuple[int, int]],
-               n_threads: int) -> None:
-    """fn(a, z) for every (a, z) of blocks, on up to n_threads threads (`run_shared`: the
-    shared pool, each thread taking the next block as it finishes one, in copies of the
-    caller's context; serially, between bytecodes where Ctrl-C is seen, for one thread or
-    one block); every call has ended before the first error raised by one is raised here."""
-    run_shared(lambda b: fn(*blocks[b]), len(blocks), n_threads)
-
-
 def int_power(out: np.ndarray, degree: int) -> None:
     """out **= degree in place, for an integer degree >= 1, by squaring: the factors x^(2^i)
     of degree's set bits multiplied from the lowest bit up, each product rounded (not
@@ -259,14 +187,14 @@ def gram_linear(X: np.ndarray, Y: np.ndarray, out: np.ndarray, *,
                 n_jobs: int | None = None) -> None:
     """out[i, j] = x_i . y_j, the products on n_jobs threads (`_products`). (The elementwise
     part of the other float kernels runs on one thread in this twin, on n_jobs in the C one.)"""
-    _check_float(X, Y, out)
+    check_float(X, Y, out)
     _products(X, Y, out, effective_jobs(n_jobs))
 
 
 def gram_poly(X: np.ndarray, Y: np.ndarray, degree: int, gamma: float, coef0: float,
               out: np.ndarray, *, n_jobs: int | None = None) -> None:
     """out[i, j] = (gamma x_i . y_j + coef0) ** degree."""
-    _check_float(X, Y, out)
+    check_float(X, Y, out)
     _products(X, Y, out, effective_jobs(n_jobs))
     out *= gamma
     out += coef0
@@ -305,11 +233,7 @@ def _norms(X: np.ndarray, Y: np.ndarray, norms: tuple | None) -> tuple[np.ndarra
     if norms is None:
         xx = row_sqnorms(X)
         return xx, (xx if Y is X else row_sqnorms(Y))
-    xx, yy = (np.ascontiguousarray(v, dtype=np.float64) for v in norms)
-    if xx.shape != (X.shape[0],) or yy.shape != (Y.shape[0],):
-        raise ValueError(f"norms must be two arrays of {X.shape[0]} and {Y.shape[0]} squared "
-                         "norms")
-    return xx, yy
+    return given_norms(X, Y, norms)
 
 
 def gram_rbf(X: np.ndarray, Y: np.ndarray, gamma: float, out: np.ndarray, *,
@@ -321,7 +245,7 @@ def gram_rbf(X: np.ndarray, Y: np.ndarray, gamma: float, out: np.ndarray, *,
     value is finite and right for any finite input: huge rows never give inf - inf = NaN.
     ``norms``: (||x_i||^2, ||y_j||^2) as `row_sqnorms` computes them, when the caller has
     them already (a kernel perceptron computes its pool's once)."""
-    _check_float(X, Y, out)
+    check_float(X, Y, out)
     n_threads = effective_jobs(n_jobs)
     with np.errstate(over="ignore", invalid="ignore"):
         _products(X, Y, out, n_threads)

@@ -34,8 +34,8 @@ cdef extern from "_lanes.h" nogil:
     void pc_emit_row(const double** w, const double* x, Py_ssize_t m, const double* b,
                      double* e, Py_ssize_t K)
 
-from perceptron_c._core._sequence_py import _non_finite, sentence_blocks
-from perceptron_c._threads import run_shared
+from perceptron_c._core._contract import non_finite_sentence, sentence_blocks
+from perceptron_c._threads import effective_n_jobs, run_shared, stop_point
 
 # The Viterbi step's paths (the same bits on each): the widest this CPU has unless a test
 # picks another (_set_viterbi_path).
@@ -361,7 +361,7 @@ def viterbi(const double[:, ::1] E, const double[:, ::1] trans, const int64_t[::
                         bad = s
                         break
             if bad >= 0:
-                raise _non_finite(bad)
+                raise non_finite_sentence(bad)
             between_chunks()
     finally:
         _free(&w)
@@ -467,9 +467,14 @@ def _decode(run, Py_ssize_t n_tokens, Py_ssize_t row_len, const double[:, ::1] W
         if s >= 0:
             bad.append(s)
 
-    run_shared(block, len(blocks), n_jobs)
+    if len(blocks) == 1:  # run_shared's one block (after its check of n_jobs), here
+        effective_n_jobs(n_jobs)
+        stop_point()
+        block(0)
+    else:
+        run_shared(block, len(blocks), n_jobs)
     if bad:
-        raise _non_finite(min(bad))
+        raise non_finite_sentence(min(bad))
 
 
 def decode_dense(X, W, b, trans, offsets, out, *, n_jobs=None):
@@ -537,7 +542,7 @@ cdef Py_ssize_t _epoch(const floating* data, const int32_t* idx, const int64_t* 
                 r = structured_pass(data, idx, indptr, &y[0], &offsets[0], &order[start],
                                     stop - start, m, &w, &mistakes[0])
             if r < 0:
-                raise _non_finite(order[start - 1 - r], start - 1 - r)
+                raise non_finite_sentence(order[start - 1 - r], start - 1 - r)
             total += r
             start = stop
             between_chunks()

@@ -42,10 +42,15 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from .._threads import run_shared
-from ._contract import check_csr, csr_rows, dense_rows, need
+from ._contract import (
+    check_csr,
+    csr_rows,
+    dense_rows,
+    need,
+    non_finite_sentence,
+    sentence_blocks,
+)
 
 if TYPE_CHECKING:
     from ._contract import _D, _F, _I32, _I64
@@ -60,29 +65,6 @@ __all__ = [
     "structured_epoch_dense",
     "structured_epoch_csr",
 ]
-
-# Multiply-adds per block of sentences to decode: a few milliseconds (as _linear_model's
-# DECISION_WORK), so that Ctrl-C and a stopped call act within milliseconds.
-DECODE_WORK = 1 << 22
-
-
-def sentence_blocks(offsets: _I64, n_tags: int, row_len: int) -> list[tuple[int, int]]:
-    """[first, stop) blocks of consecutive sentences, each starting at the first sentence
-    that starts at or after a multiple of the tokens worth `DECODE_WORK` multiply-adds (a
-    token costs K (row_len + K)): the same blocks for any number of threads."""
-    per_token = max(1, n_tags) * (max(1, row_len) + max(1, n_tags))
-    n_sent, n_tokens = offsets.shape[0] - 1, int(offsets[-1])
-    step = max(1, DECODE_WORK // per_token)
-    starts = np.unique(np.searchsorted(offsets[:-1], np.arange(0, n_tokens, step))).tolist()
-    return [(a, z) for a, z in zip(starts, starts[1:] + [n_sent]) if a < n_sent]
-
-
-def _non_finite(s: int, t: int | None = None) -> FloatingPointError:
-    where = f"sentence {s}" if t is None else \
-        f"position {t} of the visiting order (sentence {s})"
-    return FloatingPointError(f"non-finite Viterbi score at {where}: the emissions, the "
-                              f"weights or the data are not finite or overflow float64")
-
 
 def _check_trans(trans: _D, n_tags: int) -> None:
     need(n_tags >= 1 and trans.shape == (n_tags + 2, n_tags),
@@ -151,7 +133,7 @@ def viterbi(E: _D, trans: _D, offsets: _I64, out: _I64) -> None:
             continue
         path = _best_path(El[p[s]:p[s + 1]], tl)
         if path is None:
-            raise _non_finite(s)
+            raise non_finite_sentence(s)
         out[p[s]:p[s + 1]] = path
 
 
@@ -216,7 +198,7 @@ def _decode(row: _Rows, n_tokens: int, W: _D, b: _D, trans: _D, offsets: _I64, o
 
     run_shared(block, len(blocks), n_jobs)
     if bad:
-        raise _non_finite(min(bad))
+        raise non_finite_sentence(min(bad))
 
 
 def decode_dense(X: _F, W: _D, b: _D, trans: _D, offsets: _I64, out: _I64, *,
@@ -311,7 +293,7 @@ def _epoch(row: _Rows, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D, trans:
         if p[s] < p[s + 1]:
             pred = _best_path(_emissions(row, p[s], p[s + 1], Wl, bl), tl)
             if pred is None:
-                error = _non_finite(s, t)
+                error = non_finite_sentence(s, t)
                 break
             gold = yl[p[s]:p[s + 1]]
             if pred != gold:
