@@ -1,13 +1,11 @@
 """A call costs its own work: the short routes of prediction give the general routes' results
 and errors, and every table prepared for prediction follows the model."""
-import itertools
 import pickle
 import warnings
 from functools import partial
 
 import numpy as np
 import pytest
-from conftest import HAVE_C
 
 from perceptron_c import (
     PassiveAggressiveClassifier,
@@ -380,119 +378,3 @@ def test_sentence_lengths_are_read_as_before(rng):
                        ([], "non-empty")):
         with pytest.raises(ValueError, match=match):
             model.predict(X, bad)
-
-
-# --------------------------------------------------------------- no compiled path in a twin
-
-# the tagger's twins belong to the tagger's own tests
-_NOT_HERE = ("_tagging_py.py", "_features_py.py")
-
-
-def _twin_calls(calls):
-    """The functions of the Python twins (``_core/_*_py.py``) that ``calls`` run."""
-    import os
-    import sys
-    import threading
-
-    import perceptron_c
-
-    core = os.path.join(os.path.dirname(perceptron_c.__file__), "_core") + os.sep
-    seen = []
-
-    def watch(frame, event, arg):
-        name = frame.f_code.co_filename
-        if event == "call" and name.startswith(core) and name.endswith("_py.py") and \
-                not name.endswith(_NOT_HERE):
-            seen.append(f"{os.path.basename(name)}:{frame.f_code.co_name}")
-
-    threading.setprofile(watch)
-    sys.setprofile(watch)
-    try:
-        for call in calls:
-            call()
-    finally:
-        sys.setprofile(None)
-        threading.setprofile(None)
-    return seen
-
-
-def _every_model_call(tmp_path, rng):
-    """Every public call of every estimator (the tagger's and River's aside), on dense and
-    sparse rows, each kernel, each strategy."""
-    import perceptron_c
-    from perceptron_c import (
-        BudgetKernelPerceptron,
-        KernelPassiveAggressiveClassifier,
-        KernelPerceptron,
-        StructuredPerceptron,
-        VotedPerceptron,
-    )
-    from perceptron_c.budget_perceptron import STRATEGIES
-    from perceptron_c.kernels import RBF, gram
-
-    X = rng.normal(size=(80, 5))
-    y = np.argmax(X[:, :3] + 0.4 * rng.normal(size=(80, 3)), axis=1)
-    y2 = (y == 0).astype(int)
-    B = (X > 0).astype(float)
-    sparse = pytest.importorskip("scipy.sparse").csr_matrix(np.where(B > 0, X, 0.0))
-    G = RBF(0.3)(X, X)
-    jobs = []
-
-    def each(model, rows, labels, more=()):
-        def run():
-            model.fit(rows, labels)
-            if hasattr(model, "partial_fit"):
-                model.partial_fit(rows, labels)
-            for part in (rows[:1], rows[:7], rows, *more):
-                model.predict(part)
-                getattr(model, "decision_function", model.predict)(part)
-            model.score(rows, labels)
-            again = perceptron_c.load(model.save(tmp_path / f"{len(jobs)}.npz"))
-            again.predict(rows[:1])
-        jobs.append(run)
-
-    for kw in ({}, {"average": True}, {"multiclass": "ovr", "average": True},
-               {"penalty": "l2", "tol": 1e-3}, {"normalize": True}):
-        for rows in (X, sparse):
-            each(Perceptron(max_iter=3, **kw), rows, y, [rows[:1].astype(np.float32)])
-    for rows in (X, sparse):
-        each(PassiveAggressiveClassifier(max_iter=3, average=True), rows, y)
-        each(PassiveAggressiveRegressor(max_iter=3), rows, X[:, 0])
-    kernels = [("rbf", X), ("poly", X), ("linear", X), ("conjunction", B)]
-    for (kernel, rows), average in itertools.product(kernels, (False, True)):
-        each(KernelPerceptron(kernel=kernel, max_iter=3, average=average), rows, y)
-        each(KernelPerceptron(kernel=kernel, max_iter=3, average=average,
-                              max_gram_bytes=2048), rows, y2)
-        each(KernelPassiveAggressiveClassifier(kernel=kernel, max_iter=3, average=average),
-             rows, y2)
-    for kernel, rows in kernels:
-        for strategy in STRATEGIES:
-            each(BudgetKernelPerceptron(kernel=kernel, budget=10, strategy=strategy,
-                                        max_iter=2), rows, y2)
-        each(VotedPerceptron(kernel=kernel, max_iter=3), rows, y)
-    for rows in (X, sparse):
-        each(VotedPerceptron(max_iter=3), rows, y)
-    for cls in (KernelPerceptron, KernelPassiveAggressiveClassifier):
-        each(cls(kernel="precomputed", max_iter=3), G, y)
-    for rows in (X, sparse):
-        def sentences(rows=rows):
-            model = StructuredPerceptron(max_iter=2).fit(rows, y, [40, 40])
-            model.partial_fit(rows, y, [20, 60])
-            model.predict(rows[:5])
-            model.predict(rows, [30, 50])
-            model.score(rows, y, [80])
-            perceptron_c.load(model.save(tmp_path / "s.npz")).predict(rows[:3])
-        jobs.append(sentences)
-    for kernel, params in (("rbf", {"gamma": 0.5}), ("poly", {"degree": 3}), ("linear", {})):
-        jobs.append(lambda kernel=kernel, params=params: gram(X, X[:9], kernel, **params))
-        jobs.append(lambda kernel=kernel, params=params: gram(X, kernel=kernel, n_jobs=2,
-                                                               **params))
-    jobs.append(lambda: gram(B, B[:4], "conjunction", log2=True))
-    return jobs
-
-
-@pytest.mark.skipif(not HAVE_C, reason="the C core is not in use")
-def test_no_compiled_path_enters_a_python_twin(tmp_path, rng):
-    jobs = _every_model_call(tmp_path, rng)
-    _twin_calls(jobs)  # once, so that every module is imported (importing runs twins' code)
-    assert _twin_calls(jobs) == []
