@@ -30,7 +30,8 @@ SHARED = "perceptron_c._core._cyutility"
 DIRECTIVES = {"language_level": 3, "boundscheck": False, "wraparound": False,
               "cdivision": True, "initializedcheck": False, "embedsignature": True,
               "freethreading_compatible": True, "binding": False,
-              "embedsignature.format": "clinic", "optimize.unpack_method_calls": False}
+              "embedsignature.format": "clinic", "optimize.unpack_method_calls": False,
+              "auto_pickle": False}
 
 
 def compile_args():
