@@ -22,14 +22,17 @@ Cases, each a ratio measured in this run (higher is faster for ours):
   ``learn_one``, per example) on ``river.datasets.synth.Hyperplane`` with d = 5, 20, 100
   features: River's ``linear_model.Perceptron`` against ours (averaged, River's default
   being plain: both shown) and River's ``PAClassifier`` against ours; ``_scaled``: both behind
-  River's ``preprocessing.StandardScaler``, and the scaler alone (its share bounds the ratio).
+  River's ``preprocessing.StandardScaler`` in a Pipeline, and the scaler and pipeline in front
+  of a model that does nothing (the ``bound`` column: the ratio no model could pass there).
 - ``budget_learn_one``: `perceptron_c.river.BudgetKernelPerceptron.learn_one`, budget 100,
   RBF, on bench_budget.py's checkerboard stream: examples per second (goal 50,000).
 - ``kernel_predict_one``: `KernelPerceptron` (RBF) with about 600 support vectors, ``predict``
   of one row, against scikit-learn's ``SVC`` on the same data: a new row, and a row equal to
-  a support vector; the first call after ``fit`` and the tenth beside the steady state.
+  a support vector; the first call after ``fit`` and the tenth beside the steady state, the
+  peer's too.
 - ``perceptron_predict_one``: `Perceptron.predict` of one row against scikit-learn's
-  ``Perceptron.predict``, defaults and ``average=True``; first and tenth call too.
+  ``Perceptron.predict``, defaults and ``average=True``; first and tenth call too, the
+  peer's too.
 
 Corpora as bench_tagging.py fetches them (the nlp-id wheel from PyPI into a cache, never
 committed); a peer that is not installed is skipped with a message. Writes a table and JSON
@@ -38,7 +41,6 @@ committed); a peer that is not installed is skipped with a message. Writes a tab
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import platform
@@ -118,6 +120,11 @@ def tagger_cases(args: argparse.Namespace, out: dict) -> None:
         nltk.train(train, nr_iter=args.epochs)
         row["peer_s"] = per_call(nltk.tag, words, args.repeat)
         row["same_tags"] = all(ours.tag(w) == nltk.tag(w) for w in words)
+        random.seed(args.seed)
+        again = NLTKTagger(load=False)
+        again.train(train, nr_iter=args.epochs)
+        row["peer_first_call"] = once(lambda: again.tag_sents(words)) / once(
+            lambda: again.tag_sents(words))
     out["cases"]["tag_greedy"] = _ratio(row, "per sentence", why, "NLTK PerceptronTagger.tag")
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -130,7 +137,8 @@ def tagger_cases(args: argparse.Namespace, out: dict) -> None:
     out["cases"]["first_call"] = {
         "what": "first tag_sents / second (greedy)", "after_train": first / second,
         "after_load_median": statistics.median(loads), "after_load": loads,
-        "ratio": max(first / second, statistics.median(loads)), "lower_is_better": True}
+        "ratio": max(first / second, statistics.median(loads)), "lower_is_better": True,
+        "nltk_after_train": out["cases"]["tag_greedy"].get("peer_first_call")}
 
     out["cases"]["tag_structured"] = _structured_row(train, words, args)
     # 45 tags (the Penn tag set's size; nlp-id has 17): the Viterbi step across tags
@@ -238,15 +246,21 @@ def _progressive(model, stream) -> float:
 
 
 def _scaler_alone(stream) -> float:
-    from river import preprocessing
+    """River's StandardScaler and Pipeline in front of a model that does nothing: what any
+    model behind them costs at least."""
+    from river import base, preprocessing
 
-    scaler = preprocessing.StandardScaler()
-    t0 = time.perf_counter()
-    for x, _ in stream:
-        scaler.transform_one(x)  # predict_one's pass
-        scaler.learn_one(x)      # learn_one's
-        scaler.transform_one(x)
-    return time.perf_counter() - t0
+    class Nothing(base.Classifier):
+        def learn_one(self, x, y):
+            pass
+
+        def predict_proba_one(self, x):
+            return {}
+
+        def predict_one(self, x):
+            return False
+
+    return _progressive(preprocessing.StandardScaler() | Nothing(), stream)
 
 
 # --------------------------------------------------------------------------- one row
@@ -268,6 +282,7 @@ def row_cases(args: argparse.Namespace, out: dict) -> None:
         from sklearn.svm import SVC
 
         svc = SVC(kernel="rbf", gamma=0.5).fit(X, y)
+        row.update(_first_and_tenth(lambda r: svc.predict(r[None, :]), new, "peer_"))
         row["peer_s"] = per_call(lambda r: svc.predict(r[None, :]), new, args.repeat)
         row["peer_support_vectors"] = int(svc.support_vectors_.shape[0])
         row["ours_s"] = max(row["ours_s"], row["ours_on_sv_s"])  # the goal is for any row
@@ -287,16 +302,16 @@ def row_cases(args: argparse.Namespace, out: dict) -> None:
             from sklearn.linear_model import Perceptron as SKPerceptron
 
             sk = SKPerceptron(random_state=0).fit(X, y)  # (it has no averaging)
+            row.update(_first_and_tenth(lambda r: sk.predict(r[None, :]), rows, "peer_"))
             row["peer_s"] = per_call(lambda r: sk.predict(r[None, :]), rows, args.repeat)
             row["peer_bulk_s"] = per_call(sk.predict, [X], args.repeat) / len(X)
         out["cases"][name] = _ratio(row, "per row", why, "scikit-learn Perceptron.predict")
 
 
-def _first_and_tenth(call, rows) -> dict:
-    """The first call's time, the tenth's (on rows 0 and 9)."""
-    gc.collect()
+def _first_and_tenth(call, rows, prefix: str = "") -> dict:
+    """The first call's time after fit, the tenth's (on rows 0 and 9)."""
     times = [once(lambda r=r: call(r)) for r in rows[:10]]
-    return {"first_call_s": times[0], "tenth_call_s": times[9]}
+    return {f"{prefix}first_call_s": times[0], f"{prefix}tenth_call_s": times[9]}
 
 
 # --------------------------------------------------------------------------- report
