@@ -14,13 +14,14 @@ call's epoch function (`_run` holds the visiting orders and stopping rules).
 """
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any, TypeVar
 
 import numpy as np
 
 from ._docs import ESTIMATOR, fill
-from ._guard import GuardedModel
+from ._guard import OWNER_KEYS, GuardedModel
 from ._labels import (
     decode_label_state,
     encode_label_state,
@@ -60,6 +61,31 @@ OVR_FIXED_CLASSES = (
 
 
 # ----------------------------------------------------------------------- scikit-learn protocol
+
+
+def keeps_the_model(train: Any) -> Any:
+    """A training call (``_fit``, ``_partial_fit``) that fails or is interrupted (Ctrl-C)
+    before it finishes an epoch puts back the model it started from: the attributes it
+    replaced, and the state arrays a warm start changes in place. Once an epoch has finished,
+    the epochs finished are kept (`EpochModel._run_epochs`): the model of that shorter call."""
+    @functools.wraps(train)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        before = {k: v for k, v in self.__dict__.items() if k not in OWNER_KEYS}
+        state = before.get("_state")
+        if isinstance(state, dict) and getattr(self, "warm_start", False):
+            before["_state"] = {k: v.copy() if isinstance(v, np.ndarray) else v
+                                for k, v in state.items()}
+        try:
+            return train(self, *args, **kwargs)
+        except BaseException:
+            if not self.__dict__.get("_epochs_done"):
+                for key in [k for k in self.__dict__ if k not in OWNER_KEYS]:
+                    del self.__dict__[key]
+                self.__dict__.update(before)
+            raise
+        finally:
+            self.__dict__.pop("_epochs_done", None)
+    return call
 
 class BaseEstimator(Parameters):
     """get_params / set_params / repr (`_params.Parameters`), tags and score, following
@@ -319,6 +345,7 @@ class EpochModel(GuardedModel, BaseEstimator):
                 if stop:
                     break
         finally:
+            self.__dict__["_epochs_done"] = done  # (read by keeps_the_model, then dropped)
             converged = bool(history) and history[-1] == 0
             run.finish(epochs - done if fitting and converged else 0)
             self.mistakes_ = np.asarray(history, dtype=np.int64)

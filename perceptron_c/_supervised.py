@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ._base import EpochModel
+from ._base import EpochModel, keeps_the_model
 from ._docs import BATCH, ESTIMATOR, FIT, fill
 from ._labels import (
     check_classes,
@@ -76,6 +76,7 @@ class EpochClassifier(EpochModel):
     def _is_fitted(self) -> bool:
         return hasattr(self, "classes_")
 
+    @keeps_the_model
     def _fit(self, X: Any, y: Any, sample_weight: Any = None, init: tuple | None = None,
              **call: Any) -> None:
         spec, Xc, names = self._begin(X, first=True, **call)
@@ -90,6 +91,7 @@ class EpochClassifier(EpochModel):
             y_idx = encode_labels(classes, self.classes_)[1][y_idx]  # classes_ may be unsorted
         self._fit_encoded(Xc, y_idx, w, spec, names, fresh, init)
 
+    @keeps_the_model
     def _partial_fit(self, X: Any, y: Any, classes: Any, sample_weight: Any = None,
                      **call: Any) -> None:
         first = not self._is_fitted()
@@ -193,6 +195,7 @@ class EpochRegressor(EpochModel):
                     transformer_tags=None, regressor_tags=RegressorTags(),
                     classifier_tags=None, input_tags=InputTags(sparse=True))
 
+    @keeps_the_model
     def _fit(self, X: Any, y: Any, sample_weight: Any = None, init: tuple | None = None) -> None:
         spec, Xc, names = self._begin(X, first=True)
         yc = check_targets(y, Xc.shape[0])
@@ -200,6 +203,7 @@ class EpochRegressor(EpochModel):
         fresh = init is not None or not (self.warm_start and self._is_fitted())
         self._fit_encoded(Xc, yc, w, spec, names, fresh, init)
 
+    @keeps_the_model
     def _partial_fit(self, X: Any, y: Any, sample_weight: Any = None) -> None:
         first = not self._is_fitted()
         spec, Xc, names = self._begin(X, first)

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import _backend
 from ._docs import fill
-from ._guard import GuardedModel, _mark, _reader, _writer
+from ._guard import OWNER_KEYS, GuardedModel, _mark, _reader, _writer
 from ._tagger_core import CodedEpochs, StringEpochs, greedy_tables, tag_codes
 from ._tagger_core import ordered as _ordered
 from ._tagger_state import TaggerState
@@ -415,6 +415,8 @@ class PerceptronTagger(TaggerState, GuardedModel):
             else:
                 self._train_greedy(data, int(nr_iter))
         except BaseException:  # Ctrl-C, a failed fit: the model as it was before the call
+            for key in [k for k in self.__dict__ if k not in saved and k not in OWNER_KEYS]:
+                del self.__dict__[key]  # (what the call added)
             self.__dict__.update(saved)
             raise
         if save_loc is not None:

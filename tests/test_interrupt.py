@@ -257,3 +257,59 @@ def test_ctrl_c_in_tag_sents_changes_no_later_tag(kind):
                         text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.split()[0] == "ok"
+
+
+def _file_state(model):
+    from perceptron_c.io import _file_arrays
+
+    return {k: (v.dtype.str, v.shape, v.tobytes()) for k, v in _file_arrays(model).items()}
+
+
+@pytest.mark.parametrize("make", [
+    lambda: Perceptron(average=True, max_iter=5, random_state=0),
+    lambda: Perceptron(tol=1e-3, penalty="l2", warm_start=True, max_iter=50, random_state=0),
+    lambda: KernelPerceptron(kernel="rbf", max_iter=5, random_state=0),
+], ids=["averaged", "sklearn arithmetic, warm start", "kernel"])
+def test_a_refit_interrupted_in_its_first_epoch_keeps_the_model_before(monkeypatch, rng,
+                                                                      make):
+    """Ctrl-C before a fit finishes an epoch: the model fitted before (it was replaced by a
+    fresh state of no epoch, which predicted by its intercept alone)."""
+    X = rng.normal(size=(300, 6))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    model = make().fit(X[:150], y[:150])
+    before = _file_state(model)
+    routines = _backend.dual if isinstance(model, KernelPerceptron) else \
+        _backend.sgd if model.tol is not None else _backend.linear
+    name = {"dual": "dual_epoch_cached", "sgd": "sgd_epoch_dense",
+            "linear": "averaged_epoch_dense"}[repr(routines).split("'")[1]]
+    _interrupt_after_real_work(monkeypatch, routines, name, after_calls=1)
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(X, y)
+    monkeypatch.undo()
+    assert _file_state(model) == before
+    assert model.n_iter_ > 0 and np.array_equal(model.predict(X), make().fit(
+        X[:150], y[:150]).predict(X))
+
+
+def test_a_first_partial_fit_interrupted_leaves_the_model_unfitted(monkeypatch, rng):
+    from perceptron_c import NotFittedError
+
+    X = rng.normal(size=(100, 4))
+    model = Perceptron()
+    _interrupt_after_real_work(monkeypatch, _backend.linear, "perceptron_epoch_dense",
+                               after_calls=1)
+    with pytest.raises(KeyboardInterrupt):
+        model.partial_fit(X, (X[:, 0] > 0).astype(int), classes=[0, 1])
+    monkeypatch.undo()
+    assert not hasattr(model, "classes_")
+    with pytest.raises(NotFittedError):
+        model.predict(X)
+
+
+def test_a_failed_fit_leaves_the_model_as_it_was(rng):
+    X = rng.normal(size=(100, 4))
+    model = Perceptron(max_iter=3).fit(X, (X[:, 0] > 0).astype(int))
+    before = _file_state(model)
+    with pytest.raises(ValueError):
+        model.fit(X[:, :3], np.zeros(100))  # one class: refused after the rows were read
+    assert _file_state(model) == before
