@@ -57,28 +57,10 @@ PRELUDE = textwrap.dedent("""
 """)
 CASES = {
     "tagger train (greedy, a second train)": """
-        sys.path.insert(0, TESTS)
-        from tagged_corpus import tagged_sentences
-        from perceptron_c.tagging import PerceptronTagger
-        random.seed(0)
-        base = PerceptronTagger(load=False)
-        base.train(tagged_sentences(0, 1000), nr_iter=2)
-        more = tagged_sentences(1, 300_000)
-        def call(m):
-            random.seed(1)
-            m.train(more, nr_iter=3)
+        base, call = trained_tagger(False, 1000, 300_000)
     """,
     "tagger train (structured)": """
-        sys.path.insert(0, TESTS)
-        from tagged_corpus import tagged_sentences
-        from perceptron_c.tagging import PerceptronTagger
-        random.seed(0)
-        base = PerceptronTagger(load=False, structured=True)
-        base.train(tagged_sentences(0, 500), nr_iter=1)
-        more = tagged_sentences(1, 150_000)
-        def call(m):
-            random.seed(1)
-            m.train(more, nr_iter=3)
+        base, call = trained_tagger(True, 500, 150_000)
     """,
     "tagger tag_sents": """
         sys.path.insert(0, TESTS)
@@ -137,6 +119,19 @@ COPY = textwrap.dedent("""
     def copy(model):
         return pickle.loads(pickle.dumps(model))
     shorter = None
+    def trained_tagger(structured, tokens, more_tokens):
+        # a tagger trained on `tokens`, and a second train of 3 epochs on more
+        sys.path.insert(0, TESTS)
+        from tagged_corpus import tagged_sentences
+        from perceptron_c.tagging import PerceptronTagger
+        random.seed(0)
+        base = PerceptronTagger(load=False, structured=structured)
+        base.train(tagged_sentences(0, tokens), nr_iter=1 if structured else 2)
+        more = tagged_sentences(1, more_tokens)
+        def call(m):
+            random.seed(1)
+            m.train(more, nr_iter=3)
+        return base, call
 """)
 LOOP = textwrap.dedent("""
     before = state(base)

@@ -197,3 +197,19 @@ def blas_fuses():
     Tests compare averaged fits exactly only where it is, and say so when they skip."""
     pytest.importorskip("scipy")
     return blas_daxpy_fuses()
+
+
+def interrupt_after_real_work(monkeypatch, module, name, after_calls):
+    """Make the routine ``name`` run for real, then raise KeyboardInterrupt once it has been
+    called ``after_calls`` times: the state it left half-updated must be rolled back."""
+    original = getattr(module, name)
+    calls = []
+
+    def wrapped(*args, **kwargs):
+        result = original(*args, **kwargs)
+        calls.append(1)
+        if len(calls) == after_calls:
+            raise KeyboardInterrupt
+        return result
+
+    monkeypatch.setattr(module, name, wrapped)

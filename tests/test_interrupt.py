@@ -10,7 +10,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from conftest import DEFAULT_SIGINT, HAVE_C, run_python
+from conftest import DEFAULT_SIGINT, HAVE_C, interrupt_after_real_work, run_python
 
 from perceptron_c import KernelPerceptron, Perceptron, _backend
 
@@ -46,22 +46,6 @@ def test_a_long_c_epoch_is_interrupted_mid_way():
     assert float(latency[0]) < 5.0
 
 
-def _interrupt_after_real_work(monkeypatch, module, name, after_calls):
-    """Make the routine ``name`` run for real, then raise KeyboardInterrupt once it has been
-    called ``after_calls`` times: the state it left half-updated must be rolled back."""
-    original = getattr(module, name)
-    calls = []
-
-    def wrapped(*args, **kwargs):
-        result = original(*args, **kwargs)
-        calls.append(1)
-        if len(calls) == after_calls:
-            raise KeyboardInterrupt
-        return result
-
-    monkeypatch.setattr(module, name, wrapped)
-
-
 @pytest.mark.parametrize("average", [False, True])
 def test_an_interrupted_epoch_leaves_no_trace(monkeypatch, rng, average):
     X = rng.normal(size=(200, 6))
@@ -69,7 +53,7 @@ def test_an_interrupted_epoch_leaves_no_trace(monkeypatch, rng, average):
     ref = Perceptron(average=average, random_state=3, max_iter=2).fit(X, y)
     model = Perceptron(average=average, random_state=3, max_iter=50)
     routine = "averaged_epoch_dense" if average else "perceptron_epoch_dense"
-    _interrupt_after_real_work(monkeypatch, _backend.linear, routine, after_calls=3)
+    interrupt_after_real_work(monkeypatch, _backend.linear, routine, after_calls=3)
     with pytest.raises(KeyboardInterrupt):
         model.fit(X, y)
     # two full epochs kept, the third undone: the same model as max_iter=2
@@ -87,7 +71,7 @@ def test_an_interrupted_kernel_epoch_leaves_no_trace(monkeypatch, rng):
     y = rng.integers(0, 2, 60)
     ref = KernelPerceptron(kernel="rbf", random_state=1, max_iter=1).fit(X, y)
     model = KernelPerceptron(kernel="rbf", random_state=1, max_iter=20)
-    _interrupt_after_real_work(monkeypatch, _backend.dual, "dual_epoch_cached",
+    interrupt_after_real_work(monkeypatch, _backend.dual, "dual_epoch_cached",
                                after_calls=2)
     with pytest.raises(KeyboardInterrupt):
         model.fit(X, y)
@@ -282,7 +266,7 @@ def test_a_refit_interrupted_in_its_first_epoch_keeps_the_model_before(monkeypat
         _backend.sgd if model.tol is not None else _backend.linear
     name = {"dual": "dual_epoch_cached", "sgd": "sgd_epoch_dense",
             "linear": "averaged_epoch_dense"}[repr(routines).split("'")[1]]
-    _interrupt_after_real_work(monkeypatch, routines, name, after_calls=1)
+    interrupt_after_real_work(monkeypatch, routines, name, after_calls=1)
     with pytest.raises(KeyboardInterrupt):
         model.fit(X, y)
     monkeypatch.undo()
@@ -296,7 +280,7 @@ def test_a_first_partial_fit_interrupted_leaves_the_model_unfitted(monkeypatch, 
 
     X = rng.normal(size=(100, 4))
     model = Perceptron()
-    _interrupt_after_real_work(monkeypatch, _backend.linear, "perceptron_epoch_dense",
+    interrupt_after_real_work(monkeypatch, _backend.linear, "perceptron_epoch_dense",
                                after_calls=1)
     with pytest.raises(KeyboardInterrupt):
         model.partial_fit(X, (X[:, 0] > 0).astype(int), classes=[0, 1])

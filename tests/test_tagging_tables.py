@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 import pytest
-from conftest import _module
+from conftest import _module, interrupt_after_real_work
 from tagged_corpus import tagged_sentences
 
 from perceptron_c import _backend
@@ -389,15 +389,7 @@ def test_an_interrupted_train_leaves_the_tagger_as_it_was(structured, after_call
     tags = tagger.tag_sents([[w for w, _ in s] for s in second[:30]])
     routines = _backend.sequence if structured else _backend.tagging
     name = "structured_epoch_csr" if structured else "tagger_epoch"
-    original, calls = getattr(routines, name), []
-
-    def wrapped(*args, **kwargs):
-        result = original(*args, **kwargs)
-        calls.append(1)
-        if len(calls) == after_calls:
-            raise KeyboardInterrupt
-        return result
-    monkeypatch.setattr(routines, name, wrapped)
+    interrupt_after_real_work(monkeypatch, routines, name, after_calls)
     random.seed(9)
     with pytest.raises(KeyboardInterrupt):
         tagger.train(second, nr_iter=3)

@@ -55,3 +55,17 @@ cdef inline bint is_digit_word(const uint32_t* w, Py_ssize_t n) noexcept:
         if not Py_UNICODE_ISDIGIT(w[i]):
             return False
     return n > 0
+
+
+cdef inline int nltk_marker(const uint32_t* w, Py_ssize_t n) noexcept:
+    """NLTK's normalize of the word w[:n] when it is not the lower-cased word: 0 for !HYPHEN
+    ('-' in it, not first), 1 for !YEAR (4 digits), 2 for !DIGITS (a digit first); else -1."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if w[i] == 45 and w[0] != 45:
+            return 0
+    if n == 4 and is_digit_word(w, n):
+        return 1
+    if n > 0 and Py_UNICODE_ISDIGIT(w[0]):
+        return 2
+    return -1

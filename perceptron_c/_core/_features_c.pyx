@@ -381,18 +381,10 @@ cdef class _Keys:
     cdef int normalized(self, object token, Py_ssize_t w0, Py_ssize_t n,
                         Py_ssize_t top) except -1:
         """_features_py.normalize."""
-        cdef const uint32_t* w = self.cps.p + w0
-        cdef Py_ssize_t i, marker = -1, at
-        for i in range(n):
-            if w[i] == 45 and w[0] != 45:  # '-' in word, word[0] != '-'
-                marker = 14
-                break
-        if marker < 0 and n == 4 and is_digit_word(w, n):
-            marker = 15
-        elif marker < 0 and n > 0 and Py_UNICODE_ISDIGIT(w[0]):
-            marker = 16
+        cdef Py_ssize_t marker = nltk_marker(self.cps.p + w0, n), at
         if marker < 0:
             return self.lowered(token, w0, n, top)
+        marker += 14  # (the table's !HYPHEN, !YEAR, !DIGITS)
         at, n = self.pre_at[marker], self.pre_at[marker + 1] - self.pre_at[marker]
         need_u32(&self.cps, n)
         memcpy(self.cps.p + self.cps.n, self.pre.p + at, n * sizeof(uint32_t))

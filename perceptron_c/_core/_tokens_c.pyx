@@ -13,13 +13,13 @@ from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE, PyList_New, PyList_S
 from cpython.object cimport PyObject, PyObject_IsTrue
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
-from cpython.unicode cimport Py_UNICODE_ISDIGIT, PyUnicode_Check
+from cpython.unicode cimport PyUnicode_Check
 from libc.math cimport isfinite
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from perceptron_c._core._checks cimport between_chunks, need
-from perceptron_c._core._features_c cimport append_str, is_digit_word, need_u32, reserve
+from perceptron_c._core._features_c cimport append_str, need_u32, nltk_marker, reserve
 from perceptron_c._core._sequence_c cimport best_path
 
 from perceptron_c._core._tokens_py import __all__  # no-cython-lint: listed once (test_twins)
@@ -144,23 +144,16 @@ cdef class _Static:
     cdef int token(self, object token, U32* b, int64_t* ids) except -1:
         """ids[0..3] of a str token: its normalized word (_features_py.normalize), the suffix
         of that, the suffix of the raw word, its first code point (-1: none); b: scratch."""
-        cdef Py_ssize_t n = len(token), m, i, marker = -1, top
+        cdef Py_ssize_t n = len(token), m, i, marker, top
         cdef const uint32_t* w
         b.n = 0
         top = append_str(b, token)
         w = b.p
         ids[3] = lookup(self.prefs, w, min(n, 1))
         ids[2] = lookup(self.suffixes, w + n - min(n, 3), min(n, 3))
-        for i in range(n):
-            if w[i] == 45 and w[0] != 45:  # '-' in word, word[0] != '-'
-                marker = 4
-                break
-        if marker < 0 and n == 4 and is_digit_word(w, n):
-            marker = 5
-        elif marker < 0 and n > 0 and Py_UNICODE_ISDIGIT(w[0]):
-            marker = 6
-        if marker >= 0:
-            w, m = self.marker(marker), self.marker_len(marker)
+        marker = nltk_marker(w, n)
+        if marker >= 0:  # (the markers !HYPHEN, !YEAR, !DIGITS are 4, 5, 6)
+            w, m = self.marker(4 + marker), self.marker_len(4 + marker)
         elif top < 128:
             need_u32(b, n)
             for i in range(n):
