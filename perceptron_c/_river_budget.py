@@ -22,6 +22,7 @@ from ._river_rows import (
     NoProbability,
     PerCall,
     Rows,
+    binary_label,
     check_rows,
     grow_columns,
     signs,
@@ -62,8 +63,9 @@ class BudgetKernelPerceptron(Binary, PerCall, NoProbability, base.MiniBatchClass
     "random" [Cavallanti2007], "oldest", "forgetron" [Dekel2008], "stoptron", "projectron"
     and "projectron++" [Orabona2009]) on River's ``learn_one``: each example (or each block of
     a frame) gets its kernel row against the support vectors, and memory stays O(budget)
-    (O(budget^2) for the Projectron's inverse Gram) once the budget is full. A truthy label is
-    the positive class; ``predict_one`` answers True when the score is positive.
+    (O(budget^2) for the Projectron's inverse Gram) once the budget is full. True (or 1) is
+    the positive class, False (or 0) the negative; ``predict_one`` answers True when the
+    score is positive.
     ``predict_proba_one`` raises NotImplementedError: the perceptron defines no probability.
     A support vector keeps the features it was stored with; a feature that appears later is 0
     in it, as it was in the example.
@@ -225,14 +227,15 @@ class BudgetKernelPerceptron(Binary, PerCall, NoProbability, base.MiniBatchClass
         self._sv[new] = block[slots[0, new] - n0]
         self._stamp[:n] = slots[2, :n]
 
-    @fill(DOCS, x_learn=_X_LEARN, y=DOCS["y_bool"], raises_learn=DOCS["raises_learn_score"])
+    @fill(DOCS, x_learn=_X_LEARN, y=DOCS["y_bool"],
+          raises_learn=DOCS["raises_learn_score_binary"])
     def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
         """Learn one example: on a mistake, a support vector (or a projection) by the
         strategy.
 
         {learn_one}
         """
-        label = 1 if y else 0
+        label = 1 if y is True else 0 if y is False else int(binary_label(y))
         status = (self._calls.get(_twin()) or self._calls_now()).learn(x, label)
         if status < 0:
             self._learn_grown(x, label, status)
@@ -251,7 +254,7 @@ class BudgetKernelPerceptron(Binary, PerCall, NoProbability, base.MiniBatchClass
                 self._reset_calls()
                 status = self._calls_now().learn(x, label)
 
-    @fill(DOCS, y=DOCS["y_many_bool"])
+    @fill(DOCS, y=DOCS["y_many_bool"], raises_learn_many=DOCS["raises_learn_many_binary"])
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
         """Learn a batch, row by row in order, in blocks of 256 rows per compiled call.
 

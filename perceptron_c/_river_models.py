@@ -22,6 +22,7 @@ from ._river_rows import (
     Rows,
     check_rows,
     grow_rows,
+    sign,
     visit,
 )
 
@@ -39,7 +40,7 @@ _PARAMS = {"params_perceptron": """
         Divide each update by ``||x||`` (the normalized perceptron).
     """}
 
-# the K-class model's y, where the binary models take a truthy label
+# the K-class model's y, where the binary models take a bool
 _Y_CLASS = """
     y : hashable
         The label; a new one becomes a class, with zero weights.
@@ -90,9 +91,10 @@ class Perceptron(_AveragedState, BinaryLinear, NoProbability, base.MiniBatchClas
     """The binary perceptron for River, averaged by default, on the compiled routines.
 
     [Daume2017] Alg. 5 (plain) and Alg. 7 (averaged, lazily): on a mistake (``y (w . x + b)
-    <= 0``) the weights gain ``y x``. A truthy label is the positive class, as River's binary
-    classifiers read it; ``predict_one`` answers True when the score is positive. River's
-    ``linear_model.Perceptron`` is the plain (not averaged) variant of this arithmetic.
+    <= 0``) the weights gain ``y x``. True (or 1) is the positive class and False (or 0)
+    the negative, as River's binary classifiers take them; ``predict_one`` answers True when
+    the score is positive. River's ``linear_model.Perceptron`` is the plain (not averaged)
+    variant of this arithmetic.
     ``predict_proba_one`` raises NotImplementedError: the perceptron defines no probability.
 
     {params_perceptron}
@@ -118,13 +120,13 @@ class Perceptron(_AveragedState, BinaryLinear, NoProbability, base.MiniBatchClas
             lin.perceptron_epoch_csr(rows.data, rows.indices, rows.indptr, y, order, w, b,
                                      fi, nz)
 
-    @fill(DOCS, y=DOCS["y_bool"], raises_learn=DOCS["raises_learn_score"])
+    @fill(DOCS, y=DOCS["y_bool"], raises_learn=DOCS["raises_learn_score_binary"])
     def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
         """Learn one example: an update when the model gets it wrong.
 
         {learn_one}
         """
-        label = 1.0 if y else -1.0
+        label = 1.0 if y is True else -1.0 if y is False else sign(y)
         if (self._calls.get(_twin()) or self._calls_now()).learn_binary(x, label) < 0:
             self._learn_new_names(x, lambda calls: calls.learn_binary(x, label))
 

@@ -22,12 +22,13 @@ from ._river_rows import (
     Predictions,
     Rows,
     check_rows,
+    sign,
     visit,
 )
 
 __all__ = ["PAClassifier", "PARegressor"]
 
-# the regressor's y, where the classifier takes a truthy label
+# the regressor's y, where the classifier takes a bool
 _Y_TARGET = """
     y : float
         The target.
@@ -140,10 +141,10 @@ _PARAMS = {"params_C_mode": """
 class PAClassifier(_PA, BinaryLinear, base.MiniBatchClassifier):
     """Binary passive-aggressive classification for River: River's ``PAClassifier``, compiled.
 
-    The hinge loss ``max(0, 1 - y (w . x + b))`` with y = +1 for a truthy label, -1 else, and
-    the step of ``mode`` ([Crammer2006] Fig. 1). The probability of True is River's: the
-    sigmoid of the score (0 below -30, 1 above 30); ``predict_one`` answers True when the score
-    is positive.
+    The hinge loss ``max(0, 1 - y (w . x + b))`` with y = +1 for True (or 1), -1 for False
+    (or 0), and the step of ``mode`` ([Crammer2006] Fig. 1). The probability of True is
+    River's: the sigmoid of the score (0 below -30, 1 above 30); ``predict_one`` answers True
+    when the score is positive.
 
     {params_C_mode}
     learn_intercept : bool, default=True
@@ -160,13 +161,13 @@ class PAClassifier(_PA, BinaryLinear, base.MiniBatchClassifier):
     def _margin(self) -> float:
         return 1.0
 
-    @fill(DOCS, y=DOCS["y_bool"], raises_learn=DOCS["raises_learn_weight"])
+    @fill(DOCS, y=DOCS["y_bool"], raises_learn=DOCS["raises_learn_weight_binary"])
     def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
         """Learn one example.
 
         {learn_one}
         """
-        self._learn_target(x, 1.0 if y else -1.0)
+        self._learn_target(x, 1.0 if y is True else -1.0 if y is False else sign(y))
 
     @fill(DOCS)
     def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:

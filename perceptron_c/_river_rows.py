@@ -25,6 +25,7 @@ blocks their methods share.
 from __future__ import annotations
 
 import contextlib
+import numbers
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +39,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["DOCS", "START_COLUMNS", "Binary", "Columns", "Linear", "NoProbability", "PerCall",
-           "Predictions", "Rows", "check_rows", "grow_columns", "grow_rows", "signs", "visit"]
+           "Predictions", "Rows", "binary_label", "check_rows", "grow_columns", "grow_rows",
+           "sign", "signs", "visit"]
 
 START_COLUMNS = 8  # never 0: the routines take the address of the first weight
 
@@ -53,7 +55,8 @@ DOCS = {
         """,
     "y_bool": """
         y : bool
-            The label; a truthy value is the positive class.
+            The label: True (or 1) is the positive class, False (or 0) the negative, as
+            River's binary classifiers take it; anything else raises.
         """,
     "raises_x": """
         Raises
@@ -66,14 +69,33 @@ DOCS = {
         ValueError
             If a value of ``x`` is infinite.
         """,
+    # the binary models' learn_one: the label is checked too
+    "raises_x_label": """
+        Raises
+        ------
+        TypeError
+            If a value of ``x`` is not a real number, or ``y`` is neither a bool nor a number.
+        ValueError
+            If a value of ``x`` is infinite, or ``y`` is a number other than 0 and 1.
+        """,
     # the perceptrons' routines check the score, the SGD routine the weights
     "raises_learn_score": """
         {raises_x_learn}
         FloatingPointError
             If a score overflows float64.
         """,
+    "raises_learn_score_binary": """
+        {raises_x_label}
+        FloatingPointError
+            If a score overflows float64.
+        """,
     "raises_learn_weight": """
         {raises_x_learn}
+        FloatingPointError
+            If a weight overflows float64.
+        """,
+    "raises_learn_weight_binary": """
+        {raises_x_label}
         FloatingPointError
             If a weight overflows float64.
         """,
@@ -83,13 +105,14 @@ DOCS = {
         """,
     "y_many_bool": """
         y : pandas.Series
-            The labels; a truthy value is the positive class.
+            The labels: True (or 1) for the positive class, False (or 0) for the negative.
         """,
     "raises_frame": """
         Raises
         ------
         TypeError
-            If ``X`` is not a DataFrame of real numbers.
+            If ``X`` is not a DataFrame of real numbers (a column of str, bytes, dates,
+            complex numbers, ...; the message names it).
         """,
     "raises_frame_learn": """
         {raises_frame}
@@ -99,6 +122,17 @@ DOCS = {
     "raises_learn_many": """
         {raises_frame_learn}
             one label per row.
+        """,
+    "raises_learn_many_binary": """
+        Raises
+        ------
+        TypeError
+            If ``X`` is not a DataFrame of real numbers (a column of str, bytes, dates,
+            complex numbers, ...; the message names it), or a label is neither a bool nor a
+            number.
+        ValueError
+            If ``X`` holds an infinite value or repeats a column name, if ``y`` has not one
+            label per row, or if a label is a number other than 0 and 1.
         """,
     "raises_learn_many_targets": """
         {raises_frame_learn}
@@ -164,6 +198,34 @@ def _sorted(names: list[Hashable]) -> list[Hashable]:
         return sorted(names, key=lambda k: (type(k).__name__, repr(k)))
 
 
+def _check_column(X: Any, name: Hashable, dtype: Any) -> None:
+    """A column must hold real numbers, as a dict's values must (``learn_one``): of a dtype of
+    booleans, integers or floats (numpy's, or pandas' nullable ones, whose NA is a missing
+    value as NaN is), categories of those, or objects each of which is a real number (NaN:
+    missing). Text, bytes, dates, durations and complex numbers are not numbers, whatever
+    pandas could convert them to."""
+    kind = getattr(dtype, "kind", "O")
+    categories = getattr(dtype, "categories", None)
+    if categories is not None:  # pandas' CategoricalDtype: what its categories are
+        kind = getattr(categories.dtype, "kind", "O")
+        if kind == "O":
+            for v in categories.tolist():
+                _check_object(name, v)
+            return
+    if kind in "biuf":
+        return
+    if kind != "O" or not isinstance(dtype, np.dtype):
+        raise TypeError(f"X must hold real numbers: column {name!r} is of dtype {dtype}")
+    for v in X[name].tolist():
+        _check_object(name, v)
+
+
+def _check_object(name: Hashable, v: Any) -> None:
+    if not isinstance(v, (float, int, numbers.Real, np.bool_)):
+        raise TypeError(f"X must hold real numbers: column {name!r} holds a "
+                        f"{type(v).__name__}")
+
+
 class Columns:
     """Feature name -> column; builds the rows of frames. A name gets the next
     column at the first example learned that gives it a number (NaN is none); the names that
@@ -207,8 +269,12 @@ class Columns:
         if len(set(names)) != len(names):
             raise ValueError("X must not repeat a column name")
         n_rows = len(X)
+        for name, dtype in X.dtypes.items():
+            _check_column(X, name, dtype)
         try:
             values = X.to_numpy(dtype=np.float64, na_value=np.nan).reshape(n_rows, len(names))
+        except OverflowError:
+            raise ValueError("X holds a number beyond float64's range") from None
         except (TypeError, ValueError) as e:
             raise TypeError(f"X must hold real numbers ({e})") from None
         values = np.ascontiguousarray(values)  # a frame's block is often column-major
@@ -276,9 +342,46 @@ def check_rows(X: Any, y: Any, what: str = "label") -> None:
         raise ValueError(f"y must have one {what} per row of X ({len(X)}), got {len(y)}")
 
 
+def binary_label(y: Any) -> bool:
+    """A binary model's label as River's binary classifiers take it: True or False, or a
+    number equal to 1 or 0 (River's binary losses compute ``2 y - 1``: a str raises there,
+    and -1 or 2 would be a step of -3 or 3). Anything else raises, rather than count as
+    whatever its truth value is (``"no"`` was the positive class)."""
+    if y is True or y is False:
+        return y
+    if isinstance(y, (numbers.Real, np.bool_)):
+        if y == 1:
+            return True
+        if y == 0:
+            return False
+        raise ValueError(f"y must be True or False (or 1 or 0) for a binary model, got {y!r}; "
+                         "MulticlassPerceptron learns labels of any kind")
+    raise TypeError(f"y must be a bool (True or False, or 1 or 0) for a binary model, got a "
+                    f"{type(y).__name__} ({y!r}); MulticlassPerceptron learns labels of any "
+                    "kind")
+
+
+def sign(y: Any) -> float:
+    """+1.0 or -1.0 for a binary label (`binary_label`)."""
+    return 1.0 if binary_label(y) else -1.0
+
+
 def signs(y: Any) -> np.ndarray:
-    """River's binary targets as +1/-1: a truthy label is the positive class."""
-    return np.where(np.asarray(y).astype(bool), 1.0, -1.0)
+    """A frame's binary labels (`binary_label`, each) as +1/-1."""
+    a = np.asarray(y)
+    if a.dtype.kind in "iuf":
+        positive = a == 1
+        bad = ~(positive | (a == 0))
+        if bad.any():
+            binary_label(a[bad][0])  # raises, naming the first
+    elif a.dtype.kind == "b":
+        positive = a
+    elif a.dtype.kind == "O":  # each checked
+        positive = np.array([binary_label(v) for v in a.reshape(-1).tolist()], dtype=bool)
+    else:  # str, bytes, dates, complex numbers
+        raise TypeError(f"y must hold bools (True or False, or 1 or 0) for a binary model, "
+                        f"got dtype {a.dtype}; MulticlassPerceptron learns labels of any kind")
+    return np.where(positive, 1.0, -1.0)
 
 
 class PerCall:
@@ -453,7 +556,7 @@ class Binary(Predictions):
 class BinaryLinear(Binary, Linear):
     """The linear binary classifiers: +1/-1 labels, a batch learned in one call."""
 
-    @fill(DOCS, y=DOCS["y_many_bool"])
+    @fill(DOCS, y=DOCS["y_many_bool"], raises_learn_many=DOCS["raises_learn_many_binary"])
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
         """Learn a batch, row by row in order, in one compiled call: the same model as
         ``learn_one`` on each row.

@@ -1,0 +1,142 @@
+"""perceptron_c.river keeps its promises: what a model shows, the values and labels it takes,
+memory with a growing vocabulary, threads and Ctrl-C (issue 34). Public API only."""
+import decimal
+import pickle
+
+import numpy as np
+import pytest
+
+pytest.importorskip("river")
+pd = pytest.importorskip("pandas")
+
+from perceptron_c import river as pr  # noqa: E402
+
+BINARY = [pr.Perceptron, pr.PAClassifier, pr.BudgetKernelPerceptron]
+LINEAR = [pr.Perceptron, pr.MulticlassPerceptron, pr.PAClassifier, pr.PARegressor]
+
+
+def _rows(n=50, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    t = X @ rng.normal(size=d) + 0.3 * rng.normal(size=n)
+    return [{f"f{j}": float(v) for j, v in enumerate(row)} for row in X], t
+
+
+def _make(cls):
+    """A model; the budget model's draws seeded, its budget filled by a few examples (so that
+    learn_one and learn_many hold arrays of one size)."""
+    return cls(budget=2, seed=0) if cls is pr.BudgetKernelPerceptron else cls()
+
+
+def _label(cls, t):
+    if cls is pr.PARegressor:
+        return float(t)
+    if cls is pr.MulticlassPerceptron:
+        return "up" if t > 0.5 else "down" if t < -0.5 else "flat"
+    return bool(t > 0)
+
+
+@pytest.mark.parametrize("cls", LINEAR)
+def test_weights_and_intercept_show_every_example_learned(cls):
+    """Issue 34, item 12: PAClassifier's and PARegressor's weights and intercept showed the
+    model after the first of 50 examples (the rest waited in learn_one)."""
+    rows, t = _rows()
+    one, many = _make(cls), _make(cls)
+    after_first = None
+    for i, (x, v) in enumerate(zip(rows, t)):
+        one.learn_one(x, _label(cls, v))
+        if i == 0:
+            after_first = pickle.dumps((one.weights, one.intercept))
+    many.learn_many(pd.DataFrame(rows), pd.Series([_label(cls, v) for v in t]))
+    assert (one.weights, one.intercept) == (many.weights, many.intercept)
+    assert pickle.dumps((one.weights, one.intercept)) != after_first
+    if cls is pr.PARegressor:  # its prediction is the score the weights give
+        for x in rows[:5]:
+            score = sum(one.weights[k] * v for k, v in x.items()) + one.intercept
+            assert one.predict_one(x) == pytest.approx(score, rel=1e-12, abs=1e-12)
+
+
+NOT_NUMBERS = {
+    "a numeric str": ["90210", "10001", "60601"],
+    "bytes": [b"12", b"13", b"14"],
+    "datetimes": pd.to_datetime(["2020-01-01", "2021-01-01", "2022-01-01"]),
+    "numpy datetimes": np.array(["2020-01-01", "2021-01-01", "2022-01-01"],
+                                dtype="datetime64[D]"),
+    "durations": pd.to_timedelta([1, 2, 3], unit="s"),
+    "Decimals": [decimal.Decimal("1.5"), decimal.Decimal("2"), decimal.Decimal("3")],
+    "complex numbers": [1 + 0j, 2 + 0j, 3 + 0j],
+    "None": [None, None, None],
+}
+
+
+@pytest.mark.parametrize("cls", LINEAR + [pr.BudgetKernelPerceptron])
+@pytest.mark.parametrize("what", list(NOT_NUMBERS))
+def test_a_value_that_is_no_number_is_a_type_error_naming_it(cls, what):
+    """Issue 34, item 13: {"zip": "90210"} was learned as 90210.0, b"12" as 12.0, a datetime
+    as nanoseconds; River's models raise TypeError. In a dict and in a frame alike."""
+    values = NOT_NUMBERS[what]
+    label = [_label(cls, v) for v in (1.0, -1.0, 1.0)]
+    m = _make(cls)
+    m.learn_one({"ok": 1.0}, label[0])
+    before = pickle.dumps(m)
+    frame = pd.DataFrame({"ok": [1.0, 2.0, 3.0], "zip": values})
+    for call in (lambda: m.learn_many(frame, pd.Series(label)),
+                 lambda: m.predict_many(frame),
+                 lambda: m.learn_one({"ok": 1.0, "zip": frame["zip"].iloc[0]}, label[1]),
+                 lambda: m.learn_one({"zip": list(values)[1]}, label[1]),
+                 lambda: m.predict_one({"ok": 1.0, "zip": list(values)[1]})):
+        with pytest.raises(TypeError, match="zip"):
+            call()
+    assert pickle.dumps(m) == before
+
+
+@pytest.mark.parametrize("cls", LINEAR + [pr.BudgetKernelPerceptron])
+def test_real_numbers_of_every_kind_are_values_in_a_frame_as_in_a_dict(cls):
+    records = [{"b": True, "i": 2, "f": 0.5, "n": np.int64(-1), "h": np.float32(0.25)},
+               {"b": False, "i": -1, "f": 1.5, "n": np.int64(3), "h": np.float32(-2.0)},
+               {"b": True, "i": 0, "f": -2.0, "n": np.int64(0), "h": np.float32(1.0)}]
+    labels = [_label(cls, v) for v in (1.0, -1.0, -1.0)]
+    one, many = _make(cls), _make(cls)
+    for x, y in zip(records, labels):
+        one.learn_one(x, y)
+    frame = pd.DataFrame(records).astype({"i": "Int64", "b": "category"})
+    many.learn_many(frame, pd.Series(labels))
+    assert pickle.dumps(one) == pickle.dumps(many)
+    assert many.predict_many(frame).tolist() == [one.predict_one(x) for x in records]
+
+
+@pytest.mark.parametrize("cls", BINARY)
+@pytest.mark.parametrize("bad,error", [("no", TypeError), ("yes", TypeError),
+                                       (None, TypeError), (b"1", TypeError),
+                                       (-1, ValueError), (2, ValueError), (0.5, ValueError),
+                                       (float("nan"), ValueError)], ids=repr)
+def test_a_binary_label_is_a_bool_as_rivers_binary_classifiers_take_it(cls, bad, error):
+    """Issue 34, item 13: the binary adapters took the string "no" (and -1) as the positive
+    class. River's binary classifiers take True/False (their losses compute 2 y - 1, which
+    raises on a str); so do these, with 1 and 0 for True and False."""
+    m = _make(cls)
+    m.learn_one({"a": 1.0}, True)
+    before = pickle.dumps(m)
+    with pytest.raises(error, match="y must"):
+        m.learn_one({"a": 1.0}, bad)
+    frame = pd.DataFrame({"a": [1.0, -1.0]})
+    with pytest.raises(error, match="y must"):
+        m.learn_many(frame, pd.Series([True, bad]))
+    assert pickle.dumps(m) == before
+
+
+@pytest.mark.parametrize("cls", BINARY)
+def test_bools_and_ones_and_zeros_are_the_same_labels(cls):
+    rows, t = _rows(40)
+    forms = [lambda v: bool(v), lambda v: np.bool_(v), lambda v: int(v), lambda v: float(v),
+             lambda v: np.int64(v)]
+    models = []
+    for form in forms:
+        m = _make(cls)
+        for x, v in zip(rows, t):
+            m.learn_one(x, form(v > 0))
+        models.append(pickle.dumps(m))
+        many = _make(cls)
+        many.learn_many(pd.DataFrame(rows), pd.Series([form(v > 0) for v in t]))
+        models.append(pickle.dumps(many))
+    assert len(set(models)) == 1
