@@ -260,9 +260,10 @@ class Columns:
         while len(index) > n:
             index.popitem()
 
-    def frame(self, X: Any, learn: bool) -> Rows:
+    def frame(self, X: Any, learn: bool, grown: Callable[[int], None] | None = None) -> Rows:
         """A pandas DataFrame as CSR rows; ``learn`` numbers its new columns' names as
-        ``row`` would, row after row."""
+        ``learn_one`` would, row after row, calling ``grown(t)`` after row t brings names (so
+        that the model's room for them grows as ``learn_one`` makes it)."""
         if not hasattr(X, "to_numpy") or not hasattr(X, "columns"):
             raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
         names = X.columns.tolist()
@@ -292,6 +293,8 @@ class Columns:
                 first = (~missing[:, new]).argmax(axis=0).tolist() if new else []
             for t in sorted(set(first)):  # the row that introduces them, as learn_one would
                 self.add([names[j] for j, f in zip(new, first) if f == t])
+                if grown is not None:
+                    grown(t)
         kept = sorted((index[c], j) for j, c in enumerate(names) if c in index)
         take = [j for _, j in kept]
         if take != list(range(len(names))):
@@ -477,9 +480,7 @@ class Linear(PerCall):
         self._run(rows, y, order)
 
     def _learn_frame(self, X: pd.DataFrame) -> Rows:
-        rows = self._columns.frame(X, learn=True)
-        self._grow()
-        return rows
+        return self._columns.frame(X, learn=True, grown=lambda t: self._grow())
 
     def _score_rows(self, rows: Rows, out: np.ndarray) -> None:
         raise NotImplementedError

@@ -178,13 +178,14 @@ def _objects(mod):
     params[_sgd_py.ETA0] = params[_sgd_py.INTERCEPT_DECAY] = 1.0
     params[_sgd_py.WEIGHT_POS] = params[_sgd_py.WEIGHT_NEG] = 1.0
     sgd = (np.ones((1, 4)), state, params)
-    budget = (np.ones((2, 4)), np.ones((1, 2)), np.zeros(1), np.arange(2),
+    budget = (np.ones((2, 4)), np.tile(np.arange(4, dtype=np.int32), (2, 1)),
+              np.full(2, 4), np.ones((1, 2)), np.zeros(1), np.arange(2),
               np.array([2, 2, 0, 0, 2]), np.zeros(1), np.eye(2), None, None, None)
     return index, {
         "linear": (mod.LinearDicts(index, *linear, True, False), linear),
         "sgd": (mod.SGDDicts(index, *sgd, _sgd_py.LOSS_HINGE, _sgd_py.RATE_PA1, True), sgd),
-        "budget": (mod.BudgetDicts(index, budget, ("rbf", 1.0, 3, 1.0), "projectron", 2, 0.1,
-                                   True, np.random.default_rng(0)), budget)}
+        "budget": (mod.BudgetDicts(index, 4, budget, ("rbf", 1.0, 3, 1.0), "projectron", 2,
+                                   0.1, True, np.random.default_rng(0)), budget)}
 
 
 def _calls(kind, obj):

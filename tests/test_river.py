@@ -333,11 +333,73 @@ def test_budget_is_the_estimator(strategy, average):
     assert pickle.dumps(one) == pickle.dumps(many)
     n = one.n_support
     assert n == est.n_support_ == 50
-    assert np.array_equal(one._sv[:n, :2], est.support_vectors_)  # 2 features, room for 8
+    assert np.array_equal(_support_dense(one, 2), est.support_vectors_)
     alpha = one._alpha[0, :n] - (one._u[0, :n] / float(one._count[0]) if average else 0.0)
     assert np.array_equal(alpha, est.dual_coef_[0])
     labels = many.predict_many(pd.DataFrame(X, columns=["x0", "x1"])).to_numpy()
     assert np.array_equal(labels, est.predict(X))
+
+
+def _support_dense(m, width):
+    """The support vectors of a River budget model as dense rows over columns 0 .. width."""
+    n = m.n_support
+    out = np.zeros((n, width))
+    for s in range(n):
+        k = int(m._sv_nnz[s])
+        assert np.all(np.diff(m._sv_indices[s, :k]) > 0)  # columns increasing
+        assert not m._sv[s, k:].any() and not m._sv_indices[s, k:].any()  # then zeros
+        out[s, m._sv_indices[s, :k]] = m._sv[s, :k]
+    return out
+
+
+def _vocabulary_stream(n=400, seed=5):
+    """The checkerboard with a name of a growing vocabulary in every example (a new one every
+    third example, 0.5 or -0.5), and names that come back: the dicts, the labels, and X over
+    every name, columns in the order the River models number them."""
+    X, y = _checkerboard(n, seed)
+    rows = _dicts(X)
+    for i, x in enumerate(rows):
+        x[f"w{i // 3:04d}"] = 0.5 if i % 2 else -0.5
+        if i % 5 == 0:
+            x[f"w{i // 7:04d}"] = 1.0
+    names = {}
+    for x in rows:  # the River numbering: first use, names of one example in sorted order
+        for k in sorted(k for k in x if k not in names):
+            names[k] = len(names)
+    dense = np.zeros((n, len(names)))
+    for i, x in enumerate(rows):
+        for k, v in x.items():
+            dense[i, names[k]] = v
+    return rows, y, dense
+
+
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("strategy", ["stoptron", "oldest", "forgetron", "projectron",
+                                      "projectron++"])
+def test_budget_with_a_growing_vocabulary_is_the_estimator(strategy, average):
+    """Support vectors stored as their entries (issue 34, item 14: dense over every name ever
+    seen) give the model of perceptron_c.BudgetKernelPerceptron on the dense rows over every
+    name, bit for bit: the kernel sums keep each column in its lane."""
+    rows, y, dense = _vocabulary_stream()
+    kw = {"budget": 30, "strategy": strategy, "gamma": 0.7, "average": average,
+          "fit_intercept": True}
+    est = perceptron_c.BudgetKernelPerceptron(kernel="rbf", shuffle=False, **kw)
+    est.partial_fit(dense, y, classes=[False, True])
+    one, many = BUDGET(seed=0, **kw), BUDGET(seed=0, **kw)
+    for x, label in zip(rows, y.tolist()):
+        one.learn_one(x, label)
+    frame = pd.DataFrame(rows)
+    many.learn_many(frame, pd.Series(y))
+    assert pickle.dumps(one) == pickle.dumps(many)
+    assert one._sv.shape == (30, 8)  # 3 or 4 entries a row, whatever the 140 names
+    n = one.n_support
+    assert n == est.n_support_
+    assert np.array_equal(_support_dense(one, dense.shape[1]), est.support_vectors_)
+    alpha = one._alpha[0, :n] - (one._u[0, :n] / float(one._count[0]) if average else 0.0)
+    assert np.array_equal(alpha, est.dual_coef_[0])
+    assert np.array_equal(many.predict_many(frame).to_numpy(), est.predict(dense))
+    assert [one.predict_one(x) for x in rows] == est.predict(dense).tolist()
+    assert many._decisions(frame).tolist() == est.decision_function(dense).tolist()
 
 
 def test_budget_random_learn_one_is_learn_many_and_memory_is_flat():
@@ -445,6 +507,31 @@ def test_budget_scores_one_example_as_a_frame_does(kernel, average):
     frame = pd.DataFrame(rows).fillna(float("nan"))
     assert m._decisions(frame).tolist() == [m._calls_now().decision(x) for x in rows]
     assert m.predict_many(frame).tolist() == [m.predict_one(x) for x in rows]
+
+
+@pytest.mark.parametrize("strategy", ["random", "forgetron", "projectron++"])
+@pytest.mark.parametrize("kernel", BUDGET_KERNELS, ids=lambda k: f"{k['kernel']}-{k.get('gamma')}")
+def test_budget_twins_and_batches_alike_with_a_growing_vocabulary(strategy, kernel):
+    """The C calls (entries merged by column) and the Python twin (dense rows over the lane
+    layout) learn and score alike, and learn_many is learn_one, gamma=None (1 / the room of
+    the index) included."""
+    rows, y, _ = _vocabulary_stream(200)
+    models, scores = [], []
+    for twin in ("c", "python") if _backend.BACKEND == "c" else ("python",):
+        with _backend.using(twin):
+            m = BUDGET(budget=12, strategy=strategy, average=True, seed=2, **kernel)
+            seen = []
+            for x, label in zip(rows, y.tolist()):
+                seen.append(m._calls_now().decision(x))
+                m.learn_one(x, label)
+            models.append(pickle.dumps(m))
+            scores.append(seen)
+            many = BUDGET(budget=12, strategy=strategy, average=True, seed=2, **kernel)
+            many.learn_many(pd.DataFrame(rows), pd.Series(y))
+            models.append(pickle.dumps(many))
+            assert m._width == 128 and m._sv.shape == (12, 8)  # 70 names, 3 or 4 a row
+    assert len(set(models)) == 1
+    assert scores[0] == scores[-1]
 
 
 def test_a_new_label_with_a_bad_value_adds_no_class():

@@ -3,19 +3,36 @@
 # from the model's index, the entries sorted by column (distinct columns: any sort gives the
 # same row). A Schema remembers the order of the keys last learned, their columns and the
 # permutation that sorts them: a dict whose keys come in that order (the same objects, or
-# names of the same columns) skips the index lookups of identical keys and the sort.
+# names of the same columns) skips the index lookups of identical keys and the sort. And the
+# kernel value of two such rows (Sparse: entries, columns increasing), from their entries
+# alone, as _gram_py computes it on their dense rows over every column (sparse_kernel).
 from cpython.dict cimport PyDict_GetItemWithError, PyDict_Next, PyDict_Size
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_Check
 from cpython.long cimport PyLong_AsDouble, PyLong_AsSsize_t, PyLong_Check
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.ref cimport PyObject
 from cpython.tuple cimport PyTuple_GET_ITEM
-from libc.math cimport isinf
+from libc.math cimport fabs, isinf, ldexp, sqrt
 from libc.stdint cimport int32_t
 from libc.stdlib cimport qsort
 
+from perceptron_c._core._lanes cimport dot4_merge, sqnorm4_halfdiff
+
+cdef extern from *:  # _rbf.h's other functions serve _gram_c
+    """
+    #if defined(__GNUC__)
+    #pragma GCC diagnostic ignored "-Wunused-function"
+    #endif
+    """
+
+cdef extern from "_rbf.h":
+    double pc_exp1(double x) noexcept nogil
+    double pc_rbf_arg(double dot, double nrm, double tiny, double ng, int* flagged) noexcept nogil
+
 cdef enum:
     SMALL = 64  # keys of a dict read on the stack; more go to the heap
+    RBF = 0  # Kern.kind
+    POLY = 1
 
 cdef struct Entry:
     double value
@@ -180,3 +197,82 @@ cdef inline int update_schema(Schema* s, const Row* row) except -1:
     PyMem_Free(s.cols)
     s.cols, s.perm, s.n, s.hits, s.misses = cols, cols + n, n, 0, 0
     return 1
+
+
+cdef struct Kern:
+    int kind  # RBF, POLY, or linear
+    double gamma
+    int degree
+    double coef0
+
+
+cdef struct Sparse:  # a sparse row: n entries, columns increasing, and its squared norm
+    const double* v
+    const int32_t* c
+    Py_ssize_t n
+    double sq
+
+
+cdef inline double _halfdiff_top(const Sparse* a, const Sparse* b) noexcept nogil:
+    """The largest |a * 0.5 - b * 0.5| over the union of the columns (a missing entry 0)."""
+    cdef double top = 0.0, h
+    cdef Py_ssize_t i = 0, k = 0
+    while i < a.n or k < b.n:
+        if k == b.n or (i < a.n and a.c[i] < b.c[k]):
+            h = a.v[i] * 0.5 - 0.0 * 0.5
+            i += 1
+        elif i == a.n or a.c[i] > b.c[k]:
+            h = 0.0 * 0.5 - b.v[k] * 0.5
+            k += 1
+        else:
+            h = a.v[i] * 0.5 - b.v[k] * 0.5
+            i += 1
+            k += 1
+        if fabs(h) > top:
+            top = fabs(h)
+    return top
+
+
+cdef inline double _direct(const Sparse* a, const Sparse* b, double gamma) noexcept nogil:
+    """gamma ||a - b||^2 from the differences (_gram_py._direct_sq_distances), over the
+    columns either row has: the other columns' differences are 0, and add +0 to a lane."""
+    cdef double top = _halfdiff_top(a, b)
+    cdef double scale = top if top > 0.0 else 1.0
+    cdef double t = (sqrt(gamma) * 2.0) * (top * sqrt(sqnorm4_halfdiff(a.v, a.c, a.n, b.v,
+                                                                       b.c, b.n, scale)))
+    return t * t
+
+
+cdef inline double _from_dot(const Kern* k, double dot, double aa, double bb,
+                             bint* flagged) noexcept nogil:
+    """k(a, b) from a . b as _gram_py computes it (aa, bb: the rows' squared norms, dot4);
+    flagged: the RBF distance must be computed from the differences (`_direct`) instead."""
+    cdef double base, out = 1.0
+    cdef int f, deg = k.degree
+    cdef bint first = True
+    flagged[0] = False
+    if k.kind == RBF:
+        dot = pc_rbf_arg(dot, aa + bb, ldexp(1.0, -30), -k.gamma, &f)  # (gram_rbf's test)
+        flagged[0] = f
+        return dot if f else pc_exp1(dot)
+    if k.kind != POLY:
+        return dot
+    base = dot * k.gamma
+    base = base + k.coef0
+    while deg:  # _gram_py.int_power: by squaring, from the lowest bit
+        if deg & 1:
+            out = base if first else out * base
+            first = False
+        deg >>= 1
+        if deg:
+            base = base * base
+    return out
+
+
+cdef inline double sparse_kernel(const Kern* k, const Sparse* a,
+                                 const Sparse* b) noexcept nogil:
+    """k(a, b) of two sparse rows: _gram_py's value on their dense rows, from their entries."""
+    cdef bint flagged
+    cdef double v = _from_dot(k, dot4_merge(a.v, a.c, a.n, b.v, b.c, b.n), a.sq, b.sq,
+                              &flagged)
+    return pc_exp1(-_direct(a, b, k.gamma)) if flagged else v

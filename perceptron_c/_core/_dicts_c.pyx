@@ -12,7 +12,7 @@ prediction never sees a learning call half done.
 """
 from cpython.dict cimport PyDict_Check
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
-from libc.math cimport fabs, isfinite, ldexp, sqrt
+from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy, memset
 
@@ -23,9 +23,9 @@ import numpy as np
 
 from perceptron_c._core._budget_c cimport Sup, budget_rows, projectron_rows
 from perceptron_c._core._checks cimport need, non_finite
-from perceptron_c._core._dictrows cimport SMALL, Row, Schema, free_row, read_row, update_schema
-from perceptron_c._core._lanes cimport (dot4, dot4_averaged, dot4_cols, dot4_indexed, sqnorm4,
-                                        sqnorm4_cols)
+from perceptron_c._core._dictrows cimport (POLY, SMALL, Kern, Row, Schema, Sparse, free_row,
+                                           read_row, sparse_kernel, update_schema)
+from perceptron_c._core._lanes cimport dot4, dot4_averaged, dot4_indexed, sqnorm4_cols
 from perceptron_c._core._linear_c cimport binary_epoch, multiclass_epoch
 from perceptron_c._core._sgd_c cimport (SGD_AVERAGE_B, SGD_ETA0, SGD_INTERCEPT, SGD_N_PARAMS,
                                         SGD_N_STATE, SGD_OBJECTIVE, SGD_PENALTY_NONE,
@@ -35,26 +35,10 @@ from perceptron_c._core._sgd_c cimport (SGD_AVERAGE_B, SGD_ETA0, SGD_INTERCEPT, 
 from perceptron_c._core._dicts_py import KERNELS, STRATEGIES
 from perceptron_c._core._dicts_py import __all__  # no-cython-lint: listed once (test_twins)
 
-cdef extern from *:  # _rbf.h's other functions serve _gram_c
-    """
-    #if defined(__GNUC__)
-    #pragma GCC diagnostic ignored "-Wunused-function"
-    #endif
-    """
-
-cdef extern from "_rbf.h":
-    double pc_exp1(double x) noexcept nogil
-    double pc_rbf_arg(double dot, double nrm, double tiny, double ng, int* flagged) noexcept nogil
-
 NEW_NAMES = -1
 NO_ROOM = -2
 
-cdef enum:
-    RBF = 0
-    POLY = 1
-
 cdef tuple _REAL = (numbers.Real, np.bool_)  # the real numbers besides float and int
-cdef double TINY = ldexp(1.0, -30)  # _gram_py.gram_rbf's test of a cancelled distance
 
 
 cdef object _dict(object x):
@@ -313,69 +297,17 @@ cdef class SGDDicts(_DictCalls):
 
 
 # ------------------------------------------------------------------------- the budget model
-cdef struct Kern:
-    int kind  # RBF, POLY, or linear
-    double gamma
-    int degree
-    double coef0
-
-
-cdef double _direct(const double* a, const double* b, Py_ssize_t n, double gamma,
-                    double* h) noexcept nogil:
-    """gamma ||a - b||^2 from the differences (_gram_py._direct_sq_distances); h: n doubles."""
-    cdef double top = 0.0, scale, t
-    cdef Py_ssize_t k
-    for k in range(n):
-        h[k] = a[k] * 0.5 - b[k] * 0.5
-        if fabs(h[k]) > top:
-            top = fabs(h[k])
-    scale = top if top > 0.0 else 1.0
-    for k in range(n):
-        h[k] = h[k] / scale
-    t = (sqrt(gamma) * 2.0) * (top * sqrt(sqnorm4(h, n)))
-    return t * t
-
-
-cdef double _from_dot(const Kern* k, double dot, double aa, double bb,
-                      bint* flagged) noexcept nogil:
-    """k(a, b) from a . b as _gram_py computes it (aa, bb: the rows' squared norms, dot4);
-    flagged: the RBF distance must be computed from the differences (`_direct`) instead."""
-    cdef double base, out = 1.0
-    cdef int f, deg = k.degree
-    cdef bint first = True
-    flagged[0] = False
-    if k.kind == RBF:
-        dot = pc_rbf_arg(dot, aa + bb, TINY, -k.gamma, &f)
-        flagged[0] = f
-        return dot if f else pc_exp1(dot)
-    if k.kind != POLY:
-        return dot
-    base = dot * k.gamma
-    base = base + k.coef0
-    while deg:  # _gram_py.int_power: by squaring, from the lowest bit
-        if deg & 1:
-            out = base if first else out * base
-            first = False
-        deg >>= 1
-        if deg:
-            base = base * base
-    return out
-
-
-cdef double _kernel(const Kern* k, const double* a, double aa, const double* b, double bb,
-                    Py_ssize_t n, double* h) noexcept nogil:
-    """k(a, b) of two dense rows of n; h: n doubles of scratch."""
-    cdef bint flagged
-    cdef double v = _from_dot(k, dot4(a, b, n), aa, bb, &flagged)
-    return pc_exp1(-_direct(a, b, n, k.gamma, h)) if flagged else v
-
-
 cdef class BudgetDicts(_DictCalls):
-    """The budget kernel perceptron's calls on dicts (_dicts_py.BudgetDicts). A score reads
-    only x's entries: x . sv_s as the lanes by column of dot4_cols (the dense rows' zeros add
-    nothing to dot4), the support vectors' squared norms kept beside them (svn)."""
+    """The budget kernel perceptron's calls on dicts (_dicts_py.BudgetDicts). A support vector
+    is a sparse row (its entries, columns increasing), and a kernel value reads the entries of
+    its two rows only: x . sv and the differences in lanes by column (_lanes.pxd's dot4_merge
+    and sqnorm4_halfdiff: the dense rows' zeros add nothing to a lane), the support vectors'
+    squared norms kept beside them (svn). A call costs the entries of x and of the support
+    vectors, whatever the number of names seen."""
     cdef object rng, scratch
     cdef double* sv
+    cdef int32_t* svc
+    cdef int64_t* svm  # the entries of each support vector
     cdef double* svn
     cdef double* alpha
     cdef double* b
@@ -386,33 +318,44 @@ cdef class BudgetDicts(_DictCalls):
     cdef double* u
     cdef double* beta
     cdef int64_t* count
-    cdef Py_ssize_t cap, budget
+    cdef Py_ssize_t cap, budget, L
     cdef Kern kern
     cdef int policy  # _budget_py: 0 stop, 1 random, 2 oldest
     cdef bint forgetron, projectron, aggressive, fit_intercept
     cdef double eta
-    cdef double* row  # learn's scratch: x dense, then width doubles, K (two rows), buffers
+    cdef double* xv  # learn's scratch: x's entries (L), K (two rows), buffers
+    cdef int32_t* xc
     cdef double* K
     cdef double* kbuf
     cdef double* dbuf
     cdef int64_t* slots
-    cdef int64_t* cols
 
-    def __init__(self, dict index, tuple arrays, tuple kernel, str strategy, Py_ssize_t budget,
-                 double eta, fit_intercept, rng):
+    def __init__(self, dict index, Py_ssize_t width, tuple arrays, tuple kernel, str strategy,
+                 Py_ssize_t budget, double eta, fit_intercept, rng):
         cdef int64_t[::1] iv
+        cdef int32_t[:, ::1] cv
+        cdef int32_t[::1] xcv
         cdef double[::1] fv
         cdef Py_ssize_t s
-        need(len(arrays) == 10 and len(kernel) == 4, "arrays must hold 10 arrays, kernel 4 "
+        need(len(arrays) == 12 and len(kernel) == 4, "arrays must hold 12 arrays, kernel 4 "
              "values")
         need(kernel[0] in KERNELS and strategy in STRATEGIES, f"kernel must be one of "
              f"{KERNELS} and strategy one of {STRATEGIES}")
-        sv, alpha, b, stamp, counts, q, kinv, u, beta, count = arrays
-        self.index, self.arrays, self.rng = index, arrays, rng
-        self.cap, self.width, self.budget = alpha.shape[1], sv.shape[1], budget
-        need(1 <= self.cap <= budget and self.width >= 1, "arrays must be (sv (cap, width), "
-             "alpha (1, cap), ...) with 1 <= cap <= budget")
-        self.sv = _ptr2(sv, self.cap, self.width, "sv")
+        need(isinstance(kernel[1], (int, float)), "kernel[1] (gamma) must be a number")
+        sv, svc, svm, alpha, b, stamp, counts, q, kinv, u, beta, count = arrays
+        self.index, self.arrays, self.rng, self.width = index, arrays, rng, width
+        self.cap, self.L, self.budget = alpha.shape[1], sv.shape[1], budget
+        need(1 <= self.cap <= budget and self.L >= 1 and width >= 1, "arrays must be (sv (cap, "
+             "L), sv_indices (cap, L), sv_nnz (cap,), alpha (1, cap), ...) with 1 <= cap <= "
+             "budget and L >= 1, and width >= 1")
+        self.sv = _ptr2(sv, self.cap, self.L, "sv")
+        cv = svc
+        need(cv.shape[0] == self.cap and cv.shape[1] == self.L,
+             f"sv_indices must be ({self.cap}, {self.L})")
+        self.svc = &cv[0, 0]
+        iv = svm
+        need(iv.shape[0] == self.cap, f"sv_nnz must have length {self.cap}")
+        self.svm = &iv[0]
         self.alpha = _ptr2(alpha, 1, self.cap, "alpha")
         self.b = _ptr1(b, 1, "b")
         self.q = _ptr1(q, 1, "q")
@@ -433,49 +376,51 @@ cdef class BudgetDicts(_DictCalls):
             iv = count
             need(iv.shape[0] == 1 and iv[0] >= 1, "count must have shape (1,) and be >= 1")
             self.count = &iv[0]
-        gamma = kernel[1]
-        self.kern = Kern(KERNELS.index(kernel[0]), 1.0 / self.width if gamma is None else gamma,
-                         kernel[2], kernel[3])
+        self.kern = Kern(KERNELS.index(kernel[0]), kernel[1], kernel[2], kernel[3])
         self.forgetron, self.aggressive = strategy == "forgetron", strategy == "projectron++"
         self.policy = {"stoptron": 0, "random": 1}.get(strategy, 2)
         self.eta, self.fit_intercept = eta, fit_intercept
-        self.scratch = (np.zeros(2 * self.width + 6 * self.cap + 2),
-                        np.full(4 * self.cap + self.width, -1, dtype=np.int64))
+        self.scratch = (np.zeros(self.L + 6 * self.cap + 2),
+                        np.full(4 * self.cap, -1, dtype=np.int64),
+                        np.zeros(self.L, dtype=np.int32))
         fv = self.scratch[0]
-        self.row, self.svn = &fv[0], &fv[2 * self.width]
+        self.xv, self.svn = &fv[0], &fv[self.L]
         self.K = self.svn + self.cap
         self.kbuf = self.K + 2 * (self.cap + 1)
         self.dbuf = self.kbuf + 2 * self.cap
         iv = self.scratch[1]
-        self.slots, self.cols = &iv[0], &iv[4 * self.cap]
+        self.slots = &iv[0]
+        xcv = self.scratch[2]
+        self.xc = &xcv[0]
+        self._entries(self.cap)
         for s in range(self.cap):
-            self.svn[s] = dot4(self.sv + s * self.width, self.sv + s * self.width, self.width)
+            self.svn[s] = sqnorm4_cols(self.sv + s * self.L, self.svc + s * self.L, self.svm[s])
+
+    cdef int _entries(self, Py_ssize_t n) except -1:
+        cdef Py_ssize_t s
+        cdef bint ok = True
+        for s in range(n):
+            ok = ok and 0 <= self.svm[s] <= self.L
+        need(ok, f"sv_nnz must lie in [0, {self.L}]")
+        return 0
 
     cdef Py_ssize_t _held(self) except -1:
         cdef Py_ssize_t n = self.counts[0]
         need(0 <= n <= self.cap, "counts[0] must lie in [0, cap]")
+        self._entries(n)
         return n
 
-    cdef int _kernel_row(self, const Row* row, const int64_t* cols, double xx, Py_ssize_t n,
-                         double* out, double** xd) except -1:
-        """out[s] = k(x, sv_s), s < n, from x's entries; *xd: 2 width doubles, x dense then
-        scratch, for an RBF distance recomputed from the differences (NULL: made here, once,
-        if one is). OverflowError if a value is not finite."""
-        cdef Py_ssize_t s, k, w = self.width
-        cdef bint flagged, finite = True
+    cdef inline Sparse _sv(self, Py_ssize_t s) noexcept:
+        return Sparse(self.sv + s * self.L, self.svc + s * self.L, self.svm[s], self.svn[s])
+
+    cdef int _kernel_row(self, const Sparse* x, Py_ssize_t n, double* out) except -1:
+        """out[s] = k(x, sv_s), s < n. OverflowError if a value is not finite."""
+        cdef Py_ssize_t s
+        cdef Sparse v
+        cdef bint finite = True
         for s in range(n):
-            out[s] = _from_dot(&self.kern, dot4_cols(self.sv + s * w, row.values, cols, row.m),
-                               xx, self.svn[s], &flagged)
-            if flagged:
-                if xd[0] == NULL:
-                    xd[0] = <double*>PyMem_Malloc(2 * w * sizeof(double))
-                    if xd[0] == NULL:
-                        raise MemoryError()
-                    memset(xd[0], 0, w * sizeof(double))
-                    for k in range(row.m):
-                        xd[0][cols[k]] = row.values[k]
-                out[s] = pc_exp1(-_direct(xd[0], self.sv + s * w, w, self.kern.gamma,
-                                          xd[0] + w))
+            v = self._sv(s)
+            out[s] = sparse_kernel(&self.kern, x, &v)
             finite = finite and isfinite(out[s])
         if not finite:
             _overflow(self.kern.kind)
@@ -483,27 +428,26 @@ cdef class BudgetDicts(_DictCalls):
 
     def decision(self, x):
         cdef Row row
-        cdef int64_t small_cols[SMALL]
+        cdef Sparse xs
         cdef double small[2 * SMALL]
-        cdef int64_t* cols = small_cols
         cdef double* mem = small  # the kernel values, then the coefficients
-        cdef double* xd = NULL
-        cdef Py_ssize_t k, n = self._held()
-        cdef double c = <double>self.count[0] if self.count != NULL else 1.0
-        cdef double bias = self.b[0] if self.count == NULL else self.b[0] - self.beta[0] / c
+        cdef Py_ssize_t k, n
+        cdef double c, bias
         row.heap = NULL
         try:
             self._read(x, &row)
+            # the model is read from here on, where no Python code runs: one state of it
+            n = self._held()
+            c = <double>self.count[0] if self.count != NULL else 1.0
+            bias = self.b[0] if self.count == NULL else self.b[0] - self.beta[0] / c
             if n == 0:
                 return bias
-            if row.m > SMALL or n > SMALL:
-                cols = <int64_t*>PyMem_Malloc(row.m * sizeof(int64_t) + 1)
+            if n > SMALL:
                 mem = <double*>PyMem_Malloc(2 * n * sizeof(double))
-                if cols == NULL or mem == NULL:
+                if mem == NULL:
                     raise MemoryError()
-            for k in range(row.m):
-                cols[k] = row.cols[k]
-            self._kernel_row(&row, cols, sqnorm4_cols(row.values, cols, row.m), n, mem, &xd)
+            xs = Sparse(row.values, row.cols, row.m, sqnorm4_cols(row.values, row.cols, row.m))
+            self._kernel_row(&xs, n, mem)
             for k in range(n):
                 mem[n + k] = self.alpha[k] if self.u == NULL else self.alpha[k] - self.u[k] / c
             # cached_scores leaves zero coefficients out: the same sum (every kernel value is
@@ -511,19 +455,16 @@ cdef class BudgetDicts(_DictCalls):
             return dot4(mem + n, mem, n) + bias
         finally:
             free_row(&row)
-            PyMem_Free(xd)
-            if cols != small_cols:
-                PyMem_Free(cols)
             if mem != small:
                 PyMem_Free(mem)
 
     def learn(self, x, int64_t y):
         cdef Row row
-        cdef Py_ssize_t s, n, r, n0 = self._held(), old = -1, cap = self.cap, w = self.width
+        cdef Sparse xs, a, v
+        cdef Py_ssize_t s, n, r, m = 0, n0 = 0, old = -1, cap = self.cap, L = self.L
         cdef int64_t first = 0, where = -1, rand = 0
         cdef int64_t info[2]
-        cdef double f, xx
-        cdef double* xd = self.row
+        cdef double f
         cdef Sup S
         need(y == 0 or y == 1, "y must be 0 (negative) or 1 (positive)")
         try:
@@ -531,25 +472,26 @@ cdef class BudgetDicts(_DictCalls):
             if row.new:
                 return NEW_NAMES
             self._learned(x, &row)
-            if n0 == cap and cap < self.budget:
+            n0 = self._held()
+            if n0 == cap < self.budget or row.m > L:
                 return NO_ROOM
-            memset(self.row, 0, w * sizeof(double))
-            for s in range(row.m):
-                self.cols[s] = row.cols[s]
-                self.row[row.cols[s]] = row.values[s]
-            xx = sqnorm4_cols(row.values, self.cols, row.m)
-            self._kernel_row(&row, self.cols, xx, n0, self.K, &xd)
+            m = row.m
+            memcpy(self.xv, row.values, m * sizeof(double))
+            memcpy(self.xc, row.cols, m * sizeof(int32_t))
         finally:
             free_row(&row)
-        self.K[n0] = _kernel(&self.kern, self.row, xx, self.row, xx, w, self.row + w)
+        xs = Sparse(self.xv, self.xc, m, sqnorm4_cols(self.xv, self.xc, m))
+        self._kernel_row(&xs, n0, self.K)
+        self.K[n0] = sparse_kernel(&self.kern, &xs, &xs)
         if self.forgetron and n0 == cap:  # the row of the slot a removal empties: the oldest
             old = 0
             for s in range(1, n0):
                 if self.stamp[s] < self.stamp[old]:
                     old = s
+            a = self._sv(old)
             for s in range(n0):
-                self.K[n0 + 1 + s] = _kernel(&self.kern, self.sv + old * w, self.svn[old],
-                                             self.sv + s * w, self.svn[s], w, self.row + w)
+                v = self._sv(s)
+                self.K[n0 + 1 + s] = sparse_kernel(&self.kern, &a, &v)
             self.K[2 * n0 + 1] = self.K[old]  # k(sv_old, x) = k(x, sv_old)
         for s in range((n0 + 1) * (2 if old >= 0 else 1)):
             if not isfinite(self.K[s]):
@@ -580,11 +522,26 @@ cdef class BudgetDicts(_DictCalls):
             non_finite(0, 0)
         n = self.counts[0]
         for s in range(n):
-            if self.slots[s] >= n0:  # the slot that took the example
-                memcpy(self.sv + s * w, self.row, w * sizeof(double))
-                self.svn[s] = xx
+            if self.slots[s] >= n0:  # the slot that took the example: its entries, then 0s
+                memcpy(self.sv + s * L, self.xv, m * sizeof(double))
+                memcpy(self.svc + s * L, self.xc, m * sizeof(int32_t))
+                memset(self.sv + s * L + m, 0, (L - m) * sizeof(double))
+                memset(self.svc + s * L + m, 0, (L - m) * sizeof(int32_t))
+                self.svm[s], self.svn[s] = m, xs.sq
             self.stamp[s] = self.slots[2 * cap + s]
         return r
+
+
+def lane_layout(const int32_t[::1] columns):
+    cdef Py_ssize_t i
+    cdef int64_t prev = -1
+    out = np.empty(columns.shape[0], dtype=np.int64)
+    cdef int64_t[::1] pos = out
+    for i in range(columns.shape[0]):
+        need(columns[i] > (columns[i - 1] if i else -1), "columns must be increasing and >= 0")
+        prev = prev + 1 + (columns[i] - prev - 1) % 4
+        pos[i] = prev
+    return out
 
 
 cdef int _overflow(int kind) except -1:

@@ -30,16 +30,20 @@ that a call costs what its example costs, never anything proportional to the mod
   sample weight 1, no averaging and no penalty (the weight scale stays 1); its scores are
   the 4-lane sums of the stored weights plus the intercept.
 - `BudgetDicts`: the budget kernel perceptron ([Cavallanti2007], [Dekel2008],
-  [Orabona2009]) on one dense row (the support vectors' width, zeros where x has no
-  entry): the kernel values of ``_gram_py`` against the support vectors and the example
-  itself (and, for the Forgetron once the slots are full, the oldest vector's row), then one
-  call of ``_budget_py``'s routine, exactly as ``perceptron_c.river`` runs a block of one
-  row. Its score is the 4-lane sum over the slots (slot s in lane s % 4) of the (averaged)
-  coefficients times the kernel values, plus the bias: ``_kernel_rows.cached_scores``' sum,
-  which leaves zero coefficients out to the same bits (every kernel value is finite, and a
-  lane that starts at +0 is unchanged by adding +-0). The C twin forms x . sv and ||x||^2
-  from x's entries alone, in lanes by column (``_lanes.pxd``'s dot4_cols): the dense rows'
-  zeros add nothing to a lane, so these are the dense dot4's bits too.
+  [Orabona2009]) on sparse rows: each support vector holds the entries it was stored with
+  (columns and values), so memory and the cost of a call follow the entries of the example
+  and of the support vectors, never the number of names seen. A kernel value of two sparse
+  rows is ``_gram_py``'s on their dense rows over the `lane_layout` of the columns either
+  has, which is its value on the dense rows over every column (each lane adds the same
+  products in the same order; the other columns add +0). So: the kernel values against the
+  support vectors and the example itself (and, for the Forgetron once the slots are full,
+  the oldest vector's row), then one call of ``_budget_py``'s routine, exactly as
+  ``perceptron_c.river`` runs a block of one row. Its score is the 4-lane sum over the slots
+  (slot s in lane s % 4) of the (averaged) coefficients times the kernel values, plus the
+  bias: ``_kernel_rows.cached_scores``' sum, which leaves zero coefficients out to the same
+  bits (every kernel value is finite, and a lane that starts at +0 is unchanged by adding
+  +-0). The C twin reads the two rows' entries only, in lanes by column (``_lanes.pxd``'s
+  dot4_merge and sqnorm4_halfdiff): the same bits.
 """
 from __future__ import annotations
 
@@ -76,7 +80,7 @@ from ._sgd_py import (
 if TYPE_CHECKING:
     from ._contract import _D, _I32, _I64
 
-__all__ = ["BudgetDicts", "LinearDicts", "SGDDicts", "dict_row"]
+__all__ = ["BudgetDicts", "LinearDicts", "SGDDicts", "dict_row", "lane_layout"]
 
 NEW_NAMES = -1  # a learning call met a name without a column: nothing learned
 NO_ROOM = -2  # BudgetDicts.learn: every slot is taken, below the budget: nothing learned
@@ -271,17 +275,17 @@ class SGDDicts:
                              self.loss, self.rate, 0, self.fit_intercept, False)
 
 
-def _gram(kernel: tuple[str, float | None, int, float], A: _D, B: _D) -> _D:
+def _gram(kernel: tuple[str, float, int, float], A: _D, B: _D) -> _D:
     """K(A, B) as ``perceptron_c.kernels`` computes it: an overflow of the polynomial or
     linear kernel is an OverflowError (the RBF kernel cannot overflow)."""
     name, gamma, degree, coef0 = kernel
     out = np.empty((A.shape[0], B.shape[0]))
     with np.errstate(over="ignore", invalid="ignore"):
         if name == "rbf":
-            gram_rbf(A, B, 1.0 / A.shape[1] if gamma is None else gamma, out)
+            gram_rbf(A, B, gamma, out)
             return out
         if name == "poly":
-            gram_poly(A, B, degree, float(gamma or 0.0), coef0, out)
+            gram_poly(A, B, degree, gamma, coef0, out)
         else:
             gram_linear(A, B, out)
     if not np.isfinite(out).all():
@@ -291,47 +295,89 @@ def _gram(kernel: tuple[str, float | None, int, float], A: _D, B: _D) -> _D:
     return out
 
 
-class BudgetDicts:
-    """The binary budget kernel perceptron's calls on dicts. ``arrays``: (sv (cap, width),
-    alpha (1, cap), b (1,), stamp (cap,), counts (5,), q (1,), Kinv ((cap, cap) for the
-    Projectron), u (1, cap), beta (1,), count (1,)), the last three None without averaging;
-    ``kernel``: (name, gamma (None: 1 / width for "rbf"), degree, coef0); ``rng``: the
-    generator "random" draws a slot from, ``rng.integers(0, budget)`` per example learned."""
+def lane_layout(columns: _I32) -> _I64:
+    """The positions of increasing ``columns`` (>= 0) in the shortest dense row that keeps
+    each column in its lane: positions increasing, position p of column j with p % 4 ==
+    j % 4. A dense row of these positions gives the 4-lane sums (``_contract.dot4``) of the
+    row over every column: each lane adds the same products in the same order, and the
+    columns left out add +0 to a lane."""
+    need(all(j > i for i, j in zip([-1, *columns.tolist()], columns.tolist())),
+         "columns must be increasing and >= 0")
+    out, prev = np.empty(columns.shape[0], dtype=np.int64), -1
+    for k, j in enumerate(columns.tolist()):
+        prev = prev + 1 + (j - prev - 1) % 4
+        out[k] = prev
+    return out
 
-    def __init__(self, index: dict[Any, int], arrays: tuple[Any, ...], kernel: tuple[Any, ...],
-                 strategy: str, budget: int, eta: float, fit_intercept: bool, rng: Any) -> None:
+
+def _dense(rows: list[tuple[list[int], list[float]]]) -> _D:
+    """Sparse rows (columns, values) as a dense block over the `lane_layout` of the columns
+    any of them has (one column of zeros when none has any)."""
+    union = np.array(sorted({j for cols, _ in rows for j in cols}), dtype=np.int32)
+    pos = lane_layout(union)
+    out = np.zeros((len(rows), int(pos[-1]) + 1 if pos.size else 1))
+    for i, (cols, values) in enumerate(rows):
+        out[i, pos[np.searchsorted(union, cols)]] = values
+    return out
+
+
+class BudgetDicts:
+    """The binary budget kernel perceptron's calls on dicts. ``width``: the columns ``index``
+    may map to. ``arrays``: (sv (cap, L), sv_indices (cap, L) int32, sv_nnz (cap,), alpha
+    (1, cap), b (1,), stamp (cap,), counts (5,), q (1,), Kinv ((cap, cap) for the
+    Projectron), u (1, cap), beta (1,), count (1,)), the last three None without averaging:
+    support vector s is the sparse row of entries sv[s, :m] at columns sv_indices[s, :m]
+    (increasing), m = sv_nnz[s] <= L, the rest of its rows 0. ``kernel``: (name, gamma,
+    degree, coef0); ``rng``: the generator "random" draws a slot from,
+    ``rng.integers(0, budget)`` per example learned. A kernel value of two sparse rows is the
+    one of their dense rows over the `lane_layout` of the columns they have, which is the
+    value over every column: the cost of a call follows the entries of x and of the support
+    vectors, not the number of names."""
+
+    def __init__(self, index: dict[Any, int], width: int, arrays: tuple[Any, ...],
+                 kernel: tuple[Any, ...], strategy: str, budget: int, eta: float,
+                 fit_intercept: bool, rng: Any) -> None:
         need(isinstance(index, dict), "index must be a dict")
-        need(len(arrays) == 10 and len(kernel) == 4, "arrays must hold 10 arrays, kernel 4 "
+        need(len(arrays) == 12 and len(kernel) == 4, "arrays must hold 12 arrays, kernel 4 "
              "values")
         need(kernel[0] in KERNELS and strategy in STRATEGIES, f"kernel must be one of "
              f"{KERNELS} and strategy one of {STRATEGIES}")
-        sv, alpha, b, stamp, counts, q, kinv, u, beta, count = arrays
-        cap = alpha.shape[1]
-        need(sv.shape[0] == cap and sv.shape[1] >= 1 and alpha.shape == (1, cap) and
-             b.shape == (1,) and stamp.shape == (cap,) and counts.shape == (5,) and
-             q.shape == (1,) and 1 <= cap <= budget, "arrays must be (sv (cap, width), alpha "
-             "(1, cap), b (1,), stamp (cap,), counts (5,), q (1,), ...) with 1 <= cap <= "
-             "budget")
+        need(isinstance(kernel[1], (int, float)), "kernel[1] (gamma) must be a number")
+        sv, svc, svm, alpha, b, stamp, counts, q, kinv, u, beta, count = arrays
+        cap, L = alpha.shape[1], sv.shape[1]
+        need(1 <= cap <= budget and L >= 1 and width >= 1 and sv.shape == (cap, L) and
+             alpha.shape == (1, cap) and b.shape == (1,) and stamp.shape == (cap,) and
+             counts.shape == (5,) and q.shape == (1,), "arrays must be (sv (cap, L), "
+             "sv_indices (cap, L), sv_nnz (cap,), alpha (1, cap), ...) with 1 <= cap <= "
+             "budget and L >= 1, and width >= 1")
+        need(svc.shape == (cap, L), f"sv_indices must be ({cap}, {L})")
+        need(svm.shape == (cap,), f"sv_nnz must have length {cap}")
         need(not strategy.startswith("projectron") or kinv.shape == (cap, cap),
              "Kinv must be (cap, cap) for the Projectron")
         need((u is None) == (beta is None) == (count is None), "u, beta and count go together")
-        self.index, self.arrays, self.kernel, self.strategy = index, arrays, kernel, strategy
-        self.budget, self.eta, self.fit_intercept, self.rng = budget, eta, fit_intercept, rng
+        self.index, self.width, self.arrays, self.kernel = index, width, arrays, kernel
+        self.strategy, self.budget, self.eta = strategy, budget, eta
+        self.fit_intercept, self.rng = fit_intercept, rng
+        self._support(cap)
 
-    def _row(self, x: Mapping[Any, Any]) -> tuple[_D, list[Any]]:
-        """x as a dense row of the support vectors' width, and its names without a column."""
-        sv = self.arrays[0]
-        values, cols, new = _entries(x, self.index, sv.shape[1])
-        row = np.zeros((1, sv.shape[1]))
-        row[0, cols] = values
-        return row, new
+    def _support(self, n: int) -> list[tuple[list[int], list[float]]]:
+        """Support vectors 0 .. n - 1 as (columns, values)."""
+        sv, svc, svm = self.arrays[:3]
+        L = sv.shape[1]
+        need(all(0 <= m <= L for m in svm[:n].tolist()), f"sv_nnz must lie in [0, {L}]")
+        return [(svc[s, :m].tolist(), sv[s, :m].tolist())
+                for s, m in enumerate(svm[:n].tolist())]
+
+    def _held(self) -> int:
+        n = int(self.arrays[6][0])
+        need(0 <= n <= self.arrays[3].shape[1], "counts[0] must lie in [0, cap]")
+        return n
 
     def decision(self, x: Mapping[Any, Any]) -> float:
         """The score of ``x``: averaged coefficients when averaging."""
-        sv, alpha, b, _, counts, _, _, u, beta, count = self.arrays
-        n = int(counts[0])
-        need(0 <= n <= alpha.shape[1], "counts[0] must lie in [0, cap]")
-        row, _ = self._row(x)
+        _, _, _, alpha, b, _, _, _, _, u, beta, count = self.arrays
+        values, cols, _ = _entries(x, self.index, self.width)
+        n = self._held()
         coefs, bias = alpha[0, :n].tolist(), float(b[0])
         if count is not None:
             c = float(count[0])
@@ -339,25 +385,26 @@ class BudgetDicts:
             bias = bias - float(beta[0]) / c
         if n == 0:
             return bias
-        return dot4(coefs, _gram(self.kernel, row, sv[:n])[0].tolist()) + bias
+        D = _dense([(cols, values), *self._support(n)])
+        return dot4(coefs, _gram(self.kernel, D[:1], D[1:])[0].tolist()) + bias
 
     def learn(self, x: Mapping[Any, Any], y: int) -> int:
         """One example (y: 1 positive, 0 negative): its kernel rows, then one call of
-        ``budget_epoch`` or ``projectron_epoch`` over it; a slot that takes it gets its row.
-        Returns the mistakes (0 or 1), NEW_NAMES, or NO_ROOM (the slots are full below the
-        budget: the caller doubles them)."""
-        sv, alpha, b, stamp, counts, q, kinv, u, beta, count = self.arrays
-        n0, cap = int(counts[0]), alpha.shape[1]
-        need(0 <= n0 <= cap, "counts[0] must lie in [0, cap]")
+        ``budget_epoch`` or ``projectron_epoch`` over it; a slot that takes it gets its
+        entries. Returns the mistakes (0 or 1), NEW_NAMES, or NO_ROOM (the slots are full below
+        the budget, or x has more entries than a row holds, L: the caller makes room)."""
+        sv, svc, svm, alpha, b, stamp, counts, q, kinv, u, beta, count = self.arrays
         need(y in (0, 1), "y must be 0 (negative) or 1 (positive)")
-        row, new = self._row(x)
+        values, cols, new = _entries(x, self.index, self.width)
         if new:
             return NEW_NAMES
-        if n0 == cap < self.budget:
+        n0, cap, m = self._held(), alpha.shape[1], len(cols)
+        if n0 == cap < self.budget or m > sv.shape[1]:
             return NO_ROOM
         old = [int(np.argmin(stamp[:n0]))] if self.strategy == "forgetron" and n0 == cap \
             else []
-        K = _gram(self.kernel, np.vstack([row, sv[old]]), np.vstack([sv[:n0], row]))
+        D = _dense([(cols, values), *self._support(n0)])
+        K = _gram(self.kernel, np.vstack([D[:1], D[1:][old]]), np.vstack([D[1:], D[:1]]))
         rand = None
         if self.strategy == "random":  # a draw for every example, as the estimator draws
             r = int(self.rng.integers(0, self.budget, dtype=np.int64))
@@ -377,6 +424,8 @@ class BudgetDicts:
             mistakes = budget_epoch(*args, self.fit_intercept, _POLICY[self.strategy], rand,
                                     q if self.strategy == "forgetron" else None, *avg)
         n = int(counts[0])
-        sv[:n][slots[0, :n] >= n0] = row[0]
+        for s in np.flatnonzero(slots[0, :n] >= n0).tolist():  # its entries, then 0s
+            sv[s], svc[s], svm[s] = 0.0, 0, m
+            sv[s, :m], svc[s, :m] = values, cols
         stamp[:n] = slots[2, :n]
         return mistakes
