@@ -23,6 +23,7 @@ from ._river_rows import (
     NoProbability,
     PerCall,
     Rows,
+    Undo,
     binary_label,
     check_rows,
     signs,
@@ -39,6 +40,9 @@ _X_LEARN = """
         value.
     """
 _BLOCK = 256  # rows of one routine call: K is (2 * 256) x (budget + 256) at most
+# the arrays a learning call writes in place
+_WRITTEN = ("_sv", "_sv_indices", "_sv_nnz", "_alpha", "_b", "_stamp", "_counts", "_q", "_kinv",
+            "_u", "_beta", "_count")
 
 
 def _dense_pair(a: Rows, b: Rows) -> tuple[np.ndarray, np.ndarray]:
@@ -166,6 +170,14 @@ class BudgetKernelPerceptron(Binary, PerCall, NoProbability, base.MiniBatchClass
                                           self.strategy, self.budget, float(self.eta),
                                           bool(self.fit_intercept), self._rng)
 
+    def _keep(self, undo: Undo, columns: np.ndarray | None) -> None:
+        """Every array a call writes in place, whole (O(budget) entries, O(budget^2) for the
+        Projectron: what a call's kernel rows cost)."""
+        for name in _WRITTEN:
+            a = getattr(self, name)
+            if a is not None and (name != "_kinv" or self.strategy.startswith("projectron")):
+                undo.keep(a)
+
     def _gamma(self, width: int | None = None) -> float:
         if self.gamma is None:  # as it was when the rows were dense over the index's room
             return 1.0 / (self._width if width is None else width)
@@ -202,7 +214,8 @@ class BudgetKernelPerceptron(Binary, PerCall, NoProbability, base.MiniBatchClass
         if self.kernel == "rbf":
             return _kernels.RBF(gamma=self.gamma)
         if self.kernel == "poly":
-            return _kernels.Polynomial(degree=self.degree, gamma=self.gamma, coef0=self.coef0)
+            return _kernels.Polynomial(degree=self.degree, coef0=self.coef0,
+                                       gamma=self.gamma)  # type: ignore[arg-type]  # (None: named)
         if self.kernel == "linear":
             return _kernels.Linear()
         raise ValueError(f"kernel must be 'rbf', 'poly' or 'linear', got {self.kernel!r}")
@@ -314,7 +327,8 @@ class BudgetKernelPerceptron(Binary, PerCall, NoProbability, base.MiniBatchClass
         """learn_one once x's new names have columns, a slot is free and its row has room for
         x's entries (`_all_or_nothing`)."""
         dicts = _backend.dicts
-        with self._all_or_nothing():
+        with self._all_or_nothing() as undo:
+            self._keep(undo, None)
             while status < 0:
                 index = self._columns.index
                 if status == dicts.NEW_NAMES:  # (the calls read the index as it grows)
@@ -341,8 +355,10 @@ class BudgetKernelPerceptron(Binary, PerCall, NoProbability, base.MiniBatchClass
             if self._width != widths[-1][1]:
                 widths.append((t, self._width))
 
-        rows = self._columns.frame(X, learn=True, grown=grown)
-        self._learn(rows, labels, widths)
+        with self._all_or_nothing() as undo:
+            rows = self._columns.frame(X, learn=True, grown=grown)
+            self._keep(undo, None)
+            self._learn(rows, labels, widths)
 
     # ------------------------------------------------------------------ prediction
     def _scores(self, rows: Rows) -> np.ndarray:

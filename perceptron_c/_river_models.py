@@ -55,6 +55,7 @@ class _AveragedState(Linear):
     """The perceptrons' state: W, b and, averaged, the lazy sums U, beta and the counter."""
 
     _WIDE = ("_W", "_U")
+    _SMALL = ("_b", "_beta", "_count")
 
     def __init__(self, average: bool, fit_intercept: bool, normalize: bool, n_rows: int) -> None:
         self.average = average
@@ -209,9 +210,11 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
         if k is not None:
             self._learn_class(x, k)
             return
-        with self._all_or_nothing():  # a new class joins the argmax with zero weights
+        with self._all_or_nothing() as undo:  # a new class joins the argmax, zero weights
             k = self._code(y)
             self._add_classes(len(self._classes))
+            self._keep(undo, _backend.dicts.dict_row(x, self._columns.index,
+                                                     max(1, len(self._columns)))[1])
             self._learn_class(x, k)
 
     def _learn_class(self, x: dict[Hashable, Any], k: int) -> None:
@@ -226,7 +229,12 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
         {learn_many}
         """
         check_rows(X, y)
-        rows = self._learn_frame(X)
+        with self._all_or_nothing() as undo:
+            rows = self._learn_frame(X)
+            self._keep(undo, np.unique(rows.indices))
+            self._learn_classes(rows, y)
+
+    def _learn_classes(self, rows: Rows, y: pd.Series) -> None:
         local, uniques = pd.factorize(pd.Series(y), use_na_sentinel=False)
         before = len(self._classes)
         to_global = np.array([self._code(u) for u in uniques], dtype=np.int64)

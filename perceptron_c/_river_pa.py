@@ -47,6 +47,7 @@ class _PA(Linear):
     of 1 (River's), the weight scale staying 1."""
 
     _WIDE = ("_W",)
+    _SMALL = ("_state",)
     _LOSS = ""
 
     def __init__(self, C: float = 1.0, mode: int = 1, learn_intercept: bool = True) -> None:
@@ -250,9 +251,11 @@ class PARegressor(_PA, Predictions, base.MiniBatchRegressor):
         {learn_many}
         """
         check_rows(X, y, "target")
-        rows = self._learn_frame(X)
         targets = np.array(y, dtype=np.float64)
-        self._learn_rows(rows, targets, visit(0, rows.n_rows))
+        with self._all_or_nothing() as undo:
+            rows = self._learn_frame(X)
+            self._keep(undo, np.unique(rows.indices))
+            self._learn_rows(rows, targets, visit(0, rows.n_rows))
 
     @fill(DOCS)
     def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> float:

@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["DOCS", "START_COLUMNS", "Binary", "Columns", "Linear", "NoProbability", "PerCall",
-           "Predictions", "Rows", "binary_label", "check_rows", "grow_columns", "grow_rows",
-           "sign", "signs", "visit"]
+           "Predictions", "Rows", "Undo", "binary_label", "check_rows", "grow_columns",
+           "grow_rows", "sign", "signs", "visit"]
 
 START_COLUMNS = 8  # never 0: the routines take the address of the first weight
 
@@ -387,6 +387,29 @@ def signs(y: Any) -> np.ndarray:
     return np.where(positive, 1.0, -1.0)
 
 
+class Undo:
+    """What a learning call writes in place in a model's arrays, saved before it writes:
+    whole arrays, or the columns (last axis) that a call's rows reach. `restore` puts it
+    back."""
+
+    __slots__ = ("saved",)
+
+    def __init__(self) -> None:
+        self.saved: list[tuple[np.ndarray, np.ndarray | None, np.ndarray]] = []
+
+    def keep(self, a: np.ndarray, columns: np.ndarray | None = None) -> None:
+        """Save ``a``, or its entries at ``columns`` of the last axis."""
+        self.saved.append((a, columns, a.copy() if columns is None else a[..., columns]))
+
+    def restore(self) -> None:
+        """Put every saved entry back, the last saved first."""
+        for a, columns, values in reversed(self.saved):
+            if columns is None:
+                a[...] = values
+            else:
+                a[..., columns] = values
+
+
 class PerCall:
     """A River model's one-example calls: ``_calls`` holds the object of ``_backend.dicts``
     built over the model's arrays (`_build_calls`), one per twin in use, so that each
@@ -423,28 +446,43 @@ class PerCall:
         self._reset_calls()
 
     @contextlib.contextmanager
-    def _all_or_nothing(self) -> Iterator[None]:
-        """A learning call that raises leaves the model as it was: its arrays, names and
-        classes (the lists and dicts of its state) as they were before."""
+    def _all_or_nothing(self) -> Iterator[Undo]:
+        """A learning call that raises (Ctrl-C included) leaves the model as it was: its
+        attributes, names and classes (the lists and dicts of its state copied), its draws,
+        and what the call wrote in place in its arrays (saved in the `Undo` this yields
+        before the writing)."""
         before = {k: v.copy() if isinstance(v, (list, dict)) else v
                   for k, v in self.__dict__.items()}
         n_names = len(self._columns)
+        rng: Any = self.__dict__.get("_rng")  # the budget model's draws
+        draws = None if rng is None else rng.bit_generator.state
+        undo = Undo()
         try:
-            yield
+            yield undo
         except BaseException:
+            undo.restore()
             self._columns.truncate(n_names)
-            self.__dict__.clear()
+            if rng is not None:
+                rng.bit_generator.state = draws
+            # one update, never an empty model, for a reader in another thread
             self.__dict__.update(before)
+            for name in [k for k in self.__dict__ if k not in before]:
+                del self.__dict__[name]
             self._reset_calls()  # new objects: no schema remembers a name just forgotten
             raise
+
+    def _keep(self, undo: Undo, columns: np.ndarray) -> None:
+        """Save in ``undo`` what learning rows of ``columns`` writes in place."""
+        raise NotImplementedError
 
     def _learn_new_names(self, x: Mapping[Hashable, Any], learn: Callable[[Any], int]) -> None:
         """``learn(calls)`` once ``x``'s names without a column have theirs (numbered in sorted
         order) and the arrays have grown; `_all_or_nothing`."""
-        with self._all_or_nothing():
-            index = self._columns.index
-            self._columns.add(_backend.dicts.dict_row(x, index, max(1, len(index)))[2])
+        with self._all_or_nothing() as undo:
+            index, dict_row = self._columns.index, _backend.dicts.dict_row
+            self._columns.add(dict_row(x, index, max(1, len(index)))[2])
             self._grow()
+            self._keep(undo, dict_row(x, index, max(1, len(index)))[1])
             if learn(self._calls_now()) < 0:
                 raise RuntimeError("learn_one: a name still has no column")
 
@@ -458,6 +496,7 @@ class Linear(PerCall):
     run the routines on frames (``_run``)."""
 
     _WIDE: tuple[str, ...] = ()
+    _SMALL: tuple[str, ...] = ()  # the arrays a call writes whole: biases, counters, state
     _W: np.ndarray
 
     def _run(self, rows: Rows, y: np.ndarray, order: np.ndarray) -> None:
@@ -475,6 +514,12 @@ class Linear(PerCall):
             setattr(self, name, b)
         if grown:
             self._reset_calls()
+
+    def _keep(self, undo: Undo, columns: np.ndarray) -> None:
+        for name in self._WIDE:  # the routines write a weight only at a column of a row
+            undo.keep(getattr(self, name), columns)
+        for name in self._SMALL:
+            undo.keep(getattr(self, name))
 
     def _learn_rows(self, rows: Rows, y: np.ndarray, order: np.ndarray) -> None:
         self._run(rows, y, order)
@@ -565,8 +610,11 @@ class BinaryLinear(Binary, Linear):
         {learn_many}
         """
         check_rows(X, y)
-        rows = self._learn_frame(X)
-        self._learn_rows(rows, signs(y), visit(0, rows.n_rows))
+        labels = signs(y)
+        with self._all_or_nothing() as undo:
+            rows = self._learn_frame(X)
+            self._keep(undo, np.unique(rows.indices))
+            self._learn_rows(rows, labels, visit(0, rows.n_rows))
 
 
 class NoProbability:

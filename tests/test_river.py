@@ -14,6 +14,7 @@ from river import linear_model as lm  # noqa: E402
 import perceptron_c  # noqa: E402
 from perceptron_c import _backend  # noqa: E402
 from perceptron_c import river as pr  # noqa: E402
+from perceptron_c._river_rows import PerCall  # noqa: E402
 
 CLASSES = [pr.Perceptron, pr.MulticlassPerceptron, pr.PAClassifier, pr.PARegressor]
 CASES = [pytest.param(cls, params, id=f"{cls.__name__}-{i}")
@@ -643,3 +644,112 @@ def test_only_real_numbers_are_values(cls):
     assert "a" not in m._columns.index and "b" not in m._columns.index
     m.learn_one({"a": True, "b": np.float32(0.5), "c": np.int64(2), "d": 3}, target)
     assert sorted(m._columns.index) == ["a", "b", "c", "d", "p"]
+
+
+# ---- a learning call that is interrupted leaves the model as it was (issue 34)
+
+ROUTINES = {pr.Perceptron: ("linear", "averaged_epoch_csr"),
+            pr.MulticlassPerceptron: ("linear", "multiclass_averaged_epoch_csr"),
+            pr.PAClassifier: ("sgd", "sgd_epoch_csr"), pr.PARegressor: ("sgd", "sgd_epoch_csr"),
+            BUDGET: ("budget", "budget_epoch")}
+
+
+def _interrupt_after(monkeypatch, module, name, after_calls=1):
+    """The routine ``name`` runs for real, then raises KeyboardInterrupt at its
+    ``after_calls``-th call: what it wrote must be undone."""
+    original, calls = getattr(module, name), []
+
+    def wrapped(*args, **kwargs):
+        result = original(*args, **kwargs)
+        calls.append(1)
+        if len(calls) == after_calls:
+            raise KeyboardInterrupt
+        return result
+
+    monkeypatch.setattr(module, name, wrapped)
+
+
+def _state(m):
+    """What a model holds, attribute by attribute (one pickle of the whole shares objects in
+    its memo: two equal models may pickle apart)."""
+    return [(k, pickle.dumps(v)) for k, v in m.__getstate__().items()]
+
+
+def _label_of(cls, v, k=0):
+    if cls is pr.MulticlassPerceptron:
+        return f"c{(int(v > 0) + k) % 3}"
+    return float(v) if cls is pr.PARegressor else bool(v > 0)
+
+
+@pytest.mark.parametrize("cls", CLASSES + [BUDGET])
+def test_an_interrupted_learn_many_leaves_no_trace(monkeypatch, cls):
+    """The routine has learned the frame's rows (and the frame new names, new classes) when
+    Ctrl-C arrives: learn_many undoes it all (it kept the rows learned and the names)."""
+    X, t, _ = _stream(n=600, d=6)
+    m = cls(seed=0, strategy="forgetron", budget=20) if cls is BUDGET else cls()
+    rows = _dicts(X)
+    for x, v in zip(rows[:100], t):
+        m.learn_one(x, _label_of(cls, v))
+    before = pickle.dumps(m)
+    frame = pd.DataFrame(X[100:], columns=[f"x{j}" for j in range(6)]).assign(new=1.0)
+    labels = pd.Series([_label_of(cls, v, k=1) for v in t[100:]])
+    module, name = ROUTINES[cls]
+    _interrupt_after(monkeypatch, getattr(_backend, module), name)
+    with pytest.raises(KeyboardInterrupt):
+        m.learn_many(frame, labels)
+    assert _state(m) == _state(pickle.loads(before))
+    monkeypatch.undo()
+    again = pickle.loads(before)
+    m.learn_many(frame, labels)  # and learning goes on as if never interrupted
+    again.learn_many(frame, labels)
+    assert _state(m) == _state(again)
+
+
+class _InterruptedCalls:
+    """A model's one-example calls whose learning call learns, then raises KeyboardInterrupt
+    (Ctrl-C just after the compiled call, before learn_one returns)."""
+
+    def __init__(self, calls):
+        self.calls = calls
+
+    def __getattr__(self, name):
+        method = getattr(self.calls, name)
+        if not name.startswith("learn"):
+            return method
+
+        def learned_then_interrupted(*args):
+            status = method(*args)
+            if status >= 0:
+                raise KeyboardInterrupt
+            return status
+        return learned_then_interrupted
+
+
+@pytest.mark.parametrize("cls", CLASSES + [BUDGET])
+@pytest.mark.parametrize("what", ["new name", "new class"])
+def test_ctrl_c_after_a_learn_one_that_grew_undoes_it_all(monkeypatch, cls, what):
+    """learn_one of new names (or of a new class) numbers them, grows, then learns in place:
+    Ctrl-C after that last step left the update in the arrays and the names forgotten, so
+    the next new name took over a column with a weight."""
+    if what == "new class" and cls is not pr.MulticlassPerceptron:
+        pytest.skip("only the K-class model has classes that appear")
+    X, t, _ = _stream(n=60, d=3)
+    m = cls(seed=0, budget=5) if cls is BUDGET else cls()
+    for x, v in zip(_dicts(X), t):
+        m.learn_one(x, _label_of(cls, v))
+    before = pickle.dumps(m)
+    real = PerCall._calls_now
+    monkeypatch.setattr(PerCall, "_calls_now", lambda self: _InterruptedCalls(real(self)))
+    if what == "new class":  # (its first call is of the calls it has)
+        learn_class = pr.MulticlassPerceptron._learn_class
+
+        def learned_then_interrupted(self, x, k):
+            learn_class(self, x, k)
+            raise KeyboardInterrupt
+        monkeypatch.setattr(pr.MulticlassPerceptron, "_learn_class", learned_then_interrupted)
+    x = {"x0": 5.0, "zz": -7.0} if what == "new name" else {"x0": 5.0, "x1": -7.0}
+    label = "brand new" if what == "new class" else _label_of(cls, -1.0)
+    with pytest.raises(KeyboardInterrupt):
+        m.learn_one(x, label)
+    monkeypatch.undo()
+    assert _state(m) == _state(pickle.loads(before))

@@ -1,11 +1,14 @@
 """perceptron_c.river keeps its promises: what a model shows, the values and labels it takes,
 memory with a growing vocabulary, threads and Ctrl-C (issue 34). Public API only."""
 import decimal
+import json
+import pathlib
 import pickle
 import sys
 
 import numpy as np
 import pytest
+from conftest import HAVE_C, run_python
 
 pytest.importorskip("river")
 pd = pytest.importorskip("pandas")
@@ -159,3 +162,24 @@ def test_budget_memory_follows_the_support_vectors_not_every_name():
     names = {f"w{i}": i for i in range(3000)}
     index = sys.getsizeof(names) + sum(sys.getsizeof(k) for k in names)
     assert named._raw_memory_usage - fixed._raw_memory_usage < 2 * index
+
+
+BENCH = pathlib.Path(__file__).resolve().parents[1] / "bench"
+
+
+@pytest.mark.skipif(not HAVE_C, reason="on the Python twins the frames take minutes")
+@pytest.mark.skipif(sys.platform == "win32", reason="os.kill(SIGINT) is not Ctrl-C there")
+@pytest.mark.skipif(not BENCH.is_dir(), reason="no bench/ beside the tests")
+def test_ctrl_c_at_random_times_leaves_each_model_before_or_after_its_call(tmp_path):
+    """100 real SIGINTs at random times into learn_many on frames of up to 250,000 rows (new
+    names, new classes) and into loops of learn_one, ten to a model and call: each time the
+    model is the one before the call or the one after it, and pickles back equal. On main a
+    learn_many interrupted in its routine kept the rows learned (the third signal found a
+    mix); bench/bench_river_interrupt.py runs 200."""
+    out = tmp_path / "signals.json"
+    run = run_python([str(BENCH / "bench_river_interrupt.py"), "--signals", "100", "--json",
+                      str(out)], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert result["total"]["signals"] == 100
+    assert all(row["signals"] == 10 for row in result["results"])
