@@ -14,7 +14,6 @@ from . import _backend
 from . import kernels as _kernels
 from ._backend import active as _twin
 from ._docs import fill
-from ._kernel_rows import cached_scores
 from ._river_rows import (
     DOCS,
     START_COLUMNS,
@@ -160,6 +159,8 @@ class BudgetKernelPerceptron(Binary, PerCall, NoProbability, base.MiniBatchClass
         self._count = np.ones(1, dtype=np.int64)
         self._reset_calls()
 
+    _ARRAYS = _WRITTEN
+
     def _build_calls(self) -> Any:
         avg = (self._u, self._beta, self._count) if self.average else (None, None, None)
         arrays = (self._sv, self._sv_indices, self._sv_nnz, self._alpha, self._b, self._stamp,
@@ -168,7 +169,7 @@ class BudgetKernelPerceptron(Binary, PerCall, NoProbability, base.MiniBatchClass
                                           (self.kernel, self._gamma(), self.degree,
                                            self.coef0),
                                           self.strategy, self.budget, float(self.eta),
-                                          bool(self.fit_intercept), self._rng)
+                                          bool(self.fit_intercept), self._rng, self._busy)
 
     def _keep(self, undo: Undo, columns: np.ndarray | None) -> None:
         """Every array a call writes in place, whole (O(budget) entries, O(budget^2) for the
@@ -327,12 +328,12 @@ class BudgetKernelPerceptron(Binary, PerCall, NoProbability, base.MiniBatchClass
         """learn_one once x's new names have columns, a slot is free and its row has room for
         x's entries (`_all_or_nothing`)."""
         dicts = _backend.dicts
-        with self._all_or_nothing() as undo:
+        with self._learning(False), self._all_or_nothing() as undo:
             self._keep(undo, None)
             while status < 0:
                 index = self._columns.index
                 if status == dicts.NEW_NAMES:  # (the calls read the index as it grows)
-                    self._columns.add(dicts.dict_row(x, index, self._width)[2])
+                    self._add_names(dicts.dict_row(x, index, self._width)[2])
                     self._grow()
                 else:  # NO_ROOM: the slots double, up to the budget, or a row widens
                     self._reserve(min(self.budget, int(self._counts[0]) + 1))
@@ -355,28 +356,17 @@ class BudgetKernelPerceptron(Binary, PerCall, NoProbability, base.MiniBatchClass
             if self._width != widths[-1][1]:
                 widths.append((t, self._width))
 
-        with self._all_or_nothing() as undo:
+        with self._learning(True), self._all_or_nothing() as undo:
             rows = self._columns.frame(X, learn=True, grown=grown)
             self._keep(undo, None)
             self._learn(rows, labels, widths)
 
     # ------------------------------------------------------------------ prediction
-    def _scores(self, rows: Rows) -> np.ndarray:
-        n = int(self._counts[0])
-        alpha, b = self._alpha[0, :n], float(self._b[0])
-        if self.average:
-            c = float(self._count[0])
-            alpha, b = alpha - self._u[0, :n] / c, b - float(self._beta[0]) / c
-        if n == 0:
-            return np.full(rows.n_rows, b)
-        block, sv = _dense_pair(rows, self._support(np.arange(n)))
-        with np.errstate(over="ignore", invalid="ignore"):
-            K = self._kernel_now(self._width)(block, sv)
-        # the package's 4-lane sums, not BLAS's (whose order follows the machine)
-        return cached_scores(alpha[None, :], np.ascontiguousarray(K.T))[0] + b
-
     def _decisions(self, X: pd.DataFrame) -> np.ndarray:
-        return self._scores(self._columns.frame(X, learn=False))
+        """The rows' scores: one compiled call, from the names of X to the scores, which sees
+        one state of the model."""
+        values, names, _ = Columns.values(X)
+        return self._calls_now().scores(values, names)[:, 0]
 
     @property
     def n_support(self) -> int:

@@ -56,6 +56,7 @@ class _AveragedState(Linear):
 
     _WIDE = ("_W", "_U")
     _SMALL = ("_b", "_beta", "_count")
+    _ARRAYS = _WIDE + _SMALL
 
     def __init__(self, average: bool, fit_intercept: bool, normalize: bool, n_rows: int) -> None:
         self.average = average
@@ -74,10 +75,8 @@ class _AveragedState(Linear):
         return _backend.dicts.LinearDicts(self._columns.index, self._W, self._b,
                                           self._U if on else None, self._beta if on else None,
                                           self._count if on else None,
-                                          bool(self.fit_intercept), bool(self.normalize))
-
-    def _score_rows(self, rows: Rows, out: np.ndarray) -> None:
-        self._calls_now().scores(rows.data, rows.indices, rows.indptr, out)
+                                          bool(self.fit_intercept), bool(self.normalize),
+                                          self._busy)
 
     def _model(self) -> tuple[np.ndarray, np.ndarray]:
         if not self.average:
@@ -210,7 +209,7 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
         if k is not None:
             self._learn_class(x, k)
             return
-        with self._all_or_nothing() as undo:  # a new class joins the argmax, zero weights
+        with self._learning(False), self._all_or_nothing() as undo:  # a class joins
             k = self._code(y)
             self._add_classes(len(self._classes))
             self._keep(undo, _backend.dicts.dict_row(x, self._columns.index,
@@ -229,7 +228,7 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
         {learn_many}
         """
         check_rows(X, y)
-        with self._all_or_nothing() as undo:
+        with self._learning(True), self._all_or_nothing() as undo:
             rows = self._learn_frame(X)
             self._keep(undo, np.unique(rows.indices))
             self._learn_classes(rows, y)
@@ -251,9 +250,6 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
             if n_classes:
                 self._learn_rows(rows, y_now, visit(s, e))
 
-    def _argmax(self, scores: np.ndarray) -> list[Any]:
-        return [self._classes[k] for k in np.argmax(scores, axis=1).tolist()]
-
     @fill(DOCS)
     def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> Any:
         """The class of highest score (ties to the class seen first); None before any.
@@ -267,14 +263,16 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
 
         {raises_x}
         """
-        if not self._classes:
-            return None
-        return self._classes[(self._calls.get(_twin()) or self._calls_now()).argmax(x)]
+        classes = self._classes  # (first: a new class joins it before the weights' rows)
+        k = (self._calls.get(_twin()) or self._calls_now()).argmax(x)
+        return classes[k] if k >= 0 else None
 
     def _predict_rows(self, X: pd.DataFrame) -> Any:
-        if not self._classes:
+        classes = self._classes  # (first: a new class joins it before the weights' rows)
+        scores = self._scores(X)
+        if not scores.shape[1]:
             return np.full(len(X), None, dtype=object)
-        return self._argmax(self._scores(self._columns.frame(X, learn=False)))
+        return [classes[k] for k in np.argmax(scores, axis=1).tolist()]
 
     @property
     def classes(self) -> list[Any]:

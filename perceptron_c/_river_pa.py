@@ -48,6 +48,7 @@ class _PA(Linear):
 
     _WIDE = ("_W",)
     _SMALL = ("_state",)
+    _ARRAYS = _WIDE + _SMALL
     _LOSS = ""
 
     def __init__(self, C: float = 1.0, mode: int = 1, learn_intercept: bool = True) -> None:
@@ -91,7 +92,7 @@ class _PA(Linear):
 
     def _build_calls(self) -> Any:
         return _backend.dicts.SGDDicts(self._columns.index, self._W, self._state, self._params(),
-                                       *self._codes(), bool(self.learn_intercept))
+                                       *self._codes(), bool(self.learn_intercept), self._busy)
 
     def _run(self, rows: Rows, y: np.ndarray, order: np.ndarray) -> None:
         sgd, empty = _backend.sgd, np.zeros(0)
@@ -102,10 +103,6 @@ class _PA(Linear):
     def _learn_target(self, x: dict[Hashable, Any], y: float) -> None:
         if (self._calls.get(_twin()) or self._calls_now()).learn(x, y) < 0:
             self._learn_new_names(x, lambda calls: calls.learn(x, y))
-
-    def _score_rows(self, rows: Rows, out: np.ndarray) -> None:
-        W, b = self._model()
-        _backend.linear.decision_csr(rows.data, rows.indices, rows.indptr, W, b, out)
 
     def _model(self) -> tuple[np.ndarray, np.ndarray]:
         return self._W, self._state[_backend.sgd.INTERCEPT:_backend.sgd.INTERCEPT + 1]
@@ -252,7 +249,7 @@ class PARegressor(_PA, Predictions, base.MiniBatchRegressor):
         """
         check_rows(X, y, "target")
         targets = np.array(y, dtype=np.float64)
-        with self._all_or_nothing() as undo:
+        with self._learning(True), self._all_or_nothing() as undo:
             rows = self._learn_frame(X)
             self._keep(undo, np.unique(rows.indices))
             self._learn_rows(rows, targets, visit(0, rows.n_rows))

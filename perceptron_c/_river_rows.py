@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import numbers
+import threading
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,7 @@ import numpy as np
 from . import _backend
 from ._backend import active as _twin
 from ._docs import fill
+from .exceptions import ConcurrentUseError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,6 +45,7 @@ __all__ = ["DOCS", "START_COLUMNS", "Binary", "Columns", "Linear", "NoProbabilit
            "grow_rows", "sign", "signs", "visit"]
 
 START_COLUMNS = 8  # never 0: the routines take the address of the first weight
+BATCH = 2  # _busy[0] while a learn_many runs (dicts.BATCH): reading calls stop too
 
 # The numpydoc blocks the adapters' methods share, each written once (``_docs.fill`` places
 # them); where the adapters differ for a reason (what overflows, labels or targets) each
@@ -260,31 +263,37 @@ class Columns:
         while len(index) > n:
             index.popitem()
 
-    def frame(self, X: Any, learn: bool, grown: Callable[[int], None] | None = None) -> Rows:
-        """A pandas DataFrame as CSR rows; ``learn`` numbers its new columns' names as
-        ``learn_one`` would, row after row, calling ``grown(t)`` after row t brings names (so
-        that the model's room for them grows as ``learn_one`` makes it)."""
+    @staticmethod
+    def values(X: Any) -> tuple[np.ndarray, list[Hashable], np.ndarray | None]:
+        """A pandas DataFrame's numbers, checked: (values (n_rows, n_columns) float64,
+        C-contiguous, NaN missing; its column names; where values are missing, None if
+        nowhere)."""
         if not hasattr(X, "to_numpy") or not hasattr(X, "columns"):
             raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
         names = X.columns.tolist()
         if len(set(names)) != len(names):
             raise ValueError("X must not repeat a column name")
-        n_rows = len(X)
         for name, dtype in X.dtypes.items():
             _check_column(X, name, dtype)
         try:
-            values = X.to_numpy(dtype=np.float64, na_value=np.nan).reshape(n_rows, len(names))
+            values = X.to_numpy(dtype=np.float64, na_value=np.nan).reshape(len(X), len(names))
         except OverflowError:
             raise ValueError("X holds a number beyond float64's range") from None
         except (TypeError, ValueError) as e:
             raise TypeError(f"X must hold real numbers ({e})") from None
         values = np.ascontiguousarray(values)  # a frame's block is often column-major
-        dense = bool(np.isfinite(values).all())
-        missing = None if dense else np.isnan(values)
+        missing = None if np.isfinite(values).all() else np.isnan(values)
         if missing is not None and np.isinf(values[~missing]).any():
             raise ValueError("X holds an infinite value; only finite numbers and NaN (a "
                              "missing value) are accepted")
-        index = self.index
+        return values, names, missing
+
+    def frame(self, X: Any, learn: bool, grown: Callable[[int], None] | None = None) -> Rows:
+        """A pandas DataFrame as CSR rows; ``learn`` numbers its new columns' names as
+        ``learn_one`` would, row after row, calling ``grown(t)`` after row t brings names (so
+        that the model's room for them grows as ``learn_one`` makes it)."""
+        values, names, missing = self.values(X)
+        n_rows, index = len(X), self.index
         if learn:
             new = [j for j, c in enumerate(names) if c not in index]
             first = [0] * len(new)
@@ -417,15 +426,51 @@ class PerCall:
     made, whenever an array is replaced (`_reset_calls`), and when the model is unpickled:
     never during a call of the twin it was built for, and never pickled."""
 
-    _TRANSIENT = ("_calls",)
+    _TRANSIENT = ("_calls", "_busy", "_owner")
+    _ARRAYS: tuple[str, ...] = ()  # every array of the model's state
     _columns: Columns
     _calls: dict[str, Any]
+    _busy: np.ndarray
+    _owner: dict[str, int]
 
     def _build_calls(self) -> Any:
         raise NotImplementedError
 
     def _reset_calls(self) -> None:
+        """New calls over the model's arrays. A reader in another thread may still hold the
+        calls replaced: every array is replaced too (copied), so that the arrays it reads stay
+        those of one model, never written again, whichever of them the change replaced."""
+        if "_busy" not in self.__dict__:  # (made once, before the first calls; transient)
+            self._busy, self._owner = np.zeros(3, dtype=np.uint64), {}
+        else:
+            for name in self._ARRAYS:
+                a = getattr(self, name)
+                setattr(self, name, a if a is None else a.copy())
         self._calls = {_twin(): self._build_calls()}
+
+    @contextlib.contextmanager
+    def _learning(self, batch: bool) -> Iterator[None]:
+        """One learning call at a time, and readers told while a batch is learned: the model's
+        ``_busy`` flags, which its one-example calls check (``dicts``' _Busy), set while a
+        learning call of this thread is under way (nested calls pass through). Another thread's
+        learning call meanwhile raises ConcurrentUseError, and so does its reading call during
+        a batch. The owner is taken (a dict's setdefault: one step) inside the ``try``, so
+        that Ctrl-C anywhere here never leaves the model owned."""
+        me, owner, nested = threading.get_ident(), self._owner, True
+        try:
+            nested = owner.get("thread") == me
+            if not nested:
+                if owner.setdefault("thread", me) != me:
+                    raise ConcurrentUseError(f"{type(self).__name__}: another thread is "
+                                             "learning in this model: learn from one thread "
+                                             "at a time")
+                self._busy[1] = me
+                self._busy[0] = BATCH if batch else 1
+            yield
+        finally:
+            if not nested and owner.get("thread") == me:
+                self._busy[0] = 0
+                del owner["thread"]
 
     def _calls_now(self) -> Any:
         """The object of the twin in use (built here for the other twin only)."""
@@ -460,8 +505,11 @@ class PerCall:
         try:
             yield undo
         except BaseException:
+            if self._busy[0]:  # readers stop while the arrays are put back
+                self._busy[0] = BATCH
             undo.restore()
             self._columns.truncate(n_names)
+            self._busy[2] += 1  # (names changed: a reader mid-way reads again)
             if rng is not None:
                 rng.bit_generator.state = draws
             # one update, never an empty model, for a reader in another thread
@@ -475,12 +523,18 @@ class PerCall:
         """Save in ``undo`` what learning rows of ``columns`` writes in place."""
         raise NotImplementedError
 
+    def _add_names(self, names: list[Hashable]) -> None:
+        """Columns for names (`Columns.add`), told to readers in other threads: one that read
+        a dict or a frame's names meanwhile reads them again (``dicts``' _Busy)."""
+        self._columns.add(names)
+        self._busy[2] += 1
+
     def _learn_new_names(self, x: Mapping[Hashable, Any], learn: Callable[[Any], int]) -> None:
         """``learn(calls)`` once ``x``'s names without a column have theirs (numbered in sorted
         order) and the arrays have grown; `_all_or_nothing`."""
-        with self._all_or_nothing() as undo:
+        with self._learning(False), self._all_or_nothing() as undo:
             index, dict_row = self._columns.index, _backend.dicts.dict_row
-            self._columns.add(dict_row(x, index, max(1, len(index)))[2])
+            self._add_names(dict_row(x, index, max(1, len(index)))[2])
             self._grow()
             self._keep(undo, dict_row(x, index, max(1, len(index)))[1])
             if learn(self._calls_now()) < 0:
@@ -527,14 +581,11 @@ class Linear(PerCall):
     def _learn_frame(self, X: pd.DataFrame) -> Rows:
         return self._columns.frame(X, learn=True, grown=lambda t: self._grow())
 
-    def _score_rows(self, rows: Rows, out: np.ndarray) -> None:
-        raise NotImplementedError
-
-    def _scores(self, rows: Rows) -> np.ndarray:
-        """(n_rows, n_rows_of_W) scores W . x + b of the model that predicts."""
-        out = np.empty((rows.n_rows, self._W.shape[0]))
-        self._score_rows(rows, out)
-        return out
+    def _scores(self, X: pd.DataFrame) -> np.ndarray:
+        """(n_rows, n_rows_of_W) scores W . x + b of the model that predicts: one compiled
+        call, from the names of X to the scores, which sees one state of the model."""
+        values, names, _ = Columns.values(X)
+        return self._calls_now().scores(values, names)
 
     def _named(self, w: np.ndarray) -> dict[Hashable, float]:
         return {name: float(w[j]) for name, j in self._columns.index.items()}
@@ -543,7 +594,7 @@ class Linear(PerCall):
         return float(self._calls_now().decision(x))
 
     def _decisions(self, X: pd.DataFrame) -> np.ndarray:
-        return self._scores(self._columns.frame(X, learn=False))[:, 0]
+        return self._scores(X)[:, 0]
 
 
 class Predictions:
@@ -611,7 +662,7 @@ class BinaryLinear(Binary, Linear):
         """
         check_rows(X, y)
         labels = signs(y)
-        with self._all_or_nothing() as undo:
+        with self._learning(True), self._all_or_nothing() as undo:
             rows = self._learn_frame(X)
             self._keep(undo, np.unique(rows.indices))
             self._learn_rows(rows, labels, visit(0, rows.n_rows))

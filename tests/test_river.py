@@ -753,3 +753,45 @@ def test_ctrl_c_after_a_learn_one_that_grew_undoes_it_all(monkeypatch, cls, what
         m.learn_one(x, label)
     monkeypatch.undo()
     assert _state(m) == _state(pickle.loads(before))
+
+
+# ---- one learning thread, many reading ones: the checks of the one-example calls (_Busy)
+
+def _twins():
+    return ("c", "python") if _backend.BACKEND == "c" else ("python",)
+
+
+@pytest.mark.parametrize("cls", CLASSES + [BUDGET])
+def test_the_calls_stop_what_another_threads_learning_call_would_spoil(cls):
+    """busy[0] = 1 (another thread gives names columns): reading calls go on, learning calls
+    raise; BATCH (another thread's learn_many): both raise; this thread's own call: nothing."""
+    import threading
+
+    from perceptron_c import ConcurrentUseError
+
+    X, t, _ = _stream(n=40, d=3)
+    rows = _dicts(X)
+    for twin in _twins():
+        with _backend.using(twin):
+            m = cls(seed=0, budget=5) if cls is BUDGET else cls()
+            for x, v in zip(rows, t):
+                m.learn_one(x, _label_of(cls, v))
+            frame = pd.DataFrame(rows[:5])
+            before = m.predict_many(frame).tolist()
+            other = threading.get_ident() + 1
+            m._busy[:2] = (1, other)
+            assert m.predict_many(frame).tolist() == before
+            assert [m.predict_one(x) for x in rows[:5]] == before
+            with pytest.raises(ConcurrentUseError, match="another thread is learning"):
+                m.learn_one(rows[0], _label_of(cls, 1.0))
+            m._busy[:2] = (2, other)
+            with pytest.raises(ConcurrentUseError, match="learn_many is writing"):
+                m.predict_one(rows[0])
+            with pytest.raises(ConcurrentUseError, match="learn_many is writing"):
+                m.predict_many(frame)
+            m._busy[:2] = (2, threading.get_ident())  # (this thread's own batch)
+            with pytest.raises(ConcurrentUseError):
+                m.predict_one(rows[0])
+            m._busy[:2] = (1, threading.get_ident())
+            m.learn_one(rows[0], _label_of(cls, 1.0))
+            m._busy[:2] = (0, 0)

@@ -183,3 +183,197 @@ def test_ctrl_c_at_random_times_leaves_each_model_before_or_after_its_call(tmp_p
     result = json.loads(out.read_text())
     assert result["total"]["signals"] == 100
     assert all(row["signals"] == 10 for row in result["results"])
+
+
+# ---- threads: predicting from many threads, learning from one
+
+def _stream_with_news(cls, n=240, seed=3):
+    """Dicts whose names and (K-class) labels keep appearing: a new name every 4th example,
+    a new class every 40th; and their labels."""
+    rows, t = _rows(n, d=5, seed=seed)
+    for i, x in enumerate(rows):
+        if i % 4 == 0:
+            x[f"new{i}"] = 0.5
+        x["n64"] = np.int64(i % 3)  # (a value read through numbers.Real: Python code runs)
+    labels = [_label(cls, v) for v in t]
+    if cls is pr.MulticlassPerceptron:
+        labels = [f"k{i // 40}" if i % 40 == 0 else y for i, y in enumerate(labels)]
+    return rows, labels
+
+
+def _probes(n=40, seed=9):
+    rows, _ = _rows(n, d=5, seed=seed)
+    for i, x in enumerate(rows):
+        x[f"new{4 * i}"] = 1.0  # names learned later in the stream, or never
+        x["n64"] = np.int64(i % 2)
+        if i % 3 == 0:
+            x["f1"] = float("nan")
+    return rows
+
+
+def _reads(m, probes, frame):
+    """Every prediction of a model, exact: predict_one of each probe, predict_many of the
+    frame, and the probabilities where the model defines them."""
+    out = [("one", tuple(m.predict_one(x) for x in probes)),
+           ("many", tuple(m.predict_many(frame).tolist()))]
+    if isinstance(m, pr.PAClassifier):
+        out.append(("proba", tuple(m.predict_proba_one(x)[True] for x in probes)))
+        out.append(("proba_many", tuple(m.predict_proba_many(frame)[True].tolist())))
+    return out
+
+
+@pytest.mark.parametrize("cls", LINEAR + [pr.BudgetKernelPerceptron])
+def test_predictions_from_many_threads_are_the_serial_ones(cls):
+    """8 threads predict at once (switching every microsecond): every answer is the serial
+    one, bit for bit."""
+    import threading
+
+    rows, labels = _stream_with_news(cls)
+    m = _make(cls)
+    for x, y in zip(rows, labels):
+        m.learn_one(x, y)
+    probes = _probes()
+    frame = pd.DataFrame(probes)
+    serial = _reads(m, probes, frame)
+    results, errors = [], []
+
+    def reader():
+        try:
+            for _ in range(6):
+                results.append(_reads(m, probes, frame))
+        except Exception as e:  # (reported below)
+            errors.append(e)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=reader) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not errors, errors[:3]
+    assert len(results) == 48 and all(r == serial for r in results)
+
+
+@pytest.mark.parametrize("cls", LINEAR + [pr.BudgetKernelPerceptron])
+def test_predicting_while_one_thread_learns_sees_the_model_before_or_after_each_example(cls):
+    """One thread learns a stream that brings new names (and classes) while 8 threads
+    predict: each prediction (each predict_many whole) is that of the model after some number
+    of the examples, never of one between two (a new name's column was given before its
+    weight existed: the readers raised ValueError)."""
+    import threading
+
+    rows, labels = _stream_with_news(cls)
+    probes = _probes(12)
+    frame = pd.DataFrame(probes)
+    m = _make(cls)
+    seen = {"one": [], "many": []}  # the answers of the models after 0, 1, ... examples
+    ref = _make(cls)
+    for i in range(len(rows) + 1):
+        reads = dict(_reads(ref, probes, frame))
+        seen["one"].append(reads["one"])
+        seen["many"].append(reads["many"])
+        if i < len(rows):
+            ref.learn_one(rows[i], labels[i])
+    allowed_one = [set(s[j] for s in seen["one"]) for j in range(len(probes))]
+    allowed_many = set(seen["many"])
+    observed, errors, done = [], [], threading.Event()
+
+    def learner():
+        try:
+            for x, y in zip(rows, labels):
+                m.learn_one(x, y)
+        finally:
+            done.set()
+
+    def reader():
+        try:
+            while not done.is_set():
+                observed.append(("many", m.predict_many(frame).tolist()))
+                for j, x in enumerate(probes):
+                    observed.append((j, m.predict_one(x)))
+        except Exception as e:  # (reported below)
+            errors.append(e)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=reader) for _ in range(8)]
+        threads.append(threading.Thread(target=learner))
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not errors, errors[:3]
+    assert _state(m) == _state(ref)  # the learner's model is the serial one
+    for what, value in observed:
+        if what == "many":
+            assert tuple(value) in allowed_many
+        else:
+            assert value in allowed_one[what]
+
+
+def _state(m):
+    return [(k, pickle.dumps(v)) for k, v in m.__getstate__().items()]
+
+
+@pytest.mark.parametrize("cls", LINEAR + [pr.BudgetKernelPerceptron])
+def test_a_call_during_another_threads_learn_many_raises_or_sees_before_or_after(cls):
+    """learn_many writes the batch in place, its routine without the GIL: a prediction in
+    another thread meanwhile would read half a batch, and a learning call would write between
+    its rows. Both raise ConcurrentUseError; outside the batch they see the model before or
+    after it."""
+    import threading
+
+    from perceptron_c import ConcurrentUseError
+
+    rng = np.random.default_rng(4)
+    n = 60_000 if cls is pr.BudgetKernelPerceptron else 600_000
+    X = pd.DataFrame(rng.normal(size=(n, 6)), columns=[f"f{j}" for j in range(6)])
+    y = pd.Series([_label(cls, v) for v in X["f0"] - X["f1"]])
+    m = _make(cls)
+    m.learn_many(X.head(100), y.head(100))
+    probe = {f"f{j}": 0.25 * j - 0.5 for j in range(6)}
+    after = pickle.loads(pickle.dumps(m))
+    after.learn_many(X, y)
+    allowed = {m.predict_one(probe), after.predict_one(probe)}
+    outcomes, errors, done = [], [], threading.Event()
+
+    def learner():
+        try:
+            m.learn_many(X, y)
+        finally:
+            done.set()
+
+    def other():
+        try:
+            while not done.is_set():
+                try:
+                    outcomes.append(("predict", m.predict_one(probe)))
+                except ConcurrentUseError:
+                    outcomes.append(("predict", "busy"))
+                if ("predict", "busy") not in outcomes:
+                    continue  # (learn only once the batch is under way: it must start first)
+                try:  # (an empty batch: when it is let in, it learns nothing)
+                    m.learn_many(X.head(0), y.head(0))
+                    outcomes.append(("learn", "learned"))
+                except ConcurrentUseError:
+                    outcomes.append(("learn", "busy"))
+        except Exception as e:  # (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=learner)] + [threading.Thread(target=other)
+                                                      for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:3]
+    assert ("predict", "busy") in outcomes and ("learn", "busy") in outcomes
+    assert all(v in allowed or v == "busy" for what, v in outcomes if what == "predict")
+    assert _state(m) == _state(after)
