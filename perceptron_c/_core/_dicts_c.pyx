@@ -1,14 +1,10 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""C twin of ``_dicts_py``: the same calls, in C from the dict to the update.
-
-The Python twin is the specification (read its module docstring). A dict is read as
-``_dictrows.pxd`` reads it: PyDict_Next, each value checked where it lies, each name's column
-from the model's index (or from the schema of the keys last learned, which also spares the
-sort), the row in column order on the stack; then the score, or the update by the C twins' own
-cores (``_linear_c``, ``_sgd_c``, ``_budget_c``, cimported: the code ``learn_many`` runs) on
-that one-row CSR. An object takes pointers to the model's arrays once, when it is built; a
-call costs its example. The GIL is held throughout (a call lasts microseconds), so a
-prediction never sees a learning call half done.
+"""C twin of ``_dicts_py`` (the specification): the same calls, in C from the dict to the
+update. A dict is read as ``_dictrows.pxd`` reads it, into a row in column order on the stack;
+then the score, or the update by the C twins' own cores (``_linear_c``, ``_sgd_c``,
+``_budget_c``: the code ``learn_many`` runs) on that one-row CSR. An object takes pointers to
+the model's arrays when it is built; a call costs its example, and holds the GIL throughout,
+so a prediction never sees a learning call half done.
 """
 from cpython.bytes cimport PyBytes_AS_STRING
 from cpython.dict cimport PyDict_Check
@@ -56,6 +52,25 @@ cdef object _dict(object x):
     raise TypeError(f"x must be a dict of feature name -> number, got {type(x).__name__}")
 
 
+cdef class _Schema:
+    """The schema of the keys last learned, immutable: its keys, s pointing into block."""
+    cdef tuple keys
+    cdef bytes block
+    cdef Schema s
+
+
+cdef _Schema _schema(tuple keys, bytes block):
+    cdef _Schema made = _Schema.__new__(_Schema)
+    made.keys, made.block = keys, block
+    made.s.n = len(keys)
+    made.s.cols = <const int32_t*>PyBytes_AS_STRING(block)
+    made.s.perm = made.s.cols + made.s.n
+    return made
+
+
+cdef _Schema _NO_SCHEMA = _schema((), b"")
+
+
 cdef class _DictCalls:
     """What the calls share: the model's index of names, the schema of the keys last
     learned (_dictrows.pxd: one block, (keys, columns and permutation), swapped whole), the
@@ -63,11 +78,11 @@ cdef class _DictCalls:
     cdef dict index
     cdef object arrays, busy_array
     cdef Py_ssize_t width, hits, misses, n_out, n_work  # (scores: out's columns, work doubles)
-    cdef tuple schema
+    cdef _Schema schema
     cdef const uint64_t* busy
 
     def __cinit__(self):
-        self.schema = ((), b"")
+        self.schema = _NO_SCHEMA
         self.hits = self.misses = self.n_work = 0
         self.n_out = 1
         self.busy = NULL
@@ -81,8 +96,7 @@ cdef class _DictCalls:
         return 0
 
     cdef int _check(self, bint learning) except -1:
-        """_dicts_py._Busy._check: a learning call of another thread under way stops a
-        learning call, and a batch a reading one too."""
+        """_dicts_py._Busy._check: another thread's learning call or batch under way."""
         if self.busy == NULL or not self.busy[0] or (
                 not learning and self.busy[0] != BATCH) or (
                 learning and self.busy[1] == <uint64_t>PyThread_get_thread_ident()):
@@ -93,35 +107,29 @@ cdef class _DictCalls:
         return self.busy[2] if self.busy != NULL else 0
 
     cdef dict _read(self, object x, Row* row, bint learning):
-        """x (a dict, or a Mapping read as dict(x)) into row; returns the dict read. A reading
-        call reads again if names got columns meanwhile (_dicts_py._Busy)."""
-        cdef tuple schema = self.schema  # (held: another thread may swap it meanwhile)
-        cdef tuple keys = <tuple>schema[0]
-        cdef Schema s
+        """x into row (a reading call: again if names got columns meanwhile); x as a dict."""
+        cdef _Schema schema = self.schema  # (held: another thread may swap it meanwhile)
         cdef uint64_t names
         row.heap = NULL  # (first: the caller frees the row whatever happens)
         x = _dict(x)
-        s.n = len(keys)
-        s.cols = <const int32_t*>PyBytes_AS_STRING(<bytes>schema[1])
-        s.perm = s.cols + s.n
         while True:
             names = self._names()
-            read_row(x, self.index, self.width, row, &s, keys, _REAL, not learning)
+            read_row(x, self.index, self.width, row, &schema.s, schema.keys, _REAL,
+                     not learning)
             self._check(learning)
             if learning or self._names() == names:
                 return x
             free_row(row)
 
     cdef int _learned(self, dict x, const Row* row) except -1:
-        """After a learning call: count a hit or a miss of the schema, and remember row's keys
-        when it has none, had hits, or missed 8 times."""
+        """The schema counts a hit or a miss; remembers row's keys if none, hits, or 8 misses."""
         if row.same:
             self.hits += 1
             return 0
         self.misses += 1
-        if len(<tuple>self.schema[0]) and not self.hits and self.misses < 8:
+        if self.schema.s.n and not self.hits and self.misses < 8:
             return 0
-        self.schema = (row_keys(x, row.n), schema_block(row))
+        self.schema = _schema(row_keys(x, row.n), schema_block(row))
         self.hits = self.misses = 0
         return 0
 
@@ -367,8 +375,7 @@ cdef class SGDDicts(_DictCalls):
 # ------------------------------------------------------------------------- the budget model
 cdef class BudgetDicts(_DictCalls):
     """The budget kernel perceptron's calls on dicts (_dicts_py.BudgetDicts), its support
-    vectors sparse rows (_dictbudget.pxd): a call costs the entries of x and of the support
-    vectors, whatever the number of names seen."""
+    vectors sparse rows (_dictbudget.pxd): a call costs their entries, not the names seen."""
     cdef object rng, scratch
     cdef Support sup
     cdef double* alpha
@@ -480,9 +487,8 @@ cdef class BudgetDicts(_DictCalls):
 
     cdef double _row_score(self, const Row* row, Py_ssize_t n, const double* coef, double bias,
                            double* kvals) except? -1.0:
-        """The score of row: its kernel values against the n support vectors, then their
-        4-lane sum with the coefficients (cached_scores leaves zero coefficients out: the
-        same sum, every kernel value finite, a lane that starts at +0 unchanged by +-0)."""
+        """Row's kernel values against the n support vectors, 4-lane summed with coef
+        (cached_scores' sum: it leaves zero coefficients out, and +-0 leaves a lane as it is)."""
         cdef Sparse xs = Sparse(row.values, row.cols, row.m,
                                 sqnorm4_cols(row.values, row.cols, row.m))
         if n == 0:
