@@ -461,19 +461,13 @@ cdef class BudgetDicts(_DictCalls):
         self.slots = &iv[0]
         xcv = self.scratch[2]
         self.xc = &xcv[0]
-        self._held(self.cap)
-        for s in range(self.cap):
+        for s in range(self.cap):  # (after, only this object and a rebuild write them)
+            need(0 <= self.sup.m[s] <= L, f"sv_nnz must lie in [0, {L}]")
             self.sup.sq[s] = sqnorm4_cols(self.sup.v + s * L, self.sup.c + s * L, self.sup.m[s])
 
-    cdef Py_ssize_t _held(self, Py_ssize_t n=-1) except -1:
-        """The support vectors held (counts[0]), their entries checked (those of n slots)."""
-        cdef Py_ssize_t s
-        cdef bint ok = True
-        n = self.counts[0] if n < 0 else n
+    cdef Py_ssize_t _held(self) except -1:
+        cdef Py_ssize_t n = self.counts[0]
         need(0 <= n <= self.cap, "counts[0] must lie in [0, cap]")
-        for s in range(n):
-            ok = ok and 0 <= self.sup.m[s] <= self.sup.L
-        need(ok, f"sv_nnz must lie in [0, {self.sup.L}]")
         return n
 
     cdef int _coefs(self, Py_ssize_t n, double* coef, double* bias) except -1:
