@@ -22,6 +22,7 @@ from ._river_rows import (
     Rows,
     check_rows,
     grow_rows,
+    sign,
     visit,
 )
 
@@ -39,7 +40,7 @@ _PARAMS = {"params_perceptron": """
         Divide each update by ``||x||`` (the normalized perceptron).
     """}
 
-# the K-class model's y, where the binary models take a truthy label
+# the K-class model's y, where the binary models take a bool
 _Y_CLASS = """
     y : hashable
         The label; a new one becomes a class, with zero weights.
@@ -54,6 +55,8 @@ class _AveragedState(Linear):
     """The perceptrons' state: W, b and, averaged, the lazy sums U, beta and the counter."""
 
     _WIDE = ("_W", "_U")
+    _SMALL = ("_b", "_beta", "_count")
+    _ARRAYS = _WIDE + _SMALL
 
     def __init__(self, average: bool, fit_intercept: bool, normalize: bool, n_rows: int) -> None:
         self.average = average
@@ -72,10 +75,8 @@ class _AveragedState(Linear):
         return _backend.dicts.LinearDicts(self._columns.index, self._W, self._b,
                                           self._U if on else None, self._beta if on else None,
                                           self._count if on else None,
-                                          bool(self.fit_intercept), bool(self.normalize))
-
-    def _score_rows(self, rows: Rows, out: np.ndarray) -> None:
-        self._calls_now().scores(rows.data, rows.indices, rows.indptr, out)
+                                          bool(self.fit_intercept), bool(self.normalize),
+                                          self._busy)
 
     def _model(self) -> tuple[np.ndarray, np.ndarray]:
         if not self.average:
@@ -90,9 +91,10 @@ class Perceptron(_AveragedState, BinaryLinear, NoProbability, base.MiniBatchClas
     """The binary perceptron for River, averaged by default, on the compiled routines.
 
     [Daume2017] Alg. 5 (plain) and Alg. 7 (averaged, lazily): on a mistake (``y (w . x + b)
-    <= 0``) the weights gain ``y x``. A truthy label is the positive class, as River's binary
-    classifiers read it; ``predict_one`` answers True when the score is positive. River's
-    ``linear_model.Perceptron`` is the plain (not averaged) variant of this arithmetic.
+    <= 0``) the weights gain ``y x``. True (or 1) is the positive class and False (or 0)
+    the negative, as River's binary classifiers take them; ``predict_one`` answers True when
+    the score is positive. River's ``linear_model.Perceptron`` is the plain (not averaged)
+    variant of this arithmetic.
     ``predict_proba_one`` raises NotImplementedError: the perceptron defines no probability.
 
     {params_perceptron}
@@ -118,13 +120,13 @@ class Perceptron(_AveragedState, BinaryLinear, NoProbability, base.MiniBatchClas
             lin.perceptron_epoch_csr(rows.data, rows.indices, rows.indptr, y, order, w, b,
                                      fi, nz)
 
-    @fill(DOCS, y=DOCS["y_bool"], raises_learn=DOCS["raises_learn_score"])
+    @fill(DOCS, y=DOCS["y_bool"], raises_learn=DOCS["raises_learn_score_binary"])
     def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
         """Learn one example: an update when the model gets it wrong.
 
         {learn_one}
         """
-        label = 1.0 if y else -1.0
+        label = 1.0 if y is True else -1.0 if y is False else sign(y)
         if (self._calls.get(_twin()) or self._calls_now()).learn_binary(x, label) < 0:
             self._learn_new_names(x, lambda calls: calls.learn_binary(x, label))
 
@@ -207,9 +209,11 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
         if k is not None:
             self._learn_class(x, k)
             return
-        with self._all_or_nothing():  # a new class joins the argmax with zero weights
+        with self._learning(False), self._all_or_nothing() as undo:  # a class joins
             k = self._code(y)
             self._add_classes(len(self._classes))
+            self._keep(undo, _backend.dicts.dict_row(x, self._columns.index,
+                                                     max(1, len(self._columns)))[1])
             self._learn_class(x, k)
 
     def _learn_class(self, x: dict[Hashable, Any], k: int) -> None:
@@ -224,7 +228,12 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
         {learn_many}
         """
         check_rows(X, y)
-        rows = self._learn_frame(X)
+        with self._learning(True), self._all_or_nothing() as undo:
+            rows = self._learn_frame(X)
+            self._keep(undo, np.unique(rows.indices))
+            self._learn_classes(rows, y)
+
+    def _learn_classes(self, rows: Rows, y: pd.Series) -> None:
         local, uniques = pd.factorize(pd.Series(y), use_na_sentinel=False)
         before = len(self._classes)
         to_global = np.array([self._code(u) for u in uniques], dtype=np.int64)
@@ -241,9 +250,6 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
             if n_classes:
                 self._learn_rows(rows, y_now, visit(s, e))
 
-    def _argmax(self, scores: np.ndarray) -> list[Any]:
-        return [self._classes[k] for k in np.argmax(scores, axis=1).tolist()]
-
     @fill(DOCS)
     def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> Any:
         """The class of highest score (ties to the class seen first); None before any.
@@ -257,14 +263,16 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
 
         {raises_x}
         """
-        if not self._classes:
-            return None
-        return self._classes[(self._calls.get(_twin()) or self._calls_now()).argmax(x)]
+        classes = self._classes  # (first: a new class joins it before the weights' rows)
+        k = (self._calls.get(_twin()) or self._calls_now()).argmax(x)
+        return classes[k] if k >= 0 else None
 
     def _predict_rows(self, X: pd.DataFrame) -> Any:
-        if not self._classes:
+        classes = self._classes  # (first: a new class joins it before the weights' rows)
+        scores = self._scores(X)
+        if not scores.shape[1]:
             return np.full(len(X), None, dtype=object)
-        return self._argmax(self._scores(self._columns.frame(X, learn=False)))
+        return [classes[k] for k in np.argmax(scores, axis=1).tolist()]
 
     @property
     def classes(self) -> list[Any]:

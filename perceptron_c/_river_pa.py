@@ -22,12 +22,13 @@ from ._river_rows import (
     Predictions,
     Rows,
     check_rows,
+    sign,
     visit,
 )
 
 __all__ = ["PAClassifier", "PARegressor"]
 
-# the regressor's y, where the classifier takes a truthy label
+# the regressor's y, where the classifier takes a bool
 _Y_TARGET = """
     y : float
         The target.
@@ -46,6 +47,8 @@ class _PA(Linear):
     of 1 (River's), the weight scale staying 1."""
 
     _WIDE = ("_W",)
+    _SMALL = ("_state",)
+    _ARRAYS = _WIDE + _SMALL
     _LOSS = ""
 
     def __init__(self, C: float = 1.0, mode: int = 1, learn_intercept: bool = True) -> None:
@@ -89,7 +92,7 @@ class _PA(Linear):
 
     def _build_calls(self) -> Any:
         return _backend.dicts.SGDDicts(self._columns.index, self._W, self._state, self._params(),
-                                       *self._codes(), bool(self.learn_intercept))
+                                       *self._codes(), bool(self.learn_intercept), self._busy)
 
     def _run(self, rows: Rows, y: np.ndarray, order: np.ndarray) -> None:
         sgd, empty = _backend.sgd, np.zeros(0)
@@ -100,10 +103,6 @@ class _PA(Linear):
     def _learn_target(self, x: dict[Hashable, Any], y: float) -> None:
         if (self._calls.get(_twin()) or self._calls_now()).learn(x, y) < 0:
             self._learn_new_names(x, lambda calls: calls.learn(x, y))
-
-    def _score_rows(self, rows: Rows, out: np.ndarray) -> None:
-        W, b = self._model()
-        _backend.linear.decision_csr(rows.data, rows.indices, rows.indptr, W, b, out)
 
     def _model(self) -> tuple[np.ndarray, np.ndarray]:
         return self._W, self._state[_backend.sgd.INTERCEPT:_backend.sgd.INTERCEPT + 1]
@@ -140,10 +139,10 @@ _PARAMS = {"params_C_mode": """
 class PAClassifier(_PA, BinaryLinear, base.MiniBatchClassifier):
     """Binary passive-aggressive classification for River: River's ``PAClassifier``, compiled.
 
-    The hinge loss ``max(0, 1 - y (w . x + b))`` with y = +1 for a truthy label, -1 else, and
-    the step of ``mode`` ([Crammer2006] Fig. 1). The probability of True is River's: the
-    sigmoid of the score (0 below -30, 1 above 30); ``predict_one`` answers True when the score
-    is positive.
+    The hinge loss ``max(0, 1 - y (w . x + b))`` with y = +1 for True (or 1), -1 for False
+    (or 0), and the step of ``mode`` ([Crammer2006] Fig. 1). The probability of True is
+    River's: the sigmoid of the score (0 below -30, 1 above 30); ``predict_one`` answers True
+    when the score is positive.
 
     {params_C_mode}
     learn_intercept : bool, default=True
@@ -160,13 +159,13 @@ class PAClassifier(_PA, BinaryLinear, base.MiniBatchClassifier):
     def _margin(self) -> float:
         return 1.0
 
-    @fill(DOCS, y=DOCS["y_bool"], raises_learn=DOCS["raises_learn_weight"])
+    @fill(DOCS, y=DOCS["y_bool"], raises_learn=DOCS["raises_learn_weight_binary"])
     def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
         """Learn one example.
 
         {learn_one}
         """
-        self._learn_target(x, 1.0 if y else -1.0)
+        self._learn_target(x, 1.0 if y is True else -1.0 if y is False else sign(y))
 
     @fill(DOCS)
     def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
@@ -249,9 +248,11 @@ class PARegressor(_PA, Predictions, base.MiniBatchRegressor):
         {learn_many}
         """
         check_rows(X, y, "target")
-        rows = self._learn_frame(X)
         targets = np.array(y, dtype=np.float64)
-        self._learn_rows(rows, targets, visit(0, rows.n_rows))
+        with self._learning(True), self._all_or_nothing() as undo:
+            rows = self._learn_frame(X)
+            self._keep(undo, np.unique(rows.indices))
+            self._learn_rows(rows, targets, visit(0, rows.n_rows))
 
     @fill(DOCS)
     def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> float:

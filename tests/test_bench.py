@@ -36,6 +36,9 @@ pytestmark = [
     pytest.param("bench_river.py", ["--quick"], {"ratios", "goals", "budget"},
                  marks=pytest.mark.skipif(importlib.util.find_spec("river") is None,
                                           reason="needs river (the river extra)")),
+    pytest.param("bench_river_interrupt.py", ["--quick"], {"results", "total"},
+                 marks=pytest.mark.skipif(importlib.util.find_spec("river") is None,
+                                          reason="needs river (the river extra)")),
 ])
 def test_quick_run_writes_its_json(tmp_path, script, args, keys):
     out = tmp_path / "result.json"

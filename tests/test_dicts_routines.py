@@ -3,6 +3,7 @@ import datetime
 import decimal
 import enum
 import fractions
+import numbers
 import types
 
 import numpy as np
@@ -131,8 +132,8 @@ def test_scores_are_decision_csr_on_the_published_average(average):
             out = np.empty((1, 3))
             _linear_py.decision_csr(data, indices, np.array([0, data.shape[0]]), W, b, out)
             assert m.calls.argmax(x) == int(np.argmax(out[0]))
-            got = np.empty((1, 3))
-            m.calls.scores(data, indices, np.array([0, data.shape[0]]), got)
+            names = list(x)  # the dict as a frame's row: its names and numbers
+            got = m.calls.scores(np.array([[float(x[k]) for k in names]]), names)
             assert np.array_equal(got, out)
         one = _Linear(mod, 1, average, True, False)
         for x in rows:
@@ -178,13 +179,14 @@ def _objects(mod):
     params[_sgd_py.ETA0] = params[_sgd_py.INTERCEPT_DECAY] = 1.0
     params[_sgd_py.WEIGHT_POS] = params[_sgd_py.WEIGHT_NEG] = 1.0
     sgd = (np.ones((1, 4)), state, params)
-    budget = (np.ones((2, 4)), np.ones((1, 2)), np.zeros(1), np.arange(2),
+    budget = (np.ones((2, 4)), np.tile(np.arange(4, dtype=np.int32), (2, 1)),
+              np.full(2, 4), np.ones((1, 2)), np.zeros(1), np.arange(2),
               np.array([2, 2, 0, 0, 2]), np.zeros(1), np.eye(2), None, None, None)
     return index, {
         "linear": (mod.LinearDicts(index, *linear, True, False), linear),
         "sgd": (mod.SGDDicts(index, *sgd, _sgd_py.LOSS_HINGE, _sgd_py.RATE_PA1, True), sgd),
-        "budget": (mod.BudgetDicts(index, budget, ("rbf", 1.0, 3, 1.0), "projectron", 2, 0.1,
-                                   True, np.random.default_rng(0)), budget)}
+        "budget": (mod.BudgetDicts(index, 4, budget, ("rbf", 1.0, 3, 1.0), "projectron", 2,
+                                   0.1, True, np.random.default_rng(0)), budget)}
 
 
 def _calls(kind, obj):
@@ -270,3 +272,41 @@ def test_a_name_without_a_column_in_the_schema_gets_one_later():
         x["z"] = 2.0
         assert calls.learn_binary(x, -1.0) == 1
         assert W[0, 1] == -2.0
+
+
+class _RealThatAddsAName:
+    """A real number whose conversion gives a name a column, as another thread's learn_one
+    would while this thread reads a dict (Python code runs there: a switch is possible)."""
+
+    def __init__(self, value, add):
+        self.value, self.add = value, add
+
+    def __float__(self):
+        self.add()
+        return self.value
+
+
+numbers.Real.register(_RealThatAddsAName)
+
+
+def test_a_reading_call_reads_again_when_names_got_columns_meanwhile():
+    """Its row and the weights it scores are then of one model: the name given a column (and
+    a weight) while the dict was read counts (it was left out of the row, scored with the
+    weights of the model that had it)."""
+    for mod in _both():
+        index, W, b = {"a": 0}, np.array([[1.0, 5.0, 0.0, 0.0]]), np.zeros(1)
+        busy = np.zeros(3, dtype=np.uint64)
+        calls = mod.LinearDicts(index, W, b, None, None, None, True, False, busy)
+
+        def add(index=index, busy=busy):
+            if "b" not in index:  # once: the name (its weight is there), then the count
+                index["b"] = 1
+                busy[2] += 1
+
+        assert calls.decision({"b": 1.0, "a": _RealThatAddsAName(2.0, add)}) == 2.0 + 5.0
+        assert calls.scores(np.array([[1.0, 2.0]]), ["b", "a"]).tolist() == [[7.0]]
+        index["far"] = 9  # beyond the arrays (a name another thread is numbering): none yet
+        assert calls.decision({"far": 3.0, "a": 1.0}) == 1.0
+        assert calls.scores(np.array([[3.0, 1.0]]), ["far", "a"]).tolist() == [[1.0]]
+        with pytest.raises(ValueError, match="beyond the 4 columns"):
+            calls.learn_binary({"far": 3.0}, 1.0)

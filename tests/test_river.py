@@ -14,6 +14,7 @@ from river import linear_model as lm  # noqa: E402
 import perceptron_c  # noqa: E402
 from perceptron_c import _backend  # noqa: E402
 from perceptron_c import river as pr  # noqa: E402
+from perceptron_c._river_rows import PerCall  # noqa: E402
 
 CLASSES = [pr.Perceptron, pr.MulticlassPerceptron, pr.PAClassifier, pr.PARegressor]
 CASES = [pytest.param(cls, params, id=f"{cls.__name__}-{i}")
@@ -333,11 +334,73 @@ def test_budget_is_the_estimator(strategy, average):
     assert pickle.dumps(one) == pickle.dumps(many)
     n = one.n_support
     assert n == est.n_support_ == 50
-    assert np.array_equal(one._sv[:n, :2], est.support_vectors_)  # 2 features, room for 8
+    assert np.array_equal(_support_dense(one, 2), est.support_vectors_)
     alpha = one._alpha[0, :n] - (one._u[0, :n] / float(one._count[0]) if average else 0.0)
     assert np.array_equal(alpha, est.dual_coef_[0])
     labels = many.predict_many(pd.DataFrame(X, columns=["x0", "x1"])).to_numpy()
     assert np.array_equal(labels, est.predict(X))
+
+
+def _support_dense(m, width):
+    """The support vectors of a River budget model as dense rows over columns 0 .. width."""
+    n = m.n_support
+    out = np.zeros((n, width))
+    for s in range(n):
+        k = int(m._sv_nnz[s])
+        assert np.all(np.diff(m._sv_indices[s, :k]) > 0)  # columns increasing
+        assert not m._sv[s, k:].any() and not m._sv_indices[s, k:].any()  # then zeros
+        out[s, m._sv_indices[s, :k]] = m._sv[s, :k]
+    return out
+
+
+def _vocabulary_stream(n=400, seed=5):
+    """The checkerboard with a name of a growing vocabulary in every example (a new one every
+    third example, 0.5 or -0.5), and names that come back: the dicts, the labels, and X over
+    every name, columns in the order the River models number them."""
+    X, y = _checkerboard(n, seed)
+    rows = _dicts(X)
+    for i, x in enumerate(rows):
+        x[f"w{i // 3:04d}"] = 0.5 if i % 2 else -0.5
+        if i % 5 == 0:
+            x[f"w{i // 7:04d}"] = 1.0
+    names = {}
+    for x in rows:  # the River numbering: first use, names of one example in sorted order
+        for k in sorted(k for k in x if k not in names):
+            names[k] = len(names)
+    dense = np.zeros((n, len(names)))
+    for i, x in enumerate(rows):
+        for k, v in x.items():
+            dense[i, names[k]] = v
+    return rows, y, dense
+
+
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("strategy", ["stoptron", "oldest", "forgetron", "projectron",
+                                      "projectron++"])
+def test_budget_with_a_growing_vocabulary_is_the_estimator(strategy, average):
+    """Support vectors stored as their entries (issue 34, item 14: dense over every name ever
+    seen) give the model of perceptron_c.BudgetKernelPerceptron on the dense rows over every
+    name, bit for bit: the kernel sums keep each column in its lane."""
+    rows, y, dense = _vocabulary_stream()
+    kw = {"budget": 30, "strategy": strategy, "gamma": 0.7, "average": average,
+          "fit_intercept": True}
+    est = perceptron_c.BudgetKernelPerceptron(kernel="rbf", shuffle=False, **kw)
+    est.partial_fit(dense, y, classes=[False, True])
+    one, many = BUDGET(seed=0, **kw), BUDGET(seed=0, **kw)
+    for x, label in zip(rows, y.tolist()):
+        one.learn_one(x, label)
+    frame = pd.DataFrame(rows)
+    many.learn_many(frame, pd.Series(y))
+    assert pickle.dumps(one) == pickle.dumps(many)
+    assert one._sv.shape == (30, 8)  # 3 or 4 entries a row, whatever the 140 names
+    n = one.n_support
+    assert n == est.n_support_
+    assert np.array_equal(_support_dense(one, dense.shape[1]), est.support_vectors_)
+    alpha = one._alpha[0, :n] - (one._u[0, :n] / float(one._count[0]) if average else 0.0)
+    assert np.array_equal(alpha, est.dual_coef_[0])
+    assert np.array_equal(many.predict_many(frame).to_numpy(), est.predict(dense))
+    assert [one.predict_one(x) for x in rows] == est.predict(dense).tolist()
+    assert many._decisions(frame).tolist() == est.decision_function(dense).tolist()
 
 
 def test_budget_random_learn_one_is_learn_many_and_memory_is_flat():
@@ -445,6 +508,31 @@ def test_budget_scores_one_example_as_a_frame_does(kernel, average):
     frame = pd.DataFrame(rows).fillna(float("nan"))
     assert m._decisions(frame).tolist() == [m._calls_now().decision(x) for x in rows]
     assert m.predict_many(frame).tolist() == [m.predict_one(x) for x in rows]
+
+
+@pytest.mark.parametrize("strategy", ["random", "forgetron", "projectron++"])
+@pytest.mark.parametrize("kernel", BUDGET_KERNELS, ids=lambda k: f"{k['kernel']}-{k.get('gamma')}")
+def test_budget_twins_and_batches_alike_with_a_growing_vocabulary(strategy, kernel):
+    """The C calls (entries merged by column) and the Python twin (dense rows over the lane
+    layout) learn and score alike, and learn_many is learn_one, gamma=None (1 / the room of
+    the index) included."""
+    rows, y, _ = _vocabulary_stream(200)
+    models, scores = [], []
+    for twin in ("c", "python") if _backend.BACKEND == "c" else ("python",):
+        with _backend.using(twin):
+            m = BUDGET(budget=12, strategy=strategy, average=True, seed=2, **kernel)
+            seen = []
+            for x, label in zip(rows, y.tolist()):
+                seen.append(m._calls_now().decision(x))
+                m.learn_one(x, label)
+            models.append(pickle.dumps(m))
+            scores.append(seen)
+            many = BUDGET(budget=12, strategy=strategy, average=True, seed=2, **kernel)
+            many.learn_many(pd.DataFrame(rows), pd.Series(y))
+            models.append(pickle.dumps(many))
+            assert m._width == 128 and m._sv.shape == (12, 8)  # 70 names, 3 or 4 a row
+    assert len(set(models)) == 1
+    assert scores[0] == scores[-1]
 
 
 def test_a_new_label_with_a_bad_value_adds_no_class():
@@ -556,3 +644,154 @@ def test_only_real_numbers_are_values(cls):
     assert "a" not in m._columns.index and "b" not in m._columns.index
     m.learn_one({"a": True, "b": np.float32(0.5), "c": np.int64(2), "d": 3}, target)
     assert sorted(m._columns.index) == ["a", "b", "c", "d", "p"]
+
+
+# ---- a learning call that is interrupted leaves the model as it was (issue 34)
+
+ROUTINES = {pr.Perceptron: ("linear", "averaged_epoch_csr"),
+            pr.MulticlassPerceptron: ("linear", "multiclass_averaged_epoch_csr"),
+            pr.PAClassifier: ("sgd", "sgd_epoch_csr"), pr.PARegressor: ("sgd", "sgd_epoch_csr"),
+            BUDGET: ("budget", "budget_epoch")}
+
+
+def _interrupt_after(monkeypatch, module, name, after_calls=1):
+    """The routine ``name`` runs for real, then raises KeyboardInterrupt at its
+    ``after_calls``-th call: what it wrote must be undone."""
+    original, calls = getattr(module, name), []
+
+    def wrapped(*args, **kwargs):
+        result = original(*args, **kwargs)
+        calls.append(1)
+        if len(calls) == after_calls:
+            raise KeyboardInterrupt
+        return result
+
+    monkeypatch.setattr(module, name, wrapped)
+
+
+def _state(m):
+    """What a model holds, attribute by attribute (one pickle of the whole shares objects in
+    its memo: two equal models may pickle apart)."""
+    return [(k, pickle.dumps(v)) for k, v in m.__getstate__().items()]
+
+
+def _label_of(cls, v, k=0):
+    if cls is pr.MulticlassPerceptron:
+        return f"c{(int(v > 0) + k) % 3}"
+    return float(v) if cls is pr.PARegressor else bool(v > 0)
+
+
+@pytest.mark.parametrize("cls", CLASSES + [BUDGET])
+def test_an_interrupted_learn_many_leaves_no_trace(monkeypatch, cls):
+    """The routine has learned the frame's rows (and the frame new names, new classes) when
+    Ctrl-C arrives: learn_many undoes it all (it kept the rows learned and the names)."""
+    X, t, _ = _stream(n=600, d=6)
+    m = cls(seed=0, strategy="forgetron", budget=20) if cls is BUDGET else cls()
+    rows = _dicts(X)
+    for x, v in zip(rows[:100], t):
+        m.learn_one(x, _label_of(cls, v))
+    before = pickle.dumps(m)
+    frame = pd.DataFrame(X[100:], columns=[f"x{j}" for j in range(6)]).assign(new=1.0)
+    labels = pd.Series([_label_of(cls, v, k=1) for v in t[100:]])
+    module, name = ROUTINES[cls]
+    _interrupt_after(monkeypatch, getattr(_backend, module), name)
+    with pytest.raises(KeyboardInterrupt):
+        m.learn_many(frame, labels)
+    assert _state(m) == _state(pickle.loads(before))
+    monkeypatch.undo()
+    again = pickle.loads(before)
+    m.learn_many(frame, labels)  # and learning goes on as if never interrupted
+    again.learn_many(frame, labels)
+    assert _state(m) == _state(again)
+
+
+class _InterruptedCalls:
+    """A model's one-example calls whose learning call learns, then raises KeyboardInterrupt
+    (Ctrl-C just after the compiled call, before learn_one returns)."""
+
+    def __init__(self, calls):
+        self.calls = calls
+
+    def __getattr__(self, name):
+        method = getattr(self.calls, name)
+        if not name.startswith("learn"):
+            return method
+
+        def learned_then_interrupted(*args):
+            status = method(*args)
+            if status >= 0:
+                raise KeyboardInterrupt
+            return status
+        return learned_then_interrupted
+
+
+@pytest.mark.parametrize("cls", CLASSES + [BUDGET])
+@pytest.mark.parametrize("what", ["new name", "new class"])
+def test_ctrl_c_after_a_learn_one_that_grew_undoes_it_all(monkeypatch, cls, what):
+    """learn_one of new names (or of a new class) numbers them, grows, then learns in place:
+    Ctrl-C after that last step left the update in the arrays and the names forgotten, so
+    the next new name took over a column with a weight."""
+    if what == "new class" and cls is not pr.MulticlassPerceptron:
+        pytest.skip("only the K-class model has classes that appear")
+    X, t, _ = _stream(n=60, d=3)
+    m = cls(seed=0, budget=5) if cls is BUDGET else cls()
+    for x, v in zip(_dicts(X), t):
+        m.learn_one(x, _label_of(cls, v))
+    before = pickle.dumps(m)
+    real = PerCall._calls_now
+    monkeypatch.setattr(PerCall, "_calls_now", lambda self: _InterruptedCalls(real(self)))
+    if what == "new class":  # (its first call is of the calls it has)
+        learn_class = pr.MulticlassPerceptron._learn_class
+
+        def learned_then_interrupted(self, x, k):
+            learn_class(self, x, k)
+            raise KeyboardInterrupt
+        monkeypatch.setattr(pr.MulticlassPerceptron, "_learn_class", learned_then_interrupted)
+    x = {"x0": 5.0, "zz": -7.0} if what == "new name" else {"x0": 5.0, "x1": -7.0}
+    label = "brand new" if what == "new class" else _label_of(cls, -1.0)
+    with pytest.raises(KeyboardInterrupt):
+        m.learn_one(x, label)
+    monkeypatch.undo()
+    assert _state(m) == _state(pickle.loads(before))
+
+
+# ---- one learning thread, many reading ones: the checks of the one-example calls (_Busy)
+
+def _twins():
+    return ("c", "python") if _backend.BACKEND == "c" else ("python",)
+
+
+@pytest.mark.parametrize("cls", CLASSES + [BUDGET])
+def test_the_calls_stop_what_another_threads_learning_call_would_spoil(cls):
+    """busy[0] = 1 (another thread gives names columns): reading calls go on, learning calls
+    raise; BATCH (another thread's learn_many): both raise; this thread's own call: nothing."""
+    import threading
+
+    from perceptron_c import ConcurrentUseError
+
+    X, t, _ = _stream(n=40, d=3)
+    rows = _dicts(X)
+    for twin in _twins():
+        with _backend.using(twin):
+            m = cls(seed=0, budget=5) if cls is BUDGET else cls()
+            for x, v in zip(rows, t):
+                m.learn_one(x, _label_of(cls, v))
+            frame = pd.DataFrame(rows[:5])
+            before = m.predict_many(frame).tolist()
+            other = threading.get_ident() + 1
+            m._busy[:2] = (1, other)
+            assert m.predict_many(frame).tolist() == before
+            assert [m.predict_one(x) for x in rows[:5]] == before
+            with pytest.raises(ConcurrentUseError, match="another thread is learning"):
+                m.learn_one(rows[0], _label_of(cls, 1.0))
+            m._busy[:2] = (2, other)
+            with pytest.raises(ConcurrentUseError, match="learn_many is writing"):
+                m.predict_one(rows[0])
+            with pytest.raises(ConcurrentUseError, match="learn_many is writing"):
+                m.predict_many(frame)
+            m._busy[:2] = (2, threading.get_ident())  # (this thread's own batch)
+            with pytest.raises(ConcurrentUseError):
+                m.predict_one(rows[0])
+            m._busy[:2] = (1, threading.get_ident())
+            m.learn_one(rows[0], _label_of(cls, 1.0))
+            m._busy[:2] = (0, 0)

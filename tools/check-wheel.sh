@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# The wheel stays small: print each wheel's size and fail above the limit, 1,150,000 bytes (the
-# 1 MB of issue 23, plus the per-call paths of issue 33: three routine modules' worth). The
-# Linux wheel is 1,142,377 bytes on CPython 3.11. A change that grows one past the limit fails
-# here; CONTRIBUTING.md, "The wheel's size", lists what each module and option costs.
+# The wheel stays small: print each wheel's size and fail above the limit, 1,160,000 bytes (the
+# 1 MB of issue 23, plus the per-call paths of issue 33: three routine modules' worth, and
+# issue 34's River guarantees, 12.3 KB). The Linux wheel is 1,155,243 bytes on CPython 3.11. A
+# change that grows one past the limit fails here; CONTRIBUTING.md, "The wheel's size", lists
+# what each module and option costs.
 #   bash tools/check-wheel.sh dist/*.whl      (no argument: builds one from the checkout first;
 #                                              PYTHON picks python, which needs pip)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=${PYTHON:-python3}
-limit=${WHEEL_LIMIT_BYTES:-1150000}
+limit=${WHEEL_LIMIT_BYTES:-1160000}
 
 wheels=("$@")
 if [ ${#wheels[@]} -eq 0 ]; then

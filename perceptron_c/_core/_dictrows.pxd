@@ -3,16 +3,25 @@
 # from the model's index, the entries sorted by column (distinct columns: any sort gives the
 # same row). A Schema remembers the order of the keys last learned, their columns and the
 # permutation that sorts them: a dict whose keys come in that order (the same objects, or
-# names of the same columns) skips the index lookups of identical keys and the sort.
+# names of the same columns) skips the index lookups of identical keys and the sort. Its owner
+# keeps it as one immutable block (keys tuple, bytes of columns and permutation; schema_block)
+# swapped in whole, so a call that reads it while another thread's learning call swaps it
+# still reads one schema (the block it took). A reading call takes a column beyond the width
+# of its arrays (a name another thread is giving a column) as none. A frame's rows are read
+# the same way (frame_layout, frame_row): its names' columns once, then each row's numbers.
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.dict cimport PyDict_GetItemWithError, PyDict_Next, PyDict_Size
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_Check
 from cpython.long cimport PyLong_AsDouble, PyLong_AsSsize_t, PyLong_Check
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
-from cpython.ref cimport PyObject
-from cpython.tuple cimport PyTuple_GET_ITEM
+from cpython.ref cimport Py_INCREF, PyObject
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_New, PyTuple_SET_ITEM
 from libc.math cimport isinf
 from libc.stdint cimport int32_t
 from libc.stdlib cimport qsort
+
+from perceptron_c._core._checks cimport CHUNK_WORK, between_chunks, need
+from perceptron_c._core._lanes cimport dot4_averaged, dot4_indexed
 
 cdef enum:
     SMALL = 64  # keys of a dict read on the stack; more go to the heap
@@ -36,9 +45,8 @@ cdef struct Row:
 
 cdef struct Schema:
     Py_ssize_t n  # keys (0: none yet); the owner holds them in a tuple
-    int32_t* cols  # their columns (-1: none then), in key order; the owner frees it
-    int32_t* perm  # their positions, in column order (after cols, in its block)
-    Py_ssize_t hits, misses  # of the learning calls since it was made
+    const int32_t* cols  # their columns (-1: none then), in key order, in the owner's block
+    const int32_t* perm  # their positions, in column order (after cols, in the block)
 
 
 cdef inline double _other_value(object name, object v, tuple real_types) except? -1.0:
@@ -88,23 +96,26 @@ cdef inline void sort_entries(Entry* e, Py_ssize_t m) noexcept nogil:
         e[j] = t
 
 
-cdef inline int _column(object name, dict index, Py_ssize_t width) except -2:
-    """The column of ``name``, -1 without one."""
+cdef inline int _column(object name, dict index, Py_ssize_t width, bint reading) except -2:
+    """The column of ``name``, -1 without one (reading: or beyond width)."""
     cdef PyObject* col = PyDict_GetItemWithError(index, name)
     cdef Py_ssize_t c
     if col == NULL:
         return -1
     c = PyLong_AsSsize_t(<object>col)
+    if reading and c >= width:
+        return -1
     if not 0 <= c < width:
         raise ValueError(f"index maps {name!r} to {c}, beyond the {width} columns")
     return <int>c
 
 
 cdef inline int read_row(dict x, dict index, Py_ssize_t width, Row* row, const Schema* s,
-                         tuple keys, tuple real_types) except -1:
+                         tuple keys, tuple real_types, bint reading) except -1:
     """x's entries that have a column and a number, in column order, into row (row.entries:
     every key's in key order, then the row's); s and keys: the schema and its keys (s.n = 0:
-    none). row.heap is for free_row, after an error too."""
+    none); reading: a call that reads the model (`_column`). row.heap is for free_row, after
+    an error too."""
     cdef Py_ssize_t pos = 0, i = 0, m = 0, n = PyDict_Size(x)
     cdef PyObject* key
     cdef PyObject* val
@@ -128,7 +139,7 @@ cdef inline int read_row(dict x, dict index, Py_ssize_t width, Row* row, const S
         if row.same and key == PyTuple_GET_ITEM(keys, i) and s.cols[i] >= 0:
             c = s.cols[i]  # (a name without one may have got a column since)
         else:
-            c = _column(<object>key, index, width)
+            c = _column(<object>key, index, width, reading)
             row.same = row.same and c == s.cols[i]
         e[i].col = c
         row.new = row.new or (c < 0 and e[i].value == e[i].value)
@@ -152,24 +163,30 @@ cdef inline void free_row(Row* row) noexcept:
         row.heap = NULL
 
 
-cdef inline int update_schema(Schema* s, const Row* row) except -1:
-    """After a learning call of row: count a hit or a miss, and remember
-    row's order when the schema has none, had hits, or missed 8 times; returns 1 then (the
-    owner keeps the keys), else 0."""
+cdef inline tuple row_keys(dict x, Py_ssize_t n):
+    """The n keys of x, in the order read_row read them (PyDict_Next's, whatever a subclass's
+    __iter__ says)."""
+    cdef Py_ssize_t pos = 0, i = 0
+    cdef PyObject* key
+    cdef PyObject* val
+    cdef tuple keys = PyTuple_New(n)
+    while i < n and PyDict_Next(x, &pos, &key, &val):
+        Py_INCREF(<object>key)
+        PyTuple_SET_ITEM(keys, i, <object>key)
+        i += 1
+    if i < n:
+        raise RuntimeError("x changed size while it was read")
+    return keys
+
+
+cdef inline bytes schema_block(const Row* row):
+    """The schema of row's keys: their columns (key order), then the positions that sort them
+    by column, as int32."""
     cdef Py_ssize_t i, n = row.n
-    cdef Entry* e
-    cdef int32_t* cols
-    if row.same:
-        s.hits += 1
-        return 0
-    s.misses += 1
-    if s.n and not s.hits and s.misses < 8:
-        return 0
-    e = <Entry*>PyMem_Malloc(n * sizeof(Entry) + 1)
-    cols = <int32_t*>PyMem_Malloc(2 * n * sizeof(int32_t) + 1)
-    if e == NULL or cols == NULL:
-        PyMem_Free(e)
-        PyMem_Free(cols)
+    cdef bytes block = PyBytes_FromStringAndSize(NULL, 2 * n * sizeof(int32_t))
+    cdef int32_t* cols = <int32_t*>PyBytes_AS_STRING(block)
+    cdef Entry* e = <Entry*>PyMem_Malloc(n * sizeof(Entry) + 1)
+    if e == NULL:
         raise MemoryError()
     for i in range(n):
         e[i].value, e[i].col = <double>i, row.entries[i].col
@@ -177,6 +194,60 @@ cdef inline int update_schema(Schema* s, const Row* row) except -1:
     for i in range(n):
         cols[i], cols[n + i] = row.entries[i].col, <int32_t>e[i].value
     PyMem_Free(e)
-    PyMem_Free(s.cols)
-    s.cols, s.perm, s.n, s.hits, s.misses = cols, cols + n, n, 0, 0
-    return 1
+    return block
+
+
+cdef inline Py_ssize_t frame_layout(list names, dict index, Py_ssize_t width,
+                                    Entry* e) except -1:
+    """The columns of a frame's names (a reading call's, `_column`), those that have one
+    sorted by column, e[k].value the name's position; returns how many have one."""
+    cdef Py_ssize_t j, m = 0
+    cdef int c
+    for j in range(len(names)):
+        c = _column(names[j], index, width, True)
+        if c >= 0:
+            e[m].value, e[m].col = <double>j, c
+            m += 1
+    sort_entries(e, m)
+    return m
+
+
+cdef inline int frame_row(const double* values, const Entry* e, Py_ssize_t m,
+                          Row* row) except -1:
+    """A frame's row (values, NaN missing) in column order into row.values and row.cols."""
+    cdef Py_ssize_t j, k = 0
+    cdef double v
+    for j in range(m):
+        v = values[<Py_ssize_t>e[j].value]
+        if v == v:  # NaN: a missing value
+            need(not isinf(v), "values must be finite or NaN")
+            row.values[k], row.cols[k] = v, e[j].col
+            k += 1
+    row.m = k
+    return 0
+
+
+cdef inline double* ptr2(object a, Py_ssize_t r, Py_ssize_t d, str what) except NULL:
+    cdef double[:, ::1] v = a
+    need(v.shape[0] == r and v.shape[1] == d and d >= 1, f"{what} must be ({r}, {d})")
+    return &v[0, 0] if r else <double*>1  # never read when r == 0
+
+
+cdef inline double* ptr1(object a, Py_ssize_t n, str what) except NULL:
+    cdef double[::1] v = a
+    need(v.shape[0] == n, f"{what} must have length {n}")
+    return &v[0] if n else <double*>1
+
+
+cdef inline Py_ssize_t between(Py_ssize_t work) except -1:
+    """Ctrl-C between chunks of a long scoring call; the work since the last look."""
+    if work < CHUNK_WORK:
+        return work
+    between_chunks()
+    return 0
+
+
+cdef inline double row_score(const double* x, const int32_t* cols, Py_ssize_t m, const double* w,
+                             const double* u, double c) noexcept nogil:
+    """The 4-lane sum of x[k] * w[j] (u NULL) or x[k] * (w[j] - u[j] / c), j = cols[k]."""
+    return dot4_indexed(x, cols, w, m) if u == NULL else dot4_averaged(x, cols, w, u, c, m)

@@ -4,10 +4,11 @@
 # -ffp-contract=off), and the sum is (s0 + s1) + (s2 + s3). Every C twin that sums lanes
 # cimports them from here, so that there is one copy of the order of operations: dense rows
 # (dot4), indexed rows such as CSR (dot4_indexed: lane by position in the row; dot4_averaged
-# on averaged weights formed on the fly), and columns (dot4_cols, sqnorm4_cols: lane by
-# column). row() is where row i of dense or CSR data lies. The updates
-# of a mistake on coefficient i are here too, as _contract has them: add (binary) and move
-# (K-class), for float (_dual_c) and exact integer (_conjunction_c) coefficients.
+# on averaged weights formed on the fly), and columns (dot4_cols, sqnorm4_cols, and on two
+# sparse rows dot4_merge and sqnorm4_halfdiff: lane by column). row() is where row i of dense
+# or CSR data lies. The updates of a mistake on coefficient i are here too, as _contract has
+# them: add (binary) and move (K-class), for float (_dual_c) and exact integer (_conjunction_c)
+# coefficients.
 # _dot.h is the same contract for whole Gram matrices (vectorized), _lanes.h for the K-wide
 # emissions of _sequence_c.
 from libc.stdint cimport int32_t, int64_t
@@ -97,7 +98,7 @@ cdef inline double dot4_cols(const double* a, const double* k, const int64_t* co
     return (s[0] + s[1]) + (s[2] + s[3])
 
 
-cdef inline double sqnorm4_cols(const double* x, const int64_t* cols,
+cdef inline double sqnorm4_cols(const double* x, const int32_t* cols,
                                 Py_ssize_t nc) noexcept nogil:
     # x[c] * x[c] into lane cols[c] % 4, in the order of cols (increasing): sqnorm4 of the
     # dense row holding x[c] at column cols[c], whose zeros add nothing to a lane (_dicts_c)
@@ -106,6 +107,53 @@ cdef inline double sqnorm4_cols(const double* x, const int64_t* cols,
     s[0] = s[1] = s[2] = s[3] = 0.0
     for c in range(nc):
         s[cols[c] & 3] += x[c] * x[c]
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+cdef inline double dot4_merge(const double* a, const int32_t* ac, Py_ssize_t an,
+                              const double* b, const int32_t* bc, Py_ssize_t bn) noexcept nogil:
+    # two sparse rows (columns increasing): a . b with the product of column j in lane j % 4,
+    # in the order of the columns: dot4 of their dense rows, whose zeros add nothing to a
+    # lane (_dicts_c's support vectors)
+    cdef double s[4]
+    cdef Py_ssize_t i = 0, k = 0
+    s[0] = s[1] = s[2] = s[3] = 0.0
+    while i < an and k < bn:
+        if ac[i] < bc[k]:
+            i += 1
+        elif ac[i] > bc[k]:
+            k += 1
+        else:
+            s[ac[i] & 3] += a[i] * b[k]
+            i += 1
+            k += 1
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+cdef inline double sqnorm4_halfdiff(const double* a, const int32_t* ac, Py_ssize_t an,
+                                    const double* b, const int32_t* bc, Py_ssize_t bn,
+                                    double scale) noexcept nogil:
+    # two sparse rows (columns increasing): sqnorm4 of h / scale, h = a * 0.5 - b * 0.5 over
+    # the union of their columns (a missing entry 0), column j in lane j % 4: the dense rows'
+    # (_gram_py._direct_sq_distances), whose other columns add +0 to a lane
+    cdef double s[4]
+    cdef double h
+    cdef Py_ssize_t i = 0, k = 0
+    cdef int32_t j
+    s[0] = s[1] = s[2] = s[3] = 0.0
+    while i < an or k < bn:
+        if k == bn or (i < an and ac[i] < bc[k]):
+            j, h = ac[i], a[i] * 0.5 - 0.0 * 0.5
+            i += 1
+        elif i == an or ac[i] > bc[k]:
+            j, h = bc[k], 0.0 * 0.5 - b[k] * 0.5
+            k += 1
+        else:
+            j, h = ac[i], a[i] * 0.5 - b[k] * 0.5
+            i += 1
+            k += 1
+        h = h / scale
+        s[j & 3] += h * h
     return (s[0] + s[1]) + (s[2] + s[3])
 
 

@@ -29,7 +29,8 @@ ROUTINES: dict[str, str] = {
 }
 
 # .pxd files of shared inline C helpers (no module of their own), and the C headers.
-HELPER_PXD = ("_bigint", "_checks", "_dictrows", "_fixedpoint", "_lanes", "_popcount")
+HELPER_PXD = ("_bigint", "_checks", "_dictbudget", "_dictrows", "_fixedpoint", "_lanes",
+              "_popcount")
 
 # Python modules every Python twin may import from (a twin imports no private name of another
 # twin): _contract is the arithmetic contract and the shared checks, _lanes' and _checks' twin.
