@@ -347,8 +347,10 @@ class StructuredPerceptron(EpochClassifier):
         ValueError
             If X or ``lengths`` is malformed or X does not match the training data.
         """
-        return self.classes_[self._predict_idx(X, lengths)]
+        idx = self._predict_idx(X, lengths)  # (first: it raises NotFittedError before fit)
+        return self.classes_[idx]
 
+    @fill(ESTIMATOR)
     def score(self, X: Any, y: Any, lengths: Any = None) -> float:
         """The fraction of tokens tagged right.
 
@@ -366,6 +368,10 @@ class StructuredPerceptron(EpochClassifier):
         -------
         float
             The token accuracy of `predict`.
+
+        {raises_unfitted}
+        ValueError
+            If X, y or ``lengths`` is malformed or X does not match the training data.
         """
         return float(np.mean(self.predict(X, lengths) == np.asarray(y)))
 
