@@ -75,6 +75,21 @@ CASES = {
         m = PassiveAggressiveClassifier(max_iter=100, tol=None, n_jobs=2)
         call, delay = lambda: m.fit(X, y), 3.0  # (into the first epoch)
     """,
+    # inside one sentence: the C loops looked for Ctrl-C between sentences only
+    "structured fit, one sentence, 40000 tokens x 400 tags": """
+        from perceptron_c import StructuredPerceptron
+        from perceptron_c.datasets import make_sequences
+        X, y, _ = make_sequences(0, 2000, n_tags=400, n_symbols=2000, length_range=(20, 20))
+        m = StructuredPerceptron(max_iter=100, random_state=0)
+        call = lambda: m.fit(X, y, [40_000])
+    """,
+    "structured predict, 2 x 40000 tokens x 400 tags, n_jobs=2": """
+        from perceptron_c import StructuredPerceptron
+        from perceptron_c.datasets import make_sequences
+        X, y, _ = make_sequences(0, 4000, n_tags=400, n_symbols=2000, length_range=(20, 20))
+        m = StructuredPerceptron(max_iter=1, n_jobs=2).fit(X[:2000], y[:2000], [2000])
+        call = lambda: m.predict(X, [40_000, 40_000])  # a sentence on each thread
+    """,
     "rbf Gram 6000 x 6000 x 2000, n_jobs=2": """
         from perceptron_c import kernels
         X = rng.normal(size=(6000, 2000))

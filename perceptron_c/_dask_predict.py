@@ -43,6 +43,32 @@ def _on_block(block: Any, est: Any, fn: Any) -> np.ndarray:
     return fn(est, block)
 
 
+def _block_sentences(est: Any, X: Any, lengths: np.ndarray) -> np.ndarray:
+    if X.shape[0] == 0:  # (a block of no rows holds no sentence)
+        return est.classes_[:0]
+    return np.asarray(est.predict(X, lengths))
+
+
+def _sentences(estimator: Any, X: Any, lengths: Any) -> Array:
+    """A sentence model's tags of every block of whole sentences of the dask array X: each
+    block decoded with its own sentences' lengths, lazily."""
+    from ._dask_sequence import shard_lengths
+
+    dask = need_dask()
+    import dask.array as da
+
+    per_block = shard_lengths(X, lengths, "predict")
+    if X.numblocks[1] > 1:
+        X = X.rechunk({1: -1})
+    est_d = dask.delayed(estimator, name=f"perceptron-model-{uuid.uuid4().hex}",
+                         traverse=False)
+    dtype = estimator.classes_.dtype
+    parts = [da.from_delayed(dask.delayed(_block_sentences)(est_d, block, n), shape=(rows,),
+                             dtype=dtype, meta=np.empty((0,), dtype=dtype))
+             for block, n, rows in zip(X.to_delayed()[:, 0], per_block, X.chunks[0])]
+    return da.concatenate(parts)
+
+
 def _blockwise_rows(estimator: Any, X: Any, fn: Any, dtype: np.dtype, width: int) -> Array:
     """fn(estimator, block) on every block of rows of X, lazily; width 0 means 1-D."""
     dask = need_dask()
@@ -118,10 +144,15 @@ def decision_function(estimator: Any, X: Any) -> Array:
 
 
 @fill(_LAZY)
-def predict(estimator: Any, X: Any) -> Array:
+def predict(estimator: Any, X: Any, *, lengths: Any = None) -> Array:
     """``estimator.predict`` of every block of rows of X, as a lazy dask array.
 
     {lazy_rows}
+    lengths : numpy or dask array, required for a `StructuredPerceptron` (only then)
+        The number of tokens of each sentence, in order, summing to X's rows (read on the
+        client). X must be a dask array whose blocks hold whole sentences: each block is
+        decoded with its own sentences; a block boundary inside a sentence is a ValueError,
+        not rechunked.
 
     Returns
     -------
@@ -135,8 +166,15 @@ def predict(estimator: Any, X: Any) -> Array:
         If the estimator has not been fitted.
     TypeError
         If ``estimator`` is not an estimator of the package.
+    ValueError
+        If a `StructuredPerceptron` comes without ``lengths``, or they do not add up to X's
+        rows or cut a sentence at a block boundary; or another estimator with ``lengths``.
     """
     _fitted(estimator)
+    if getattr(type(estimator), "_sentences", False):
+        return _sentences(estimator, X, lengths)
+    if lengths is not None:
+        raise ValueError(f"lengths: {type(estimator).__name__} predicts rows, not sentences")
     classes = getattr(estimator, "classes_", None)
     dtype = np.dtype(np.float64) if classes is None else classes.dtype
     return _blockwise_rows(estimator, X, _block_predict, dtype, 0)

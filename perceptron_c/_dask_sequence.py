@@ -27,20 +27,22 @@ from ._mixing import (
 from ._validation import check_y
 
 
-def shard_lengths(X: Any, lengths: Any) -> list[np.ndarray]:
+def shard_lengths(X: Any, lengths: Any, call: str) -> list[np.ndarray]:
     """The sentence lengths of each block of rows of the dask array X (in memory), refusing
-    blocks of unknown size and boundaries inside a sentence."""
-    from .sequence import check_lengths
+    a call without them (``call``: "fit" or "predict" of `perceptron_c.dask`), blocks of
+    unknown size and boundaries inside a sentence."""
+    from .sequence import check_lengths, require_lengths
 
+    example = "fit(model, X, y, lengths=lengths)" if call == "fit" else \
+        "predict(model, X, lengths=lengths)"
+    require_lengths(lengths, f"perceptron_c.dask.{call}", f"perceptron_c.dask.{example}")
     if not hasattr(X, "chunks") or X.ndim != 2:
-        raise TypeError("X: a StructuredPerceptron trains on a 2-d dask array chunked by rows")
+        raise TypeError("X: a StructuredPerceptron takes a 2-d dask array chunked by rows")
     rows = X.chunks[0]
     if any(np.isnan(r) for r in rows):
         raise ValueError("X: blocks of unknown size (nan chunks); call X.compute_chunk_sizes()")
     if hasattr(lengths, "compute"):
         lengths = lengths.compute()
-    if lengths is None:
-        raise ValueError("lengths is required: the sentence lengths, summing to X's rows")
     offsets = check_lengths(lengths, int(sum(rows)))
     cuts = np.cumsum((0,) + tuple(int(r) for r in rows))
     at = np.searchsorted(offsets, cuts)

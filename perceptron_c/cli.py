@@ -293,6 +293,11 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     if not hasattr(model, "n_features_in_"):  # a tagger reads words, not feature rows
         raise _CommandError(f"{args.model}: a {type(model).__name__} model: 'predict' needs "
                             "a classifier; tag text with 'perceptron-c tag'")
+    if getattr(type(model), "_sentences", False):  # a data file has no sentence boundaries
+        raise _CommandError(f"{args.model}: a {type(model).__name__} model labels sentences, "
+                            "and a data file has rows without sentence boundaries: call "
+                            "model.predict(X, lengths) in Python, or tag text with "
+                            "'perceptron-c tag' and a tagger model")
     X, y = _load_data(args.data, n_features=model.n_features_in_, require_labels=False)
     predicted = model.predict(X)
     text = _csv_rows(predicted.tolist())

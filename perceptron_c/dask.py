@@ -53,8 +53,9 @@ its training state is ``_state``, a dict of arrays declared by ``_declared_state
 averaging sums and their clock ``count``); an epoch is ``epoch(order)`` of the `Run` that
 ``_start(X, y, weights, spec)`` returns, as in the serial loop.
 
-`predict`, `decision_function` (any fitted estimator of the package) and `gram` (any kernel)
-return lazy dask arrays computed block by block. dask is imported only when one of these
+`predict`, `decision_function` (any fitted estimator of the package; a `StructuredPerceptron`
+predicts with ``lengths``, blocks of whole sentences) and `gram` (any kernel) return lazy dask
+arrays computed block by block. dask is imported only when one of these
 runs, never by ``import perceptron_c``.
 """
 from __future__ import annotations
@@ -252,10 +253,12 @@ def fit(estimator: Any, X: Any, y: Any, *, sample_weight: Any = None, client: An
 
     Parameters
     ----------
-    estimator : Perceptron, PassiveAggressiveClassifier or PassiveAggressiveRegressor
-        Trained in place, with its own parameters (``max_iter``, ``average``, ``tol``,
-        ``penalty``, ``early_stopping``, ``warm_start``, ``verbose``...), and returned: an
-        ordinary fitted estimator (numpy predict, ``save``, ``partial_fit``).
+    estimator : estimator of the package
+        A Perceptron, PassiveAggressiveClassifier, PassiveAggressiveRegressor or
+        StructuredPerceptron (with ``lengths``). Trained in place, with its own parameters
+        (``max_iter``, ``average``, ``tol``, ``penalty``, ``early_stopping``, ``warm_start``,
+        ``verbose``...), and returned: an ordinary fitted estimator (numpy predict, ``save``,
+        ``partial_fit``).
     X : dask array (dense or scipy.sparse blocks, float32/float64) or dask DataFrame
         Each block of rows is a shard; blocks along columns are merged first.
     y : dask array or Series with the same row blocks (or a numpy array when X's block sizes
@@ -273,9 +276,10 @@ def fit(estimator: Any, X: Any, y: Any, *, sample_weight: Any = None, client: An
     persist : bool, default False
         Keep the gated shards in the workers' memory for all epochs. Otherwise every epoch
         reads X's blocks from their graph again (persist X yourself to keep it in memory).
-    lengths : numpy or dask array, only for a `StructuredPerceptron`
-        The sentence lengths (read on the client). X must be a dask array with blocks of
-        whole sentences: a block boundary inside a sentence is a ValueError, not rechunked.
+    lengths : numpy or dask array, required for a `StructuredPerceptron` (only then)
+        The number of tokens of each sentence, in order, summing to X's rows (read on the
+        client). X must be a dask array with blocks of whole sentences: a block boundary
+        inside a sentence is a ValueError, not rechunked.
 
     Returns
     -------
@@ -286,7 +290,9 @@ def fit(estimator: Any, X: Any, y: Any, *, sample_weight: Any = None, client: An
     ------
     ValueError
         Before training: X, y and sample_weight with other numbers of rows (in total or in
-        a block); during it, bad values in a block (as the estimator's fit) or an overflow.
+        a block), a `StructuredPerceptron` without ``lengths`` or with a block boundary
+        inside a sentence; during it, bad values in a block (as the estimator's fit) or an
+        overflow.
     Any error of a task, or KeyboardInterrupt
         In every case the estimator is left exactly as it was before the call (fitted or
         not), and nothing is drawn from its ``random_state``.
@@ -298,7 +304,7 @@ def fit(estimator: Any, X: Any, y: Any, *, sample_weight: Any = None, client: An
     if sentences:  # whole sentences per block, their lengths in sample_weight's place
         if sample_weight is not None:
             raise ValueError("sample_weight: the structured perceptron takes none")
-        per_block = _dask_sequence.shard_lengths(X, lengths)
+        per_block = _dask_sequence.shard_lengths(X, lengths, "fit")
     elif lengths is not None:
         raise ValueError(f"lengths: {type(estimator).__name__} trains on rows, not sentences")
     xs, ys, ws, d, names, labels = _inputs(X, y, sample_weight,

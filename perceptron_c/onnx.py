@@ -34,6 +34,9 @@ IR_VERSION = 8
 LINEAR_MODELS = (Perceptron, PassiveAggressiveClassifier, PassiveAggressiveRegressor)
 KERNEL_MODELS = (KernelPerceptron, KernelPassiveAggressiveClassifier, BudgetKernelPerceptron)
 _LAYOUTS = ("perceptron_c", "sklearn-onnx")
+# RBF pairs recomputed from their differences per step of the graph's loop (`_Graph._near`):
+# its memory, NEAR_CHUNK x n_features values, whatever the number of such pairs
+NEAR_CHUNK = 4096
 
 
 def _import_onnx() -> Any:
@@ -107,11 +110,13 @@ class _Graph:
         raise ValueError(f"kernel {kern!r} cannot be exported to ONNX")  # pragma: no cover
 
     def rbf(self, kern: RBF, X: str, SV: np.ndarray) -> str:
-        """exp(-gamma ||x - sv||^2) with ||x - sv||^2 = ||x'||^2 + ||sv'||^2 - 2 x'.sv' on
-        rows centred at the support vectors' mean (x' = x - m): one MatMul instead of an
-        (n, n_support, n_features) tensor of differences, and the centring keeps the
-        cancellation of the expansion to the rounding of the rows' spread, not of their
-        offset. Clipped at 0 as the package's RBF Gram is."""
+        """exp(-gamma ||x - sv||^2), the squared distance by the package's own rule
+        (`_gram_py.gram_rbf`) on rows centred at the support vectors' mean (x' = x - m):
+        ||x'||^2 + ||sv'||^2 - 2 x'.sv', one MatMul instead of an (n, n_support,
+        n_features) tensor of differences, clipped at 0; and where that may have cancelled
+        (below 2^-30 of ||x'||^2 + ||sv'||^2, or not finite), from the differences x - sv
+        (`_near`). The centring bounds the expansion's error by the rows' spread, not their
+        offset; the differences, by the rounding of x - sv."""
         gamma = 1.0 / SV.shape[1] if kern.gamma is None else kern.gamma
         centre = SV.mean(axis=0)
         S = SV - centre
@@ -123,7 +128,53 @@ class _Graph:
         sums = self.op("Add", [xx, ss])
         sq = self.op("Sub", [sums, self.op("Mul", [dot, self.const(2.0, "two")])])
         sq = self.op("Max", [sq, self.const(0.0, "zero")])
+        suspect = self.op("Or", [
+            self.op("LessOrEqual", [sq, self.op("Mul", [sums, self.const(2.0 ** -30, "tiny")])]),
+            self.op("Or", [self.op("IsNaN", [sq]), self.op("IsInf", [sq])])])
+        sq = self._near(sq, suspect, X, SV)
         return self.op("Exp", [self.op("Mul", [sq, self.const(-gamma, "minus_gamma")])])
+
+    def _near(self, sq: str, suspect: str, X: str, SV: np.ndarray) -> str:
+        """sq with its entries where ``suspect`` holds replaced by sum_j (x_j - sv_j)^2 from
+        the rows themselves, NEAR_CHUNK pairs at a time (an ONNX Loop: its memory is a chunk
+        of pairs, not all of them; no iteration where no entry is suspect)."""
+        helper, C = self.onnx.helper, NEAR_CHUNK
+        pairs = self.op("Transpose", [self.op("NonZero", [suspect])], perm=[1, 0])  # (k, 2)
+        k = self.op("Gather", [self.op("Shape", [pairs]), self.const(0, "zero_i", np.int64)],
+                    axis=0)
+        steps = self.op("Div", [self.op("Add", [k, self.const(C - 1, "chunk_less_1",
+                                                             np.int64)]),
+                                self.const(C, "chunk", np.int64)])
+        chunk = self.const(np.arange(C), "chunk_range", np.int64)
+        SVc = self.const(SV, "support_vectors")
+        ax0, ax1 = self.const([0], "axis0", np.int64), self.const([1], "axis1", np.int64)
+        # the body: pairs i C .. i C + C - 1 (wrapping round to the first ones: every chunk
+        # is full, as a Loop's per-iteration outputs must be), their squared distances
+        body_nodes = [
+            helper.make_node("Mul", ["i", self.const(C, "chunk_b", np.int64)], ["first"]),
+            helper.make_node("Add", [chunk, "first"], ["ids_raw"]),
+            helper.make_node("Mod", ["ids_raw", k], ["ids"]),
+            helper.make_node("Gather", [pairs, "ids"], ["p"], axis=0),
+            helper.make_node("Gather", ["p", self.const(0, "col0", np.int64)], ["r"], axis=1),
+            helper.make_node("Gather", ["p", self.const(1, "col1", np.int64)], ["c"], axis=1),
+            helper.make_node("Gather", [X, "r"], ["xr"], axis=0),
+            helper.make_node("Gather", [SVc, "c"], ["sc"], axis=0),
+            helper.make_node("Sub", ["xr", "sc"], ["diff"]),
+            helper.make_node("Mul", ["diff", "diff"], ["sq_diff"]),
+            helper.make_node("ReduceSum", ["sq_diff", ax1], ["d2"], keepdims=0),
+            helper.make_node("Identity", ["cond"], ["cond_out"])]
+        ftype = helper.np_dtype_to_tensor_dtype(np.dtype(self.dtype))
+        body = helper.make_graph(
+            body_nodes, self.name("near_body"),
+            [helper.make_tensor_value_info("i", self.onnx.TensorProto.INT64, []),
+             helper.make_tensor_value_info("cond", self.onnx.TensorProto.BOOL, [])],
+            [helper.make_tensor_value_info("cond_out", self.onnx.TensorProto.BOOL, []),
+             helper.make_tensor_value_info("d2", ftype, [C])])
+        d2 = self.op("Loop", [steps, self.const(True, "go_on", np.bool_)], body=body)
+        flat = self.op("Reshape", [d2, self.const([-1], "flat_near", np.int64)])
+        near = self.op("Slice", [flat, self.const([0], "start0", np.int64),
+                                 self.op("Unsqueeze", [k, ax0]), ax0])
+        return self.op("ScatterND", [sq, pairs, near])
 
 
 def _label_tensor(classes: np.ndarray, onnx: Any, name: str) -> Any:
@@ -237,7 +288,8 @@ def to_onnx(estimator: Any, *, dtype: Any = np.float32, layout: str = "perceptro
         A fitted estimator of the classes above.
     dtype : {numpy.float32, numpy.float64}, default=numpy.float32
         The type of the input ``X`` and of every weight and output value; float64 gives the
-        estimator's decision values to float64 rounding.
+        estimator's decision values to float64 rounding (for the RBF kernel, that of the
+        package's own kernel values; docs/onnx.md, "Precision").
     layout : {"perceptron_c", "sklearn-onnx"}, default="perceptron_c"
         The outputs. "perceptron_c": ``label`` and ``decision``, shaped as `predict` and
         ``decision_function`` return them ((n,) for two classes, (n, n_classes) otherwise),
@@ -318,9 +370,26 @@ def _skl2onnx_convert(scope: Any, operator: Any, container: Any) -> None:
         for out in node.output:
             names.setdefault(out, scope.get_unique_variable_name(out))
         attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        if "body" in attrs:  # (the RBF kernel's Loop)
+            _rename_body(attrs["body"], names, scope)
         container.add_node(node.op_type, [names[i] for i in node.input],
                            [names[o] for o in node.output],
                            name=scope.get_unique_operator_name(node.op_type), **attrs)
+
+
+def _rename_body(body: Any, names: dict[str, str], scope: Any) -> None:
+    """A Loop body's names made sklearn-onnx's, in place: its own (inputs, node outputs) unique
+    in the scope, and the outer values it reads renamed as they are outside."""
+    own = {v.name for v in body.input} | {o for node in body.node for o in node.output}
+    rename = {name: scope.get_unique_variable_name(name) for name in own}
+    for value in list(body.input) + list(body.output):
+        value.name = rename[value.name]
+    for node in body.node:
+        inputs = [rename.get(i) or names.get(i, i) for i in node.input]
+        outputs = [rename[o] for o in node.output]
+        del node.input[:], node.output[:]
+        node.input.extend(inputs)
+        node.output.extend(outputs)
 
 
 def register_skl2onnx() -> None:

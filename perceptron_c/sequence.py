@@ -1,9 +1,9 @@
 """`StructuredPerceptron`: sequence labeling by the structured perceptron ([Collins2002]).
 
 X holds one row of features per token, ``lengths`` the sentence lengths (seqlearn's
-convention; None: all of X is one sentence). A tag sequence scores the emissions of its tags
-(``coef_`` . x + ``intercept_``), the transitions between neighbouring tags
-(``coef_trans_``) and the scores of the first and the last tag (``coef_init_``,
+convention), which every call that fits, predicts or scores requires. A tag sequence scores
+the emissions of its tags (``coef_`` . x + ``intercept_``), the transitions between
+neighbouring tags (``coef_trans_``) and the scores of the first and the last tag (``coef_init_``,
 ``coef_final_``); prediction is the best sequence, found by Viterbi. Training decodes each
 sentence with the current weights and, when the sequence is wrong, adds the features of the
 gold sequence and subtracts those of the predicted one; averaged by default ([Collins2002],
@@ -34,11 +34,28 @@ from ._validation import (
 __all__ = ["StructuredPerceptron"]
 
 
-def check_lengths(lengths: Any, n_tokens: int) -> np.ndarray:
-    """The sentence boundaries of ``lengths`` (None: one sentence of every token) as int64
-    offsets: lengths must be integers >= 1 summing to the number of rows of X."""
+# What to do when a sentence model is called without ``lengths``: it used to take all of X
+# as one sentence, silently (a Pipeline's fit of many sentences fell from 0.95 to 0.26).
+LENGTHS_REQUIRED = ("lengths is required: {call} takes the number of tokens of each "
+                    "sentence of X, in order, summing to the rows of X ({example}; a single "
+                    "sentence is lengths=[len(X)])")
+SKLEARN_LENGTHS = (". In a scikit-learn Pipeline pass it on: pipe.fit(X, y, "
+                   "<step name>__lengths=lengths), pipe.predict(X, lengths=lengths); "
+                   "pipe.score, cross_val_score, GridSearchCV and the other tools that "
+                   "score or split rows cannot pass it: split whole sentences yourself and "
+                   "score each part with its lengths")
+
+
+def require_lengths(lengths: Any, call: str, example: str, more: str = "") -> None:
+    """Refuse a call without ``lengths``: `LENGTHS_REQUIRED` for ``call``, with ``example`` as
+    the way to pass it, then ``more``."""
     if lengths is None:
-        return np.array([0, n_tokens], dtype=np.int64)
+        raise ValueError(LENGTHS_REQUIRED.format(call=call, example=example) + more)
+
+
+def check_lengths(lengths: Any, n_tokens: int) -> np.ndarray:
+    """The sentence boundaries of ``lengths`` as int64 offsets: lengths must be integers >= 1
+    summing to the number of rows of X (None is malformed: see `require_lengths`)."""
     arr = np.asarray(lengths)
     if arr.ndim != 1 or arr.shape[0] == 0 or arr.dtype.kind not in "iu":
         raise ValueError(f"lengths must be a non-empty 1-d array of integers, got {arr.dtype} "
@@ -164,6 +181,11 @@ class StructuredPerceptron(EpochClassifier):
     def _call_spec(self, spec: dict[str, Any], Xc: Any, **call: Any) -> dict[str, Any]:
         return {**spec, "offsets": check_lengths(call["lengths"], Xc.shape[0])}
 
+    def _need_lengths(self, lengths: Any, method: str, example: str) -> None:
+        """A call without ``lengths``: the error that says how to pass it, scikit-learn's
+        Pipeline included, before anything else runs."""
+        require_lengths(lengths, f"{type(self).__name__}.{method}", example, SKLEARN_LENGTHS)
+
     def _gate_X(self, X: Any, spec: Any, fitting: bool) -> Any:
         return check_X(X)
 
@@ -253,9 +275,9 @@ class StructuredPerceptron(EpochClassifier):
             One row of features per token, the sentences one after another.
         y : array-like of shape (n_tokens,)
             The tag of each token; at least two tags.
-        lengths : array-like of int, optional
-            The number of tokens of each sentence, summing to ``n_tokens``; None makes all of X
-            one sentence.
+        lengths : array-like of int
+            The number of tokens of each sentence, in order, summing to ``n_tokens``: required
+            (a single sentence is ``[n_tokens]``; the default None is refused).
 
         Returns
         -------
@@ -265,9 +287,10 @@ class StructuredPerceptron(EpochClassifier):
         Raises
         ------
         ValueError
-            If an input or parameter is malformed, ``lengths`` does not add up to the rows of X,
-            or (with ``warm_start``) the tags changed.
+            If ``lengths`` is missing or does not add up to the rows of X, an input or
+            parameter is malformed, or (with ``warm_start``) the tags changed.
         """
+        self._need_lengths(lengths, "fit", "fit(X, y, lengths)")
         self._fit(X, y, lengths=lengths)
         return self
 
@@ -281,9 +304,9 @@ class StructuredPerceptron(EpochClassifier):
             One row of features per token, the sentences one after another.
         y : array-like of shape (n_tokens,)
             The tag of each token, each one of ``classes``.
-        lengths : array-like of int, optional
-            The number of tokens of each sentence, summing to ``n_tokens``; None makes all of X
-            one sentence.
+        lengths : array-like of int
+            The number of tokens of each sentence, in order, summing to ``n_tokens``: required
+            (a single sentence is ``[n_tokens]``; the default None is refused).
         classes : array-like, optional
             Every tag the model will ever see; required on the first call, unchanged after.
 
@@ -295,9 +318,10 @@ class StructuredPerceptron(EpochClassifier):
         Raises
         ------
         ValueError
-            If an input is malformed, ``classes`` is missing on the first call or changes, or X
-            does not match the fitted model.
+            If ``lengths`` is missing, an input is malformed, ``classes`` is missing on the
+            first call or changes, or X does not match the fitted model.
         """
+        self._need_lengths(lengths, "partial_fit", "partial_fit(X, y, lengths, classes=...)")
         self._partial_fit(X, y, classes, lengths=lengths)
         return self
 
@@ -307,8 +331,9 @@ class StructuredPerceptron(EpochClassifier):
         attributes, read-only properties, are views of them)."""
         return self._published("W"), self._published("b"), self._published("trans")
 
-    def _predict_idx(self, X: Any, lengths: Any) -> np.ndarray:
+    def _predict_idx(self, X: Any, lengths: Any, method: str, example: str) -> np.ndarray:
         self._check_fitted()
+        self._need_lengths(lengths, method, example)
         check_feature_names(X, getattr(self, "feature_names_in_", None), type(self).__name__,
                             reset=False)
         Xc = check_X(X)
@@ -334,9 +359,9 @@ class StructuredPerceptron(EpochClassifier):
         ----------
         X : array-like or sparse matrix of shape (n_tokens, n_features)
             One row of features per token, the sentences one after another.
-        lengths : array-like of int, optional
-            The number of tokens of each sentence, summing to ``n_tokens``; None makes all of X
-            one sentence.
+        lengths : array-like of int
+            The number of tokens of each sentence, in order, summing to ``n_tokens``: required
+            (a single sentence is ``[n_tokens]``; the default None is refused).
 
         Returns
         -------
@@ -345,10 +370,14 @@ class StructuredPerceptron(EpochClassifier):
 
         {raises_unfitted}
         ValueError
-            If X or ``lengths`` is malformed or X does not match the training data.
+            If ``lengths`` is missing, X or ``lengths`` is malformed, or X does not match the
+            training data.
         """
-        return self.classes_[self._predict_idx(X, lengths)]
+        # (first: it raises NotFittedError before fit)
+        idx = self._predict_idx(X, lengths, "predict", "predict(X, lengths)")
+        return self.classes_[idx]
 
+    @fill(ESTIMATOR)
     def score(self, X: Any, y: Any, lengths: Any = None) -> float:
         """The fraction of tokens tagged right.
 
@@ -358,16 +387,22 @@ class StructuredPerceptron(EpochClassifier):
             One row of features per token, the sentences one after another.
         y : array-like of shape (n_tokens,)
             The true tag of each token.
-        lengths : array-like of int, optional
-            The number of tokens of each sentence, summing to ``n_tokens``; None makes all of X
-            one sentence.
+        lengths : array-like of int
+            The number of tokens of each sentence, in order, summing to ``n_tokens``: required
+            (a single sentence is ``[n_tokens]``; the default None is refused).
 
         Returns
         -------
         float
             The token accuracy of `predict`.
+
+        {raises_unfitted}
+        ValueError
+            If ``lengths`` is missing, X, y or ``lengths`` is malformed, or X does not match
+            the training data.
         """
-        return float(np.mean(self.predict(X, lengths) == np.asarray(y)))
+        idx = self._predict_idx(X, lengths, "score", "score(X, y, lengths)")
+        return float(np.mean(self.classes_[idx] == np.asarray(y)))
 
     # ------------------------------------------------------------------ persistence
     @classmethod

@@ -172,6 +172,16 @@ def test_tag_refuses_other_models(tmp_path, capsys):
     _one_line_error(capsys, "junk.npz")
 
 
+def test_predict_refuses_a_sentence_model(tmp_path, capsys):
+    """A data file has no sentence boundaries: predict decoded all its rows as one sentence."""
+    X = np.eye(4)
+    structured = StructuredPerceptron(max_iter=2).fit(X, [0, 1, 0, 1], [2, 2])
+    path = io.save_model(structured, tmp_path / "seq.npz")
+    (tmp_path / "rows.csv").write_text("1,0,0,0\n0,1,0,0\n", encoding="utf-8")
+    assert cli.main(["predict", path, str(tmp_path / "rows.csv")]) == 2
+    _one_line_error(capsys, "seq.npz", "labels sentences", "model.predict(X, lengths)")
+
+
 def test_a_failed_write_leaves_the_output_as_it_was(corpus, capsys, monkeypatch):
     tmp, _, _ = corpus
     model = tmp / "m.npz"

@@ -279,15 +279,17 @@ def test_lazy_prediction_of_every_public_estimator(cls):
     params = {k: v for k, v in (("random_state", 0), ("max_iter", 3))
               if k in cls._get_param_names()}
     regressor = isinstance(cls(), perceptron_c._supervised.EpochRegressor)
+    # a sentence model: sentences of 30 rows, blocks of whole ones
+    sentences = {"lengths": [30] * 5} if getattr(cls, "_sentences", False) else {}
     with warnings.catch_warnings():  # a few epochs: convergence warnings are expected
         warnings.simplefilter("ignore")
-        model = cls(**params).fit(X, X[:, 0] if regressor else y)
-    Xd = da.from_array(X, chunks=(40, 4))
-    got = pdask.predict(model, Xd).compute(scheduler=SYNC)
+        model = cls(**params).fit(X, X[:, 0] if regressor else y, **sentences)
+    Xd = da.from_array(X, chunks=(60 if sentences else 40, 4))
+    got = pdask.predict(model, Xd, **sentences).compute(scheduler=SYNC)
     if regressor:
         np.testing.assert_allclose(got, model.predict(X), rtol=1e-12, atol=1e-12)
     else:
-        assert np.array_equal(got, model.predict(X))
+        assert np.array_equal(got, model.predict(X, **sentences))
     if hasattr(model, "decision_function"):
         np.testing.assert_allclose(pdask.decision_function(model, Xd).compute(scheduler=SYNC),
                                    model.decision_function(X), rtol=1e-12, atol=1e-12)

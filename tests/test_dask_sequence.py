@@ -1,5 +1,6 @@
 """perceptron_c.dask.fit trains a StructuredPerceptron by iterative parameter mixing over
-blocks of whole sentences: one block is the serial fit, two are the hand-made mix."""
+blocks of whole sentences: one block is the serial fit, two are the hand-made mix; predict
+decodes each block by its own sentences."""
 import numpy as np
 import pytest
 
@@ -91,7 +92,8 @@ def test_blocks_that_cut_a_sentence_are_refused():
     with pytest.raises(ValueError, match="cuts sentence 7 .*rechunk"):
         pdask.fit(StructuredPerceptron(), bad, y, lengths=lengths, client=SYNC)
     good = blocks(X, lengths, [7])
-    with pytest.raises(ValueError, match="lengths is required"):
+    with pytest.raises(ValueError, match=r"lengths is required: perceptron_c\.dask\.fit .*"
+                                         r"fit\(model, X, y, lengths=lengths\)"):
         pdask.fit(StructuredPerceptron(), good, y, client=SYNC)
     with pytest.raises(ValueError, match="lengths must sum"):
         pdask.fit(StructuredPerceptron(), good, y, lengths=lengths[1:], client=SYNC)
@@ -115,3 +117,34 @@ def test_accuracy_is_the_serial_one():
                       blocks(train[0], train[2], [n_train // 2]), train[1],
                       lengths=train[2], client=SYNC)
     assert abs(mixed.score(*test) - serial.score(*test)) <= 0.003
+
+
+def test_predict_decodes_each_block_by_its_sentences():
+    """dask.predict decoded each block as one sentence (14 of 1,513 tokens differed here;
+    50 of 6,075 in the issue), silently: it takes lengths now, and requires them."""
+    X, y, lengths = data(300)
+    model = StructuredPerceptron(max_iter=3).fit(X, y, lengths)
+    serial = model.predict(X, lengths)
+    for cuts in ([], [100], [1, 150, 299], [0, 300]):  # (0, 300: blocks of no rows)
+        Xd = blocks(X, lengths, cuts)
+        got = pdask.predict(model, Xd, lengths=lengths)
+        assert [c for c in got.chunks[0] if c] == [c for c in Xd.chunks[0] if c]
+        assert got.dtype == serial.dtype
+        assert np.array_equal(got.compute(scheduler=SYNC), serial)
+    Xd = blocks(X, lengths, [100])
+    lazy = pdask.predict(model, Xd, lengths=da.from_array(lengths, chunks=70))
+    assert np.array_equal(lazy.compute(scheduler=SYNC), serial)
+    with pytest.raises(ValueError, match=r"lengths is required: perceptron_c\.dask\.predict .*"
+                                         r"predict\(model, X, lengths=lengths\)"):
+        pdask.predict(model, Xd)
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    with pytest.raises(ValueError, match="cuts sentence 7 .*rechunk"):
+        pdask.predict(model, da.from_array(X, chunks=(int(offsets[7]) + 1, X.shape[1])),
+                      lengths=lengths)
+    with pytest.raises(ValueError, match="lengths must sum"):
+        pdask.predict(model, Xd, lengths=lengths[1:])
+    from perceptron_c import Perceptron
+
+    rows = Perceptron(max_iter=2).fit(X, y)
+    with pytest.raises(ValueError, match="lengths: Perceptron predicts rows"):
+        pdask.predict(rows, Xd, lengths=lengths)

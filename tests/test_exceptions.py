@@ -44,3 +44,26 @@ def test_sklearn_flavoured_classes_match_both_except_clauses():
         assert issubclass(flavoured, ours) and issubclass(flavoured, getattr(sk, name))
         assert exceptions.sklearn_flavoured(ours) is flavoured
     assert exceptions.sklearn_flavoured(exceptions.FileFormatError) is exceptions.FileFormatError
+
+
+PREDICTING = ("predict", "decision_function", "predict_proba", "score", "save")
+
+
+@pytest.mark.parametrize("cls", [getattr(perceptron_c, n) for n in perceptron_c.__all__
+                                 if hasattr(getattr(perceptron_c, n), "fit")],
+                         ids=lambda c: c.__name__)
+def test_every_prediction_before_fit_is_not_fitted_error(cls, tmp_path):
+    """StructuredPerceptron.predict and score raised a plain AttributeError (classes_)."""
+    X, y = [[0.0, 1.0], [1.0, 0.0]], [0, 1]
+    est = cls()
+    methods = [m for m in PREDICTING if hasattr(est, m)]
+    assert {"predict", "score", "save"} <= set(methods)
+    for name in methods:
+        args = {"save": (tmp_path / "m.npz",), "score": (X, y)}.get(name, (X,))
+        extra = {"lengths": [2]} if cls is perceptron_c.StructuredPerceptron and \
+            name != "save" else {}
+        with pytest.raises(perceptron_c.NotFittedError, match="not fitted"):
+            getattr(est, name)(*args, **extra)
+        if extra:  # without lengths too: not fitted comes first
+            with pytest.raises(perceptron_c.NotFittedError, match="not fitted"):
+                getattr(est, name)(*args)

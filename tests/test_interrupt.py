@@ -156,6 +156,22 @@ THREADED = {
         m = StructuredPerceptron(max_iter=1, n_jobs=2).fit(X[:3000], y[:3000], [3000])
         call = lambda: [m.predict(X, L) for _ in range(200)]
     """,
+    # one sentence of 20,000 tokens and ~800 tags: 5 s of Viterbi, which Ctrl-C waited for
+    # (the C loops looked for it between sentences only)
+    "structured perceptron fit, inside one long sentence": """
+        from perceptron_c.datasets import make_sequences
+        from perceptron_c.sequence import StructuredPerceptron
+        X, y, _ = make_sequences(0, 1000, n_tags=800, n_symbols=2000, length_range=(20, 20))
+        m = StructuredPerceptron(max_iter=100, random_state=0)
+        call = lambda: m.fit(X, y, [X.shape[0]])
+    """,
+    "structured perceptron prediction, inside two long sentences": """
+        from perceptron_c.datasets import make_sequences
+        from perceptron_c.sequence import StructuredPerceptron
+        X, y, _ = make_sequences(0, 2000, n_tags=800, n_symbols=2000, length_range=(20, 20))
+        m = StructuredPerceptron(max_iter=1, n_jobs=2).fit(X[:3000], y[:3000], [3000])
+        call = lambda: m.predict(X, [20_000, 20_000])  # a sentence on each thread
+    """,
     "float Gram (rbf)": """
         from perceptron_c import kernels
         X = rng.normal(size=(6000, 2000))
@@ -198,6 +214,52 @@ def test_every_threaded_call_stops_on_ctrl_c(case):
     status, *latency = result.stdout.split()
     assert status == "interrupted"
     assert float(latency[0]) < 2.0
+
+
+LONG_SENTENCE_UNDONE = DEFAULT_SIGINT + textwrap.dedent("""
+    import os, signal, threading, time
+    import numpy as np
+    from perceptron_c.datasets import make_sequences
+    from perceptron_c.sequence import StructuredPerceptron
+    X, y, _ = make_sequences(0, 1000, n_tags=300, n_symbols=1000, length_range=(20, 20))
+    lengths = [X.shape[0]]  # one sentence: about a second an epoch, all of it Viterbi
+    def interrupted(call, delay):
+        sent = []
+        def interrupt():
+            sent.append(time.perf_counter())
+            os.kill(os.getpid(), signal.SIGINT)
+        threading.Timer(delay, interrupt).start()
+        try:
+            call()
+        except KeyboardInterrupt:
+            return time.perf_counter() - sent[0]
+        raise AssertionError("not interrupted")
+    m = StructuredPerceptron(max_iter=100, random_state=0)
+    first = interrupted(lambda: m.fit(X, y, lengths), 2.5)
+    k = m.n_iter_
+    ref = StructuredPerceptron(max_iter=k, random_state=0).fit(X, y, lengths)
+    assert k >= 1 and all(np.array_equal(v, ref._state[n]) for n, v in m._state.items())
+    before = {n: v.copy() for n, v in m._state.items()}
+    second = interrupted(lambda: m.partial_fit(X, y, lengths), 0.3)
+    assert m.n_iter_ == k and all(np.array_equal(v, before[n]) for n, v in m._state.items())
+    m.partial_fit(X, y, lengths)  # and it goes on as if never interrupted
+    ref.partial_fit(X, y, lengths)
+    assert all(np.array_equal(v, ref._state[n]) for n, v in m._state.items())
+    print("ok", k, first, second)
+""")
+
+
+@pytest.mark.skipif(not HAVE_C, reason="the Python twins look for signals between bytecodes")
+@pytest.mark.skipif(sys.platform == "win32", reason="os.kill(SIGINT) is not Ctrl-C there")
+def test_ctrl_c_inside_a_long_sentence_undoes_the_epoch_bit_for_bit():
+    """Ctrl-C in the middle of a sentence's Viterbi: fit keeps its finished epochs exactly (the
+    model of max_iter=k), partial_fit leaves the model as before the call, and both raise at
+    once (they waited for the whole sentence)."""
+    result = run_python(["-c", LONG_SENTENCE_UNDONE], capture_output=True, text=True,
+                        timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    status, _, *latency = result.stdout.split()
+    assert status == "ok" and max(float(t) for t in latency) < 2.0
 
 
 TAG_SENTS_INTERRUPTED = DEFAULT_SIGINT + textwrap.dedent("""

@@ -32,6 +32,12 @@ def small(cls):
     return cls(**params)
 
 
+def rows(cls, X):
+    """What a call on rows X needs beyond them: a sentence model's lengths (here all of X one
+    sentence: these tests are about labels)."""
+    return {"lengths": [len(X)]} if getattr(cls, "_sentences", False) else {}
+
+
 def test_the_classifier_list_is_the_public_one():
     names = {cls.__name__ for cls in CLASSIFIERS}
     assert {"Perceptron", "PassiveAggressiveClassifier", "VotedPerceptron", "KernelPerceptron",
@@ -53,18 +59,20 @@ def test_nat_labels_are_refused_by_fit_as_nan_labels_are(tmp_path, cls, dtype):
     y = np.tile(_with_nat(dtype), 3)
     X = np.random.default_rng(0).normal(size=(len(y), 2))
     with pytest.raises(ValueError, match="NaT"):
-        small(cls).fit(X, y)
+        small(cls).fit(X, y, **rows(cls, X))
     with pytest.raises(ValueError, match="NaT"):
-        small(cls).partial_fit(X[:3], y[:3], classes=_with_nat(dtype))
+        small(cls).partial_fit(X[:3], y[:3], classes=_with_nat(dtype), **rows(cls, X[:3]))
     with pytest.raises(ValueError, match="NaN"):
-        small(cls).fit(X, np.tile([0.0, 1.0, np.nan, 2.0], 3))
+        small(cls).fit(X, np.tile([0.0, 1.0, np.nan, 2.0], 3), **rows(cls, X))
     with pytest.raises(ValueError, match="NaN"):
-        small(cls).partial_fit(X[:2], [0.0, 1.0], classes=[0.0, 1.0, np.nan])
+        small(cls).partial_fit(X[:2], [0.0, 1.0], classes=[0.0, 1.0, np.nan],
+                               **rows(cls, X[:2]))
     with pytest.raises(ValueError, match="label types"):
-        small(cls).fit(X, np.array(["a", "b", None, "a"] * 3, dtype=object))
+        small(cls).fit(X, np.array(["a", "b", None, "a"] * 3, dtype=object), **rows(cls, X))
     with pytest.raises(ValueError, match="label types"):
         small(cls).partial_fit(X[:2], np.array(["a", "b"], dtype=object),
-                               classes=np.array(["a", "b", None], dtype=object))
+                               classes=np.array(["a", "b", None], dtype=object),
+                               **rows(cls, X[:2]))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -73,10 +81,10 @@ def test_datetime_labels_without_nat_round_trip(tmp_path, cls):
     y = np.tile(np.array(["2020-01-01", "1850-06-30T12:00", "2200-12-31"], dtype="M8[ns]"),
                 4)
     X = np.random.default_rng(1).normal(size=(len(y), 2))
-    model = small(cls).fit(X, y)
+    model = small(cls).fit(X, y, **rows(cls, X))
     back = perceptron_c.load(model.save(tmp_path / "m"))
     assert back.classes_.dtype == y.dtype and np.array_equal(back.classes_, model.classes_)
-    assert np.array_equal(back.predict(X), model.predict(X))
+    assert np.array_equal(back.predict(X, **rows(cls, X)), model.predict(X, **rows(cls, X)))
 
 
 def test_dates_beyond_python_dates_round_trip(tmp_path):
@@ -454,9 +462,9 @@ def test_every_estimator_round_trips_every_label_type_or_refuses_first(cls, labe
     X = np.random.default_rng(len(y)).normal(size=(len(y), 2))
     if _fit_refuses(y):
         with pytest.raises(ValueError):
-            small(cls).fit(X, y)
+            small(cls).fit(X, y, **rows(cls, X))
         return
-    model = small(cls).fit(X, y)
+    model = small(cls).fit(X, y, **rows(cls, X))
     with tempfile.TemporaryDirectory() as folder:
         if _save_refuses(model.classes_):
             with pytest.raises(TypeError, match="cannot be saved"):
@@ -466,4 +474,4 @@ def test_every_estimator_round_trips_every_label_type_or_refuses_first(cls, labe
         back = perceptron_c.load(model.save(os.path.join(folder, "m")))
         assert os.listdir(folder) == ["m.npz"]
     _assert_identical(back.classes_, model.classes_)
-    _assert_identical(back.predict(X), model.predict(X))
+    _assert_identical(back.predict(X, **rows(cls, X)), model.predict(X, **rows(cls, X)))

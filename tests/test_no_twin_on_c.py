@@ -125,10 +125,10 @@ def _every_model_call(tmp_path, rng):
         def sentences(rows=rows):
             model = StructuredPerceptron(max_iter=2).fit(rows, y, [40, 40])
             model.partial_fit(rows, y, [20, 60])
-            model.predict(rows[:5])
+            model.predict(rows[:5], [5])
             model.predict(rows, [30, 50])
             model.score(rows, y, [80])
-            perceptron_c.load(model.save(tmp_path / "s.npz")).predict(rows[:3])
+            perceptron_c.load(model.save(tmp_path / "s.npz")).predict(rows[:3], [3])
         jobs.append(sentences)
     used.add(StructuredPerceptron)
     for kernel, params in (("rbf", {"gamma": 0.5}), ("poly", {"degree": 3}), ("linear", {})):

@@ -336,7 +336,7 @@ def test_sentence_tables_follow_the_model(model_backend, rng, tmp_path, monkeypa
             assert np.shares_memory(getattr(m, name), trans)
             assert np.array_equal(getattr(m, name), part)
         assert not any(np.shares_memory(a, s) for a in (W, b, trans) for s in m._state.values())
-        for rows, lens in ((X[:5], None), (X[:5], [5]), (X[:12], [5, 7]), (X, lengths)):
+        for rows, lens in ((X[:5], [5]), (X[:12], [5, 7]), (X, lengths)):
             assert np.array_equal(m.predict(rows, lens), _decode_reference(m, rows, lens))
 
     check(model)
@@ -347,13 +347,13 @@ def test_sentence_tables_follow_the_model(model_backend, rng, tmp_path, monkeypa
     check(pickle.loads(pickle.dumps(model)))
     check(perceptron_c.load(model.save(tmp_path / "s.npz")))
     monkeypatch.setattr(np, "vstack", lambda *a, **k: pytest.fail("tables rebuilt at a call"))
-    model.predict(X[:5])
+    model.predict(X[:5], [5])
     # an edit of a published attribute is an edit of the table Viterbi reads
     model.coef_trans_[:] = 0.0
     model.coef_init_[:] = 0.0
     model.coef_final_[:] = 0.0
     assert not model._tables()[2].any()
-    assert np.array_equal(model.predict(X[:5]), _decode_reference_tables(model, X[:5]))
+    assert np.array_equal(model.predict(X[:5], [5]), _decode_reference_tables(model, X[:5]))
 
 
 def _decode_reference_tables(model, X):
@@ -372,9 +372,9 @@ def test_sentence_lengths_are_read_as_before(rng):
     X = rng.normal(size=(30, 3))
     y = np.argmax(X, axis=1)
     model = StructuredPerceptron(max_iter=2).fit(X, y, [10, 10, 10])
-    assert np.array_equal(model.predict(X), model.predict(X, [30]))
-    assert np.array_equal(model.predict(X[:1]), model.predict(X[:1], np.array([1])))
-    for bad, match in (([29], "sum"), ([0, 30], ">= 1"), ([[30]], "1-d"), ([30.0], "integers"),
-                       ([], "non-empty")):
+    assert np.array_equal(model.predict(X, [30]), model.predict(X, np.array([30])))
+    assert model.predict(X[:1], np.array([1])).shape == (1,)
+    for bad, match in ((None, "lengths is required"), ([29], "sum"), ([0, 30], ">= 1"),
+                       ([[30]], "1-d"), ([30.0], "integers"), ([], "non-empty")):
         with pytest.raises(ValueError, match=match):
             model.predict(X, bad)

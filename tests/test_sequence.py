@@ -39,7 +39,7 @@ def test_learns_the_transitions(model_backend, rng, average):
     # the learned transitions are the cycle: from i, i + 1 scores best
     assert np.argmax(m.coef_trans_, axis=1).tolist() == [1, 2, 0]
     # a sentence cut differently is tagged differently: the boundaries matter
-    assert not np.array_equal(m.predict(X, None), y)
+    assert not np.array_equal(m.predict(X, [len(X)]), y)
 
 
 def test_twins_train_the_same_model(rng):
@@ -119,6 +119,49 @@ def test_bad_lengths_are_named(rng, lengths, message):
     X, y = np.zeros((5, 2)), TAGS[[0, 1, 2, 0, 1]]
     with pytest.raises(ValueError, match=message):
         StructuredPerceptron().fit(X, y, lengths)
+
+
+def test_every_call_without_lengths_says_how_to_pass_them(rng):
+    """Without lengths, fit trained all of X as one sentence (accuracy 0.950 -> 0.256 on
+    docs/sequence.md's data) and predict and score decoded it as one, silently."""
+    X, y, lengths = cycle_data(rng, noise=0.3)
+    m = StructuredPerceptron(max_iter=2)
+    calls = {"fit": lambda: m.fit(X, y), "partial_fit": lambda: m.partial_fit(X, y, classes=TAGS),
+             "predict": lambda: m.predict(X), "score": lambda: m.score(X, y)}
+    for name in ("fit", "partial_fit"):
+        with pytest.raises(ValueError, match=rf"lengths is required: StructuredPerceptron\.{name}"):
+            calls[name]()
+        assert not hasattr(m, "classes_")  # refused before anything ran
+    m.fit(X, y, lengths)
+    before = {k: v.copy() for k, v in m._state.items()}
+    for name, call in calls.items():
+        with pytest.raises(ValueError, match=rf"StructuredPerceptron\.{name} takes .*lengths=\[len"
+                                             r"\(X\)\].*__lengths=lengths.*cross_val_score"):
+            call()
+    assert all(np.array_equal(m._state[k], v) for k, v in before.items())
+    assert m.n_iter_ == 2
+    # a single sentence is lengths=[n]
+    assert m.predict(X, [len(X)]).shape == (len(X),)
+
+
+def test_a_pipeline_passes_lengths_and_cross_validation_says_it_cannot(rng):
+    pytest.importorskip("sklearn")
+    from sklearn.model_selection import cross_val_score
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import MaxAbsScaler
+
+    X, y, lengths = cycle_data(rng, noise=0.3)
+    pipe = make_pipeline(MaxAbsScaler(), StructuredPerceptron(max_iter=5))
+    with pytest.raises(ValueError, match="lengths is required"):
+        pipe.fit(X, y)  # (it trained one sentence of every row)
+    pipe.fit(X, y, structuredperceptron__lengths=lengths)
+    alone = StructuredPerceptron(max_iter=5).fit(MaxAbsScaler().fit_transform(X), y, lengths)
+    assert np.array_equal(pipe.predict(X, lengths=lengths), alone.predict(
+        MaxAbsScaler().fit_transform(X), lengths))
+    with pytest.raises(ValueError, match="lengths is required.*pipe.score"):
+        pipe.score(X, y, lengths=lengths)  # (Pipeline.score drops it unless routing is on)
+    with pytest.raises(ValueError, match="(?s)fits failed.*lengths is required.*cross_val_"):
+        cross_val_score(pipe, X, y, cv=2)  # (the message reaches its user)
 
 
 def test_other_refusals():

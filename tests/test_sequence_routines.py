@@ -406,6 +406,59 @@ def test_every_viterbi_path_gives_the_twins_tags(seq_twins, rng):
     with pytest.raises(ValueError, match="not supported"):
         C._set_viterbi_path("avx-1024")
 
+@pytest.mark.skipif(not HAVE_C, reason="compares the C twin with the Python one")
+def test_chunks_that_end_inside_sentences_change_no_bit(seq_twins, rng):
+    # the C twin looks for Ctrl-C between chunks of work that may end inside a sentence
+    # (between two tokens' emissions, two Viterbi steps): wherever they end, down to every
+    # token and step, its tags, epochs and emissions are the Python twin's, and a sentence
+    # that overflows is named alike
+    C, P = seq_twins
+    before = C._set_chunk_work(1)
+    try:
+        for work in (1, 5, 40, 1000, before):
+            C._set_chunk_work(work)
+            lengths = rng.integers(1, 30, size=6)
+            X, y = rng.normal(size=(lengths.sum(), 5)), rng.integers(0, 4, lengths.sum())
+            X[rng.random(X.shape) < 0.3] = 0
+            for sparse in (False, True):
+                head = to_csr(X) if sparse else (X,)
+                states = [state(4, 5, True) for _ in range(2)]
+                for _ in range(2):
+                    order = rng.permutation(len(lengths))
+                    assert run_epoch(C, X, y, lengths, order, states[0], sparse=sparse) == \
+                        run_epoch(P, X, y, lengths, order, states[1], sparse=sparse)
+                for k, v in states[0].items():
+                    assert np.array_equal(v, states[1][k]), (work, k)
+                st = states[0]
+                tags, emitted = [], []
+                for m, n_jobs in ((C, 1), (C, 2), (P, 1)):
+                    out, E = np.empty(len(y), dtype=np.int64), np.empty((len(y), 4))
+                    (m.decode_csr if sparse else m.decode_dense)(
+                        *head, st["W"], st["b"], st["trans"], offsets_of(lengths), out,
+                        n_jobs=n_jobs)
+                    (m.emissions_csr if sparse else m.emissions_dense)(
+                        *head, st["W"], st["b"], E)
+                    tags.append(out.tolist())
+                    emitted.append(E)
+                assert tags[0] == tags[1] == tags[2]
+                assert np.array_equal(emitted[0], emitted[2])
+            E = rng.normal(size=(lengths.sum(), 4)) * 1e3
+            bad = E.copy()
+            bad[-3, 1] = np.inf
+            for scores in (E, bad):
+                assert _refusal(C, scores, st["trans"], lengths) == \
+                    _refusal(P, scores, st["trans"], lengths)
+            big = np.full((30, 1), 1e308)  # the second sentence overflows its emissions
+            errors = []
+            for m in seq_twins:
+                with pytest.raises(FloatingPointError) as exc:
+                    run_epoch(m, big, [1] * 30, [10, 20], [0, 1], state(2, 1, averaged=True))
+                errors.append(str(exc.value))
+            assert errors[0] == errors[1] and "(sentence 1)" in errors[0]
+    finally:
+        C._set_chunk_work(before)
+
+
 # ------------------------------------------------------------------------ refusals
 def test_non_finite_transitions_are_refused(seq):
     for bad in (np.nan, np.inf, -np.inf):

@@ -441,6 +441,24 @@ def sentence_blocks(offsets: Any, n_tags: int, row_len: int) -> list[tuple[int, 
     return list(zip(firsts, firsts[1:] + [n_sent]))
 
 
+def decode_blocks(block: Callable[[int, int], int], offsets: Any, n_tags: int, row_len: int,
+                  n_jobs: Any) -> None:
+    """block(first, stop) for every block of `sentence_blocks`, on n_jobs threads
+    (`run_shared`); each returns -1, or the sentence of its block whose Viterbi score is not
+    finite, and the lowest of those raises `non_finite_sentence`, whatever the threads."""
+    blocks = sentence_blocks(offsets, n_tags, row_len)
+    bad: list[int] = []
+
+    def one(k: int) -> None:
+        s = block(*blocks[k])
+        if s >= 0:
+            bad.append(s)
+
+    run_shared(one, len(blocks), n_jobs)
+    if bad:
+        raise non_finite_sentence(min(bad))
+
+
 def run_blocks(fn: Callable[[int, int], None], blocks: Sequence[tuple[int, int]],
                n_threads: int) -> None:
     """fn(a, z) for every (a, z) of blocks, on up to n_threads threads (`run_shared`: the

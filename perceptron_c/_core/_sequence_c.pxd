@@ -9,7 +9,9 @@ from cython cimport floating
 
 # The weights: W (d x K, feature-major: row j is feature j's weight for every tag), b (K),
 # trans ((K+2) x K); averaging is on when U != NULL (then
-# beta, U_trans and count are set too: [Daume2017] Alg. 7 sums and example counter).
+# beta, U_trans and count are set too: [Daume2017] Alg. 7 sums and example counter). E: the
+# emissions of every token given (n_tokens x K: decoding reads them instead of W and b), or
+# NULL.
 cdef struct SeqModel:
     double* W
     double* b
@@ -18,12 +20,16 @@ cdef struct SeqModel:
     double* beta
     double* U_trans
     int64_t* count
+    const double* E
     Py_ssize_t K
     Py_ssize_t d
     bint fit_intercept
 
 # Scratch for sentences of up to max_len tokens: E (max_len x K emissions), delta (2K),
-# back (max_len x K backpointers, as doubles), path (max_len tags), lanes (4K running sums).
+# back (max_len x K backpointers, as doubles), path (max_len tags), lanes (4K running sums);
+# and where a pass that stopped on its budget goes on: sentence s (decode_sentences: its
+# index; structured_pass: its position in the order), of which `emitted` tokens have their
+# emissions and `rows` rows of Viterbi are done (0, 0 when a new sentence starts).
 cdef struct SeqWork:
     double* E
     double* delta
@@ -31,6 +37,9 @@ cdef struct SeqWork:
     int64_t* path
     double* lanes
     Py_ssize_t max_len
+    Py_ssize_t s
+    Py_ssize_t emitted
+    Py_ssize_t rows
 
 # Viterbi of one sentence of T >= 1 tokens with emissions E (T x K) into path: 0, or -1 when
 # a score is not finite.
@@ -43,17 +52,20 @@ cdef void emissions(const floating* data, const int32_t* idx, const int64_t* ind
                     Py_ssize_t d, Py_ssize_t T, Py_ssize_t K, const double* W, const double* b,
                     double* lanes, double* E) noexcept nogil
 
-# Decode sentences first..stop-1 into out (tags by token): -1, or the first sentence whose
-# score is not finite (decoding stops there).
+# Decode the sentences from where work stands (work.s, ...) to stop-1 into out (tags by
+# token), for about `budget` multiply-adds: -1 when done, -2 when the budget ran out first
+# (call again to go on), or the sentence whose score is not finite (decoding stops there).
 cdef Py_ssize_t decode_sentences(const floating* data, const int32_t* idx,
                                  const int64_t* indptr, const int64_t* offsets,
-                                 Py_ssize_t first, Py_ssize_t stop, const SeqModel* m,
-                                 SeqWork* work, int64_t* out) noexcept nogil
+                                 Py_ssize_t stop, const SeqModel* m, SeqWork* work,
+                                 int64_t* out, Py_ssize_t budget) noexcept nogil
 
-# One pass over the n sentences order[0..n-1]: the sentences with a wrong tag, or -1 - t when
-# a score at position t is not finite (the pass stops there). mistakes[0] and mistakes[1]
-# gain the sentences and the tokens tagged wrongly.
+# The pass over the n sentences order[0..n-1] from where work stands (work.s is a position in
+# the order), for about `budget` multiply-adds: 0 when done, 1 when the budget ran out first
+# (call again to go on), -1 when a score at position work.s is not finite (the pass stops
+# there). mistakes[0] and mistakes[1] gain the sentences and the tokens tagged wrongly.
 cdef Py_ssize_t structured_pass(const floating* data, const int32_t* idx,
                                 const int64_t* indptr, const int64_t* y,
                                 const int64_t* offsets, const int64_t* order, Py_ssize_t n,
-                                SeqModel* m, SeqWork* work, int64_t* mistakes) noexcept nogil
+                                SeqModel* m, SeqWork* work, int64_t* mistakes,
+                                Py_ssize_t budget) noexcept nogil

@@ -6,17 +6,19 @@ The Python twin is the specification; read its module docstring for the arithmet
 update where the sequences differ). W is feature-major (d, K): a token's emissions walk its
 features once, adding each feature's K contiguous weights into 4 lanes of K running sums
 (``_lanes.h``, loops the compiler vectorizes), so they are ``_linear``'s decision values on
-W.T bit for bit. Sentences run without the GIL in chunks of a few
-milliseconds, with scratch buffers allocated once per call (per block when decoding on
-``n_jobs`` threads) and sized by the longest sentence.
+W.T bit for bit. Sentences run without the GIL in chunks of about CHUNK_WORK multiply-adds
+(a few milliseconds; between two tokens or Viterbi steps of a long sentence too, `SeqWork`
+says where), with scratch buffers allocated once per call (per block when decoding on
+``n_jobs`` threads) and sized by the longest sentence. Where a chunk ends changes no bit.
 """
+from cpython.pyport cimport PY_SSIZE_T_MAX
 from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport free, malloc
 from cython cimport floating
 
-from perceptron_c._core._checks cimport (all_in_range, between_chunks, check_csr, need,
-                                         rows_per_chunk)
+from perceptron_c._core._checks cimport (CHUNK_WORK, all_in_range, between_chunks, check_csr,
+                                         need)
 
 cdef extern from "_lanes.h" nogil:
     void pc_lanes_add4(double* s0, double* s1, double* s2, double* s3, const double* w0,
@@ -34,8 +36,7 @@ cdef extern from "_lanes.h" nogil:
     void pc_emit_row(const double** w, const double* x, Py_ssize_t m, const double* b,
                      double* e, Py_ssize_t K)
 
-from perceptron_c._core._contract import non_finite_sentence, sentence_blocks
-from perceptron_c._threads import effective_n_jobs, run_shared, stop_point
+from perceptron_c._core._contract import decode_blocks, non_finite_sentence
 
 # The Viterbi step's paths (the same bits on each): the widest this CPU has unless a test
 # picks another (_set_viterbi_path).
@@ -59,44 +60,62 @@ def _set_viterbi_path(name):
     return before
 
 
+# The work of one nogil call between two looks for Ctrl-C: CHUNK_WORK unless a test makes the
+# chunks end inside every sentence (_set_chunk_work); the results never depend on it.
+cdef Py_ssize_t _chunk_work = CHUNK_WORK
+
+
+def _set_chunk_work(Py_ssize_t work):
+    """Chunks of ``work`` multiply-adds (for the tests); returns the size before."""
+    global _chunk_work
+    before, _chunk_work = _chunk_work, work
+    return before
+
+
 from perceptron_c._core._sequence_py import __all__  # no-cython-lint: listed once (test_twins)
 
 
-cdef int best_path(const double* E, const double* trans, Py_ssize_t T, Py_ssize_t K,
-                   double* delta, double* back, int64_t* path) noexcept nogil:
-    # _sequence_py._best_path; the loop over i is outside the one over j (contiguous rows of
-    # trans), which compares each j's candidates in the same order, i = 0, 1, ...
-    cdef double* cur = delta
-    cdef double* nxt = delta + K
-    cdef double* tmp
-    cdef const double* e
-    cdef const double* end = trans + (K + 1) * K
+cdef inline int viterbi_rows(const double* E, const double* trans, Py_ssize_t T,
+                             Py_ssize_t K, double* delta, double* back, int64_t* path,
+                             Py_ssize_t* rows, Py_ssize_t* budget) noexcept nogil:
+    # _sequence_py._best_path from row rows[0] of delta on: the best path into path (1; rows[0]
+    # back to 0), or 0 when the budget of multiply-adds ran out first (rows[0]: the rows done,
+    # where to go on), or -1 when a score is not finite. delta_t lives at delta + (t & 1) K.
+    # The loop over i is outside the one over j (contiguous rows of trans), which compares each
+    # j's candidates in the same order, i = 0, 1, ...; strict >: ties go to the lowest tag.
+    cdef double* cur
+    cdef double* nxt
     cdef double* bk
-    cdef Py_ssize_t t, i, j, last = 0
+    cdef const double* e
+    cdef Py_ssize_t t = rows[0], i, j, last = 0
     cdef double cand, best
-    for j in range(K):
-        cur[j] = trans[K * K + j] + E[j]
-        if not isfinite(cur[j]):
-            return -1
-    for t in range(1, T):
-        e = E + t * K
-        bk = back + t * K
+    if t == 0:
+        for j in range(K):
+            delta[j] = trans[K * K + j] + E[j]
+            if not isfinite(delta[j]):
+                return -1
+        t = 1
+    while t < T:
+        cur, nxt = delta + ((t - 1) & 1) * K, delta + (t & 1) * K
+        e, bk = E + t * K, back + t * K
         for j in range(K):
             nxt[j] = (cur[0] + trans[j]) + e[j]
             bk[j] = 0
-        for i in range(1, K):  # strict >: ties go to the lowest tag
+        for i in range(1, K):
             pc_viterbi_step(cur[i], trans + i * K, e, nxt, bk, <double>i, K, _vit_path)
         for j in range(K):
             if not isfinite(nxt[j]):
                 return -1
-        tmp = cur
-        cur = nxt
-        nxt = tmp
-    best = cur[0] + end[0]
-    if not isfinite(best):
-        return -1
-    for j in range(1, K):
-        cand = cur[j] + end[j]
+        t += 1
+        budget[0] -= K * K
+        if budget[0] <= 0 and t < T:
+            rows[0] = t
+            return 0
+    rows[0] = 0
+    cur, e = delta + ((T - 1) & 1) * K, trans + (K + 1) * K  # the end scores
+    best = cur[0] + e[0]
+    for j in range(K):
+        cand = cur[j] + e[j]
         if not isfinite(cand):
             return -1
         if cand > best:
@@ -105,7 +124,14 @@ cdef int best_path(const double* E, const double* trans, Py_ssize_t T, Py_ssize_
     path[T - 1] = last
     for t in range(T - 1, 0, -1):
         path[t - 1] = <int64_t>back[t * K + path[t]]
-    return 0
+    return 1
+
+
+cdef int best_path(const double* E, const double* trans, Py_ssize_t T, Py_ssize_t K,
+                   double* delta, double* back, int64_t* path) noexcept nogil:
+    # _sequence_py._best_path, in one go
+    cdef Py_ssize_t rows = 0, budget = PY_SSIZE_T_MAX
+    return 0 if viterbi_rows(E, trans, T, K, delta, back, path, &rows, &budget) > 0 else -1
 
 
 cdef void emissions(const floating* data, const int32_t* idx, const int64_t* indptr,
@@ -122,13 +148,9 @@ cdef void emissions(const floating* data, const int32_t* idx, const int64_t* ind
     cdef double xs[PC_ROW_MAX]
     for t in range(T):
         if indptr == NULL:
-            x = data + t * d
-            cols = NULL
-            m = d
+            x, cols, m = data + t * d, NULL, d
         else:
-            x = data + indptr[t]
-            cols = idx + indptr[t]
-            m = indptr[t + 1] - indptr[t]
+            x, cols, m = data + indptr[t], idx + indptr[t], indptr[t + 1] - indptr[t]
         if m <= PC_ROW_MAX:  # short rows: the lanes in registers (the same sums)
             for p in range(m):
                 rows[p] = W + (p if cols == NULL else cols[p]) * K
@@ -157,27 +179,63 @@ cdef void emissions(const floating* data, const int32_t* idx, const int64_t* ind
         pc_lanes_sum(lanes, b, E + t * K, K)
 
 
-cdef inline void _emissions(const floating* data, const int32_t* idx, const int64_t* indptr,
-                            const SeqModel* m, Py_ssize_t start, Py_ssize_t T,
-                            SeqWork* work) noexcept nogil:
+cdef inline Py_ssize_t emit_tokens(const floating* data, const int32_t* idx,
+                                   const int64_t* indptr, const SeqModel* m, Py_ssize_t start,
+                                   Py_ssize_t a, Py_ssize_t T, double* lanes, double* E,
+                                   Py_ssize_t* budget) noexcept nogil:
+    # The emissions of the tokens from start + a on into E + a K, as many as the budget of
+    # multiply-adds pays for (at least one; a token costs K (its features + 1)), and of none
+    # from start + T on; returns the next a.
+    cdef Py_ssize_t n = T, cost = m.K * (T - a) * (1 + m.d) if indptr == NULL else m.K * (
+        T - a + indptr[start + T] - indptr[start + a])
+    if cost > budget[0]:  # not all of them: token by token
+        n, cost = a, 0
+        while n < T and (n == a or cost < budget[0]):
+            cost += m.K * (1 + (m.d if indptr == NULL else indptr[start + n + 1] -
+                                indptr[start + n]))
+            n += 1
     if indptr == NULL:
-        emissions(data + start * m.d, NULL, NULL, m.d, T, m.K, m.W, m.b, work.lanes, work.E)
+        emissions(data + (start + a) * m.d, NULL, NULL, m.d, n - a, m.K, m.W, m.b, lanes,
+                  E + a * m.K)
     else:
-        emissions(data, idx, indptr + start, m.d, T, m.K, m.W, m.b, work.lanes, work.E)
+        emissions(data, idx, indptr + start + a, m.d, n - a, m.K, m.W, m.b, lanes, E + a * m.K)
+    budget[0] -= cost
+    return n
+
+
+cdef inline int sentence_path(const floating* data, const int32_t* idx, const int64_t* indptr,
+                              const SeqModel* m, Py_ssize_t start, Py_ssize_t T,
+                              SeqWork* w, int64_t* path, Py_ssize_t* budget) noexcept nogil:
+    # The sentence of rows start..start+T-1 from where w stands (w.emitted tokens' emissions,
+    # then w.rows Viterbi rows), until its best path is in path (1; w back at 0, 0) or the
+    # budget of multiply-adds is spent (0); -1: a score is not finite.
+    cdef const double* E = m.E + start * m.K if m.E != NULL else w.E  # (given: viterbi)
+    while m.E == NULL and w.emitted < T:
+        w.emitted = emit_tokens(data, idx, indptr, m, start, w.emitted, T, w.lanes, w.E, budget)
+        if budget[0] <= 0:
+            return 0
+    cdef int r = viterbi_rows(E, m.trans, T, m.K, w.delta, w.back, path, &w.rows, budget)
+    if r > 0:
+        w.emitted = 0
+    return r
 
 
 cdef Py_ssize_t decode_sentences(const floating* data, const int32_t* idx,
                                  const int64_t* indptr, const int64_t* offsets,
-                                 Py_ssize_t first, Py_ssize_t stop, const SeqModel* m,
-                                 SeqWork* work, int64_t* out) noexcept nogil:
-    cdef Py_ssize_t s, T
-    for s in range(first, stop):
+                                 Py_ssize_t stop, const SeqModel* m, SeqWork* work,
+                                 int64_t* out, Py_ssize_t budget) noexcept nogil:
+    cdef Py_ssize_t s = work.s, T  # (locals: the compiler keeps them in registers)
+    cdef int r
+    while s < stop:
         T = offsets[s + 1] - offsets[s]
-        if T == 0:
-            continue
-        _emissions(data, idx, indptr, m, offsets[s], T, work)
-        if best_path(work.E, m.trans, T, m.K, work.delta, work.back, out + offsets[s]) < 0:
+        r = 1 if T == 0 else sentence_path(data, idx, indptr, m, offsets[s], T, work,
+                                           out + offsets[s], &budget)
+        if r < 0:
             return s
+        s += r  # (r = 0: the budget ran out inside sentence s)
+        if budget <= 0 and s < stop:
+            work.s = s
+            return -2
     return -1
 
 
@@ -211,12 +269,9 @@ cdef Py_ssize_t _update(const floating* data, const int32_t* idx, const int64_t*
         if g != p:
             wrong += 1
             if indptr == NULL:
-                x = data + (start + t) * d
-                cols = NULL
-                n = d
+                x, cols, n = data + (start + t) * d, NULL, d
             else:
-                x = data + indptr[start + t]
-                cols = idx + indptr[start + t]
+                x, cols = data + indptr[start + t], idx + indptr[start + t]
                 n = indptr[start + t + 1] - indptr[start + t]
             for q in range(n):  # row q of W is feature q's (dense) or cols[q]'s
                 w = W + (q if cols == NULL else cols[q]) * K
@@ -237,26 +292,25 @@ cdef Py_ssize_t _update(const floating* data, const int32_t* idx, const int64_t*
 cdef Py_ssize_t structured_pass(const floating* data, const int32_t* idx,
                                 const int64_t* indptr, const int64_t* y,
                                 const int64_t* offsets, const int64_t* order, Py_ssize_t n,
-                                SeqModel* m, SeqWork* work, int64_t* mistakes) noexcept nogil:
-    cdef Py_ssize_t t, k, T, start, wrong = 0
+                                SeqModel* m, SeqWork* work, int64_t* mistakes,
+                                Py_ssize_t budget) noexcept nogil:
+    cdef Py_ssize_t k = work.s, i, T, start
     cdef int64_t s, c
-    cdef bint differ
+    cdef int r
     cdef bint averaged = m.U != NULL
-    for t in range(n):
-        s = order[t]
+    while k < n:
+        s = order[k]
         start = offsets[s]
         T = offsets[s + 1] - start
         if T > 0:
-            _emissions(data, idx, indptr, m, start, T, work)
-            if best_path(work.E, m.trans, T, m.K, work.delta, work.back, work.path) < 0:
-                return -1 - t
-            differ = False
-            for k in range(T):
-                if work.path[k] != y[start + k]:
-                    differ = True
-                    break
-            if differ:
-                wrong += 1
+            r = sentence_path(data, idx, indptr, m, start, T, work, work.path, &budget)
+            if r <= 0:
+                work.s = k
+                return 1 if r == 0 else -1
+            i = 0
+            while i < T and work.path[i] == y[start + i]:
+                i += 1
+            if i < T:  # a wrong tag
                 mistakes[0] += 1
                 mistakes[1] += _update(data, idx, indptr, start, y + start, work.path, T, 1.0,
                                        m.W, m.b if m.fit_intercept else NULL, m.trans, m)
@@ -266,7 +320,11 @@ cdef Py_ssize_t structured_pass(const floating* data, const int32_t* idx,
                             m.U, m.beta if m.fit_intercept else NULL, m.U_trans, m)
         if averaged:
             m.count[0] += 1  # every sentence counts, mistake or not
-    return wrong
+        k += 1
+        if budget <= 0 and k < n:
+            work.s = k
+            return 1
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -306,9 +364,11 @@ cdef Py_ssize_t _check_offsets(const int64_t[::1] offsets, Py_ssize_t n_tokens,
 
 
 cdef int _alloc(SeqWork* w, Py_ssize_t max_len, Py_ssize_t K) except -1:
-    """Scratch for sentences of up to max_len tokens (free with _free, also on failure)."""
+    """Scratch for sentences of up to max_len tokens (free it with _free; none on failure)."""
+    w.E = w.delta = w.lanes = w.back = NULL
+    w.path = NULL
     max_len = max(1, max_len)
-    w.max_len = max_len
+    w.max_len, w.s, w.emitted, w.rows = max_len, 0, 0, 0
     w.E = <double*>malloc(max_len * K * sizeof(double))
     w.delta = <double*>malloc(2 * K * sizeof(double))
     w.back = <double*>malloc(max_len * K * sizeof(double))
@@ -316,6 +376,7 @@ cdef int _alloc(SeqWork* w, Py_ssize_t max_len, Py_ssize_t K) except -1:
     w.lanes = <double*>malloc(4 * K * sizeof(double))
     if (w.E == NULL or w.delta == NULL or w.back == NULL or w.path == NULL or
             w.lanes == NULL):
+        _free(w)
         raise MemoryError(f"no memory for the Viterbi buffers of a sentence of {max_len} "
                           f"tokens and {K} tags")
     return 0
@@ -331,67 +392,41 @@ cdef void _free(SeqWork* w) noexcept:
 
 cdef void _model(SeqModel* m, const double* W, const double* b, const double* trans,
                  Py_ssize_t K, Py_ssize_t d) noexcept:
-    m.W = <double*>W
-    m.b = <double*>b
-    m.trans = <double*>trans
+    m.W, m.b, m.trans, m.K, m.d = <double*>W, <double*>b, <double*>trans, K, d
     m.U = m.beta = m.U_trans = NULL
-    m.count = NULL
-    m.K = K
-    m.d = d
-    m.fit_intercept = False
+    m.count, m.E, m.fit_intercept = NULL, NULL, False
 
 
 def viterbi(const double[:, ::1] E, const double[:, ::1] trans, const int64_t[::1] offsets,
             int64_t[::1] out):
-    cdef Py_ssize_t K = E.shape[1], s, first, stop, bad = -1
-    cdef SeqWork w
-    _check_trans(trans, K)
-    longest = _check_offsets(offsets, E.shape[0])
+    cdef SeqModel m
+    _check_trans(trans, E.shape[1])
+    _check_offsets(offsets, E.shape[0])
     need(out.shape[0] == E.shape[0], "out must have one entry per token")
-    w.E = w.delta = w.lanes = w.back = NULL
-    w.path = NULL
-    try:
-        _alloc(&w, longest, K)
-        for first, stop in sentence_blocks(offsets, K, 0):
-            with nogil:
-                for s in range(first, stop):
-                    if offsets[s + 1] > offsets[s] and best_path(
-                            &E[0, 0] + offsets[s] * K, &trans[0, 0], offsets[s + 1] - offsets[s],
-                            K, w.delta, w.back, &out[0] + offsets[s]) < 0:
-                        bad = s
-                        break
-            if bad >= 0:
-                raise non_finite_sentence(bad)
-            between_chunks()
-    finally:
-        _free(&w)
+    _model(&m, NULL, NULL, &trans[0, 0], E.shape[1], 0)
+    m.E = &E[0, 0]  # given: decoding skips the emissions
+    bad = _decode_range(<const double*>NULL, NULL, NULL, &m, offsets, out, 0, offsets.shape[0] - 1)
+    if bad >= 0:
+        raise non_finite_sentence(bad)
 
 
 cdef int _emissions_out(const floating* data, const int32_t* idx, const int64_t* indptr,
-                        Py_ssize_t n, Py_ssize_t d, row_len, const double[:, ::1] W,
-                        const double[::1] b, double[:, ::1] out) except -1:
+                        Py_ssize_t n, Py_ssize_t d, const double[:, ::1] W, const double[::1] b,
+                        double[:, ::1] out) except -1:
     """_sequence_py._emissions_out: chunks of rows, looking for Ctrl-C between them."""
-    cdef Py_ssize_t K = W.shape[1], start = 0, stop
-    cdef Py_ssize_t chunk = rows_per_chunk(max(1, K) * max(1, row_len))
-    cdef double* lanes
-    need(b.shape[0] == K, "b must have one entry per column of W")
-    need(out.shape[0] == n and out.shape[1] == K, "out must have shape (n_tokens, K)")
-    if n == 0:
-        return 0
-    lanes = <double*>malloc(max(1, 4 * K) * sizeof(double))
+    cdef SeqModel m
+    cdef Py_ssize_t a = 0, budget
+    need(b.shape[0] == W.shape[1], "b must have one entry per column of W")
+    need(out.shape[0] == n and out.shape[1] == W.shape[1], "out must have shape (n_tokens, K)")
+    _model(&m, &W[0, 0], &b[0], NULL, W.shape[1], d)
+    cdef double* lanes = <double*>malloc(max(1, 4 * m.K) * sizeof(double))
     if lanes == NULL:
-        raise MemoryError(f"no memory for the lanes of {K} tags")
+        raise MemoryError(f"no memory for the lanes of {m.K} tags")
     try:
-        while start < n:
-            stop = min(n, start + chunk)
+        while a < n:
+            budget = _chunk_work
             with nogil:
-                if indptr == NULL:
-                    emissions(data + start * d, NULL, NULL, d, stop - start, K, &W[0, 0], &b[0],
-                              lanes, &out[start, 0])
-                else:
-                    emissions(data, idx, indptr + start, d, stop - start, K, &W[0, 0], &b[0],
-                              lanes, &out[start, 0])
-            start = stop
+                a = emit_tokens(data, idx, indptr, &m, 0, a, n, lanes, &out[0, 0], &budget)
             between_chunks()
     finally:
         free(lanes)
@@ -401,44 +436,44 @@ cdef int _emissions_out(const floating* data, const int32_t* idx, const int64_t*
 def emissions_dense(const floating[:, ::1] X, const double[:, ::1] W, const double[::1] b,
                     double[:, ::1] out):
     need(W.shape[0] == X.shape[1], "W must have one row per feature")
-    _emissions_out(&X[0, 0], NULL, NULL, X.shape[0], X.shape[1], X.shape[1], W, b, out)
+    _emissions_out(&X[0, 0], NULL, NULL, X.shape[0], X.shape[1], W, b, out)
 
 
 def emissions_csr(const floating[::1] data, const int32_t[::1] indices,
                   const int64_t[::1] indptr, const double[:, ::1] W, const double[::1] b,
                   double[:, ::1] out):
     check_csr(indptr, data.shape[0], indices.shape[0])
-    n = indptr.shape[0] - 1
-    _emissions_out(&data[0], &indices[0], &indptr[0], n, W.shape[0], indptr[n] // max(1, n),
-                   W, b, out)
+    _emissions_out(&data[0], &indices[0], &indptr[0], indptr.shape[0] - 1, W.shape[0], W, b,
+                   out)
 
 
 cdef Py_ssize_t _decode_range(const floating* data, const int32_t* idx, const int64_t* indptr,
-                              Py_ssize_t d, const double[:, ::1] W, const double[::1] b,
-                              const double[:, ::1] trans, const int64_t[::1] offsets,
-                              int64_t[::1] out, Py_ssize_t first, Py_ssize_t stop) except -2:
-    """Decode one block of sentences with its own scratch: -1, or the sentence that failed."""
-    cdef SeqModel m
+                              const SeqModel* m, const int64_t[::1] offsets, int64_t[::1] out,
+                              Py_ssize_t first, Py_ssize_t stop) except -2:
+    """Decode one block of sentences with its own scratch, in chunks of about `_chunk_work`
+    multiply-adds (inside long sentences too): -1, or the sentence that failed."""
     cdef SeqWork w
     cdef Py_ssize_t bad
-    _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[1], d)
-    w.E = w.delta = w.lanes = w.back = NULL
-    w.path = NULL
+    _alloc(&w, _check_offsets(offsets, 0, first, stop), m.K)
+    w.s = first
     try:
-        _alloc(&w, _check_offsets(offsets, 0, first, stop), m.K)
-        with nogil:
-            bad = decode_sentences(data, idx, indptr, &offsets[0], first, stop, &m, &w, &out[0])
+        while True:
+            with nogil:
+                bad = decode_sentences(data, idx, indptr, &offsets[0], stop, m, &w, &out[0],
+                                       _chunk_work)
+            between_chunks()
+            if bad != -2:
+                return bad
     finally:
         _free(&w)
-    between_chunks()
-    return bad
 
 
 def _decode_block_dense(const floating[:, ::1] X, const double[:, ::1] W, const double[::1] b,
                         const double[:, ::1] trans, const int64_t[::1] offsets,
                         int64_t[::1] out, Py_ssize_t first, Py_ssize_t stop):
-    return _decode_range(&X[0, 0], NULL, NULL, X.shape[1], W, b, trans, offsets, out, first,
-                         stop)
+    cdef SeqModel m
+    _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[1], X.shape[1])
+    return _decode_range(&X[0, 0], NULL, NULL, &m, offsets, out, first, stop)
 
 
 def _decode_block_csr(const floating[::1] data, const int32_t[::1] indices,
@@ -446,35 +481,21 @@ def _decode_block_csr(const floating[::1] data, const int32_t[::1] indices,
                       const double[::1] b, const double[:, ::1] trans,
                       const int64_t[::1] offsets, int64_t[::1] out, Py_ssize_t first,
                       Py_ssize_t stop):
-    return _decode_range(&data[0], &indices[0], &indptr[0], d, W, b, trans, offsets, out,
-                         first, stop)
+    cdef SeqModel m
+    _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[1], d)
+    return _decode_range(&data[0], &indices[0], &indptr[0], &m, offsets, out, first, stop)
 
 
 def _decode(run, Py_ssize_t n_tokens, Py_ssize_t row_len, const double[:, ::1] W,
             const double[::1] b, const double[:, ::1] trans, const int64_t[::1] offsets,
             int64_t[::1] out, n_jobs):
-    """The blocks of `sentence_blocks` on n_jobs threads; the lowest failed sentence raises."""
+    """The checks, then `decode_blocks`: the lowest failed sentence raises."""
     K = W.shape[1]
     need(b.shape[0] == K, "b must have one entry per column of W")
     _check_trans(trans, K)
     _check_offsets(offsets, n_tokens)
     need(out.shape[0] == n_tokens, "out must have one entry per token")
-    blocks = sentence_blocks(offsets, K, row_len)
-    bad = []
-
-    def block(k):
-        s = run(blocks[k][0], blocks[k][1])
-        if s >= 0:
-            bad.append(s)
-
-    if len(blocks) == 1:  # run_shared's one block (after its check of n_jobs), here
-        effective_n_jobs(n_jobs)
-        stop_point()
-        block(0)
-    else:
-        run_shared(block, len(blocks), n_jobs)
-    if bad:
-        raise non_finite_sentence(min(bad))
+    decode_blocks(run, offsets, K, row_len, n_jobs)
 
 
 def decode_dense(X, W, b, trans, offsets, out, *, n_jobs=None):
@@ -508,12 +529,10 @@ cdef Py_ssize_t _check_epoch(Py_ssize_t n_tokens, Py_ssize_t d, const int64_t[::
     n_sent = offsets.shape[0] - 1
     need(all_in_range(order, n_sent), f"order must hold sentence indices in [0, {n_sent})")
     need(mistakes.shape[0] == 2, "mistakes must have shape (2,)")
-    if U is None:
-        need(beta is None and U_trans is None and count is None,
-             "U, beta, U_trans and count go together")
-        return longest
-    need(beta is not None and U_trans is not None and count is not None,
+    need((U is None) == (beta is None) == (U_trans is None) == (count is None),
          "U, beta, U_trans and count go together")
+    if U is None:
+        return longest
     need(U.shape[0] == d and U.shape[1] == K, "U must have the shape of W")
     need(beta.shape[0] == K, "beta must have the shape of b")
     need(U_trans.shape[0] == K + 2 and U_trans.shape[1] == K,
@@ -523,42 +542,33 @@ cdef Py_ssize_t _check_epoch(Py_ssize_t n_tokens, Py_ssize_t d, const int64_t[::
 
 
 cdef Py_ssize_t _epoch(const floating* data, const int32_t* idx, const int64_t* indptr,
-                       Py_ssize_t row_len, const int64_t[::1] y, const int64_t[::1] offsets,
+                       const int64_t[::1] y, const int64_t[::1] offsets,
                        const int64_t[::1] order, SeqModel* m, Py_ssize_t longest,
                        int64_t[::1] mistakes) except -1:
-    """structured_pass over ``order`` in chunks, looking for Ctrl-C between them."""
-    cdef Py_ssize_t n = order.shape[0], start = 0, stop, r, total = 0
-    cdef Py_ssize_t n_sent = offsets.shape[0] - 1
-    cdef Py_ssize_t mean_len = max(1, offsets[n_sent] // max(1, n_sent))
-    cdef Py_ssize_t chunk = max(1, rows_per_chunk(m.K * (row_len + m.K)) // mean_len)
+    """structured_pass over ``order`` in chunks of CHUNK_WORK (inside long sentences too),
+    looking for Ctrl-C between them; returns the sentences tagged wrongly."""
+    cdef Py_ssize_t n = order.shape[0], r = 1
+    cdef int64_t before = mistakes[0]
     cdef SeqWork w
-    w.E = w.delta = w.lanes = w.back = NULL
-    w.path = NULL
+    _alloc(&w, longest, m.K)
     try:
-        _alloc(&w, longest, m.K)
-        while start < n:
-            stop = min(n, start + chunk)
+        while r == 1:
             with nogil:
-                r = structured_pass(data, idx, indptr, &y[0], &offsets[0], &order[start],
-                                    stop - start, m, &w, &mistakes[0])
+                r = structured_pass(data, idx, indptr, &y[0], &offsets[0], &order[0], n, m, &w,
+                                    &mistakes[0], _chunk_work)
             if r < 0:
-                raise non_finite_sentence(order[start - 1 - r], start - 1 - r)
-            total += r
-            start = stop
+                raise non_finite_sentence(order[w.s], w.s)
             between_chunks()
     finally:
         _free(&w)
-    return total
+    return mistakes[0] - before
 
 
 cdef void _averaging(SeqModel* m, bint fit_intercept, double[:, ::1] U, double[::1] beta,
                      double[:, ::1] U_trans, int64_t[::1] count) noexcept:
     m.fit_intercept = fit_intercept
     if U is not None:
-        m.U = &U[0, 0]
-        m.beta = &beta[0]
-        m.U_trans = &U_trans[0, 0]
-        m.count = &count[0]
+        m.U, m.beta, m.U_trans, m.count = &U[0, 0], &beta[0], &U_trans[0, 0], &count[0]
 
 
 def structured_epoch_dense(const floating[:, ::1] X, const int64_t[::1] y,
@@ -571,7 +581,7 @@ def structured_epoch_dense(const floating[:, ::1] X, const int64_t[::1] y,
                            U_trans, count, mistakes)
     _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[1], W.shape[0])
     _averaging(&m, fit_intercept, U, beta, U_trans, count)
-    return _epoch(&X[0, 0], NULL, NULL, X.shape[1], y, offsets, order, &m, longest, mistakes)
+    return _epoch(&X[0, 0], NULL, NULL, y, offsets, order, &m, longest, mistakes)
 
 
 def structured_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
@@ -587,5 +597,4 @@ def structured_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
                            count, mistakes)
     _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[1], W.shape[0])
     _averaging(&m, fit_intercept, U, beta, U_trans, count)
-    return _epoch(&data[0], &indices[0], &indptr[0], indptr[n] // max(1, n), y, offsets, order,
-                  &m, longest, mistakes)
+    return _epoch(&data[0], &indices[0], &indptr[0], y, offsets, order, &m, longest, mistakes)

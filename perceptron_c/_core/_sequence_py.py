@@ -42,14 +42,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from .._threads import run_shared
 from ._contract import (
     check_csr,
     csr_rows,
+    decode_blocks,
     dense_rows,
     need,
     non_finite_sentence,
-    sentence_blocks,
 )
 
 if TYPE_CHECKING:
@@ -183,22 +182,18 @@ def _decode(row: _Rows, n_tokens: int, W: _D, b: _D, trans: _D, offsets: _I64, o
     _check_offsets(offsets, n_tokens)
     need(out.shape[0] == n_tokens, "out must have one entry per token")
     Wl, bl, tl, p = W.tolist(), b.tolist(), trans.tolist(), offsets.tolist()
-    blocks = sentence_blocks(offsets, K, row_len)
-    bad: list[int] = []  # sentences that failed; the lowest is raised, whatever the threads
 
-    def block(k: int) -> None:
-        for s in range(*blocks[k]):
+    def block(first: int, stop: int) -> int:
+        for s in range(first, stop):
             if p[s] == p[s + 1]:
                 continue
             path = _best_path(_emissions(row, p[s], p[s + 1], Wl, bl), tl)
             if path is None:
-                bad.append(s)
-                return
+                return s
             out[p[s]:p[s + 1]] = path
+        return -1
 
-    run_shared(block, len(blocks), n_jobs)
-    if bad:
-        raise non_finite_sentence(min(bad))
+    decode_blocks(block, offsets, K, row_len, n_jobs)
 
 
 def decode_dense(X: _F, W: _D, b: _D, trans: _D, offsets: _I64, out: _I64, *,
