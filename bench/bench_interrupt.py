@@ -90,6 +90,15 @@ CASES = {
         m = StructuredPerceptron(max_iter=1, n_jobs=2).fit(X[:2000], y[:2000], [2000])
         call = lambda: m.predict(X, [40_000, 40_000])  # a sentence on each thread
     """,
+    "structured tagger tag, one sentence, 40000 tokens x 400 tags": """
+        from perceptron_c._core import _tokens_c
+        features = ["bias"] + [f"i word w{k}" for k in range(5000)]
+        tables = _tokens_c.ViterbiTables(features, [f"T{k}" for k in range(400)],
+                                         rng.normal(size=(5001, 400)), rng.normal(size=400),
+                                         rng.normal(size=(402, 400)))
+        words = [f"w{k % 5000}" for k in range(40_000)]
+        call = lambda: [tables.tag_sentence(words) for _ in range(10)]
+    """,
     "rbf Gram 6000 x 6000 x 2000, n_jobs=2": """
         from perceptron_c import kernels
         X = rng.normal(size=(6000, 2000))

@@ -172,6 +172,15 @@ THREADED = {
         m = StructuredPerceptron(max_iter=1, n_jobs=2).fit(X[:3000], y[:3000], [3000])
         call = lambda: m.predict(X, [20_000, 20_000])  # a sentence on each thread
     """,
+    "structured tagger, inside one long sentence": """
+        from perceptron_c._core import _tokens_c
+        features = ["bias"] + [f"i word w{k}" for k in range(5000)]
+        tables = _tokens_c.ViterbiTables(features, [f"T{k}" for k in range(400)],
+                                         rng.normal(size=(5001, 400)), rng.normal(size=400),
+                                         rng.normal(size=(402, 400)))
+        words = [f"w{k % 5000}" for k in range(40_000)]  # 6.4e9 multiply-adds of Viterbi
+        call = lambda: tables.tag_sentence(words)
+    """,
     "float Gram (rbf)": """
         from perceptron_c import kernels
         X = rng.normal(size=(6000, 2000))

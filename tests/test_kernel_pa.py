@@ -362,17 +362,19 @@ def test_overflow_is_an_error_naming_the_epoch_and_rolls_back(model_backend, rng
     B = (rng.random((20, 100)) < 0.5).astype(np.uint8)
     y = rng.integers(0, 2, 20)
     m = KPA(kernel="conjunction", C=INF, shuffle=False, tol=None, max_iter=1).fit(B, y)
-    before = (m._alpha.copy(), m.decision_function(B), m.mistakes_.copy())
+    before = (m._alpha.copy(), m.decision_function(B), m.mistakes_.copy(), m.support_.copy())
     with pytest.raises(ValueError, match="overflow in epoch 2"):
         m.partial_fit(B, y, sample_weight=np.full(20, 1e308))  # steps of 1e308: a = inf
     assert np.array_equal(m._alpha, before[0]) and np.array_equal(m.mistakes_, before[2])
     assert np.array_equal(m.decision_function(B), before[1])
-    assert np.all(m.support_ == -1)  # the same support vectors, now from an earlier call
+    assert np.array_equal(m.support_, before[3])  # the model before the call, whole
     X, yy = problem(rng, 30, 3, 2)
     f = KPA(kernel="linear", C=INF, tol=None, max_iter=5)
     with pytest.raises(ValueError, match="overflow in epoch 1"):
         f.fit(X, yy, sample_weight=np.full(30, 1e300))  # steps of 1e300 loss
-    assert f.n_iter_ == 0 and f.n_support_ == 0
+    assert not hasattr(f, "n_iter_")  # no epoch finished: as unfitted as before the call
+    with pytest.raises(perceptron_c.NotFittedError):
+        f.predict(X)
 
 
 # ------------------------------------------------------------------------------- weights

@@ -1,6 +1,7 @@
 """The tables that tag Python tokens in one call (_tagging's GreedyTables and ViterbiTables):
 the C twin against its spec on random models and hostile tokens, the same errors, the tagger
 making them when its model is trained, loaded or changed, and many threads at once."""
+import itertools
 import pickle
 import random
 import sys
@@ -145,14 +146,15 @@ def test_viterbi_tables_equal_their_spec_on_every_path(seed):
     for scale in (0, 1.0, 1e-3):
         features, names, W, b, trans, sentences = _viterbi_case(rng, K, scale)
         want = _tokens_py.ViterbiTables(features, names, W, b, trans).tag_sentences(sentences)
-        for path in seq._viterbi_paths():
-            before = seq._set_viterbi_path(path)
-            try:
+        for path, work in itertools.product(seq._viterbi_paths(), (1 << 22, 1, 7 * K * K)):
+            before, chunk = seq._set_viterbi_path(path), C._set_chunk_work(work)
+            try:  # (work 1: the pass stops after every Viterbi row, and goes on)
                 c = C.ViterbiTables(features, names, W, b, trans)
-                assert c.tag_sentences(sentences) == want, path
-                assert [c.tag_sentence(s) for s in sentences] == want, path
+                assert c.tag_sentences(sentences) == want, (path, work)
+                assert [c.tag_sentence(s) for s in sentences] == want, (path, work)
             finally:
                 seq._set_viterbi_path(before)
+                C._set_chunk_work(chunk)
 
 
 def test_viterbi_tables_are_the_structured_model():

@@ -26,7 +26,9 @@ cdef struct Block:
     int64_t* ids          # 4 per token (_Static.token)
     int64_t* codes        # a tag code per token: the tag dictionary's, then the decoded one
     int64_t* offsets      # sentence s of the block: tokens offsets[s]..offsets[s+1]-1
-    Py_ssize_t T          # its longest sentence
+    Py_ssize_t T, n       # its longest sentence, its tokens
+    Py_ssize_t s, rows    # where a pass that stopped on its budget goes on (0, 0 at first)
+    bint ready            # (the pass's own work before that: the Viterbi tables' emissions)
 
 
 cdef class _Static:
@@ -57,7 +59,7 @@ cdef class _Tables:
     cdef int _static(self, list features) except -1
     cdef int _dynamic(self, int t, str f, const uint32_t* cps, Py_ssize_t row) except -1
     cdef list _run(self, list sentences, object tagdict)
-    cdef Py_ssize_t _scratch(self, Py_ssize_t T) noexcept
+    cdef Py_ssize_t _scratch(self, const Block* k) noexcept
     cdef Py_ssize_t _pass(self, Block* k, Py_ssize_t n_sent, double* scratch) noexcept nogil
 
 

@@ -18,9 +18,9 @@ from libc.math cimport isfinite
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
-from perceptron_c._core._checks cimport between_chunks, need
+from perceptron_c._core._checks cimport CHUNK_WORK, between_chunks, need
 from perceptron_c._core._features_c cimport append_str, need_u32, nltk_marker, reserve
-from perceptron_c._core._sequence_c cimport best_path
+from perceptron_c._core._sequence_c cimport SeqModel, SeqWork, decode_sentences
 
 from perceptron_c._core._tokens_py import __all__  # no-cython-lint: listed once (test_twins)
 
@@ -36,6 +36,17 @@ cdef extern from "_lanes.h" nogil:
                      double* e, Py_ssize_t K)
 
 _str_lower = str.lower
+# The work of a Viterbi pass between two looks for Ctrl-C: CHUNK_WORK unless a test makes the
+# passes stop inside every sentence (_set_chunk_work); the tags never depend on it.
+cdef Py_ssize_t _chunk_work = CHUNK_WORK
+
+
+def _set_chunk_work(Py_ssize_t work):
+    """The multiply-adds of a Viterbi pass (for the tests); returns the one before."""
+    global _chunk_work
+    before, _chunk_work = _chunk_work, work
+    return before
+
 
 # NLTK's 10 static features come apart into what a token's strings select: its normalized
 # word (the 5 word templates and template 7's word), the suffixes of its raw and normalized
@@ -221,6 +232,7 @@ cdef int read_block(_Static static, Block* k, list sentences, Py_ssize_t first,
     for s in range(first, stop):
         t += PyList_GET_SIZE(sentences[s])
         k.T = max(k.T, PyList_GET_SIZE(sentences[s]))
+    k.n = t
     k.ids = <int64_t*>malloc(<size_t>(5 * t + stop - first + 1) * sizeof(int64_t))
     if k.ids == NULL:
         raise MemoryError()
@@ -297,7 +309,7 @@ cdef class _Tables:
         return 0
 
     cdef list _run(self, list sentences, object tagdict):
-        cdef Block k = Block(NULL, NULL, NULL, 0)
+        cdef Block k = Block(NULL, NULL, NULL, 0, 0, 0, 0, False)
         cdef Py_ssize_t first = 0, stop, s, n = 0, bad
         cdef double* scratch
         out = []
@@ -309,15 +321,20 @@ cdef class _Tables:
                 stop += 1
             try:
                 read_block(self.static, &k, sentences, first, stop, tagdict, self.code)
-                scratch = <double*>malloc(self._scratch(k.T) * sizeof(double))
+                k.s, k.rows, k.ready = 0, 0, False
+                scratch = <double*>malloc(self._scratch(&k) * sizeof(double))
                 if scratch == NULL:
                     raise MemoryError()
                 try:
-                    if n > 256:
-                        with nogil:
+                    while True:  # -2: the pass stopped on its budget (Ctrl-C looked at)
+                        if n > 256:
+                            with nogil:
+                                bad = self._pass(&k, stop - first, scratch)
+                        else:
                             bad = self._pass(&k, stop - first, scratch)
-                    else:
-                        bad = self._pass(&k, stop - first, scratch)
+                        if bad != -2:
+                            break
+                        between_chunks()
                 finally:
                     free(scratch)
                 if bad >= 0:
@@ -336,16 +353,20 @@ cdef class _Tables:
                 between_chunks()
         return out
 
-    cdef Py_ssize_t _scratch(self, Py_ssize_t T) noexcept:
+    cdef Py_ssize_t _scratch(self, const Block* k) noexcept:
         return self.K
 
     cdef Py_ssize_t _pass(self, Block* k, Py_ssize_t n_sent, double* scratch) noexcept nogil:
+        """The tags of the block's sentences into k.codes: -1 when done, -2 when it stopped on
+        its budget (call again: it goes on from k.s, k.rows), or the first sentence whose
+        score is not finite."""
         return -1
 
 
 cdef class ViterbiTables(_Tables):
-    """_tokens_py.ViterbiTables: the columns of every token through `_Static`, then
-    _sequence_c's emissions (4 lanes, each value 1.0) and `best_path`, sentence by sentence."""
+    """_tokens_py.ViterbiTables: the columns of every token through `_Static`, their
+    emissions (_sequence_c's 4 lanes, each value 1.0), then _sequence_c's `decode_sentences`
+    on them, which stops inside a long sentence on its budget and goes on."""
     cdef object arrays
     cdef const double* W
     cdef const double* b
@@ -384,33 +405,38 @@ cdef class ViterbiTables(_Tables):
         check_sentences(sentences, None)
         return self._run(sentences, None)
 
-    cdef Py_ssize_t _scratch(self, Py_ssize_t T) noexcept:
-        return 2 * T * self.K + 2 * self.K + 1  # E, back, delta
+    cdef Py_ssize_t _scratch(self, const Block* k) noexcept:
+        return (k.T + 2 + k.n) * self.K + 1  # back, delta, then the block's emissions
 
-    cdef Py_ssize_t _pass(self, Block* k, Py_ssize_t n_sent, double* E) noexcept nogil:
-        """Viterbi on every sentence of the block, into k.codes: -1, or the first sentence
-        whose score is not finite."""
-        cdef Py_ssize_t s, i, n, j, m, K = self.K
-        cdef double* back = E + k.T * K
-        cdef const int64_t* ids
+    cdef Py_ssize_t _pass(self, Block* k, Py_ssize_t n_sent, double* scratch) noexcept nogil:
+        """The emissions of every token of the block (once), then _sequence_c's
+        decode_sentences on them, about _chunk_work multiply-adds a call."""
+        cdef Py_ssize_t s, i, j, m, K = self.K, r
+        cdef double* back = scratch
+        cdef double* E = scratch + k.T * K + 2 * K + 1
         cdef int64_t r10[10]
         cdef const double* w[10]
         cdef double ones[10]
-        for j in range(10):
-            ones[j] = 1.0
-        for s in range(n_sent):
-            ids = k.ids + 4 * k.offsets[s]
-            n = k.offsets[s + 1] - k.offsets[s]
-            if n == 0:
-                continue
-            for i in range(n):
-                rows10(&self.rows, ids, i, n, r10)
-                m = 0
-                for j in range(10):
-                    if r10[j] >= 0:
-                        w[m] = self.W + r10[j] * K
-                        m += 1
-                pc_emit_row(w, ones, m, self.b, E + i * K, K)
-            if best_path(E, self.trans, n, K, back + k.T * K, back, k.codes + k.offsets[s]) < 0:
-                return s
-        return -1
+        cdef SeqModel model
+        cdef SeqWork work
+        if not k.ready:
+            for j in range(10):
+                ones[j] = 1.0
+            for s in range(n_sent):
+                for i in range(k.offsets[s], k.offsets[s + 1]):
+                    rows10(&self.rows, k.ids + 4 * k.offsets[s], i - k.offsets[s],
+                           k.offsets[s + 1] - k.offsets[s], r10)
+                    m = 0
+                    for j in range(10):
+                        if r10[j] >= 0:
+                            w[m] = self.W + r10[j] * K
+                            m += 1
+                    pc_emit_row(w, ones, m, self.b, E + i * K, K)
+            k.ready = True
+        model = SeqModel(NULL, NULL, <double*>self.trans, NULL, NULL, NULL, NULL, E, K, 0,
+                         False)  # (the emissions given: W and b are not read)
+        work = SeqWork(NULL, back + k.T * K, back, NULL, NULL, k.T, k.s, 0, k.rows)
+        r = decode_sentences(<const double*>NULL, NULL, NULL, k.offsets, n_sent, &model, &work,
+                             k.codes, _chunk_work)
+        k.s, k.rows = work.s, work.rows
+        return r
