@@ -121,6 +121,25 @@ def feature_names(X: Any) -> np.ndarray | None:
     return None
 
 
+# numpy < 1.24 makes an object array of rows of different lengths, with a
+# VisibleDeprecationWarning; later versions raise ValueError. Both give the ValueError.
+_RAGGED_WARNING = getattr(np, "VisibleDeprecationWarning", Warning)
+_RAGGED_WARNS = tuple(int(p) for p in np.__version__.split(".")[:2]) < (1, 24)
+
+
+def as_array(X: Any, name: str = "X") -> np.ndarray:
+    """``np.asarray(X)``, where rows of different lengths raise ValueError on every numpy."""
+    if not _RAGGED_WARNS or not isinstance(X, (list, tuple)):
+        return np.asarray(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", _RAGGED_WARNING)
+        try:
+            return np.asarray(X)
+        except _RAGGED_WARNING:
+            raise ValueError(f"{name}: setting an array element with a sequence. The rows "
+                             "have different lengths (an inhomogeneous shape)") from None
+
+
 def check_X(X: Any, name: str = "X", min_rows: int = 1, finite: bool = True
             ) -> np.ndarray | CSR:
     """Canonical form of a feature matrix: a 2-D finite float ndarray or a checked `CSR`
@@ -133,7 +152,7 @@ def check_X(X: Any, name: str = "X", min_rows: int = 1, finite: bool = True
         return _check_sparse(X, name, min_rows)
     if isinstance(X, (str, bytes, PackedBits)):
         raise TypeError(f"{name}: expected a 2-D array of numbers, got {type(X).__name__}")
-    arr = np.asarray(X)
+    arr = as_array(X, name)
     dtype = _float_dtype(arr.dtype, name)
     if dtype is None:
         try:
@@ -165,7 +184,7 @@ def plain_rows(X: Any, n_features: int) -> np.ndarray | None:
     route, which raises what this one lets through. Prediction's short route: a few
     attribute tests, no conversion."""
     if type(X) is list:
-        X = np.asarray(X)
+        X = as_array(X)
     if type(X) is not np.ndarray or X.ndim != 2 or X.shape[1] != n_features or \
             X.shape[0] < 1 or not X.flags.c_contiguous:
         return None
