@@ -12,6 +12,7 @@ from ._base import EpochModel
 from ._docs import BATCH, DECISION, ESTIMATOR, FIT, fill
 from ._params import check_class_weight
 from ._rows import all_finite, check_finite_decisions
+from ._run import warn_if_not_converged
 from ._supervised import labels_of
 from ._threads import check_n_jobs, run_shared, stop_point
 from ._validation import (
@@ -195,8 +196,6 @@ class LinearClassifierMixin(LinearModelMixin):
 
         {fit_ends}
         """
-        from ._sgd_run import warn_if_not_converged  # (_sgd_run imports this module)
-
         self._fit(X, y, sample_weight, initial_weights(coef_init, intercept_init))
         warn_if_not_converged(cast(EpochModel, self))  # the mixin precedes EpochModel in the bases
         return self

@@ -7,6 +7,7 @@ or a dict from label to weight). Rules between parameters stay in the estimator.
 """
 from __future__ import annotations
 
+import html
 import inspect
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
@@ -347,16 +348,49 @@ class Parameters:
         between parameters, and the values its routines take."""
         raise NotImplementedError
 
-    def __repr__(self) -> str:
+    def _changed_params(self) -> dict[str, bool]:
+        """Each parameter's name: whether its value differs from the ``__init__`` default."""
         defaults = {p.name: p.default
                     for p in inspect.signature(type(self).__init__).parameters.values()}
-        changed = []
+        changed = {}
         for k, v in self.get_params().items():
             d = defaults.get(k)
             same = v is d or (type(v) is type(d) and not isinstance(v, np.ndarray) and v == d)
-            if not same:
-                changed.append(f"{k}={v!r}")
-        return f"{type(self).__name__}({', '.join(changed)})"
+            changed[k] = not same
+        return changed
+
+    def __repr__(self) -> str:
+        params = self.get_params()
+        shown = [f"{k}={params[k]!r}" for k, changed in self._changed_params().items() if changed]
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the repr, whether the model is fitted (and what it learned: its
+        classes, features, epochs), then every parameter, those set away from their default
+        in bold. Plain HTML, escaped, without scripts or styles from outside."""
+        esc = html.escape
+        params = self.get_params()
+        rows = "".join(
+            f"<tr><td>{'<b>' + esc(k) + '</b>' if changed else esc(k)}</td>"
+            f"<td><code>{esc(_short_repr(params[k]))}</code></td></tr>"
+            for k, changed in self._changed_params().items())
+        fitted = getattr(self, "__sklearn_is_fitted__", lambda: False)()
+        facts = [f"{name}={_short_repr(getattr(self, name))}"
+                 for name in ("classes_", "n_features_in_", "n_iter_", "converged_")
+                 if fitted and hasattr(self, name)]
+        state = "fitted" + (": " + ", ".join(facts) if facts else "") if fitted else \
+            "not fitted"
+        text = repr(self)
+        text = text if len(text) <= 400 else text[:397] + "..."
+        return (f'<div class="perceptron-c-estimator"><pre>{esc(text)}</pre>'
+                f"<p><i>{esc(state)}</i></p><details><summary>parameters</summary>"
+                f"<table>{rows}</table></details></div>")
+
+
+def _short_repr(value: Any, limit: int = 80) -> str:
+    text = np.array2string(value, threshold=8) if isinstance(value, np.ndarray) else repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def declared(base: type[Parameters], **rules: Constraint) -> dict[str, Constraint]:

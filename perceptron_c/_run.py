@@ -3,17 +3,24 @@ the visiting order of every epoch (reproducible from the seed and the epoch numb
 the stopping rules (`_Stopping`: the textbook's and scikit-learn's) and the progress line."""
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+import warnings
+from collections.abc import Iterator
+from types import FrameType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
 from . import _backend
+from .exceptions import ConvergenceWarning, sklearn_flavoured
 
 if TYPE_CHECKING:  # _base imports this module
     from ._base import EpochModel
 
-__all__ = ["Run", "draw_seed", "epoch_order", "report_epoch"]
+__all__ = ["Run", "draw_seed", "epoch_order", "report_epoch", "warn_if_not_converged",
+           "fixed_epochs", "TEXTBOOK_WARNING"]
 
 _Model = TypeVar("_Model", bound="EpochModel")
 
@@ -134,6 +141,55 @@ class Run(Generic[_Model]):
     def finish(self, credit_epochs: int) -> None:
         """Move the run's state into the model. ``credit_epochs``: epochs that ``fit`` skipped
         after an error-free one (the voted perceptron credits its last vector with them)."""
+
+
+# the textbook's warning, as a filter matches it (tests, fixed_epochs)
+TEXTBOOK_WARNING = ".* epochs ran without an error-free epoch"
+
+
+def warn_if_not_converged(est: EpochModel) -> None:
+    """After ``fit``: a ConvergenceWarning when all ``max_iter`` epochs ran and the stopping
+    rule was not met. scikit-learn's rule as scikit-learn warns (``tol`` set and n_iter_ ==
+    max_iter); the textbook's when the last epoch still made mistakes (no error-free epoch:
+    the data may not be separable, and every epoch ran)."""
+    if est.n_iter_ != est.max_iter:
+        return
+    name, tol = type(est).__name__, getattr(est, "tol", None)
+    if est._sklearn_stopping():
+        if tol is None:
+            return
+        text = (f"{name}: max_iter={est.max_iter} epochs ran before the tol={tol} rule "
+                "stopped training; consider increasing max_iter.")
+    elif est.converged_:
+        return
+    else:
+        text = (f"{name}: max_iter={est.max_iter} {TEXTBOOK_WARNING[3:]} (the "
+                "textbook's stopping rule, tol=None): the data may not be separable. "
+                "scikit-learn's rule, which stops when the loss stalls, is tol=1e-3; to train "
+                "a fixed number of epochs, ignore this warning.")
+    warnings.warn(text, sklearn_flavoured(ConvergenceWarning), stacklevel=_caller_level())
+
+
+@contextlib.contextmanager
+def fixed_epochs() -> Iterator[None]:
+    """A block that trains a fixed number of epochs on purpose (the demo, the experiments):
+    the textbook's ConvergenceWarning is not shown there."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", TEXTBOOK_WARNING, ConvergenceWarning)
+        yield
+
+
+def _caller_level() -> int:
+    """The stacklevel of warnings.warn, called here, that names the first frame outside the
+    package: the user's call of fit, whatever wrappers (the guard, dask's fit) lie between."""
+    frame: FrameType | None = sys._getframe(2)
+    level = 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 class _Stopping:

@@ -16,7 +16,6 @@ machine); `finish` folds the scale in, as the end of ``_plain_sgd`` does.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -24,19 +23,18 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochModel, Run, _Stopping
+from ._base import Run, _Stopping
 from ._linear_model import decision
 from ._rows import check_finite_state
 from ._state import StateArray, new_state, restore_state
 from ._supervised import r2_score
 from ._threads import run_parallel
 from ._validation import CSR
-from .exceptions import ConvergenceWarning, sklearn_flavoured
 
 __all__ = ["SGDSpec", "SGDRun", "machines_after_epoch", "sklearn_seeds", "sgd_state",
            "check_sgd_counter", "init_sgd_state", "publish_sgd", "classifier_run",
            "regressor_run", "restore_sgd_state",
-           "warm_restart", "warn_if_not_converged", "set_initial"]
+           "warm_restart", "set_initial"]
 
 
 MAX_INT = 2**31 - 1
@@ -304,11 +302,3 @@ def check_sgd_counter(st: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     if not 1.0 <= st["t"][0] < 2.0**62:
         raise ValueError("model file: state_t must lie in [1, 2^62)")
     return st
-
-
-def warn_if_not_converged(est: EpochModel) -> None:
-    tol = getattr(est, "tol", None)
-    if tol is not None and est.n_iter_ == est.max_iter:
-        warnings.warn(f"{type(est).__name__}: max_iter={est.max_iter} epochs ran before the "
-                      f"tol={tol} rule stopped training; consider increasing max_iter.",
-                      sklearn_flavoured(ConvergenceWarning), stacklevel=3)

@@ -19,7 +19,7 @@ from ._labels import (
     encode_labels,
     unknown_labels,
 )
-from ._run import Run
+from ._run import Run, warn_if_not_converged
 from ._validation import check_sample_weight, check_targets, check_y
 
 __all__ = ["EpochClassifier", "EpochRegressor", "labels_of", "r2_score"]
@@ -166,6 +166,7 @@ class EpochClassifier(EpochModel):
             If a parameter or an input has the wrong type.
         """
         self._fit(X, y)
+        warn_if_not_converged(self)
         return self
 
     @fill(BATCH)

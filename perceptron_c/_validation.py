@@ -140,6 +140,26 @@ def as_array(X: Any, name: str = "X") -> np.ndarray:
                              "have different lengths (an inhomogeneous shape)") from None
 
 
+def column_names(est: Any, given: Any = None) -> np.ndarray:
+    """The names of a fitted estimator's ``n_features_in_`` columns, as object strings:
+    ``given`` (names, or a fitted transformer's ``get_feature_names_out()``), else
+    ``feature_names_in_``, else ``x0``, ``x1``, ..."""
+    d = est.n_features_in_
+    if given is None:
+        given = getattr(est, "feature_names_in_", None)
+        if given is None:
+            return np.array([f"x{j}" for j in range(d)], dtype=object)
+    elif hasattr(given, "get_feature_names_out"):
+        given = given.get_feature_names_out()
+    if isinstance(given, (str, bytes)):
+        raise TypeError("feature_names: expected a sequence of names, got a string")
+    names = np.asarray(given, dtype=object)
+    if names.shape != (d,):
+        raise ValueError(f"feature_names: expected {d} names (one per feature), got shape "
+                         f"{names.shape}")
+    return np.array([str(v) for v in names], dtype=object)
+
+
 def check_X(X: Any, name: str = "X", min_rows: int = 1, finite: bool = True
             ) -> np.ndarray | CSR:
     """Canonical form of a feature matrix: a 2-D finite float ndarray or a checked `CSR`

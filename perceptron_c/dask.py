@@ -71,7 +71,7 @@ from ._base import EpochModel, Run
 from ._dask_predict import decision_function, gram, need_dask, predict
 from ._guard import OWNER_KEYS, training
 from ._labels import check_classes, check_same_classes, check_two_classes
-from ._sgd_run import warn_if_not_converged
+from ._run import warn_if_not_converged
 from ._supervised import EpochClassifier
 from ._validation import check_choice, feature_names
 from .passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
@@ -319,15 +319,14 @@ def fit(estimator: Any, X: Any, y: Any, *, sample_weight: Any = None, client: An
         drawn = _generator_state(estimator.random_state)
         est = _working_copy(estimator)
         try:
-            mixer = _fit_copy(est, xs, ys, ws, d, names, cls, client, mixing, persist)
+            _fit_copy(est, xs, ys, ws, d, names, cls, client, mixing, persist)
         except BaseException:
             _restore_generator(estimator.random_state, drawn)
             raise
         owner = {key: vars(estimator)[key] for key in OWNER_KEYS}
         vars(estimator).clear()  # the swap: the estimator becomes the trained copy
         vars(estimator).update(vars(est), **owner)
-    if mixer is _mixing.SGD:
-        warn_if_not_converged(estimator)
+    warn_if_not_converged(estimator)
     return estimator
 
 

@@ -7,12 +7,12 @@ the tests share one implementation. `perceptron_c.plots` draws the figures from 
 
 1. `learning_curves`: last hypothesis vs averaged vs voted perceptron, polynomial kernels of
    degree 1-5, test error after 1-10 epochs on scikit-learn's bundled digits
-      ([FreundSchapire1999], Fig. 2-3 style; [Daume2017] eq. 4.17-4.19).
+   ([FreundSchapire1999], Fig. 2-3 style; [Daume2017] eq. 4.17-4.19).
 2. `ordering`: examples sorted by label, visited in that fixed order, in one random order
    kept for every epoch, or re-permuted every epoch ([Daume2017] Fig. 4.3/4.4).
 3. `mistakes_vs_margin`: total mistakes until convergence against the Block/Novikoff bound
-([Block1962], [Novikoff1962])
-   (R/gamma)^2 as the margin of separable data shrinks ([Vaughan-CS269], Theorem 1).
+   (R/gamma)^2 ([Block1962], [Novikoff1962]) as the margin of separable data shrinks
+   ([Vaughan-CS269], Theorem 1).
 4. `boundaries_2d`: decision boundaries in the plane: a linear perceptron with its weight
    vector ([Daume2017] Fig. 4.6-4.9), and XOR under linear, degree-2 polynomial and RBF kernels.
 """
@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ._docs import fill
+from ._run import fixed_epochs
 from .datasets import load_digits_split, make_separable, make_xor
 from .kernel_perceptron import KernelPerceptron
 from .perceptron import Perceptron
@@ -128,7 +129,8 @@ def learning_curves(degrees: Sequence[int] = (1, 2, 3, 4, 5),
             done = None  # (error, n_iter, mistakes) of a run that converged
             for j, T in enumerate(epochs):
                 if done is None:
-                    model = _learning_model(variant, degree, T, seed).fit(Xtr, ytr)
+                    with fixed_epochs():  # the error after T epochs, converged or not
+                        model = _learning_model(variant, degree, T, seed).fit(Xtr, ytr)
                     result = (float(np.mean(model.predict(Xte) != yte)), model.n_iter_,
                               int(np.sum(model.mistakes_)))
                     if model.converged_:
@@ -321,7 +323,8 @@ def boundaries_2d(n: int = 80, grid: int = 200, seed: int = 0, noise: float = 0.
     panels = []
     X, y, _, _ = make_separable(rng, n, 2, 0.3, 0.5)
     model: Perceptron | KernelPerceptron  # the linear panel's, then each kernel panel's
-    model = Perceptron(max_iter=epochs, random_state=seed).fit(X, y)
+    with fixed_epochs():  # a boundary after at most `epochs`, converged or not
+        model = Perceptron(max_iter=epochs, random_state=seed).fit(X, y)
     xx, yy = _grid(X, grid)
     zz = model.decision_function(np.c_[xx.ravel(), yy.ravel()]).reshape(xx.shape)
     panels.append(dict(title="linear perceptron", X=X, y=y, xx=xx, yy=yy, zz=zz,
@@ -335,7 +338,8 @@ def boundaries_2d(n: int = 80, grid: int = 200, seed: int = 0, noise: float = 0.
     for title, params in (("XOR: linear kernel", dict(kernel="linear")),
                           ("XOR: poly kernel, degree 2", dict(kernel="poly", degree=2)),
                           ("XOR: RBF kernel", dict(kernel="rbf", gamma=1.0))):
-        model = KernelPerceptron(max_iter=epochs, random_state=seed, **params).fit(X, y)
+        with fixed_epochs():
+            model = KernelPerceptron(max_iter=epochs, random_state=seed, **params).fit(X, y)
         zz = model.decision_function(np.c_[xx.ravel(), yy.ravel()]).reshape(xx.shape)
         panels.append(dict(title=title, X=X, y=y, xx=xx, yy=yy, zz=zz,
                            support_vectors=np.asarray(model.support_vectors_), coef=None,

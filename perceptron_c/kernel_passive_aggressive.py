@@ -53,8 +53,7 @@ from ._rows import (
     pool_of,
     take_rows,
 )
-from ._run import Run, _Stopping, draw_seed, epoch_order
-from ._sgd_run import warn_if_not_converged
+from ._run import Run, _Stopping, draw_seed, epoch_order, warn_if_not_converged
 from ._supervised import labels_of
 from ._validation import (
     PackedBits,

@@ -49,7 +49,7 @@ from ._rows import (
     pool_of,
     take_rows,
 )
-from ._run import Run
+from ._run import Run, warn_if_not_converged
 from .kernels import resolve_kernel
 
 __all__ = ["KernelPerceptron"]
@@ -284,6 +284,7 @@ class KernelPerceptron(WeightedKernelClassifier):
         {raises_fit}
         """
         self._fit(X, y, sample_weight)
+        warn_if_not_converged(self)
         return self
 
     def _init_state(self, Xc: Any, spec: tuple) -> None:

@@ -29,6 +29,7 @@ from ._params import (
     declared,
     expand_class_weight,
 )
+from ._run import warn_if_not_converged
 from ._sgd_run import (
     SGDRun,
     SGDSpec,
@@ -40,7 +41,6 @@ from ._sgd_run import (
     set_initial,
     sgd_state,
     warm_restart,
-    warn_if_not_converged,
 )
 from ._state import StateArray, entry_names
 from ._supervised import EpochClassifier, EpochRegressor

@@ -42,7 +42,7 @@ from ._sgd_run import (
 from ._state import StateArray, entry_names, new_state, restore_state
 from ._supervised import EpochClassifier
 from ._threads import run_parallel
-from ._validation import CSR, check_int, check_X
+from ._validation import CSR, check_int, check_X, column_names
 
 __all__ = ["Perceptron"]
 
@@ -367,33 +367,37 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
         self.coef_ = st["w"] - st["u"] / c[:, None]
         self.intercept_ = st["b"] - st["beta"] / c
 
-    def top_features(self, k: int = 10) -> dict:
+    def top_features(self, k: int = 10, feature_names: Any = None) -> dict:
         """The k most positive and k most negative weights, with feature names.
 
         Parameters
         ----------
         k : int, default=10
             How many of each sign (fewer when fewer weights have that sign).
+        feature_names : array-like of str of shape (n_features,) or transformer, default=None
+            The name of each column: a list or array (a vectorizer's
+            ``get_feature_names_out()``), or the fitted transformer itself (its
+            ``get_feature_names_out()`` is called). None: ``feature_names_in_`` when the
+            model was fitted on a DataFrame, else ``x0``, ``x1``, ...
 
         Returns
         -------
         dict
             Two classes: ``{"positive": [(name, weight), ...], "negative": [...]}`` (positive
             weights speak for ``classes_[1]``), largest magnitude first. More classes: such a dict
-            per class label. Names are ``feature_names_in_`` or ``x0``, ``x1``, ...
+            per class label.
 
         Raises
         ------
         NotFittedError
             If the estimator has not been fitted.
         ValueError
-            If ``k`` is not an integer >= 1.
+            If ``k`` is not an integer >= 1, or ``feature_names`` does not hold one name per
+            feature.
         """
         self._check_fitted()
         check_int(k, "k", 1)
-        names = getattr(self, "feature_names_in_", None)
-        if names is None:
-            names = np.array([f"x{j}" for j in range(self.n_features_in_)], dtype=object)
+        names = column_names(self, feature_names)
 
         def one(row: np.ndarray) -> dict:
             order = np.argsort(row, kind="stable")

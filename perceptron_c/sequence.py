@@ -21,7 +21,7 @@ from ._base import EpochModel
 from ._docs import ESTIMATOR, fill
 from ._params import Flag, NJobs, declared
 from ._rows import check_finite_state
-from ._run import Run
+from ._run import Run, warn_if_not_converged
 from ._state import StateArray, entry_names, new_state, restore_state
 from ._supervised import EpochClassifier
 from ._validation import (
@@ -292,6 +292,7 @@ class StructuredPerceptron(EpochClassifier):
         """
         self._need_lengths(lengths, "fit", "fit(X, y, lengths)")
         self._fit(X, y, lengths=lengths)
+        warn_if_not_converged(self)
         return self
 
     def partial_fit(self, X: Any, y: Any, lengths: Any = None,  # type: ignore[override]

@@ -298,6 +298,28 @@ def test_top_features_with_names(rng):
     assert set(multi) == {0, 1, 2} and len(multi[0]["positive"]) <= 2
 
 
+def test_top_features_takes_a_vectorizer_s_names(rng):
+    text = pytest.importorskip("sklearn.feature_extraction.text")
+    docs = ["good great fine", "bad awful poor", "great good", "poor bad", "fine good"] * 4
+    y = np.array([1, 0, 1, 0, 1] * 4)
+    vec = text.CountVectorizer()
+    X = vec.fit_transform(docs)
+    m = Perceptron(random_state=0).fit(X, y)
+    by_names = m.top_features(2, feature_names=vec.get_feature_names_out())
+    assert m.top_features(2, feature_names=vec) == by_names
+    assert m.top_features(2, feature_names=list(vec.get_feature_names_out())) == by_names
+    words = {name for name, _ in by_names["positive"]} | {n for n, _ in by_names["negative"]}
+    assert words <= set(vec.vocabulary_) and by_names["positive"][0][1] > 0
+    coef = np.asarray(m.coef_[0])
+    for name, weight in by_names["positive"] + by_names["negative"]:
+        assert coef[vec.vocabulary_[name]] == weight  # each name is its own column's
+    assert by_names["positive"][0][1] == coef.max() and by_names["negative"][0][1] == coef.min()
+    with pytest.raises(ValueError, match="expected 6 names"):
+        m.top_features(2, feature_names=["a", "b"])
+    with pytest.raises(TypeError, match="a string"):
+        m.top_features(2, feature_names="abcdef")
+
+
 def test_pickle_round_trip_is_exact(rng):
     X, y = noisy_blobs(rng, 100, 4, 3)
     m = Perceptron(average=True, random_state=0, max_iter=5).fit(X, y)
