@@ -514,6 +514,20 @@ def check_csr_args(data: Any, indices: Any, indptr: Any, n_features: int,
                      check_values=check_values)
 
 
+def csr_matrix_parts(X: Any, n_features: int) -> tuple[Any, Any, Any]:
+    """A scipy CSR matrix or array as the low-level API's (data, indices, indptr): views of
+    its own arrays (`check_csr_args` then copies only what is not float32/float64, int32
+    indices or int64 indptr)."""
+    if getattr(X, "format", None) != "csr":
+        raise TypeError(f"X: the CSR routines take a scipy csr_matrix or csr_array, got format "
+                        f"{getattr(X, 'format', type(X).__name__)!r}; convert with X.tocsr()")
+    if len(X.shape) != 2 or X.shape[1] != n_features:
+        raise ValueError(f"X must have {n_features} columns (one per weight), got shape "
+                         f"{X.shape}")
+    nnz = int(X.indptr[-1]) if X.indptr.shape[0] else 0
+    return X.data[:nnz], X.indices[:nnz], X.indptr
+
+
 def check_inout(a: Any, name: str, shape: tuple, dtype: Any = np.float64) -> np.ndarray:
     """An array the low-level API writes into: exact dtype and shape, C-contiguous, writeable
     (never converted, since the caller keeps the reference)."""

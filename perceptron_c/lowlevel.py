@@ -7,7 +7,8 @@ mistakes, and validates all of its arguments first, so no input can crash the in
 
 - X: 2-D float32/float64 (other real dtypes are converted, a copy; so is a non-contiguous X);
 - ``sample_weight`` (keyword): one finite weight per row, multiplying its update;
-  CSR rows as (data, indices, indptr) with any integer index dtypes.
+  CSR rows as (data, indices, indptr) with any integer index dtypes, or a scipy csr_matrix or
+  csr_array in their place (its arrays used as they are where their dtypes already fit).
 - y: +1/-1 floats (binary) or class indices (K-class); order: row indices (an int array).
 - w, b, u, beta, W, U, out: float64, C-contiguous, writeable, of the right shape; count: an
   int64 array of shape (1,). These are never copied, since the routine writes into them.
@@ -27,13 +28,23 @@ Errors, besides ``ValueError`` for an argument that fails validation:
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from . import _backend
 from ._docs import fill
-from ._validation import check_csr_args, check_finite, check_inout, check_order, check_rows_arg
+from ._validation import (
+    check_csr_args,
+    check_finite,
+    check_inout,
+    check_order,
+    check_rows_arg,
+    csr_matrix_parts,
+    is_sparse,
+)
 
 __all__ = [
     "perceptron_epoch_dense", "perceptron_epoch_csr", "averaged_epoch_dense",
@@ -56,7 +67,10 @@ _DOCS = {
         data, indices, indptr : array-like
             The samples as CSR rows: the stored values, their column indices and the row
             pointers (n_samples + 1 of them), with any integer index dtypes; checked (monotone
-            ``indptr``, indices in range).
+            ``indptr``, indices in range). Or, in their place, one scipy ``csr_matrix`` or
+            ``csr_array`` of n_features columns (``routine(X, y, ...)``), its arrays used as
+            they are where their dtypes are the routine's (float32/float64 data, int32
+            indices, int64 indptr), copied otherwise.
         """,
     "binary": """
         y : array-like of shape (n_samples,)
@@ -145,6 +159,28 @@ _DOCS = {
             If an argument fails validation or the shapes do not match.
         """,
 }
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _csr_matrix(weights_at: int, axis: int) -> Callable[[_F], _F]:
+    """A CSR routine that also takes a scipy CSR matrix in place of (data, indices, indptr):
+    its arrays, through the gate, spliced in; n_features from the weights at ``weights_at``
+    (counted after the splice), axis ``axis``."""
+    def wrap(fn: _F) -> _F:
+        @functools.wraps(fn)
+        def routine(*args: Any, **kwargs: Any) -> Any:
+            if args and is_sparse(args[0]):
+                rest = args[1:]
+                w = rest[weights_at - 3] if len(rest) > weights_at - 3 else \
+                    kwargs.get("W", kwargs.get("w"))
+                if w is None:
+                    raise TypeError(f"{fn.__name__}: the weights are missing")
+                args = (*csr_matrix_parts(args[0], np.shape(w)[axis]), *rest)
+            return fn(*args, **kwargs)
+        return routine  # type: ignore[return-value]
+    return wrap
 
 
 def _rows(rows: tuple[npt.ArrayLike, ...], weights: np.ndarray, axis: int,
@@ -260,6 +296,7 @@ def perceptron_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayL
                   (fit_intercept, normalize), check_finite, sample_weight)
 
 
+@_csr_matrix(5, 0)
 @fill(_DOCS)
 def perceptron_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.ArrayLike,
                          y: npt.ArrayLike, order: npt.ArrayLike, w: np.ndarray, b: np.ndarray,
@@ -299,6 +336,7 @@ def averaged_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayLik
                   (fit_intercept, normalize), check_finite, sample_weight)
 
 
+@_csr_matrix(5, 0)
 @fill(_DOCS)
 def averaged_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.ArrayLike,
                        y: npt.ArrayLike, order: npt.ArrayLike, w: np.ndarray, b: np.ndarray,
@@ -340,6 +378,7 @@ def multiclass_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike, order: npt.ArrayL
                   (fit_intercept, normalize), check_finite, sample_weight)
 
 
+@_csr_matrix(5, -1)
 @fill(_DOCS)
 def multiclass_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.ArrayLike,
                          y: npt.ArrayLike, order: npt.ArrayLike, W: np.ndarray, b: np.ndarray,
@@ -380,6 +419,7 @@ def multiclass_averaged_epoch_dense(X: npt.ArrayLike, y: npt.ArrayLike,
                   (fit_intercept, normalize), check_finite, sample_weight)
 
 
+@_csr_matrix(5, -1)
 @fill(_DOCS)
 def multiclass_averaged_epoch_csr(data: npt.ArrayLike, indices: npt.ArrayLike,
                                   indptr: npt.ArrayLike, y: npt.ArrayLike,
@@ -436,6 +476,7 @@ def decision_dense(X: npt.ArrayLike, W: npt.ArrayLike, b: npt.ArrayLike,
     return out
 
 
+@_csr_matrix(3, -1)
 @fill(_DOCS)
 def decision_csr(data: npt.ArrayLike, indices: npt.ArrayLike, indptr: npt.ArrayLike,
                  W: npt.ArrayLike, b: npt.ArrayLike, out: np.ndarray | None = None, *,

@@ -11,6 +11,7 @@ cannot express. The ``onnx`` package is imported only when `to_onnx` is called.
 """
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -27,10 +28,19 @@ from .perceptron import Perceptron
 
 __all__ = ["to_onnx", "register_skl2onnx", "OPSET", "LINEAR_MODELS", "KERNEL_MODELS"]
 
-# Every operator used exists unchanged since opset 13; 17 with IR version 8 loads in
-# onnxruntime 1.16, the oldest the "onnx" extra allows.
+# The default opset; 17 with IR version 8 loads in onnxruntime 1.16, the oldest the "onnx"
+# extra allows. `target_opset` goes down to the lowest the graph's operators need (`_SINCE`).
 OPSET = 17
 IR_VERSION = 8
+# The first opset of each operator in the form the graphs use it: Add & co. broadcasting
+# (7), Max broadcasting (8), Slice's starts as inputs (10), ReduceSum's and Unsqueeze's axes
+# as inputs (13). onnxruntime runs opset 7 and later: the linear and polynomial graphs go
+# down to 7, the RBF graph (its squared distances and their Loop) to 13.
+_SINCE = {"MatMul": 7, "Add": 7, "Sub": 7, "Mul": 7, "Div": 7, "Exp": 7, "Neg": 7, "Cast": 7,
+          "Greater": 7, "Reshape": 7, "ArgMax": 7, "Gather": 7, "Concat": 7, "Identity": 7,
+          "Or": 7, "Transpose": 7, "Shape": 7, "Max": 8, "IsNaN": 9, "NonZero": 9,
+          "IsInf": 10, "Mod": 10, "Slice": 10, "ScatterND": 11, "Loop": 11,
+          "LessOrEqual": 12, "ReduceSum": 13, "Unsqueeze": 13}
 LINEAR_MODELS = (Perceptron, PassiveAggressiveClassifier, PassiveAggressiveRegressor)
 KERNEL_MODELS = (KernelPerceptron, KernelPassiveAggressiveClassifier, BudgetKernelPerceptron)
 _LAYOUTS = ("perceptron_c", "sklearn-onnx")
@@ -177,19 +187,67 @@ class _Graph:
         return self.op("ScatterND", [sq, pairs, near])
 
 
-def _label_tensor(classes: np.ndarray, onnx: Any, name: str) -> Any:
-    """``classes_`` as an int64 or string tensor; any other label type is refused."""
+def _label_values(classes: np.ndarray) -> tuple[str, list[Any]]:
+    """``classes_`` as ONNX returns labels, mapped as sklearn-onnx maps scikit-learn's
+    (`skl2onnx/operator_converters/sgd_classifier.py`): strings stay strings; integers, bools
+    (False, True: 0, 1) and whole floats (2.0: 2) become int64. sklearn-onnx casts through
+    int32, so it wraps integers beyond int32 and truncates 0.5 to 0; here every label must
+    map to a distinct int64 holding its value, or the export is refused."""
     values = list(classes.tolist())
     if all(isinstance(v, str) for v in values):
+        return "str", values
+    ints: list[int] = []
+    for v in values:
+        if isinstance(v, numbers.Integral):  # (bool is Integral)
+            ints.append(int(v))
+        elif isinstance(v, numbers.Real) and math.isfinite(v) and float(v).is_integer():
+            ints.append(int(float(v)))
+        else:
+            break
+    if len(ints) == len(values) and all(-2**63 <= v < 2**63 for v in ints) \
+            and len(set(ints)) == len(ints):
+        return "int", ints
+    raise TypeError(
+        "to_onnx: ONNX returns labels as int64 or strings, so the class labels must be all "
+        "strings, or all integers, bools or whole floats that fit int64 (sklearn-onnx's "
+        f"mapping); this model's classes_ are {classes!r} (dtype {classes.dtype}). Train on "
+        "y.astype(str) or on integer codes")
+
+
+def _label_tensor(classes: np.ndarray, onnx: Any, name: str) -> Any:
+    """``classes_`` as an int64 or string tensor (`_label_values`)."""
+    kind, values = _label_values(classes)
+    if kind == "str":
         return onnx.helper.make_tensor(name, onnx.TensorProto.STRING, [len(values)],
                                        [v.encode("utf-8") for v in values])
-    if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in values) and \
-            all(-2**63 <= v < 2**63 for v in values):
-        return onnx.numpy_helper.from_array(np.array(values, dtype=np.int64), name)
-    raise TypeError(
-        "to_onnx: the class labels must be all integers (within int64) or all strings, the "
-        f"label types ONNX returns as they are; this model's classes_ are {classes!r} (dtype "
-        f"{classes.dtype}). Train on y.astype(np.int64) or y.astype(str)")
+    return onnx.numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def _lowest_opset(nodes: Any) -> tuple[int, str]:
+    """The lowest opset that has every operator of ``nodes`` (Loop bodies included) in the
+    form the graph uses it, and the operator that sets it."""
+    lowest, why = 7, "MatMul"
+    for node in nodes:
+        if _SINCE[node.op_type] > lowest:
+            lowest, why = _SINCE[node.op_type], node.op_type
+        for attr in node.attribute:
+            if attr.g.node:  # (a Loop's body)
+                inner = _lowest_opset(attr.g.node)
+                lowest, why = max((lowest, why), inner)
+    return lowest, why
+
+
+def _check_opset(target_opset: Any, nodes: Any, onnx: Any, where: str) -> None:
+    lowest, why = _lowest_opset(nodes)
+    highest = onnx.defs.onnx_opset_version()
+    if isinstance(target_opset, bool) or not isinstance(target_opset, numbers.Integral):
+        raise TypeError(f"{where}: target_opset must be an integer, got {target_opset!r}")
+    if target_opset < lowest:
+        raise ValueError(f"{where}: this model's graph needs opset >= {lowest} (its {why} "
+                         f"operator), got target_opset={target_opset}")
+    if target_opset > highest:
+        raise ValueError(f"{where}: the installed onnx knows opsets up to {highest}, got "
+                         f"target_opset={target_opset}")
 
 
 def _check_estimator(est: Any) -> None:
@@ -237,8 +295,10 @@ def _scores(g: _Graph, est: Any) -> str:
                         g.const(b, "intercept")])
 
 
-def _outputs(g: _Graph, est: Any, score: str, layout: str) -> list[Any]:
-    """The output nodes and value infos: label and decision values, or the regression."""
+def _outputs(g: _Graph, est: Any, score: str, layout: str,
+             class_labels: bool = False) -> list[Any]:
+    """The output nodes and value infos: label and decision values (and ``class_labels``,
+    ``classes_`` as the labels are given), or the regression."""
     onnx, helper = g.onnx, g.onnx.helper
     ftype = onnx.helper.np_dtype_to_tensor_dtype(np.dtype(g.dtype))
     if isinstance(est, PassiveAggressiveRegressor):
@@ -259,28 +319,36 @@ def _outputs(g: _Graph, est: Any, score: str, layout: str) -> list[Any]:
         idx = g.op("ArgMax", [score], axis=1, keepdims=0)
     g.op("Gather", [labels.name, idx], "label", axis=0)
     label_info = helper.make_tensor_value_info("label", labels.data_type, [None])
+    extra = []
+    if class_labels:  # sklearn-onnx's option output_class_labels: a third output
+        g.op("Identity", [labels.name], "class_labels")
+        extra = [helper.make_tensor_value_info("class_labels", labels.data_type,
+                                               [len(classes)])]
     if layout == "sklearn-onnx":
         if binary:  # sklearn-onnx's two columns (-f, f) of a binary linear classifier
             g.op("Concat", [g.op("Neg", [score]), score], "probabilities", axis=1)
         else:
             g.op("Identity", [score], "probabilities")
         return [label_info, helper.make_tensor_value_info("probabilities", ftype,
-                                                          [None, len(classes)])]
+                                                          [None, len(classes)]), *extra]
     if binary:
         g.op("Reshape", [score, g.const([-1], "flat", np.int64)], "decision")
-        return [label_info, helper.make_tensor_value_info("decision", ftype, [None])]
+        return [label_info, helper.make_tensor_value_info("decision", ftype, [None]), *extra]
     g.op("Identity", [score], "decision")
-    return [label_info, helper.make_tensor_value_info("decision", ftype, [None, len(classes)])]
+    return [label_info, helper.make_tensor_value_info("decision", ftype, [None, len(classes)]),
+            *extra]
 
 
-def to_onnx(estimator: Any, *, dtype: Any = np.float32, layout: str = "perceptron_c") -> Any:
+def to_onnx(estimator: Any, *, dtype: Any = np.float32, layout: str = "perceptron_c",
+            target_opset: int | None = None, output_class_labels: bool = False) -> Any:
     """The ONNX model of a fitted estimator: its labels and decision values, or predictions.
 
     Exports `Perceptron` (binary, K-class argmax, one-vs-rest; averaged or not),
     `PassiveAggressiveClassifier`, `PassiveAggressiveRegressor`, and `KernelPerceptron`,
     `KernelPassiveAggressiveClassifier` and `BudgetKernelPerceptron` with the linear,
     polynomial or RBF kernel (or sums, products and scalings of them). The graph uses only
-    standard ONNX operators (opset `OPSET`) and needs nothing but an ONNX runtime.
+    standard ONNX operators (opset `OPSET` unless ``target_opset`` says otherwise) and needs
+    nothing but an ONNX runtime.
 
     Parameters
     ----------
@@ -297,12 +365,20 @@ def to_onnx(estimator: Any, *, dtype: Any = np.float32, layout: str = "perceptro
         sklearn-onnx gives scikit-learn's linear models (without ZipMap): ``label``,
         ``probabilities`` of shape (n, n_classes) holding the decision values, (-f, f) for
         two classes, and ``variable`` of shape (n, 1).
+    target_opset : int, optional
+        The ONNX opset of the graph (the default: `OPSET`), as sklearn-onnx's
+        ``target_opset``: from the lowest the graph's operators need (7; 13 for a graph with
+        the RBF kernel) to the highest the installed onnx knows.
+    output_class_labels : bool, default=False
+        sklearn-onnx's option of that name: a last output ``class_labels``, ``classes_`` in
+        the order of the decision columns, mapped as ``label`` is (classifiers only).
 
     Returns
     -------
     onnx.ModelProto
         The checked model: input ``X`` of shape (n, ``n_features_in_``); outputs as ``layout``
-        says, ``label`` an int64 or string tensor of the original class labels.
+        says, ``label`` an int64 or string tensor of the class labels (bools and whole floats
+        as int64, as sklearn-onnx gives them).
 
     Raises
     ------
@@ -311,12 +387,14 @@ def to_onnx(estimator: Any, *, dtype: Any = np.float32, layout: str = "perceptro
     NotFittedError
         If the estimator has not been fitted.
     TypeError
-        If the estimator is of another class, ``dtype`` is not float32 or float64, or the
-        class labels are neither all integers nor all strings.
+        If the estimator is of another class, ``dtype`` is not float32 or float64,
+        ``target_opset`` is not an integer, or the class labels are neither all strings nor
+        all integers, bools or whole floats within int64.
     ValueError
         If the model's kernel is the conjunction kernel (its values exceed float range),
-        "precomputed", a callable or a kernel class of another package, or ``layout`` is
-        unknown.
+        "precomputed", a callable or a kernel class of another package, ``layout`` is
+        unknown, ``target_opset`` is below the lowest the graph needs (the message names it)
+        or above the highest onnx knows, or ``output_class_labels`` is asked of a regressor.
     """
     onnx = _import_onnx()
     try:
@@ -328,8 +406,13 @@ def to_onnx(estimator: Any, *, dtype: Any = np.float32, layout: str = "perceptro
     if layout not in _LAYOUTS:
         raise ValueError(f"to_onnx: layout must be one of {_LAYOUTS}, got {layout!r}")
     _check_estimator(estimator)
+    if output_class_labels and isinstance(estimator, PassiveAggressiveRegressor):
+        raise ValueError("to_onnx: output_class_labels is for classifiers; a "
+                         "PassiveAggressiveRegressor has no classes")
     g = _Graph(onnx, dt.type)
-    outputs = _outputs(g, estimator, _scores(g, estimator), layout)
+    outputs = _outputs(g, estimator, _scores(g, estimator), layout, bool(output_class_labels))
+    opset = OPSET if target_opset is None else target_opset
+    _check_opset(opset, g.nodes, onnx, "to_onnx")
     ftype = onnx.helper.np_dtype_to_tensor_dtype(dt)
     X = onnx.helper.make_tensor_value_info("X", ftype, [None, estimator.n_features_in_])
     graph = onnx.helper.make_graph(g.nodes, type(estimator).__name__, [X], outputs, g.inits)
@@ -337,9 +420,10 @@ def to_onnx(estimator: Any, *, dtype: Any = np.float32, layout: str = "perceptro
 
     model = onnx.helper.make_model(
         graph, producer_name="perceptron_c", producer_version=__version__,
-        opset_imports=[onnx.helper.make_opsetid("", OPSET)],
+        opset_imports=[onnx.helper.make_opsetid("", int(opset))],
         doc_string=f"perceptron_c.{type(estimator).__name__}, exported by to_onnx")
-    model.ir_version = IR_VERSION
+    model.ir_version = max(IR_VERSION, onnx.helper.find_min_ir_version_for(
+        list(model.opset_import)))
     onnx.helper.set_model_props(model, {"estimator": type(estimator).__name__,
                                         "layout": layout})
     onnx.checker.check_model(model, full_check=True)
@@ -353,13 +437,12 @@ def _skl2onnx_convert(scope: Any, operator: Any, container: Any) -> None:
 
     onnx = _import_onnx()
     est = operator.raw_operator
-    if container.target_opset < 13:
-        raise ValueError(f"perceptron_c's ONNX graphs need opset >= 13, got target_opset="
-                         f"{container.target_opset}")
     _check_estimator(est)
     dtype = np.float64 if isinstance(operator.inputs[0].type, DoubleTensorType) else np.float32
     g = _Graph(onnx, dtype)
     outs = _outputs(g, est, _scores(g, est), "sklearn-onnx")
+    _check_opset(container.target_opset, g.nodes, onnx,
+                 f"sklearn-onnx's converter of {type(est).__name__}")
     names = {"X": operator.inputs[0].full_name}
     names.update((o.name, v.full_name) for o, v in zip(outs, operator.outputs))
     for init in g.inits:
@@ -399,7 +482,9 @@ def register_skl2onnx() -> None:
     ``Pipeline`` or other composite that contains them, with the graph `to_onnx` writes (its
     "sklearn-onnx" layout: outputs ``label`` and ``probabilities`` holding the decision
     values, followed by sklearn-onnx's ZipMap unless the option ``zipmap=False`` is given;
-    ``variable`` for the regressor). Calling it again changes nothing.
+    ``variable`` for the regressor). sklearn-onnx's ``target_opset`` goes down to the lowest
+    the graph needs (as `to_onnx`'s), and its option ``output_class_labels`` (with
+    ``zipmap=False``) adds its ``class_labels`` output. Calling it again changes nothing.
 
     Returns
     -------
@@ -431,4 +516,5 @@ def register_skl2onnx() -> None:
                                         calculate_linear_classifier_output_shapes,
                                         _skl2onnx_convert,
                                         options={"zipmap": [True, False, "columns"],
-                                                 "nocl": [True, False]})
+                                                 "nocl": [True, False],
+                                                 "output_class_labels": [False, True]})

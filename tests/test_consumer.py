@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 
 import numpy as np
 import pytest
@@ -21,27 +22,47 @@ import perceptron_c
 pytestmark = pytest.mark.skipif(not HAVE_C, reason="the C core is not in use")
 
 CONSUMER = pathlib.Path(__file__).parent / "consumer"
+GUIDE_COMMAND = ("-m", "pip", "install", "--no-build-isolation", ".")
+# the tests that compile the consumer with pip: deselect with -m "not build"
+build = pytest.mark.build
 CAPI = ("linear", "dual", "conjunction", "voted", "popcount", "bigint", "sequence")
+
+
+def _child_venv(path: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
+    """A fresh venv (its python, its site-packages) that sees this environment's packages
+    (perceptron-c as installed here, from a local wheel in CI; Cython, setuptools, pip)
+    through a .pth line, so that pip installs the consumer there, not here."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True,
+                   timeout=120)
+    site = pathlib.Path(sysconfig.get_path("purelib", vars={"base": str(path),
+                                                            "platbase": str(path)}))
+    parents = dict.fromkeys([sysconfig.get_path("purelib"), sysconfig.get_path("platlib")])
+    (site / "_parent_env.pth").write_text(
+        "".join(f"import site; site.addsitedir({p!r})\n" for p in parents), encoding="utf-8")
+    exe = path / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+    return exe, site
 
 
 @pytest.fixture(scope="module")
 def consumer(tmp_path_factory):
-    """The consumer project of the guide (pyproject.toml, setup.py, consumer.pyx), installed
-    by pip with this environment's Cython and setuptools (no build isolation: no network)."""
+    """The consumer project of the guide (pyproject.toml, setup.py, consumer.pyx), built and
+    installed exactly as the guide says, ``python -m pip install --no-build-isolation .``
+    from its folder, in an environment that has perceptron-c, Cython and setuptools (no
+    network: every requirement is already there)."""
     pytest.importorskip("Cython")
     pytest.importorskip("setuptools")
-    source, target = tmp_path_factory.mktemp("consumer"), tmp_path_factory.mktemp("site")
+    source = tmp_path_factory.mktemp("consumer")
     for name in ("pyproject.toml", "setup.py", "consumer.pyx"):
         shutil.copy(CONSUMER / name, source)
-    result = subprocess.run([sys.executable, "-m", "pip", "install", "--no-build-isolation",
-                             "--no-deps", "--no-index", "--target", str(target), str(source)],
-                            capture_output=True, text=True, timeout=600)
+    python, site = _child_venv(tmp_path_factory.mktemp("env") / "venv")
+    result = subprocess.run([str(python), *GUIDE_COMMAND], cwd=source, capture_output=True,
+                            text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    sys.path.insert(0, str(target))
+    sys.path.insert(0, str(site))
     try:
         yield importlib.import_module("pc_consumer")
     finally:
-        sys.path.remove(str(target))
+        sys.path.remove(str(site))
 
 
 def test_the_c_api_ships_with_the_package():
@@ -57,8 +78,10 @@ def test_the_guide_shows_the_consumer_as_tested():
     guide = (pathlib.Path(__file__).parents[1] / "docs" / "guide.md").read_text(encoding="utf-8")
     for name in ("pyproject.toml", "setup.py"):
         assert (CONSUMER / name).read_text(encoding="utf-8").strip() in guide, name
+    assert "python " + " ".join(GUIDE_COMMAND) in guide
 
 
+@build
 def test_viterbi(consumer, rng):
     P = _module("python", "_sequence")
     for T, K in ((1, 1), (5, 3), (9, 6), (4, 9)):
@@ -70,6 +93,7 @@ def test_viterbi(consumer, rng):
         assert np.array_equal(path, expected)
 
 
+@build
 def test_linear_epoch_and_decision(consumer, rng):
     P = _module("python", "_linear")
     X = rng.integers(-3, 4, size=(60, 7)).astype(np.float64)
@@ -87,6 +111,7 @@ def test_linear_epoch_and_decision(consumer, rng):
     assert np.array_equal(out1, out2)
 
 
+@build
 def test_dual_and_conjunction_epochs(consumer, rng):
     D, C = _module("python", "_dual"), _module("python", "_conjunction")
     X = rng.integers(-2, 3, size=(40, 4)).astype(np.float64)
@@ -105,6 +130,7 @@ def test_dual_and_conjunction_epochs(consumer, rng):
     assert m1 == m2 and np.array_equal(a1, a2) and np.array_equal(b1, b2)
 
 
+@build
 def test_exact_sums(consumer):
     buckets = np.zeros(70, dtype=np.int64)
     buckets[0], buckets[60], buckets[61] = 1, 1, -1     # 1 + 2^60 - 2^61 < 0
@@ -113,6 +139,7 @@ def test_exact_sums(consumer):
     assert consumer.limbs_signed_sum([3], [3, 0], 2) == -1
 
 
+@build
 def test_vote_and_popcount_gram(consumer, rng):
     V, G = _module("python", "_voted"), _module("python", "_gram")
     Kx = rng.integers(-5, 6, size=(9, 6)).astype(np.float64)

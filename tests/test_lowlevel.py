@@ -4,6 +4,8 @@ import pytest
 from test_linear_routines import to_csr
 
 from perceptron_c import _backend, lowlevel
+from perceptron_c import lowlevel as ll
+from perceptron_c._validation import check_csr_args, csr_matrix_parts
 
 
 def test_same_result_as_the_routine(rng):
@@ -138,3 +140,43 @@ def test_an_overflowing_epoch_raises_the_documented_error():
     with pytest.raises(FloatingPointError, match="position"):
         for _ in range(5):
             low.perceptron_epoch_dense(X, y, np.array([0, 1, 2, 0, 1, 2]), w, b)
+
+
+@pytest.mark.parametrize("kind", ["csr_matrix", "csr_array"])
+def test_csr_routines_take_a_scipy_matrix(kind):
+    """Every CSR routine takes a scipy CSR matrix (or array) in place of its three arrays,
+    with the same results, and through the gate without copying what has the right dtypes."""
+    sp = pytest.importorskip("scipy.sparse")
+    make = getattr(sp, kind, None)
+    if make is None:
+        pytest.skip(f"scipy has no {kind}")
+    rng = np.random.default_rng(3)
+    dense = rng.integers(-2, 3, size=(30, 6)).astype(np.float64)
+    dense[rng.random(dense.shape) < 0.5] = 0.0
+    X = make(dense)
+    y = np.where(rng.random(30) < 0.5, -1.0, 1.0)
+    yk = rng.integers(0, 3, size=30)
+    order = rng.permutation(30)
+    triple = (X.data, X.indices, X.indptr)
+    for name, labels, shape, extra in (
+            ("perceptron_epoch_csr", y, (6,), 0), ("averaged_epoch_csr", y, (6,), 3),
+            ("multiclass_epoch_csr", yk, (3, 6), 0),
+            ("multiclass_averaged_epoch_csr", yk, (3, 6), 3)):
+        fn = getattr(ll, name)
+        runs = []
+        for rows in ((X,), triple):
+            w, b = np.zeros(shape), np.zeros(shape[:-1] or (1,))
+            state = (w, b) + ((np.zeros(shape), np.zeros(b.shape), np.ones(1, np.int64))
+                              if extra else ())
+            runs.append((fn(*rows, labels, order, *state), state))
+        assert runs[0][0] == runs[1][0], name
+        assert all(np.array_equal(a, b) for a, b in zip(runs[0][1], runs[1][1])), name
+    W, b = rng.normal(size=(2, 6)), rng.normal(size=2)
+    assert np.array_equal(ll.decision_csr(X, W, b), ll.decision_csr(*triple, W, b))
+    data, indices, _ = csr_matrix_parts(X, 6)
+    P = check_csr_args(data, indices, X.indptr, 6, True)
+    assert np.shares_memory(P.data, X.data) and np.shares_memory(P.indices, X.indices)
+    with pytest.raises(ValueError, match="6 columns"):
+        ll.decision_csr(make(dense[:, :5]), W, b)
+    with pytest.raises(TypeError, match="tocsr"):
+        ll.decision_csr(sp.csc_matrix(dense), W, b)

@@ -347,13 +347,56 @@ def test_precomputed_and_callable_kernels_are_refused():
         to_onnx(est)
 
 
-def test_labels_of_other_types_are_refused():
+# every label type scikit-learn accepts, as sklearn-onnx maps them for its own Perceptron
+LABELS = {"bool": lambda c: c > 0, "float": lambda c: np.array([-1.0, 3.0, 7.0])[c],
+          "int": lambda c: np.array([-3, 7, 2**40])[c],
+          "str": lambda c: np.array(["cat", "dog", "emu"])[c],
+          "object": lambda c: np.array(["cat", "dog", "emu"], dtype=object)[c]}
+
+
+def _labelled(kind, n_classes):
+    rng = np.random.default_rng(5)
+    X, c = make_blobs(rng, 160, 4, n_classes=n_classes, spread=1.5)
+    return X.astype(np.float32), LABELS[kind](c)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("kind", sorted(LABELS))
+def test_labels_of_every_type_as_sklearn_onnx_gives_them(kind, n_classes):
+    """Our export (to_onnx, and the registered converter) gives the labels sklearn-onnx gives
+    for scikit-learn's Perceptron on the same y: the same values, the same dtype."""
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from sklearn.linear_model import Perceptron
+
+    from perceptron_c.onnx import register_skl2onnx
+
+    if kind == "bool" and n_classes == 3:
+        pytest.skip("two classes only")
+    register_skl2onnx()
+    X, y = _labelled(kind, n_classes)
+    theirs = Perceptron(random_state=0).fit(X, y)
+    ours = pc.Perceptron(max_iter=20).fit(X, y)
+    want = theirs.predict(X)
+    if kind != "int":  # sklearn-onnx casts labels through int32: 2**40 does not survive it
+        (want_label, _) = _run(skl2onnx.to_onnx(theirs, X[:1], options={"zipmap": False}),
+                               X, np.float32)
+        assert want_label.dtype == (np.int64 if kind in ("bool", "float") else object)
+        assert (want_label == want).all()
+    # onnxruntime hands strings back as an object array
+    expected = np.asarray(ours.predict(X)).astype(np.int64 if kind in ("bool", "float", "int")
+                                                  else object)
+    for model in (to_onnx(ours), skl2onnx.to_onnx(ours, X[:1], options={"zipmap": False})):
+        label = _run(model, X, np.float32)[0]
+        assert label.dtype == expected.dtype and (label == expected).all()
+
+
+def test_labels_beyond_int64_are_refused():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 3))
-    for y in ((X[:, 0] > 0) * 2.0, X[:, 0] > 0):  # float labels, bool labels
-        est = pc.Perceptron(max_iter=3).fit(X, y)
-        with pytest.raises(TypeError, match="integers .* or all strings"):
-            to_onnx(est)
+    y = np.where(X[:, 0] > 0, np.uint64(2**63), np.uint64(1))
+    est = pc.Perceptron(max_iter=3).fit(X, y)
+    with pytest.raises(TypeError, match="int64"):
+        to_onnx(est)
 
 
 def test_bad_arguments_are_refused():
@@ -441,12 +484,81 @@ def test_a_regressor_pipeline_converts_with_sklearn_onnx():
     np.testing.assert_allclose(variable[:, 0], pipe.predict(X[150:]), rtol=1e-10, atol=1e-10)
 
 
-def test_sklearn_onnx_below_opset_13_is_refused():
+OPSET_MODELS = {"perceptron": (lambda: pc.Perceptron(max_iter=10), 7),
+                "kernel-poly": (lambda: pc.KernelPerceptron(kernel="poly", degree=2,
+                                                            max_iter=5, random_state=0), 7),
+                "kernel-rbf": (lambda: pc.KernelPerceptron(kernel="rbf", max_iter=5,
+                                                           random_state=0), 13)}
+
+
+@pytest.mark.parametrize("name", sorted(OPSET_MODELS))
+def test_target_opset_down_to_the_lowest_the_graph_needs(name):
+    from perceptron_c.onnx import OPSET
+
+    make, lowest = OPSET_MODELS[name]
+    Xtrain, ytrain, Xtest = _data(3, "int", False)
+    est = make().fit(Xtrain, ytrain)
+    for opset in range(lowest, OPSET + 2):
+        model = to_onnx(est, target_opset=opset)
+        assert model.opset_import[0].version == opset
+        label, decision = _run(model, Xtest, np.float32)
+        assert (label == est.predict(Xtest)).all(), opset
+        np.testing.assert_allclose(decision, est.decision_function(Xtest), rtol=1e-4,
+                                   atol=1e-4)
+    with pytest.raises(ValueError, match=f"needs opset >= {lowest} "):
+        to_onnx(est, target_opset=lowest - 1)
+    with pytest.raises(ValueError, match="installed onnx knows"):
+        to_onnx(est, target_opset=onnx.defs.onnx_opset_version() + 1)
+    with pytest.raises(TypeError, match="target_opset"):
+        to_onnx(est, target_opset="17")
+
+
+@pytest.mark.parametrize("name", sorted(OPSET_MODELS))
+def test_sklearn_onnx_target_opset_down_to_the_lowest(name):
     skl2onnx = pytest.importorskip("skl2onnx")
     from perceptron_c.onnx import register_skl2onnx
 
     register_skl2onnx()
-    Xtrain, ytrain, _ = _data(2, "int", False)
-    est = pc.Perceptron(max_iter=3).fit(Xtrain, ytrain)
-    with pytest.raises(ValueError, match="opset >= 13"):
-        skl2onnx.to_onnx(est, Xtrain[:1].astype(np.float32), target_opset=12)
+    make, lowest = OPSET_MODELS[name]
+    Xtrain, ytrain, Xtest = _data(2, "str", False)
+    est = make().fit(Xtrain, ytrain)
+    for opset in (lowest, 15):
+        model = skl2onnx.to_onnx(est, Xtrain[:1].astype(np.float32), target_opset=opset,
+                                 options={"zipmap": False})
+        assert (_run(model, Xtest, np.float32)[0] == est.predict(Xtest)).all(), opset
+    with pytest.raises(ValueError, match=f"needs opset >= {lowest} "):
+        skl2onnx.to_onnx(est, Xtrain[:1].astype(np.float32), target_opset=lowest - 1,
+                         options={"zipmap": False})
+
+
+@pytest.mark.parametrize("kind", sorted(LABELS))
+def test_output_class_labels_as_sklearn_onnx_gives_them(kind):
+    """sklearn-onnx's option output_class_labels: a third output holding the classes, in
+    the order of the decision columns, of the labels' type. Through sklearn-onnx its own
+    converter of that output writes it, which fails on bool and float classes (for
+    scikit-learn's Perceptron too): there, to_onnx alone."""
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from sklearn.linear_model import Perceptron
+
+    from perceptron_c.onnx import register_skl2onnx
+
+    register_skl2onnx()
+    X, y = _labelled(kind, 2)
+    ours = pc.Perceptron(max_iter=20).fit(X, y)
+    classes = np.asarray(ours.classes_).astype(object if kind in ("str", "object")
+                                               else np.int64)
+    opts = {"zipmap": False, "output_class_labels": True}
+    models = [to_onnx(ours, output_class_labels=True),
+              to_onnx(ours, layout="sklearn-onnx", output_class_labels=True)]
+    if kind not in ("bool", "float"):
+        models.append(skl2onnx.to_onnx(ours, X[:1], options=opts))
+        theirs = Perceptron(random_state=0).fit(X, y)
+        want = _run(skl2onnx.to_onnx(theirs, X[:1], options=opts), X, np.float32)[2]
+        assert want.dtype == classes.dtype and (want == classes).all()
+    for model in models:
+        outputs = _run(model, X, np.float32)
+        assert len(outputs) == 3 and model.graph.output[2].name.startswith("class_labels")
+        assert outputs[2].dtype == classes.dtype and (outputs[2] == classes).all()
+    est = pc.PassiveAggressiveRegressor().fit(X, np.arange(len(X), dtype=float))
+    with pytest.raises(ValueError, match="output_class_labels"):
+        to_onnx(est, output_class_labels=True)
