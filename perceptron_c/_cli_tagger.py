@@ -14,6 +14,7 @@ import re
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from ._tagged_files import TAGGED_FORMATS, load_tagged
@@ -21,8 +22,8 @@ from ._textdata import _text_lines
 from .io import check_regular_file, load_model, replace_file
 from .tagging import PerceptronTagger
 
-__all__ = ["add_tag", "train_tagger", "cmd_tag", "load_tagger", "DEFAULT_NR_ITER",
-           "TAG_FORMATS", "TAGGED_FORMATS"]
+__all__ = ["add_tag", "add_nltk_commands", "train_tagger", "cmd_tag", "cmd_export_nltk",
+           "cmd_import_nltk", "load_tagger", "DEFAULT_NR_ITER", "TAG_FORMATS", "TAGGED_FORMATS"]
 
 DEFAULT_NR_ITER = 5  # NLTK's train(nr_iter=5)
 TAG_FORMATS = ("text", "conll")
@@ -132,8 +133,17 @@ def add_tag(commands: Any) -> None:
                     "one token per line (its first column; further columns are ignored), "
                     "a blank line between sentences, written back as word<TAB>TAG lines "
                     "with a blank line after each sentence. The input is UTF-8.")
-    add_apply_arguments(tag, "tagger", "text", "the text file to tag",
-                        "the tagged text to OUT instead of stdout")
+    tag.add_argument("model", metavar="MODEL.npz", nargs="?",
+                     help="a tagger saved by 'train' (or give --nltk-json instead)")
+    tag.add_argument("text", metavar="TEXT", help="the text file to tag")
+    tag.add_argument("-o", "--output", metavar="OUT",
+                     help="write the tagged text to OUT instead of stdout; OUT is replaced "
+                          "whole, or left as it was if writing fails")
+    tag.add_argument("--nltk-json", metavar="DIR",
+                     help="tag with the NLTK JSON model in DIR (a folder, or a .zip holding "
+                          "one, as NLTK's save_to_json or 'export-nltk' writes it) instead of "
+                          "MODEL.npz")
+    _add_lang(tag)
     tag.add_argument("--format", choices=TAG_FORMATS, default="text",
                      help="layout of TEXT and of the output (text)")
     tag.add_argument("--gold", action="store_true",
@@ -177,9 +187,66 @@ def load_tagger(path: str) -> PerceptronTagger:
     return model
 
 
+def _add_lang(command: Any) -> None:
+    command.add_argument("--lang", metavar="CODE", default=None,
+                         help="the language code in the NLTK JSON file names (default: eng "
+                              "if DIR holds it, else the one model DIR holds)")
+
+
+def add_nltk_commands(commands: Any) -> None:
+    """``export-nltk`` and ``import-nltk``: a tagger's ``.npz`` to NLTK's JSON and back."""
+    export = commands.add_parser(
+        "export-nltk", help="write a tagger saved by 'train' as NLTK's JSON model files",
+        description="Write the three JSON files NLTK's PerceptronTagger reads "
+                    "(averaged_perceptron_tagger_<lang>.{weights,tagdict,classes}.json) into "
+                    "DIR, created if missing; the files are replaced together or not at all. "
+                    "NLTK reads them with PerceptronTagger(lang=CODE, loc=DIR) once DIR (or a "
+                    "folder above it) is on nltk.data.path.")
+    export.add_argument("model", metavar="MODEL.npz", help="a greedy tagger saved by 'train'")
+    export.add_argument("folder", metavar="DIR", help="the folder to write")
+    export.add_argument("--lang", metavar="CODE", default=None,
+                        help="the language code in the file names (default: the tagger's "
+                             "lang, eng unless trained with --param lang=CODE)")
+    imported = commands.add_parser(
+        "import-nltk", help="save NLTK's JSON model files as this package's MODEL.npz",
+        description="Read the NLTK JSON model in DIR (a folder, or a .zip holding one) and "
+                    "save it as a model file 'tag' reads.")
+    imported.add_argument("folder", metavar="DIR", help="the folder (or .zip) to read")
+    imported.add_argument("-o", "--output", metavar="MODEL.npz", required=True,
+                          help="the model file to write")
+    _add_lang(imported)
+
+
+def _nltk_json(folder: str, lang: str | None) -> PerceptronTagger:
+    # a path on the command line, never an NLTK resource name
+    return PerceptronTagger.from_nltk_json(Path(folder), lang=lang)
+
+
+def cmd_export_nltk(args: argparse.Namespace) -> str:
+    """Write ``args.model`` as NLTK JSON into ``args.folder``; return the line to print."""
+    tagger = load_tagger(args.model)
+    paths = tagger.to_nltk_json(args.folder, lang=args.lang)
+    return f"wrote {', '.join(paths)}"
+
+
+def cmd_import_nltk(args: argparse.Namespace, save: Any) -> str:
+    """Save the NLTK JSON model of ``args.folder`` with ``save(model, path)``."""
+    tagger = _nltk_json(args.folder, args.lang)
+    path = save(tagger, args.output)
+    return (f"read NLTK's {tagger.TAGGER_NAME}_{tagger.lang} ({len(tagger.classes)} tags, "
+            f"{len(tagger.tagdict)} tag dictionary words) -> {path}")
+
+
 def cmd_tag(args: argparse.Namespace) -> str | None:
     """Tag ``args.text``; return the accuracy line for stderr with ``--gold``, else None."""
-    tagger = load_tagger(args.model)
+    if (args.model is None) == (args.nltk_json is None):
+        raise ValueError("tag needs a model: MODEL.npz or --nltk-json DIR (one of them)")
+    if args.lang is not None and args.nltk_json is None:
+        raise ValueError("--lang applies to --nltk-json only")
+    if args.nltk_json is not None:
+        tagger = _nltk_json(args.nltk_json, args.lang)
+    else:
+        tagger = load_tagger(args.model)
     gold = None
     if args.gold:
         gold = load_tagged(args.text, "slash" if args.format == "text" else "conll")

@@ -19,14 +19,8 @@ from ._docs import fill
 from ._guard import OWNER_KEYS
 from ._npzfile import replace_files
 from ._tagger_core import reserve
-from ._tagtext import (
-    dense_pairs,
-    nltk_data_dirs,
-    pack_text,
-    param_files,
-    read_nltk_json,
-    sparse_pairs,
-)
+from ._tagger_nltk import locate, read_files
+from ._tagtext import dense_pairs, pack_text, param_files, parse_nltk_json, sparse_pairs
 from .exceptions import NotFittedError
 from .io import FRAGMENTS, save_model
 
@@ -235,33 +229,50 @@ class TaggerState:
             arrays[name], arrays[name + "_lengths"] = pack_text(strings)
         return arrays
 
-    def load_from_json(self, lang: str = "eng", loc: Any = None) -> None:
+    def load_from_json(self, lang: str | None = "eng", loc: Any = None) -> None:
         """Replace the model by an NLTK JSON model (NLTK's ``load_from_json``, lines 507-552).
 
-        Without NLTK's downloader: nothing is ever downloaded.
+        ``loc`` is resolved as NLTK resolves it (`perceptron_c._tagger_nltk`); nothing is
+        ever downloaded.
 
         Parameters
         ----------
-        lang : str, default="eng"
-            The language code in the file names.
-        loc : str or path, optional
-            The folder of the three JSON files; None looks in the NLTK data folders (see the
-            class).
+        lang : str or None, default="eng"
+            The language code in the file names. None (our addition): "eng" if ``loc`` holds
+            it, else the one model ``loc`` holds (NLTK's ``save_to_json`` writes "xxx" by
+            default).
+        loc : str, path or NLTK PathPointer, optional
+            Where the three JSON files are. None: the resource
+            ``taggers/averaged_perceptron_tagger_<lang>/`` on ``nltk.data.path`` (NLTK's
+            default folders where nltk is not installed). A relative str: an NLTK resource
+            name, found by ``nltk.data.find`` (zips too; needs nltk). An absolute str or a
+            ``pathlib.Path``: a folder, or a ``.zip`` holding one. An NLTK ``PathPointer``:
+            read through it.
 
         Raises
         ------
         ValueError
-            If ``lang`` is not one file name component.
+            If ``lang`` is not one file name component, or ``loc`` is blank.
         LookupError
-            If ``loc`` is None and no NLTK data folder holds the model (unzipped).
+            If NLTK's data folders hold no such resource, or ``loc`` is relative and nltk is
+            not installed.
+        FileNotFoundError
+            If ``loc`` does not exist or lacks a file of the model; the message lists what
+            the folder holds (and the ``lang`` of a model it holds).
         FileFormatError
             Naming the file, if one is not what NLTK writes.
         OSError
             If a file cannot be read.
         """
-        if loc is None:
-            loc = _find_nltk_model(self.TAGGER_NAME, lang)
-        weights, tagdict, classes = read_nltk_json(os.fspath(loc), lang, self.TAGGER_NAME)
+        self._read_nltk(lang, loc)
+
+    def _read_nltk(self, lang: str | None, loc: Any) -> str:
+        """`load_from_json`; returns the ``lang`` of the files read."""
+        if lang is not None:
+            param_files(self.TAGGER_NAME, lang)  # checked before any search
+        files = locate(loc, "eng" if lang is None else lang, self.TAGGER_NAME)
+        lang, blobs = read_files(files, lang, self.TAGGER_NAME)
+        weights, tagdict, classes = parse_nltk_json(blobs)
         ids = {c: k for k, c in enumerate(sorted(set(classes)))}
         rows = [r for r, per_class in enumerate(weights.values()) for _ in per_class]
         cols = [ids[label] for per_class in weights.values() for label in per_class]
@@ -277,6 +288,7 @@ class TaggerState:
         self.tagdict = dict(tagdict)
         self._dense_file = False
         self._prepare()
+        return lang
 
     def to_nltk_json(self, loc: Any, lang: str | None = None) -> list[str]:
         """Write the three JSON files NLTK's ``load_from_json`` reads into the folder ``loc``.
@@ -341,16 +353,3 @@ def _writing(data: bytes) -> Callable[[IO[bytes]], None]:
     def write(handle: IO[bytes]) -> None:
         handle.write(data)
     return write
-
-
-def _find_nltk_model(name: str, lang: str) -> str:
-    folder = os.path.join("taggers", f"{name}_{lang}")
-    searched = nltk_data_dirs()
-    for root in searched:
-        if os.path.isdir(os.path.join(root, folder)):
-            return os.path.join(root, folder)
-    raise LookupError(
-        f"PerceptronTagger(load=True): no NLTK model {folder!r} (unzipped) in "
-        f"{', '.join(searched)}; perceptron_c downloads nothing. Pass load=False and train, "
-        "or read a model: PerceptronTagger.from_nltk_json(folder, lang) or "
-        "PerceptronTagger.load(path.npz)")

@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 
 from .exceptions import FileFormatError
-from .io import check_regular_file, reject_constant
+from .io import reject_constant
 
 __all__ = ["check_sentences", "check_tokens", "pack_text", "unpack_text", "check_state",
            "check_text_state", "check_pairs", "sparse_pairs", "dense_pairs", "param_files",
-           "read_nltk_json", "nltk_data_dirs"]
+           "parse_nltk_json", "nltk_data_dirs"]
 
 Sentence = tuple[list[str], list[str]]
 _WORD, _TAG = itemgetter(0), itemgetter(1)
@@ -222,13 +222,11 @@ def param_files(tagger_name: str, lang: str) -> tuple[str, str, str]:
                  for part in ("weights", "tagdict", "classes"))
 
 
-def _load_json(path: str) -> Any:
-    check_regular_file(path, "NLTK tagger JSON")
-    with open(path, encoding="utf-8") as handle:
-        try:
-            return json.load(handle, parse_constant=reject_constant)
-        except (ValueError, RecursionError) as exc:
-            raise FileFormatError(f"{path}: not a JSON file: {exc}") from None
+def _load_json(label: str, data: bytes) -> Any:
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=reject_constant)
+    except (ValueError, RecursionError) as exc:  # (UnicodeDecodeError is a ValueError)
+        raise FileFormatError(f"{label}: not a JSON file: {exc}") from None
 
 
 def _is_number(w: Any) -> bool:
@@ -241,11 +239,12 @@ def _is_number(w: Any) -> bool:
         return False
 
 
-def read_nltk_json(loc: str, lang: str, tagger_name: str) -> tuple[dict, dict, list]:
-    """(weights, tagdict, classes) from the JSON files of NLTK's ``save_to_json`` in ``loc``;
-    `FileFormatError` naming the file that is not what NLTK writes."""
-    paths = [os.path.join(loc, name) for name in param_files(tagger_name, lang)]
-    weights, tagdict, classes = (_load_json(path) for path in paths)
+def parse_nltk_json(files: list[tuple[str, bytes]]) -> tuple[dict, dict, list]:
+    """(weights, tagdict, classes) from the bytes of the three JSON files of NLTK's
+    ``save_to_json``, each given with its name; `FileFormatError` naming the file that is not
+    what NLTK writes."""
+    paths = [label for label, _ in files]
+    weights, tagdict, classes = (_load_json(label, data) for label, data in files)
     if not isinstance(classes, list) or not all(isinstance(c, str) for c in classes) or \
             len(set(classes)) != len(classes):
         raise FileFormatError(f"{paths[2]}: not a list of distinct str classes")

@@ -1,4 +1,5 @@
-"""The ``perceptron-c`` command line: ``demo``, ``train``, ``predict`` and ``tag``.
+"""The ``perceptron-c`` command line: ``demo``, ``train``, ``predict``, ``tag``, ``export-nltk``
+and ``import-nltk``.
 
 ``main(argv)`` returns the exit status instead of exiting, so it can be called in-process.
 Every failure is one line on stderr (``perceptron-c: error: ...``), never a traceback, and
@@ -33,7 +34,16 @@ from . import (
     VotedPerceptron,
     __version__,
 )
-from ._cli_tagger import TAGGED_FORMATS, add_apply_arguments, add_tag, cmd_tag, train_tagger
+from ._cli_tagger import (
+    TAGGED_FORMATS,
+    add_apply_arguments,
+    add_nltk_commands,
+    add_tag,
+    cmd_export_nltk,
+    cmd_import_nltk,
+    cmd_tag,
+    train_tagger,
+)
 from .datasets import DATA_EXTENSIONS, load_data
 from .io import check_regular_file, load_model, replace_file, save_model
 
@@ -148,6 +158,7 @@ def _build_parser() -> argparse.ArgumentParser:
     add_apply_arguments(predict, "model", "data", "data file (labels optional)",
                         "the labels to OUT (the same CSV) instead")
     add_tag(commands)
+    add_nltk_commands(commands)
     return parser
 
 
@@ -174,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits on --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_ERROR
     handler = {"demo": _cmd_demo, "train": _cmd_train, "predict": _cmd_predict,
-               "tag": _cmd_tag}[args.command]
+               "tag": _cmd_tag, "export-nltk": _cmd_export_nltk,
+               "import-nltk": _cmd_import_nltk}[args.command]
     with warnings.catch_warnings():  # restores showwarning (and the filters) on return
         warnings.showwarning = _show_warning
         try:
@@ -315,6 +327,16 @@ def _cmd_tag(args: argparse.Namespace) -> int:
     accuracy = cmd_tag(args)
     if accuracy is not None:
         print(accuracy, file=sys.stderr)
+    return EXIT_OK
+
+
+def _cmd_export_nltk(args: argparse.Namespace) -> int:
+    print(cmd_export_nltk(args))
+    return EXIT_OK
+
+
+def _cmd_import_nltk(args: argparse.Namespace) -> int:
+    print(cmd_import_nltk(args, save_model))
     return EXIT_OK
 
 

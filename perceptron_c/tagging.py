@@ -3,22 +3,26 @@ without NLTK.
 
 A drop-in for ``nltk.tag.perceptron.PerceptronTagger`` (NLTK 3.10.4, whose file
 ``nltk/tag/perceptron.py`` the line numbers below cite): the same constructor, ``train``,
-``tag``, ``tag_sents``, ``accuracy``/``evaluate`` (``nltk/tag/api.py``), the same features,
-word normalization and tag dictionary. Trained on the same sentences after the same
-``random.seed``, it learns the same weights as NLTK, rounding included, and gives every token
-the same tag (the arithmetic contract is in `perceptron_c._core._tagging_py`). Features and classes
-are interned to integer rows and columns of numpy arrays instead of NLTK's dicts of dicts.
+``tag``, ``tag_sents``, and the whole of NLTK's ``TaggerI`` (``nltk/tag/api.py``:
+``accuracy``, ``evaluate``, ``confusion``, ``precision``, ``recall``, ``f_measure``,
+``evaluate_per_tag``; `perceptron_c._tagger_scores`), the same features, word normalization
+and tag dictionary. Trained on the same sentences after the same ``random.seed``, it learns
+the same weights as NLTK, rounding included, and gives every token the same tag (the
+arithmetic contract is in `perceptron_c._core._tagging_py`). Features and classes are interned
+to integer rows and columns of numpy arrays instead of NLTK's dicts of dicts.
 
 Model files: ``save`` writes this package's versioned ``.npz`` (read back by `load` or
 `perceptron_c.load`, without pickle); `from_nltk_json` and `to_nltk_json` read and write the
-three JSON files NLTK writes. NLTK is never imported.
+three JSON files NLTK writes, ``loc`` resolved as NLTK resolves it
+(`perceptron_c._tagger_nltk`). NLTK is imported only to resolve an NLTK resource name (and
+``loc=None`` where it is installed), and by `use_for_nltk`, which makes ``nltk.pos_tag`` tag
+with a tagger of ours.
 """
 from __future__ import annotations
 
 import logging
 import os
 import random
-import warnings
 from collections import Counter
 from collections.abc import Iterable
 from itertools import chain
@@ -27,10 +31,12 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._docs import fill
+from ._confusion import ConfusionMatrix
 from ._guard import OWNER_KEYS, GuardedModel, _mark, _reader, _writer
 from ._tagger_core import CodedEpochs, StringEpochs, greedy_tables, tag_codes
 from ._tagger_core import ordered as _ordered
+from ._tagger_nltk import NLTKServing, use_for_nltk
+from ._tagger_scores import TaggerScores
 from ._tagger_state import TaggerState
 from ._tagger_structured import StructuredCore
 from ._tagtext import (
@@ -41,44 +47,32 @@ from ._tagtext import (
 from .exceptions import FileFormatError, NotFittedError
 from .token_features import TokenFeatures  # re-exported: the issue's name for it
 
-__all__ = ["PerceptronTagger", "TokenFeatures"]
+__all__ = ["PerceptronTagger", "TokenFeatures", "ConfusionMatrix", "use_for_nltk",
+           "NLTKServing"]
 
 _logger = logging.getLogger(__name__)
 FREQ_THRESH, AMBIGUITY_THRESH = 20, 0.97  # NLTK's _make_tagdict, lines 625-626
 # template slots that depend on the previous tags; the others are computed once per token
 _STATIC = (0, 1, 2, 6, 8, 9, 10, 11, 12, 13)
 
-# accuracy and evaluate (NLTK's name for it) take and return the same
-_SCORING = {
-    "gold_accuracy": """
-        Parameters
-        ----------
-        gold : iterable of sentences
-            Sentences, each a list of (word, tag) pairs of str.
-
-        Returns
-        -------
-        float
-            Tokens tagged right / tokens.
-        """,
-}
-
-
-class PerceptronTagger(TaggerState, GuardedModel):
+class PerceptronTagger(TaggerScores, TaggerState, GuardedModel):
     """Greedy averaged perceptron tagger ([Collins2002]; NLTK's ``PerceptronTagger``).
 
     Parameters
     ----------
     load : bool
         Load a trained model at construction, as NLTK does. With ``loc``, the NLTK JSON model
-        of ``lang`` in the folder ``loc``; without it, the one ``nltk.download`` put in an NLTK
-        data folder (``$NLTK_DATA``, ``~/nltk_data`` and NLTK's other defaults, unzipped),
-        else `LookupError` (nothing is ever downloaded): pass ``load=False`` to train, or use
-        `from_nltk_json` / `load`.
+        of ``lang`` there; without it, the one ``nltk.download`` put in an NLTK data folder
+        (``nltk.data.find`` on ``nltk.data.path`` where nltk is installed, else ``$NLTK_DATA``,
+        ``~/nltk_data`` and NLTK's other defaults; a folder or a zip), else `LookupError`
+        (nothing is ever downloaded): pass ``load=False`` to train, or use `from_nltk_json` /
+        `load`.
     lang : str
         The language code in the names of NLTK's model files.
-    loc : str or path, optional
-        The folder of an NLTK JSON model.
+    loc : str, path or NLTK PathPointer, optional
+        Where the NLTK JSON model is, as NLTK reads it (see `load_from_json`): a relative str
+        is an NLTK resource name on ``nltk.data.path`` (needs nltk); a ``pathlib.Path`` or
+        an absolute str is a folder (or a ``.zip``).
     structured : bool, default=False
         Our addition (keyword, after NLTK's three): ``train`` fits a first-order
         `perceptron_c.sequence.StructuredPerceptron` (averaged, Viterbi decoding) on NLTK's
@@ -313,56 +307,6 @@ class PerceptronTagger(TaggerState, GuardedModel):
                 self._tables = None
         return None
 
-    @_mark
-    @_reader
-    @fill(_SCORING)
-    def accuracy(self, gold: Iterable[Any]) -> float:
-        """The fraction of the tokens of ``gold`` tagged as in ``gold``.
-
-        NLTK's ``TaggerI.accuracy``: the words of each sentence are tagged with `tag` and
-        compared with the gold tags.
-
-        {gold_accuracy}
-
-        Raises
-        ------
-        TypeError
-            If a word or tag of ``gold`` is not a str.
-        ValueError
-            If ``gold`` holds a malformed pair or no tokens.
-        NotFittedError
-            If the tagger has no model yet and a word needs predicting.
-        ConcurrentUseError
-            If another thread is training the tagger meanwhile.
-        """
-        sentences = check_sentences(gold, "gold")
-        n = sum(len(words) for words, _ in sentences)
-        if n == 0:
-            raise ValueError("gold holds no tokens")
-        right = sum(tag == gold_tag for words, tags in sentences
-                    for (_, tag), gold_tag in zip(self.tag(list(words)), tags))
-        return right / n
-
-    @fill(_SCORING)
-    def evaluate(self, gold: Iterable[Any]) -> float:
-        """`accuracy`, with the DeprecationWarning NLTK gives (``nltk/tag/api.py``).
-
-        {gold_accuracy}
-
-        Raises
-        ------
-        ValueError, TypeError, NotFittedError
-            As `accuracy`.
-
-        Warns
-        -----
-        DeprecationWarning
-            Always: NLTK deprecated ``evaluate`` for ``accuracy``.
-        """
-        warnings.warn("Function evaluate() has been deprecated. Use accuracy(gold) instead.",
-                      DeprecationWarning, stacklevel=2)
-        return self.accuracy(gold)
-
     # ---- training
     @_mark
     @_writer
@@ -533,31 +477,40 @@ class PerceptronTagger(TaggerState, GuardedModel):
 
     # ---- NLTK's JSON files
     @classmethod
-    def from_nltk_json(cls, loc: Any, lang: str = "eng") -> PerceptronTagger:
+    def from_nltk_json(cls, loc: Any, lang: str | None = None) -> PerceptronTagger:
         """A tagger from the JSON files NLTK's ``save_to_json`` writes.
 
         Parameters
         ----------
-        loc : str or path
-            The folder of ``averaged_perceptron_tagger_<lang>.{weights,tagdict,classes}.json``
-            (lines 370-379).
-        lang : str, default="eng"
-            The language code in the file names.
+        loc : str, path or NLTK PathPointer
+            Where ``averaged_perceptron_tagger_<lang>.{weights,tagdict,classes}.json`` are
+            (lines 370-379), resolved as NLTK resolves it (see `load_from_json`): a
+            ``pathlib.Path`` or an absolute str is a folder or a ``.zip``; a relative str is
+            an NLTK resource name such as ``"taggers/averaged_perceptron_tagger_eng/"``.
+        lang : str, optional
+            The language code in the file names. None: "eng" if ``loc`` holds it, else the
+            one model ``loc`` holds (so a folder NLTK's ``save_to_json`` wrote with its
+            default "xxx" is read).
 
         Returns
         -------
         PerceptronTagger
-            A greedy tagger with those weights, tag dictionary and classes.
+            A greedy tagger with those weights, tag dictionary and classes; its ``lang`` is
+            the language of the files read.
 
         Raises
         ------
         ValueError
             If ``lang`` is not one file name component.
+        LookupError
+            If a resource name is not found on ``nltk.data.path``, or nltk is not installed.
+        FileNotFoundError
+            If ``loc`` lacks a file of the model: the message lists what it holds.
         FileFormatError
             Naming the file, if one is not such a file.
         OSError
             If a file cannot be read.
         """
-        tagger = cls(load=False, lang=lang)
-        tagger.load_from_json(lang, loc)
+        tagger = cls(load=False, lang="eng" if lang is None else lang)
+        tagger.lang = tagger._read_nltk(lang, loc)
         return tagger

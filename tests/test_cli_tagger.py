@@ -219,3 +219,44 @@ def test_train_structured(corpus, capsys):
     assert _accuracy(tagged, test) > 0.8
     assert cli.main(["train", str(tmp / "train.txt"), "--structured", "-o", str(model)]) == 2
     _one_line_error(capsys, "--structured does not apply")
+
+
+def test_tag_reads_and_export_writes_nltks_json(corpus, capsys, monkeypatch):
+    """NLTK's JSON on the command line: tag --nltk-json DIR, export-nltk, import-nltk; NLTK
+    reads what export-nltk writes, and tag --nltk-json reads what NLTK writes."""
+    import nltk.data
+    from nltk.tag.perceptron import PerceptronTagger as NLTKTagger
+
+    tmp, train, test = corpus
+    monkeypatch.setattr(nltk.data, "path", [str(tmp)] + nltk.data.path)  # NLTK's sandbox
+    model = tmp / "tagger.npz"
+    assert cli.main(["train", str(tmp / "train.txt"), "--estimator", "tagger", "-o",
+                     str(model)]) == 0
+    assert cli.main(["export-nltk", str(model), str(tmp / "json")]) == 0
+    out, _ = capsys.readouterr()
+    assert "averaged_perceptron_tagger_eng.weights.json" in out
+    theirs = NLTKTagger(loc=str(tmp / "json"))
+    ours = PerceptronTagger.load(model)
+    assert theirs.model.weights == ours.weights and theirs.tagdict == ours.tagdict
+
+    words = [[w for w, _ in s] for s in test]
+    plain = tmp / "plain.txt"
+    plain.write_text("\n".join(" ".join(s) for s in words) + "\n", encoding="utf-8")
+    theirs.save_to_json(loc=str(tmp / "saved"))  # NLTK's default lang, "xxx"
+    monkeypatch.chdir(tmp)  # a relative DIR is a path on the command line
+    for folder, lang in (("json", []), ("saved", []), ("saved", ["--lang", "xxx"])):
+        assert cli.main(["tag", "--nltk-json", folder, *lang, str(plain)]) == 0
+        out, err = capsys.readouterr()
+        tagged = [[tuple(t.rsplit("/", 1)) for t in line.split()] for line in out.splitlines()]
+        assert err == "" and tagged == theirs.tag_sents(words)
+
+    assert cli.main(["import-nltk", "saved", "-o", str(tmp / "back.npz")]) == 0
+    assert "averaged_perceptron_tagger_xxx" in capsys.readouterr()[0]
+    assert PerceptronTagger.load(tmp / "back.npz").weights == theirs.model.weights
+
+    assert cli.main(["tag", "--nltk-json", "saved", "--lang", "eng", str(plain)]) == 2
+    _one_line_error(capsys, "lang='xxx'")
+    assert cli.main(["tag", str(model), str(plain), "--nltk-json", "json"]) == 2
+    _one_line_error(capsys, "one of them")
+    assert cli.main(["tag", str(plain)]) == 2
+    _one_line_error(capsys, "--nltk-json")

@@ -23,7 +23,7 @@ MODELS = {"perceptron", "kernel_perceptron", "voted_perceptron", "passive_aggres
           "budget_perceptron", "kernel_passive_aggressive", "sequence",
           "token_features"}
 # models built of models, as a Pipeline is: the tagger is token features plus a sequence model
-COMPOSITES = {"tagging", "_tagger_structured", "_tagger_state"}
+COMPOSITES = {"tagging", "_tagger_structured", "_tagger_state", "_tagger_scores"}
 # modules that import nothing from the package: every layer may use them, routines included
 LEAVES = {"_threads", "exceptions", "_docs"}
 # the one door into the routines folder
@@ -32,7 +32,8 @@ DISPATCHER = "_backend"
 BELOW_MODELS = {"_base", "_run", "_rows", "_validation", "_backend", "kernels", "theory",
                 "lowlevel", "io", "_params", "_threads", "_linear_model", "_sgd_run",
                 "_kernel_rows", "_kernel_model", "_guard", "_tagtext", "_tagger_core",
-                "_state", "_kernel_specs", "_npzfile", "_labels", "_supervised"} | LEAVES
+                "_state", "_kernel_specs", "_npzfile", "_labels", "_supervised", "_tagger_nltk",
+                "_confusion"} | LEAVES
 
 
 def _docstring_lines(tree):

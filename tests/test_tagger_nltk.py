@@ -311,10 +311,18 @@ def test_a_real_ctrl_c_during_the_renames_waits_for_them(tmp_path, monkeypatch):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
-def test_load_true_without_a_model_says_what_to_do(tmp_path, monkeypatch):
+@pytest.mark.parametrize("with_nltk", [True, False])
+def test_load_true_without_a_model_says_what_to_do(with_nltk, tmp_path, monkeypatch):
+    """Where nltk is installed, its nltk.data.path is searched (as NLTK's find does);
+    without it, NLTK's default folders ($NLTK_DATA first)."""
+    import nltk.data
+
     monkeypatch.setenv("NLTK_DATA", str(tmp_path))
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setattr(sys, "prefix", str(tmp_path))
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
+    if not with_nltk:
+        monkeypatch.setitem(sys.modules, "nltk.data", None)  # import nltk.data fails
     with pytest.raises(LookupError, match="load=False"):
         PerceptronTagger()
     ours = PerceptronTagger(load=False)
