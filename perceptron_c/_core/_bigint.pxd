@@ -10,6 +10,10 @@
 #
 # Limb sums (`_voted_c`): a fixed-width two's-complement integer of 64-bit limbs, to which
 # +-2^e is added in O(1) amortized time.
+#
+# Public through perceptron_c.capi.bigint: conjunction_sign, limbs_add_pow2, limbs_sub_pow2,
+# limbs_sign. All are inline, noexcept nogil, and check nothing: call them with or without
+# the GIL, with every pointer valid for the sizes given.
 from libc.float cimport DBL_MAX
 from libc.math cimport ldexp, isinf
 from libc.stdint cimport int16_t, int32_t, int64_t, uint64_t
@@ -76,6 +80,10 @@ cdef inline void scatter(int64_t* B, const int32_t* e, const int64_t* a, const i
     hi[0] = h
 
 
+# B: int64 buckets (at least hi + 1 of them), B[k] the coefficient of 2^k, the bias in B[0];
+# lo, hi: the lowest and highest exponent whose bucket may be nonzero (every bucket outside
+# B[lo..hi] but B[0] is 0), as `scatter` tracks them; hi < lo when only B[0] is used. The sums
+# must respect the precondition above. Returns the sign and leaves B zeroed.
 cdef inline int conjunction_sign(int64_t* B, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     """Sign (-1, 0, 1) of sum_k B[k] 2^k, where B[0] (the bias) and B[lo..hi] may be nonzero
     (hi < lo: only B[0]); clears those buckets."""
@@ -188,14 +196,19 @@ cdef inline void _limbs_pow2(uint64_t* limbs, Py_ssize_t n_limbs, Py_ssize_t e,
         i += 1
 
 
+# limbs (n_limbs uint64, least significant first): a two's-complement integer, to which 2^e
+# is added in place (0 <= e < 64 n_limbs); a carry out of the top limb is dropped, so n_limbs
+# must hold every value the sum takes plus a sign bit.
 cdef inline void limbs_add_pow2(uint64_t* limbs, Py_ssize_t n_limbs, Py_ssize_t e) noexcept nogil:
     _limbs_pow2(limbs, n_limbs, e, False)
 
 
+# limbs_add_pow2 for -2^e: limbs (n_limbs uint64) less 2^e, in place (0 <= e < 64 n_limbs).
 cdef inline void limbs_sub_pow2(uint64_t* limbs, Py_ssize_t n_limbs, Py_ssize_t e) noexcept nogil:
     _limbs_pow2(limbs, n_limbs, e, True)
 
 
+# The sign (-1, 0, 1) of the two's-complement integer in limbs (n_limbs >= 1 uint64), read only.
 cdef inline int limbs_sign(const uint64_t* limbs, Py_ssize_t n_limbs) noexcept nogil:
     cdef Py_ssize_t i
     if limbs[n_limbs - 1] >> 63:

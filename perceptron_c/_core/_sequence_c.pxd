@@ -41,8 +41,12 @@ cdef struct SeqWork:
     Py_ssize_t emitted
     Py_ssize_t rows
 
-# Viterbi of one sentence of T >= 1 tokens with emissions E (T x K) into path: 0, or -1 when
-# a score is not finite.
+# Viterbi ([Collins2002]) of one sentence of T >= 1 tokens over K >= 1 tags, as
+# _sequence_py._best_path: E (T x K float64, row-major) the emission scores, trans
+# ((K+2) x K float64) the transition scores, trans[i, j] from tag i to tag j, rows K and K+1
+# the start and end scores. Scratch: delta (2K float64), back (T x K float64, the backpointers
+# as doubles). path (T int64) receives the best tags, ties to the lowest tag. Returns 0, or -1
+# when a score is not finite (path then unspecified). noexcept nogil: with or without the GIL.
 cdef int best_path(const double* E, const double* trans, Py_ssize_t T, Py_ssize_t K,
                    double* delta, double* back, int64_t* path) noexcept nogil
 
