@@ -465,6 +465,7 @@ def weighted(X: Any, y: Any, w: Any) -> tuple[Any, Any, np.ndarray | None]:
         import pandas as pd  # only where River's adapters run: pandas is there
 
         X, y, a = X.iloc[keep], pd.Series(y).iloc[keep], a[keep]
+        X = X if len(X) else X.iloc[:, :0]  # (no row left: no name learned either)
     return X, y, np.ascontiguousarray(a)
 
 
