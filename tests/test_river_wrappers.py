@@ -9,11 +9,11 @@ import pytest
 
 pytest.importorskip("river")
 
-from river import compose, ensemble, evaluate, metrics, multiclass, preprocessing  # noqa: E402
-from river.datasets import synth  # noqa: E402
+from river import compose, ensemble, evaluate, metrics, multiclass, preprocessing
+from river.datasets import synth
 
-import perceptron_c.river as pr  # noqa: E402
-from perceptron_c import _backend  # noqa: E402
+import perceptron_c.river as pr
+from perceptron_c import _backend
 
 TWINS = ["c", "python"] if _backend.BACKEND == "c" else ["python"]
 
@@ -115,7 +115,7 @@ def test_pipeline_and_progressive_validation_multiclass():
                               metrics.Accuracy() + metrics.CrossEntropy()))
 
     for scaled in (True, False):
-        acc, loss = _on_every_twin(lambda: run(scaled))
+        acc, loss = _on_every_twin(lambda s=scaled: run(s))
         assert acc > 0.75 and math.isfinite(loss), (acc, loss)
 
 
