@@ -22,12 +22,10 @@ from ._river_rows import (
     Sigmoid,
     check_rows,
     grow_rows,
-    sample_weight,
     sign,
-    softmax,
     visit,
-    weighted,
 )
+from ._river_rules import sample_weight, softmax, weighted
 
 __all__ = ["MulticlassPerceptron", "Perceptron"]
 
@@ -136,10 +134,10 @@ class Perceptron(_AveragedState, BinaryLinear, Sigmoid, base.MiniBatchClassifier
         if w.__class__ is not float or w != 1.0:
             w = sample_weight(w)
             if w == 0.0:
-                return self._check_only(x)
+                self._check_only(x)
+                return
         if (self._calls.get(_twin()) or self._calls_now()).learn_binary(x, label, w) < 0:
             self._learn_new_names(x, lambda calls: calls.learn_binary(x, label, w))
-        return None
 
     @property
     def weights(self) -> dict[Hashable, float]:
@@ -221,17 +219,18 @@ class MulticlassPerceptron(_AveragedState, Predictions, base.MiniBatchClassifier
         if w.__class__ is not float or w != 1.0:
             w = sample_weight(w)
             if w == 0.0:  # no class joins either
-                return self._check_only(x)
+                self._check_only(x)
+                return
         k = self._class_index.get(y)
         if k is not None:
-            return self._learn_class(x, k, w)
+            self._learn_class(x, k, w)
+            return
         with self._learning(False), self._all_or_nothing() as undo:  # a class joins
             k = self._code(y)
             self._add_classes(len(self._classes))
             self._keep(undo, _backend.dicts.dict_row(x, self._columns.index,
                                                      max(1, len(self._columns)))[1])
             self._learn_class(x, k, w)
-        return None
 
     def _learn_class(self, x: dict[Hashable, Any], k: int, w: float) -> None:
         if (self._calls.get(_twin()) or self._calls_now()).learn_class(x, k, w) < 0:

@@ -23,11 +23,10 @@ from ._river_rows import (
     Rows,
     Sigmoid,
     check_rows,
-    sample_weight,
     sign,
     visit,
-    weighted,
 )
+from ._river_rules import sample_weight, weighted
 
 __all__ = ["PAClassifier", "PARegressor"]
 
