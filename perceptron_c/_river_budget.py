@@ -19,9 +19,9 @@ from ._river_rows import (
     START_COLUMNS,
     Binary,
     Columns,
-    NoProbability,
     PerCall,
     Rows,
+    Sigmoid,
     Undo,
     binary_label,
     check_rows,
@@ -73,7 +73,7 @@ def _grown(a: np.ndarray, shape: tuple[int, ...], fill: float) -> np.ndarray:
     return out
 
 
-class BudgetKernelPerceptron(Binary, PerCall, NoProbability, base.MiniBatchClassifier):
+class BudgetKernelPerceptron(Binary, PerCall, Sigmoid, base.MiniBatchClassifier):
     """The binary kernel perceptron on a budget for River: at most ``budget`` support vectors,
     whatever the length of the stream.
 
@@ -86,8 +86,9 @@ class BudgetKernelPerceptron(Binary, PerCall, NoProbability, base.MiniBatchClass
     (plus O(budget^2) for the Projectron's inverse Gram) however long the stream and however
     many feature names it brings, and a call costs what the entries of the example and of the
     support vectors cost. True (or 1) is the positive class, False (or 0) the negative;
-    ``predict_one`` answers True when the score is positive. ``predict_proba_one`` raises
-    NotImplementedError: the perceptron defines no probability.
+    ``predict_one`` answers True when the score is positive. ``predict_proba_one`` is the
+    sigmoid of the score (River's rule for its ``Perceptron``): a monotone map of the score
+    for River's wrappers, not a calibrated probability. It takes no sample weight ``w``.
 
     Parameters
     ----------
@@ -312,7 +313,7 @@ class BudgetKernelPerceptron(Binary, PerCall, NoProbability, base.MiniBatchClass
         self._stamp[:n] = slots[2, :n]
 
     @fill(DOCS, x_learn=_X_LEARN, y=DOCS["y_bool"],
-          raises_learn=DOCS["raises_learn_score_binary"])
+          raises_learn=DOCS["raises_learn_score_binary"], w="")
     def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
         """Learn one example: on a mistake, a support vector (or a projection) by the
         strategy.
@@ -341,7 +342,8 @@ class BudgetKernelPerceptron(Binary, PerCall, NoProbability, base.MiniBatchClass
                     self._reset_calls()
                 status = self._calls_now().learn(x, label)
 
-    @fill(DOCS, y=DOCS["y_many_bool"], raises_learn_many=DOCS["raises_learn_many_binary"])
+    @fill(DOCS, y=DOCS["y_many_bool"], raises_learn_many=DOCS["raises_learn_many_binary"],
+          w_many="")
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
         """Learn a batch, row by row in order, in blocks of 256 rows per compiled call.
 

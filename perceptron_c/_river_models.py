@@ -17,14 +17,15 @@ from ._river_rows import (
     BinaryLinear,
     Columns,
     Linear,
-    NoProbability,
     Predictions,
     Rows,
+    Sigmoid,
     check_rows,
     grow_rows,
     sign,
     visit,
 )
+from ._river_rules import sample_weight, softmax, weighted
 
 __all__ = ["MulticlassPerceptron", "Perceptron"]
 
@@ -87,15 +88,17 @@ class _AveragedState(Linear):
 
 
 @fill(_PARAMS)
-class Perceptron(_AveragedState, BinaryLinear, NoProbability, base.MiniBatchClassifier):
+class Perceptron(_AveragedState, BinaryLinear, Sigmoid, base.MiniBatchClassifier):
     """The binary perceptron for River, averaged by default, on the compiled routines.
 
     [Daume2017] Alg. 5 (plain) and Alg. 7 (averaged, lazily): on a mistake (``y (w . x + b)
     <= 0``) the weights gain ``y x``. True (or 1) is the positive class and False (or 0)
     the negative, as River's binary classifiers take them; ``predict_one`` answers True when
     the score is positive. River's ``linear_model.Perceptron`` is the plain (not averaged)
-    variant of this arithmetic.
-    ``predict_proba_one`` raises NotImplementedError: the perceptron defines no probability.
+    variant of this arithmetic. ``learn_one(x, y, w)`` multiplies the step by River's sample
+    weight ``w``. ``predict_proba_one`` gives River's ``Perceptron``'s probability, the
+    sigmoid of the score (of the averaged weights, when averaging): a monotone map of the
+    score for River's wrappers, not a calibrated probability.
 
     {params_perceptron}
     """
@@ -110,25 +113,31 @@ class Perceptron(_AveragedState, BinaryLinear, NoProbability, base.MiniBatchClas
         yield {"average": False}
         yield {"normalize": True, "fit_intercept": False}
 
-    def _run(self, rows: Rows, y: np.ndarray, order: np.ndarray) -> None:
+    def _run(self, rows: Rows, y: np.ndarray, order: np.ndarray,
+             sw: np.ndarray | None) -> None:
         lin, fi, nz = _backend.linear, bool(self.fit_intercept), bool(self.normalize)
         w, b = self._W[0], self._b
         if self.average:
             lin.averaged_epoch_csr(rows.data, rows.indices, rows.indptr, y, order, w, b,
-                                   self._U[0], self._beta, self._count, fi, nz)
+                                   self._U[0], self._beta, self._count, fi, nz, sw)
         else:
             lin.perceptron_epoch_csr(rows.data, rows.indices, rows.indptr, y, order, w, b,
-                                     fi, nz)
+                                     fi, nz, sample_weight=sw)
 
     @fill(DOCS, y=DOCS["y_bool"], raises_learn=DOCS["raises_learn_score_binary"])
-    def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
-        """Learn one example: an update when the model gets it wrong.
+    def learn_one(self, x: dict[Hashable, Any], y: Any, w: float = 1.0) -> None:
+        """Learn one example: an update (times ``w``) when the model gets it wrong.
 
         {learn_one}
         """
         label = 1.0 if y is True else -1.0 if y is False else sign(y)
-        if (self._calls.get(_twin()) or self._calls_now()).learn_binary(x, label) < 0:
-            self._learn_new_names(x, lambda calls: calls.learn_binary(x, label))
+        if w.__class__ is not float or w != 1.0:
+            w = sample_weight(w)
+            if w == 0.0:
+                self._check_only(x)
+                return
+        if (self._calls.get(_twin()) or self._calls_now()).learn_binary(x, label, w) < 0:
+            self._learn_new_names(x, lambda calls: calls.learn_binary(x, label, w))
 
     @property
     def weights(self) -> dict[Hashable, float]:
@@ -142,8 +151,7 @@ class Perceptron(_AveragedState, BinaryLinear, NoProbability, base.MiniBatchClas
 
 
 @fill(_PARAMS)
-class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
-                           base.MiniBatchClassifier):
+class MulticlassPerceptron(_AveragedState, Predictions, base.MiniBatchClassifier):
     """The K-class (argmax) perceptron for River, averaged by default; classes may appear at
     any point of the stream.
 
@@ -154,8 +162,10 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
     update adds to one row what it takes from another, the rows sum to zero, so a class of
     zero weights never outscores every seen class, and the model is the one that had every
     class from the start, numbered by first appearance (exactly so where the scores' sums are
-    exact). ``predict_proba_one`` raises NotImplementedError: the perceptron defines no
-    probability.
+    exact). ``learn_one(x, y, w)`` multiplies the step by River's sample weight ``w``.
+    ``predict_proba_one`` is the softmax of the classes' scores, the rule of River's
+    multiclass linear model (``SoftmaxRegression``): a monotone map of the scores for River's
+    wrappers, not a calibrated probability; its likeliest class is ``predict_one``'s.
 
     {params_perceptron}
     """
@@ -189,51 +199,58 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
             self._classes.append(label)
         return k
 
-    def _run(self, rows: Rows, y: np.ndarray, order: np.ndarray) -> None:
+    def _run(self, rows: Rows, y: np.ndarray, order: np.ndarray,
+             sw: np.ndarray | None) -> None:
         lin, fi, nz = _backend.linear, bool(self.fit_intercept), bool(self.normalize)
         if self.average:
             lin.multiclass_averaged_epoch_csr(rows.data, rows.indices, rows.indptr, y, order,
                                               self._W, self._b, self._U, self._beta,
-                                              self._count, fi, nz)
+                                              self._count, fi, nz, sw)
         else:
             lin.multiclass_epoch_csr(rows.data, rows.indices, rows.indptr, y, order, self._W,
-                                     self._b, fi, nz)
+                                     self._b, fi, nz, sw)
 
     @fill(DOCS, y=_Y_CLASS, raises_learn=DOCS["raises_learn_score"])
-    def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
-        """Learn one example: an update when the model gets it wrong.
+    def learn_one(self, x: dict[Hashable, Any], y: Any, w: float = 1.0) -> None:
+        """Learn one example: an update (times ``w``) when the model gets it wrong.
 
         {learn_one}
         """
+        if w.__class__ is not float or w != 1.0:
+            w = sample_weight(w)
+            if w == 0.0:  # no class joins either
+                self._check_only(x)
+                return
         k = self._class_index.get(y)
         if k is not None:
-            self._learn_class(x, k)
+            self._learn_class(x, k, w)
             return
         with self._learning(False), self._all_or_nothing() as undo:  # a class joins
             k = self._code(y)
             self._add_classes(len(self._classes))
             self._keep(undo, _backend.dicts.dict_row(x, self._columns.index,
                                                      max(1, len(self._columns)))[1])
-            self._learn_class(x, k)
+            self._learn_class(x, k, w)
 
-    def _learn_class(self, x: dict[Hashable, Any], k: int) -> None:
-        if (self._calls.get(_twin()) or self._calls_now()).learn_class(x, k) < 0:
-            self._learn_new_names(x, lambda calls: calls.learn_class(x, k))
+    def _learn_class(self, x: dict[Hashable, Any], k: int, w: float) -> None:
+        if (self._calls.get(_twin()) or self._calls_now()).learn_class(x, k, w) < 0:
+            self._learn_new_names(x, lambda calls: calls.learn_class(x, k, w))
 
     @fill(DOCS, y=_Y_CLASSES)
-    def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
+    def learn_many(self, X: pd.DataFrame, y: pd.Series, w: Any = 1.0) -> None:
         """Learn a batch, row by row in order: the same model as ``learn_one`` on each row, in
         one compiled call per run of rows between the first examples of new classes.
 
         {learn_many}
         """
         check_rows(X, y)
+        X, y, sw = weighted(X, y, w)
         with self._learning(True), self._all_or_nothing() as undo:
             rows = self._learn_frame(X)
             self._keep(undo, np.unique(rows.indices))
-            self._learn_classes(rows, y)
+            self._learn_classes(rows, y, sw)
 
-    def _learn_classes(self, rows: Rows, y: pd.Series) -> None:
+    def _learn_classes(self, rows: Rows, y: pd.Series, sw: np.ndarray | None) -> None:
         local, uniques = pd.factorize(pd.Series(y), use_na_sentinel=False)
         before = len(self._classes)
         to_global = np.array([self._code(u) for u in uniques], dtype=np.int64)
@@ -248,7 +265,7 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
             # the routine checks every label, visited or not: later classes' rows get 0
             y_now = codes if e == rows.n_rows else np.where(codes < n_classes, codes, 0)
             if n_classes:
-                self._learn_rows(rows, y_now, visit(s, e))
+                self._learn_rows(rows, y_now, visit(s, e), sw)
 
     @fill(DOCS)
     def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> Any:
@@ -266,6 +283,30 @@ class MulticlassPerceptron(_AveragedState, Predictions, NoProbability,
         classes = self._classes  # (first: a new class joins it before the weights' rows)
         k = (self._calls.get(_twin()) or self._calls_now()).argmax(x)
         return classes[k] if k >= 0 else None
+
+    @fill(DOCS)
+    def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
+        """The softmax of the classes' scores (River's multiclass rule); ``{}`` before any
+        class.
+
+        {proba_one}
+        """
+        classes = self._classes  # (first: a new class joins it before the weights' rows)
+        scores = (self._calls.get(_twin()) or self._calls_now()).class_scores(x)[:len(classes)]
+        return dict(zip(classes, softmax(scores))) if scores else {}
+
+    @fill(DOCS)
+    def predict_proba_many(self, X: pd.DataFrame) -> pd.DataFrame:
+        """``predict_proba_one`` on each row (the same bits), the rows scored in one compiled
+        call.
+
+        {proba_many}
+        """
+        classes = self._classes
+        scores = self._scores(X)[:, :len(classes)]
+        probas = [softmax(row) for row in scores.tolist()] if scores.shape[1] else \
+            np.zeros((len(X), 0))
+        return pd.DataFrame(probas, index=X.index, columns=pd.Index(classes, dtype=object))
 
     def _predict_rows(self, X: pd.DataFrame) -> Any:
         classes = self._classes  # (first: a new class joins it before the weights' rows)

@@ -21,10 +21,12 @@ from ._river_rows import (
     Linear,
     Predictions,
     Rows,
+    Sigmoid,
     check_rows,
     sign,
     visit,
 )
+from ._river_rules import sample_weight, weighted
 
 __all__ = ["PAClassifier", "PARegressor"]
 
@@ -94,15 +96,22 @@ class _PA(Linear):
         return _backend.dicts.SGDDicts(self._columns.index, self._W, self._state, self._params(),
                                        *self._codes(), bool(self.learn_intercept), self._busy)
 
-    def _run(self, rows: Rows, y: np.ndarray, order: np.ndarray) -> None:
+    def _run(self, rows: Rows, y: np.ndarray, order: np.ndarray,
+             sw: np.ndarray | None) -> None:
         sgd, empty = _backend.sgd, np.zeros(0)
-        sgd.sgd_epoch_csr(rows.data, rows.indices, rows.indptr, y, np.ones(rows.n_rows), order,
-                          self._W[0], empty, empty, self._state, self._params(), *self._codes(),
+        sw = np.ones(rows.n_rows) if sw is None else sw
+        sgd.sgd_epoch_csr(rows.data, rows.indices, rows.indptr, y, sw, order, self._W[0],
+                          empty, empty, self._state, self._params(), *self._codes(),
                           sgd.PENALTY_NONE, bool(self.learn_intercept), False)
 
-    def _learn_target(self, x: dict[Hashable, Any], y: float) -> None:
-        if (self._calls.get(_twin()) or self._calls_now()).learn(x, y) < 0:
-            self._learn_new_names(x, lambda calls: calls.learn(x, y))
+    def _learn_target(self, x: dict[Hashable, Any], y: float, w: Any) -> None:
+        if w.__class__ is not float or w != 1.0:
+            w = sample_weight(w)
+            if w == 0.0:
+                return self._check_only(x)
+        if (self._calls.get(_twin()) or self._calls_now()).learn(x, y, w) < 0:
+            self._learn_new_names(x, lambda calls: calls.learn(x, y, w))
+        return None
 
     def _model(self) -> tuple[np.ndarray, np.ndarray]:
         return self._W, self._state[_backend.sgd.INTERCEPT:_backend.sgd.INTERCEPT + 1]
@@ -118,12 +127,6 @@ class _PA(Linear):
         return float(self._state[_backend.sgd.INTERCEPT])
 
 
-def _sigmoid(s: np.ndarray) -> np.ndarray:
-    """River's ``utils.math.sigmoid``, elementwise: 0 below -30, 1 above 30."""
-    p = 1.0 / (1.0 + np.exp(-np.clip(s, -30.0, 30.0)))
-    return np.where(s < -30.0, 0.0, np.where(s > 30.0, 1.0, p))
-
-
 # both models' first parameters, River's
 _PARAMS = {"params_C_mode": """
     Parameters
@@ -136,13 +139,15 @@ _PARAMS = {"params_C_mode": """
 
 
 @fill(_PARAMS)
-class PAClassifier(_PA, BinaryLinear, base.MiniBatchClassifier):
+class PAClassifier(_PA, BinaryLinear, Sigmoid, base.MiniBatchClassifier):
     """Binary passive-aggressive classification for River: River's ``PAClassifier``, compiled.
 
     The hinge loss ``max(0, 1 - y (w . x + b))`` with y = +1 for True (or 1), -1 for False
     (or 0), and the step of ``mode`` ([Crammer2006] Fig. 1). The probability of True is
     River's: the sigmoid of the score (0 below -30, 1 above 30); ``predict_one`` answers True
-    when the score is positive.
+    when the score is positive. River's ``PAClassifier`` takes no sample weight; here
+    ``learn_one(x, y, w)`` multiplies the step tau by ``w``, as scikit-learn's SGD routine
+    does for its ``"pa1"`` and ``"pa2"`` rates.
 
     {params_C_mode}
     learn_intercept : bool, default=True
@@ -160,44 +165,12 @@ class PAClassifier(_PA, BinaryLinear, base.MiniBatchClassifier):
         return 1.0
 
     @fill(DOCS, y=DOCS["y_bool"], raises_learn=DOCS["raises_learn_weight_binary"])
-    def learn_one(self, x: dict[Hashable, Any], y: Any) -> None:
-        """Learn one example.
+    def learn_one(self, x: dict[Hashable, Any], y: Any, w: float = 1.0) -> None:
+        """Learn one example (the step times ``w``).
 
         {learn_one}
         """
-        self._learn_target(x, 1.0 if y is True else -1.0 if y is False else sign(y))
-
-    @fill(DOCS)
-    def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
-        """The probabilities of False and True: 1 - p and p = sigmoid(w . x + b).
-
-        {params_x_predict}
-
-        Returns
-        -------
-        dict
-            ``{False: 1 - p, True: p}``.
-
-        {raises_x}
-        """
-        p = float(_sigmoid(np.array(self._decision(x))))
-        return {False: 1.0 - p, True: p}
-
-    @fill(DOCS)
-    def predict_proba_many(self, X: pd.DataFrame) -> pd.DataFrame:
-        """``predict_proba_one`` on each row, in one compiled call.
-
-        {params_X_predict}
-
-        Returns
-        -------
-        pandas.DataFrame
-            Columns False and True, indexed as ``X``.
-
-        {raises_frame}
-        """
-        p = _sigmoid(self._decisions(X))
-        return pd.DataFrame({False: 1.0 - p, True: p}, index=X.index)
+        self._learn_target(x, 1.0 if y is True else -1.0 if y is False else sign(y), w)
 
 
 @fill(_PARAMS)
@@ -233,26 +206,27 @@ class PARegressor(_PA, Predictions, base.MiniBatchRegressor):
         return float(self.eps)
 
     @fill(DOCS, y=_Y_TARGET, raises_learn=DOCS["raises_learn_weight"])
-    def learn_one(self, x: dict[Hashable, Any], y: float) -> None:
-        """Learn one example.
+    def learn_one(self, x: dict[Hashable, Any], y: float, w: float = 1.0) -> None:
+        """Learn one example (the step times ``w``).
 
         {learn_one}
         """
-        self._learn_target(x, float(y))
+        self._learn_target(x, float(y), w)
 
     @fill(DOCS, y=_Y_TARGETS, raises_learn_many=DOCS["raises_learn_many_targets"])
-    def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
+    def learn_many(self, X: pd.DataFrame, y: pd.Series, w: Any = 1.0) -> None:
         """Learn a batch, row by row in order, in one compiled call: the same model as
         ``learn_one`` on each row.
 
         {learn_many}
         """
         check_rows(X, y, "target")
+        X, y, sw = weighted(X, y, w)
         targets = np.array(y, dtype=np.float64)
         with self._learning(True), self._all_or_nothing() as undo:
             rows = self._learn_frame(X)
             self._keep(undo, np.unique(rows.indices))
-            self._learn_rows(rows, targets, visit(0, rows.n_rows))
+            self._learn_rows(rows, targets, visit(0, rows.n_rows), sw)
 
     @fill(DOCS)
     def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> float:

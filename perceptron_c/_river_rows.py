@@ -19,8 +19,8 @@ pandas marks a key absent from some dicts of a frame: the entry is left out. Inf
 error.
 
 `Linear` is the linear adapters' base: their weights. `Binary` holds the binary classifiers'
-predictions, `NoProbability` the perceptrons' ``predict_proba_one``, and `DOCS` the numpydoc
-blocks their methods share.
+predictions, `Sigmoid` their probabilities (River's rule), and `DOCS` the numpydoc blocks
+their methods share; River's rules for ``w`` and probabilities are `_river_rules`'.
 """
 from __future__ import annotations
 
@@ -35,14 +35,15 @@ import numpy as np
 from . import _backend
 from ._backend import active as _twin
 from ._docs import fill
+from ._river_rules import RULE_DOCS, sigmoid, weighted
 from .exceptions import ConcurrentUseError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["DOCS", "START_COLUMNS", "Binary", "Columns", "Linear", "NoProbability", "PerCall",
-           "Predictions", "Rows", "Undo", "binary_label", "check_rows", "grow_columns",
-           "grow_rows", "sign", "signs", "visit"]
+__all__ = ["DOCS", "START_COLUMNS", "Binary", "Columns", "Linear", "PerCall", "Predictions",
+           "Rows", "Sigmoid", "Undo", "binary_label", "check_rows", "grow_columns", "grow_rows",
+           "sign", "signs", "visit"]
 
 START_COLUMNS = 8  # never 0: the routines take the address of the first weight
 BATCH = 2  # _busy[0] while a learn_many runs (dicts.BATCH): reading calls stop too
@@ -165,6 +166,7 @@ DOCS = {
         ----------
         {x_learn}
         {y}
+        {w}
 
         {raises_learn}
         """,
@@ -173,9 +175,31 @@ DOCS = {
         ----------
         {X_learn}
         {y}
+        {w_many}
 
         {raises_learn_many}
         """,
+    "proba_one": """
+        {params_x_predict}
+
+        Returns
+        -------
+        dict
+            Label -> probability, summing to 1.
+
+        {raises_x}
+        """,
+    "proba_many": """
+        {params_X_predict}
+
+        Returns
+        -------
+        pandas.DataFrame
+            One column per label, indexed as ``X``.
+
+        {raises_frame}
+        """,
+    **RULE_DOCS,
 }
 
 
@@ -529,6 +553,10 @@ class PerCall:
         self._columns.add(names)
         self._busy[2] += 1
 
+    def _check_only(self, x: Mapping[Hashable, Any]) -> None:
+        """Read ``x`` as a learning call reads it (its values checked), learning nothing."""
+        _backend.dicts.dict_row(x, self._columns.index, max(1, len(self._columns)))
+
     def _learn_new_names(self, x: Mapping[Hashable, Any], learn: Callable[[Any], int]) -> None:
         """``learn(calls)`` once ``x``'s names without a column have theirs (numbered in sorted
         order) and the arrays have grown; `_all_or_nothing`."""
@@ -553,7 +581,8 @@ class Linear(PerCall):
     _SMALL: tuple[str, ...] = ()  # the arrays a call writes whole: biases, counters, state
     _W: np.ndarray
 
-    def _run(self, rows: Rows, y: np.ndarray, order: np.ndarray) -> None:
+    def _run(self, rows: Rows, y: np.ndarray, order: np.ndarray,
+             sw: np.ndarray | None) -> None:
         raise NotImplementedError
 
     def _model(self) -> tuple[np.ndarray, np.ndarray]:
@@ -575,8 +604,9 @@ class Linear(PerCall):
         for name in self._SMALL:
             undo.keep(getattr(self, name))
 
-    def _learn_rows(self, rows: Rows, y: np.ndarray, order: np.ndarray) -> None:
-        self._run(rows, y, order)
+    def _learn_rows(self, rows: Rows, y: np.ndarray, order: np.ndarray,
+                    sw: np.ndarray | None = None) -> None:
+        self._run(rows, y, order, sw)
 
     def _learn_frame(self, X: pd.DataFrame) -> Rows:
         return self._columns.frame(X, learn=True, grown=lambda t: self._grow())
@@ -654,42 +684,49 @@ class BinaryLinear(Binary, Linear):
     """The linear binary classifiers: +1/-1 labels, a batch learned in one call."""
 
     @fill(DOCS, y=DOCS["y_many_bool"], raises_learn_many=DOCS["raises_learn_many_binary"])
-    def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
+    def learn_many(self, X: pd.DataFrame, y: pd.Series, w: Any = 1.0) -> None:
         """Learn a batch, row by row in order, in one compiled call: the same model as
         ``learn_one`` on each row.
 
         {learn_many}
         """
         check_rows(X, y)
+        X, y, sw = weighted(X, y, w)
         labels = signs(y)
         with self._learning(True), self._all_or_nothing() as undo:
             rows = self._learn_frame(X)
             self._keep(undo, np.unique(rows.indices))
-            self._learn_rows(rows, labels, visit(0, rows.n_rows))
+            self._learn_rows(rows, labels, visit(0, rows.n_rows), sw)
 
 
-class NoProbability:
-    """``predict_proba_one`` of the perceptrons, which define no probability."""
+class Sigmoid:
+    """The binary classifiers' probabilities, River's rule for its ``Perceptron`` and
+    ``PAClassifier``: p = `sigmoid` of the score for True, 1 - p for False. Not a calibrated
+    probability: a monotone map of the score, 0.5 on the boundary, so the likelier label is
+    ``predict_one``'s (True above 0.5), which River's wrappers need."""
 
+    # declared, not assigned: the model class's (PerCall's) attributes and methods answer
+    _calls: dict[str, Any]
+    _calls_now: Callable[[], Any]
+    _decisions: Callable[[pd.DataFrame], np.ndarray]
+
+    @fill(DOCS)
     def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
-        """Not defined for the perceptron: raises NotImplementedError, as River expects of a
-        classifier without probabilities.
+        """``{False: 1 - p, True: p}``, p = sigmoid(score), River's rule.
 
-        Parameters
-        ----------
-        x : dict
-            Feature name -> number.
-        **kwargs
-            Ignored: River's signature.
-
-        Returns
-        -------
-        dict
-            Never returns.
-
-        Raises
-        ------
-        NotImplementedError
-            Always.
+        {proba_one}
         """
-        raise NotImplementedError("the perceptron defines no probability: use predict_one")
+        p = sigmoid((self._calls.get(_twin()) or self._calls_now()).decision(x))
+        return {False: 1.0 - p, True: p}
+
+    @fill(DOCS)
+    def predict_proba_many(self, X: pd.DataFrame) -> pd.DataFrame:
+        """``predict_proba_one`` on each row (the same bits), the rows scored in one compiled
+        call.
+
+        {proba_many}
+        """
+        import pandas as pd  # only where River's adapters run: pandas is there
+
+        p = np.array([sigmoid(s) for s in self._decisions(X).tolist()], dtype=np.float64)
+        return pd.DataFrame({False: 1.0 - p, True: p}, index=X.index)

@@ -220,9 +220,9 @@ def test_probabilities():
     assert set(p) == {False, True} and p[True] > 0.5 and p[False] + p[True] == 1.0
     many = m.predict_proba_many(pd.DataFrame({"a": [1.0, -40.0]}))
     assert many.loc[0, True] == p[True] and many.loc[1, True] == 0.0
-    for cls in (pr.Perceptron, pr.MulticlassPerceptron):
-        with pytest.raises(NotImplementedError, match="no probability"):
-            cls().predict_proba_one({"a": 1.0})
+    # the perceptrons: River's rules (sigmoid of the score; softmax of the classes' scores)
+    assert pr.Perceptron().predict_proba_one({"a": 1.0}) == {False: 0.5, True: 0.5}
+    assert pr.MulticlassPerceptron().predict_proba_one({"a": 1.0}) == {}
     assert pr.MulticlassPerceptron().predict_one({"a": 1.0}) is None
 
 
@@ -743,8 +743,8 @@ def test_ctrl_c_after_a_learn_one_that_grew_undoes_it_all(monkeypatch, cls, what
     if what == "new class":  # (its first call is of the calls it has)
         learn_class = pr.MulticlassPerceptron._learn_class
 
-        def learned_then_interrupted(self, x, k):
-            learn_class(self, x, k)
+        def learned_then_interrupted(self, x, k, *w):
+            learn_class(self, x, k, *w)
             raise KeyboardInterrupt
         monkeypatch.setattr(pr.MulticlassPerceptron, "_learn_class", learned_then_interrupted)
     x = {"x0": 5.0, "zz": -7.0} if what == "new name" else {"x0": 5.0, "x1": -7.0}

@@ -34,12 +34,10 @@ from perceptron_c._core._sgd_c cimport (SGD_AVERAGE_B, SGD_ETA0, SGD_INTERCEPT, 
                                         SGD_RATE_PA2, SGD_SQ_NORM, SGD_SUMLOSS, SGD_WSCALE,
                                         sgd_epoch, sgd_options)
 
-from perceptron_c._core._dicts_py import BATCH, BUSY_LEARN, BUSY_READ, KERNELS, STRATEGIES
+from perceptron_c._core._dicts_py import (BATCH, BUSY_LEARN, BUSY_READ, KERNELS, NEW_NAMES,
+                                          NO_ROOM, STRATEGIES)
 from perceptron_c.exceptions import ConcurrentUseError
 from perceptron_c._core._dicts_py import __all__  # no-cython-lint: listed once (test_twins)
-
-NEW_NAMES = -1
-NO_ROOM = -2
 
 cdef tuple _REAL = (numbers.Real, np.bool_)  # the real numbers besides float and int
 
@@ -258,13 +256,22 @@ cdef class LinearDicts(_DictCalls):
         finally:
             free_row(&row)
 
+    def class_scores(self, x):
+        cdef Row row
+        cdef Py_ssize_t k
+        try:
+            self._read(x, &row, False)
+            return [self._row_score(&row, k) for k in range(self.R)]
+        finally:
+            free_row(&row)
+
     cdef int _score_row(self, const Row* row, double* out, double* work) except -1:
         cdef Py_ssize_t k
         for k in range(self.R):
             out[k] = self._row_score(row, k)
         return 0
 
-    def learn_binary(self, x, double y):
+    def learn_binary(self, x, double y, double w=1.0):
         cdef Row row
         cdef int64_t indptr[2]
         cdef int64_t order = 0
@@ -277,7 +284,7 @@ cdef class LinearDicts(_DictCalls):
             indptr[0], indptr[1] = 0, row.m
             r = binary_epoch(row.values, row.cols, indptr, self.width, &y, &order, 1, self.W,
                              self.b, self.U, self.beta, self.count, self.fit_intercept,
-                             self.normalize, NULL, NULL)
+                             self.normalize, NULL, &w)
             self._learned(x, &row)
         finally:
             free_row(&row)
@@ -285,7 +292,7 @@ cdef class LinearDicts(_DictCalls):
             non_finite(0, 0)
         return r
 
-    def learn_class(self, x, int64_t y):
+    def learn_class(self, x, int64_t y, double w=1.0):
         cdef Row row
         cdef int64_t indptr[2]
         cdef int64_t order = 0
@@ -299,7 +306,7 @@ cdef class LinearDicts(_DictCalls):
             indptr[0], indptr[1] = 0, row.m
             r = multiclass_epoch(row.values, row.cols, indptr, self.width, &y, &order, 1,
                                  self.R, self.W, self.b, self.U, self.beta, self.count,
-                                 self.fit_intercept, self.normalize, NULL)
+                                 self.fit_intercept, self.normalize, &w)
             self._learned(x, &row)
         finally:
             free_row(&row)
@@ -349,11 +356,10 @@ cdef class SGDDicts(_DictCalls):
             self.state[SGD_INTERCEPT]
         return 0
 
-    def learn(self, x, double y):
+    def learn(self, x, double y, double w=1.0):
         cdef Row row
         cdef int64_t indptr[2]
         cdef int64_t order = 0
-        cdef double one = 1.0
         cdef Py_ssize_t r
         try:
             x = self._read(x, &row, True)
@@ -361,7 +367,7 @@ cdef class SGDDicts(_DictCalls):
                 return NEW_NAMES
             indptr[0], indptr[1] = 0, row.m
             self.state[SGD_SUMLOSS] = self.state[SGD_OBJECTIVE] = 0.0
-            r = sgd_epoch(row.values, row.cols, indptr, self.width, &y, &one, &order, 1,
+            r = sgd_epoch(row.values, row.cols, indptr, self.width, &y, &w, &order, 1,
                           self.w, NULL, NULL, self.state, self.params, &self.opt)
             self._learned(x, &row)
         finally:

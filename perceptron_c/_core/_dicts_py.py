@@ -272,6 +272,11 @@ class LinearDicts(_Busy):
         scores = self._scores(values, cols)
         return int(np.argmax(np.array(scores))) if scores else -1
 
+    def class_scores(self, x: Mapping[Any, Any]) -> list[float]:
+        """The score of each row of W on ``x`` (a list of R floats; empty without rows)."""
+        values, cols = self._read(x, self.W.shape[1])
+        return self._scores(values, cols)
+
     def scores(self, values: _D, names: list[Any]) -> _D:
         """(n_rows, R): the score of row k of W on each row of a frame (`_frame_rows`)."""
         rows = self._frame_rows(values, names, self.W.shape[1])
@@ -280,35 +285,38 @@ class LinearDicts(_Busy):
             out[i] = self._scores(row, cols)
         return out
 
-    def learn_binary(self, x: Mapping[Any, Any], y: float) -> int:
+    def learn_binary(self, x: Mapping[Any, Any], y: float, w: float = 1.0) -> int:
         """One example of the binary perceptron (y = +1 or -1): ``averaged_epoch_csr`` or
-        ``perceptron_epoch_csr`` on its row; returns the mistakes (0 or 1), or NEW_NAMES."""
+        ``perceptron_epoch_csr`` on its row, sample weight ``w`` (the step times w); returns
+        the mistakes (0 or 1), or NEW_NAMES."""
         need(self.W.shape[0] == 1, "W must have one row")
         values, cols, new = _entries(x, self.index, self.W.shape[1])
         self._check(True)
         if new:
             return NEW_NAMES
-        row, yy = _csr(values, cols), np.array([y], dtype=np.float64)
+        row, yy, sw = _csr(values, cols), np.array([y], dtype=np.float64), np.array([w])
         if self.U is None or self.beta is None or self.count is None:
             return perceptron_epoch_csr(*row, yy, _ONE, self.W[0], self.b,
-                                        self.fit_intercept, self.normalize)
+                                        self.fit_intercept, self.normalize, sample_weight=sw)
         return averaged_epoch_csr(*row, yy, _ONE, self.W[0], self.b, self.U[0], self.beta,
-                                  self.count, self.fit_intercept, self.normalize)
+                                  self.count, self.fit_intercept, self.normalize, sw)
 
-    def learn_class(self, x: Mapping[Any, Any], y: int) -> int:
+    def learn_class(self, x: Mapping[Any, Any], y: int, w: float = 1.0) -> int:
         """One example of the K-class perceptron (y a row of W): ``multiclass_epoch_csr`` or
-        its averaged form on its row; returns the mistakes (0 or 1), or NEW_NAMES."""
+        its averaged form on its row, sample weight ``w``; returns the mistakes (0 or 1), or
+        NEW_NAMES."""
         values, cols, new = _entries(x, self.index, self.W.shape[1])
         self._check(True)
         need(0 <= y < self.W.shape[0], f"y must be a class index in [0, {self.W.shape[0]})")
         if new:
             return NEW_NAMES
-        row, yy = _csr(values, cols), np.array([y], dtype=np.int64)
+        row, yy, sw = _csr(values, cols), np.array([y], dtype=np.int64), np.array([w])
         if self.U is None or self.beta is None or self.count is None:
             return multiclass_epoch_csr(*row, yy, _ONE, self.W, self.b, self.fit_intercept,
-                                        self.normalize)
+                                        self.normalize, sw)
         return multiclass_averaged_epoch_csr(*row, yy, _ONE, self.W, self.b, self.U, self.beta,
-                                             self.count, self.fit_intercept, self.normalize)
+                                             self.count, self.fit_intercept, self.normalize,
+                                             sw)
 
 
 class SGDDicts(_Busy):
@@ -346,17 +354,18 @@ class SGDDicts(_Busy):
                 float(self.state[INTERCEPT])
         return out
 
-    def learn(self, x: Mapping[Any, Any], y: float) -> int:
-        """One example: ``sgd_epoch_csr`` on its row (sample weight 1); returns the nonzero
-        updates (0 or 1), or NEW_NAMES."""
+    def learn(self, x: Mapping[Any, Any], y: float, w: float = 1.0) -> int:
+        """One example: ``sgd_epoch_csr`` on its row, sample weight ``w`` (the update times
+        w); returns the nonzero updates (0 or 1), or NEW_NAMES."""
         values, cols, new = _entries(x, self.index, self.W.shape[1])
         self._check(True)
         if new:
             return NEW_NAMES
         self.state[SUMLOSS] = self.state[OBJECTIVE] = 0.0  # an epoch's sums start at 0
-        return sgd_epoch_csr(*_csr(values, cols), np.array([y], dtype=np.float64), np.ones(1),
-                             _ONE, self.W[0], np.zeros(0), np.zeros(0), self.state, self.params,
-                             self.loss, self.rate, 0, self.fit_intercept, False)
+        return sgd_epoch_csr(*_csr(values, cols), np.array([y], dtype=np.float64),
+                             np.array([float(w)]), _ONE, self.W[0], np.zeros(0), np.zeros(0),
+                             self.state, self.params, self.loss, self.rate, 0,
+                             self.fit_intercept, False)
 
 
 def _gram(kernel: tuple[str, float, int, float], A: _D, B: _D) -> _D:
