@@ -49,6 +49,7 @@ import statistics
 import sys
 import tempfile
 import time
+import warnings
 
 for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
@@ -60,8 +61,11 @@ sys.path.insert(0, HERE)
 import bench_tagging  # noqa: E402
 
 import perceptron_c  # noqa: E402
-from perceptron_c import KernelPerceptron, Perceptron  # noqa: E402
+from perceptron_c import ConvergenceWarning, KernelPerceptron, Perceptron  # noqa: E402
 from perceptron_c.tagging import PerceptronTagger  # noqa: E402
+
+# The models are trained to be timed, for a fixed number of epochs: converged or not.
+warnings.filterwarnings("ignore", category=ConvergenceWarning)
 
 GOALS = {"tag_greedy": 20.0, "tag_structured": 3.0, "first_call": 1.2, "river": 3.0,
          "budget_learn_one": 50_000.0, "kernel_predict_one": 3.0,

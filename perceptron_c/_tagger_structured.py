@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
+from ._run import fixed_epochs
 from ._validation import CSR
 from .sequence import StructuredPerceptron
 from .token_features import TokenFeatures
@@ -54,7 +55,8 @@ class StructuredCore:
         X, lengths = features.fit_transform(words, return_lengths=True)
         X = _rows(X, features.n_features_out_)
         model = StructuredPerceptron(average=True, max_iter=nr_iter, random_state=seed)
-        model.fit(X, tags, lengths)
+        with fixed_epochs():  # NLTK's nr_iter: a number of epochs, no stopping rule to meet
+            model.fit(X, tags, lengths)
         return cls(features, model, classes)
 
     def tables(self) -> Any:

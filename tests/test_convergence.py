@@ -104,6 +104,16 @@ def test_the_structured_perceptron_warns_too():
         StructuredPerceptron(max_iter=4, random_state=0).fit(X, y, [10, 10, 10])
 
 
+def test_the_structured_tagger_trains_nr_iter_epochs_without_a_warning():
+    from perceptron_c.datasets import make_tagged_sentences
+    from perceptron_c.tagging import PerceptronTagger
+
+    sentences = [list(s) for s in make_tagged_sentences(np.random.default_rng(0), 60)]
+    tagger = PerceptronTagger(load=False, structured=True)
+    assert _caught(lambda: tagger.train(sentences, nr_iter=2)) == []  # NLTK's nr_iter
+    assert tagger._core.model.n_iter_ == 2 and not tagger._core.model.converged_
+
+
 def test_the_command_line_prints_the_warning_as_one_line(tmp_path, capsys):
     X, y = _xor()
     lines = [",".join([*map(repr, row.tolist()), str(label)]) for row, label in zip(X, y)]
