@@ -59,7 +59,12 @@ class Tables:
                    attr_index={s: i for i, s in enumerate(model.attributes)},
                    attr_ptr=ptr, attr_label=model.state_label[order].astype(np.int64),
                    attr_weight=model.state_weight[order].astype(np.float64),
-                   trans=trans, exp_trans=np.exp(trans))
+                   trans=trans, exp_trans=_exp(trans))
+
+
+def _exp(x: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):  # exp of a large weight is inf, as in CRFsuite
+        return np.exp(x)
 
 
 def state_scores(tables: Tables, ids: np.ndarray, vals: np.ndarray,
@@ -76,8 +81,9 @@ def state_scores(tables: Tables, ids: np.ndarray, vals: np.ndarray,
     first = np.cumsum(counts) - counts
     pos = np.repeat(start - first, counts) + np.arange(int(counts.sum()))
     # np.add.at adds in index order: content by content, feature by feature, as CRFsuite
-    np.add.at(state, (np.repeat(item, counts), tables.attr_label[pos]),
-              tables.attr_weight[pos] * np.repeat(vals, counts))
+    with np.errstate(over="ignore", invalid="ignore"):
+        np.add.at(state, (np.repeat(item, counts), tables.attr_label[pos]),
+                  tables.attr_weight[pos] * np.repeat(vals, counts))
     return state
 
 
@@ -88,7 +94,8 @@ def viterbi(state: np.ndarray, trans: np.ndarray) -> tuple[list[int], float]:
     cur = state[0].copy()
     back = np.zeros((T, state.shape[1]), dtype=np.int64)
     for t in range(1, T):
-        cand = cur[:, None] + trans
+        with np.errstate(invalid="ignore"):  # inf - inf from overflowing weights: NaN
+            cand = cur[:, None] + trans
         back[t] = np.argmax(cand, axis=0)  # the first maximum: the lowest i
         cur = cand[back[t], np.arange(cand.shape[1])] + state[t]
     last = int(np.argmax(cur))
@@ -109,7 +116,8 @@ def nbest(state: np.ndarray, trans: np.ndarray, k: int) -> list[tuple[list[int],
     score[:, 0] = state[0]
     backs = []
     for t in range(1, T):
-        cand = (score[:, :, None] + trans[:, None, :]).reshape(L * k, L)
+        with np.errstate(invalid="ignore"):
+            cand = (score[:, :, None] + trans[:, None, :]).reshape(L * k, L)
         top = np.argsort(-cand, axis=0, kind="stable")[:k]  # stable: ties to the lowest
         score = (np.take_along_axis(cand, top, axis=0) + state[t]).T.copy()
         backs.append(top.T)  # backs[t-1][j, r] = flat (previous label, rank)
@@ -131,9 +139,16 @@ def nbest(state: np.ndarray, trans: np.ndarray, k: int) -> list[tuple[list[int],
 
 def forward_backward(state: np.ndarray, exp_trans: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """(alpha, beta, scale, log partition) with CRFsuite's scaling."""
+    """(alpha, beta, scale, log partition) with CRFsuite's scaling. Scores so large that
+    their exponentials overflow give inf or NaN here, as in CRFsuite, without a warning."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return _forward_backward(state, exp_trans)
+
+
+def _forward_backward(state: np.ndarray, exp_trans: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     T, L = state.shape
-    exp_state = np.exp(state)
+    exp_state = _exp(state)
     alpha, beta = np.empty((T, L)), np.empty((T, L))
     scale = np.empty(T)
     cur = exp_state[0].copy()

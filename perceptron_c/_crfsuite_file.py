@@ -175,7 +175,10 @@ def _features(r: _Reader, h: dict) -> np.ndarray:
     if chunk != b"FEAT":
         raise r.fail(f"the feature chunk has the tag {chunk!r}, expected b'FEAT'")
     r.span(off, CHUNK_SIZE + FEATURE_SIZE * n, "the feature chunk")
-    return np.frombuffer(r.data, _FEATURE, n, off + CHUNK_SIZE)
+    feats = np.frombuffer(r.data, _FEATURE, n, off + CHUNK_SIZE)
+    if not np.isfinite(feats["weight"]).all():
+        raise r.fail("a feature's weight is not finite")
+    return feats
 
 
 def _refs(r: _Reader, off: int, tag: bytes, n: int, n_features: int,
