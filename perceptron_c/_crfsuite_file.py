@@ -249,7 +249,9 @@ def read_model(data: bytes, name: str = "<memory>") -> CRFModel:
 def _cqdb_bytes(strings: list[str]) -> bytes:
     """A CQDB of ``strings`` (id = position), as ``cqdb_writer_put``/``_close`` lay it out
     (every offset in it relative to its start)."""
-    records, tables, cur = [], [[] for _ in range(CQDB_TABLES)], CQDB_DATA
+    records: list[bytes] = []
+    tables: list[list[tuple[int, int]]] = [[] for _ in range(CQDB_TABLES)]
+    cur = CQDB_DATA
     bwd = []
     for i, text in enumerate(strings):
         key = text.encode("utf-8") + b"\0"

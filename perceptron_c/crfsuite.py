@@ -52,7 +52,7 @@ def _item(x: Any) -> list[tuple[str, float]]:
     """One item's attributes, flattened as python-crfsuite's ``to_item`` flattens them."""
     if not isinstance(x, dict):  # a list (set, tuple...) of names: each with value 1.0
         return [(_key(key), 1.0) for key in x]
-    out = []
+    out: list[tuple[str, float]] = []
     for key, value in x.items():
         name = _key(key)
         if isinstance(value, (dict, list, set)):  # {"prefix": {...}} -> "prefix:name"
@@ -209,7 +209,9 @@ class Tagger:
     def _prepare(self, opened: _Opened, xseq: Any) -> _Current:
         items = xseq._items if isinstance(xseq, ItemSequence) else [_item(x) for x in xseq]
         index = opened.tables.attr_index
-        ids, vals, lengths = [], [], []
+        ids: list[int] = []
+        vals: list[float] = []
+        lengths: list[int] = []
         for item in items:
             n = len(ids)
             for name, value in item:

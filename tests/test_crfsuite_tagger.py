@@ -11,7 +11,6 @@ from crfsuite_corpus import ALGORITHMS, corpus, train_pycrfsuite
 
 import perceptron_c.crfsuite as ours
 from perceptron_c import FileFormatError
-from perceptron_c._crfsuite_file import write_model
 from perceptron_c._crfsuite_model import CRFModel
 
 pycrfsuite = pytest.importorskip("pycrfsuite")
