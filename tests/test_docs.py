@@ -14,7 +14,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 OPTIONAL = {"sklearn": "scikit-learn", "scipy": "scipy", "matplotlib": "matplotlib",
             "dask": "dask", "distributed": "distributed", "onnxruntime": "onnxruntime",
-            "onnx": "onnx", "river": "river", "pandas": "pandas"}
+            "onnx": "onnx", "river": "river", "pandas": "pandas",
+            "pycrfsuite": "python-crfsuite"}
 # the package's modules that import an optional package: a block importing them needs it
 NEEDS = {"perceptron_c.onnx": "onnx", "perceptron_c.river": "river"}
 FENCE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)

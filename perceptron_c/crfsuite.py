@@ -1,0 +1,403 @@
+"""python-crfsuite's tagging API on perceptron_c: ``import perceptron_c.crfsuite as
+pycrfsuite`` and the same code opens the same ``.crfsuite`` files and gives the same labels.
+
+`ItemSequence` takes every feature form python-crfsuite takes; `Tagger` opens CRFsuite 0.12
+model files (any trainer's) or model bytes and tags, scores (`Tagger.probability`,
+`Tagger.marginal`), describes (`Tagger.info`, `Tagger.dump`) as python-crfsuite does. More
+than python-crfsuite:
+
+- one `Tagger` serves many threads at once: the sequence `Tagger.set` (or `Tagger.tag`)
+  makes current is the calling thread's own, so threads never see each other's;
+- a `Tagger` pickles (as its model's bytes);
+- ``tag(xseq, n=k)`` gives the k best label sequences with their scores;
+- ``tag(xseq, forced={t: label}, allowed=...)`` decodes under constraints: labels fixed at
+  positions, and only the allowed transitions (a set of label pairs, an L x L boolean
+  array, or ``"bio"``).
+
+A damaged or foreign model file raises `perceptron_c.exceptions.FileFormatError` (a
+``ValueError``, as python-crfsuite's refusal is) naming the file and the problem.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from . import _crfsuite_decode as dec
+from ._crfsuite_file import read_model, write_model
+from ._crfsuite_model import CRFModel
+
+__all__ = ["ItemSequence", "Tagger", "ParsedDump", "LabelError"]
+
+
+class LabelError(ValueError, RuntimeError):
+    """A label the model does not have, given to `Tagger.probability` or `Tagger.marginal`.
+    python-crfsuite raises ``RuntimeError`` there; this is both that and a ``ValueError``."""
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bytes):
+        return key.decode("utf-8")
+    raise TypeError(f"a feature name must be str or bytes, got {type(key).__name__}")
+
+
+def _item(x: Any) -> list[tuple[str, float]]:
+    """One item's attributes, flattened as python-crfsuite's ``to_item`` flattens them."""
+    if not isinstance(x, dict):  # a list (set, tuple...) of names: each with value 1.0
+        return [(_key(key), 1.0) for key in x]
+    out: list[tuple[str, float]] = []
+    for key, value in x.items():
+        name = _key(key)
+        if isinstance(value, (dict, list, set)):  # {"prefix": {...}} -> "prefix:name"
+            out.extend((f"{name}:{inner}", v) for inner, v in _item(value))
+        elif isinstance(value, (str, bytes)):  # {"key": "value"} -> "key:value" = 1.0
+            out.append((f"{name}:{_key(value)}", 1.0))
+        else:
+            out.append((name, float(value)))
+    return out
+
+
+class ItemSequence:
+    """The features of every item of one sequence, as python-crfsuite's ``ItemSequence``.
+
+    Each item is one of: a list of names (each of value 1.0); a dict of name -> number
+    (a bool is 1.0 or 0.0); a dict of name -> str (``{"w": "the"}`` is ``{"w:the": 1.0}``);
+    a dict of name -> dict, list or set, flattened with ``":"`` (``{"a": {"b": 2}}`` is
+    ``{"a:b": 2.0}``); such forms mixed. Names may be bytes (read as UTF-8).
+
+    Parameters
+    ----------
+    pyseq : iterable of items, or ItemSequence
+    """
+
+    def __init__(self, pyseq: Iterable[Any]) -> None:
+        if isinstance(pyseq, ItemSequence):
+            self._items: list[list[tuple[str, float]]] = pyseq._items
+        else:
+            self._items = [_item(x) for x in pyseq]
+
+    def items(self) -> list[dict[str, float]]:
+        """The prepared features: one ``{name: value}`` dict per item."""
+        return [dict(item) for item in self._items]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __repr__(self) -> str:
+        return f"<ItemSequence of size {len(self)}>"
+
+
+class ParsedDump:
+    """What `Tagger.info` returns, as python-crfsuite's ``ParsedDump``: ``header`` (the
+    file header's fields as strings), ``labels`` and ``attributes`` (name -> id, the id a
+    string as python-crfsuite gives it), ``transitions`` ({(from, to): weight}) and
+    ``state_features`` ({(attribute, label): weight}). The weights here are exact (python-
+    crfsuite's are rounded to 6 decimals, read back from its text dump)."""
+
+    def __init__(self) -> None:
+        self.header: dict[str, str] = {}
+        self.labels: dict[str, str] = {}
+        self.attributes: dict[str, str] = {}
+        self.transitions: dict[tuple[str, str], float] = {}
+        self.state_features: dict[tuple[str, str], float] = {}
+
+
+class _Opened:
+    """An opened model: its file bytes, its arrays and its tagging tables (read-only)."""
+
+    def __init__(self, data: bytes, name: str) -> None:
+        self.data = data
+        self.model: CRFModel = read_model(data, name)
+        self.tables = dec.Tables.from_model(self.model)
+
+
+class _Current:
+    """The sequence a thread set: its state scores, and forward-backward once asked for."""
+
+    def __init__(self, state: np.ndarray) -> None:
+        self.state = state
+        self.fb: tuple[np.ndarray, np.ndarray, np.ndarray, float] | None = None
+
+
+class Tagger:
+    """python-crfsuite's ``Tagger``: open a ``.crfsuite`` model, then tag item sequences.
+
+    Safe to share between threads: what `set` makes current belongs to the calling thread.
+    Pickles as its model's bytes (an unopened Tagger as nothing).
+    """
+
+    def __init__(self) -> None:
+        self._opened: _Opened | None = None
+        self._local = threading.local()
+
+    # -- opening -------------------------------------------------------------------------
+
+    def open(self, name: str | os.PathLike) -> contextlib.closing:
+        """Open the model file ``name``.
+
+        Raises
+        ------
+        perceptron_c.exceptions.FileFormatError
+            The file is not a valid CRFsuite model (a ``ValueError``).
+        OSError
+            The file cannot be read.
+        """
+        with open(name, "rb") as handle:
+            data = handle.read()
+        self._opened = _Opened(data, os.fspath(name))
+        self._local = threading.local()
+        return contextlib.closing(self)
+
+    def open_inmemory(self, value: bytes) -> contextlib.closing:
+        """Open a model from the bytes of a model file."""
+        if not isinstance(value, bytes):
+            raise TypeError(f"value must be bytes, got {type(value).__name__}")
+        self._opened = _Opened(value, "<in-memory model>")
+        self._local = threading.local()
+        return contextlib.closing(self)
+
+    @classmethod
+    def from_model(cls, model: CRFModel) -> Tagger:
+        """A Tagger opened on ``model`` (as a trainer makes it), through its file bytes."""
+        tagger = cls()
+        tagger.open_inmemory(write_model(model))
+        return tagger
+
+    def close(self) -> None:
+        """Close the model."""
+        self._opened = None
+        self._local = threading.local()
+
+    def __enter__(self) -> Tagger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __getstate__(self) -> dict:
+        return {"model": self._opened.data if self._opened is not None else None}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__()  # type: ignore[misc]
+        if state.get("model") is not None:
+            self.open_inmemory(state["model"])
+
+    def _need(self) -> _Opened:
+        opened = self._opened
+        if opened is None:
+            raise ValueError("The tagger is not opened")
+        return opened
+
+    # -- python-crfsuite's API -------------------------------------------------------------
+
+    def labels(self) -> list[str]:
+        """The model's labels, by id."""
+        return list(self._need().tables.labels)
+
+    def set(self, xseq: Any) -> None:
+        """Make ``xseq`` (an `ItemSequence` or what it takes) the calling thread's current
+        sequence, for `tag`, `probability` and `marginal`."""
+        self._local.current = self._prepare(self._need(), xseq)
+
+    def _prepare(self, opened: _Opened, xseq: Any) -> _Current:
+        items = xseq._items if isinstance(xseq, ItemSequence) else [_item(x) for x in xseq]
+        index = opened.tables.attr_index
+        ids: list[int] = []
+        vals: list[float] = []
+        lengths: list[int] = []
+        for item in items:
+            n = len(ids)
+            for name, value in item:
+                a = index.get(name)
+                if a is not None:
+                    ids.append(a)
+                    vals.append(value)
+            lengths.append(len(ids) - n)
+        state = dec.state_scores(opened.tables, np.array(ids, dtype=np.int64),
+                                 np.array(vals, dtype=np.float64),
+                                 np.array(lengths, dtype=np.int64))
+        return _Current(state)
+
+    def _current(self) -> _Current | None:
+        self._need()
+        return getattr(self._local, "current", None)
+
+    def tag(self, xseq: Any = None, n: int | None = None, *,
+            forced: Mapping[int, str] | None = None, allowed: Any = None) -> Any:
+        """The best label sequence for ``xseq`` (or the current sequence when None).
+
+        Parameters
+        ----------
+        xseq : ItemSequence or list of items, optional
+            Becomes the calling thread's current sequence, as `set` does.
+        n : int, optional
+            When given, the ``n`` best label sequences instead: a list of ``(labels,
+            score)``, best first, ``score`` the sum of the path's weights (its probability
+            is ``probability(labels)``); fewer when the sequence has fewer paths. The
+            first is what ``tag(xseq)`` returns; equal scores are ordered by labels' ids.
+        forced : dict of int to str, optional
+            Labels fixed at positions: ``{0: "B-PER"}``.
+        allowed : "bio", set of (str, str) pairs, or (L, L) bool array, optional
+            The transitions allowed (``allowed[i, j]``: label j may follow label i, in
+            ``labels()`` order). ``"bio"``: ``I-X`` only after ``B-X`` or ``I-X``, and never
+            first.
+
+        Returns
+        -------
+        list of str, or list of (list of str, float) when ``n`` is given
+
+        Raises
+        ------
+        ValueError
+            No label sequence satisfies the constraints, or a bad argument.
+        """
+        opened = self._need()
+        if xseq is not None:
+            self.set(xseq)
+        current = self._current()
+        if current is None or current.state.shape[0] == 0:
+            return [] if n is None else []
+        state, trans = self._constrained(opened.tables, current.state, forced, allowed)
+        labels = opened.tables.labels
+        if n is None:
+            path, score = dec.viterbi(state, trans)
+            if not np.isfinite(score):
+                raise ValueError("no label sequence satisfies the constraints")
+            return [labels[i] for i in path]
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"n must be a positive int, got {n!r}")
+        paths = dec.nbest(state, trans, int(n))
+        if not paths:
+            raise ValueError("no label sequence satisfies the constraints")
+        return [([labels[i] for i in path], score) for path, score in paths]
+
+    @staticmethod
+    def _constrained(tables: dec.Tables, state: np.ndarray, forced: Any,
+                     allowed: Any) -> tuple[np.ndarray, np.ndarray]:
+        if forced is None and allowed is None:
+            return state, tables.trans
+        L = len(tables.labels)
+        state, trans = state.copy(), tables.trans.copy()
+        if forced is not None:
+            for t, label in dict(forced).items():
+                if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not (
+                        0 <= t < state.shape[0]):
+                    raise ValueError(f"forced: position {t!r} is not in the sequence")
+                if label not in tables.label_index:
+                    raise ValueError(f"forced: {label!r} is not a label of the model")
+                keep = state[t, tables.label_index[label]]
+                state[t] = -np.inf
+                state[t, tables.label_index[label]] = keep
+        if allowed is not None:
+            if isinstance(allowed, str):
+                if allowed.lower() not in ("bio", "iob2"):
+                    raise ValueError(f"allowed: unknown preset {allowed!r}, expected 'bio'")
+                mask, first = dec.bio_allowed(tables.labels)
+                state[0, ~first] = -np.inf
+            elif isinstance(allowed, np.ndarray):
+                if allowed.shape != (L, L) or allowed.dtype != bool:
+                    raise ValueError(f"allowed: expected a ({L}, {L}) bool array")
+                mask = allowed
+            else:
+                mask = np.zeros((L, L), dtype=bool)
+                for prev, nxt in allowed:
+                    if prev not in tables.label_index or nxt not in tables.label_index:
+                        raise ValueError(f"allowed: ({prev!r}, {nxt!r}) names a label the "
+                                         f"model does not have")
+                    mask[tables.label_index[prev], tables.label_index[nxt]] = True
+            trans[~mask] = -np.inf
+        return state, trans
+
+    def probability(self, yseq: list[str]) -> float:
+        """P(yseq | the current sequence), from CRFsuite's forward-backward."""
+        opened, current = self._need(), self._current()
+        if current is None or current.state.shape[0] == 0:
+            return 0.0
+        T = current.state.shape[0]
+        if len(yseq) != T:
+            raise ValueError(f"The numbers of items and labels differ: |x| = {T}, |y| = "
+                             f"{len(yseq)}")
+        path = [self._label_id(opened, y) for y in yseq]
+        score = dec.path_score(current.state, opened.tables.trans, path)
+        return float(np.exp(score - self._fb(opened, current)[3]))
+
+    def marginal(self, y: str, pos: int) -> float:
+        """The marginal probability of label ``y`` at position ``pos`` of the current
+        sequence."""
+        opened, current = self._need(), self._current()
+        if current is None or current.state.shape[0] == 0:
+            return 0.0
+        T = current.state.shape[0]
+        if not 0 <= pos < T:
+            raise ValueError(f"The position, {pos} is out of range of {T}")
+        label = self._label_id(opened, y)
+        alpha, beta, scale, _ = self._fb(opened, current)
+        return float(alpha[pos, label] * beta[pos, label] / scale[pos])
+
+    @staticmethod
+    def _label_id(opened: _Opened, y: str) -> int:
+        label = opened.tables.label_index.get(y)
+        if label is None:
+            raise LabelError(f"Failed to convert into label identifier: {y}")
+        return label
+
+    @staticmethod
+    def _fb(opened: _Opened, current: _Current) -> tuple[np.ndarray, np.ndarray,
+                                                        np.ndarray, float]:
+        if current.fb is None:  # computed whole, then published: another reader sees it or not
+            current.fb = dec.forward_backward(current.state, opened.tables.exp_trans)
+        return current.fb
+
+    def info(self) -> ParsedDump:
+        """The model's header, labels, attributes, transitions and state features."""
+        opened = self._need()
+        model, out = opened.model, ParsedDump()
+        out.header = dict(model.header)
+        out.labels = {s: str(i) for i, s in enumerate(model.labels)}
+        out.attributes = {s: str(i) for i, s in enumerate(model.attributes)}
+        for i, j in zip(*np.nonzero(model.transitions)):
+            out.transitions[(model.labels[i], model.labels[j])] = float(
+                model.transitions[i, j])
+        for a, lab, w in zip(model.state_attr.tolist(), model.state_label.tolist(),
+                             model.state_weight.tolist()):
+            out.state_features[(model.attributes[a], model.labels[lab])] = w
+        return out
+
+    def dump(self, filename: str | os.PathLike | None = None) -> None:
+        """Write the model in CRFsuite's text dump format to ``filename`` (stdout when
+        None)."""
+        text = _dump_text(self._need().model)
+        if filename is None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            with open(filename, "w", encoding="utf-8") as handle:
+                handle.write(text)
+
+
+def _dump_text(model: CRFModel) -> str:
+    """``crf1dm_dump``'s text: header, labels, attributes, transitions, state features."""
+    h = model.header
+    lines = ["FILEHEADER = {"] + [f"  {k}: {h[k]}" for k in (
+        "magic", "size", "type", "version", "num_features", "num_labels", "num_attrs",
+        "off_features", "off_labels", "off_attrs", "off_labelrefs", "off_attrrefs")
+        if k in h] + ["}", "", "LABELS = {"]
+    lines += [f"  {i:5d}: {s}" for i, s in enumerate(model.labels)] + ["}", "",
+                                                                      "ATTRIBUTES = {"]
+    lines += [f"  {i:5d}: {s}" for i, s in enumerate(model.attributes)]
+    lines += ["}", "", "TRANSITIONS = {"]
+    for i, j in zip(*np.nonzero(model.transitions)):
+        lines.append(f"  (1) {model.labels[i]} --> {model.labels[j]}: "
+                     f"{model.transitions[i, j]:f}")
+    lines += ["}", "", "STATE_FEATURES = {"]
+    for a, lab, w in zip(model.state_attr.tolist(), model.state_label.tolist(),
+                         model.state_weight.tolist()):
+        lines.append(f"  (0) {model.attributes[a]} --> {model.labels[lab]}: {w:f}")
+    return "\n".join(lines + ["}", "", ""])
