@@ -69,7 +69,7 @@ def glibc_rand(seed: int = 1):
         r.append(word + 2147483647 if word < 0 else word)
     r += r[:3]
     state = deque(r, maxlen=34)
-    for i in range(34, 344):
+    for _ in range(34, 344):
         state.append((state[-31] + state[-3]) & 0xFFFFFFFF)
     while True:
         x = (state[-31] + state[-3]) & 0xFFFFFFFF

@@ -136,7 +136,7 @@ class BaseTrainer:
                  verbose: bool = True) -> None:
         self.clear()
         self._algorithm: str | None = None
-        self._values = {name: default for name, _, default, _ in _FEATURE_PARAMS}
+        self._values: dict[str, Any] = {n: d for n, _, d, _ in _FEATURE_PARAMS}
         if algorithm is not None:
             self.select(algorithm)
         if params is not None:
@@ -256,7 +256,7 @@ class BaseTrainer:
         """
         crf = self.train_model(holdout)
         if model:
-            from ._crfsuite_file import write_model  # type: ignore[import-not-found]
+            from ._crfsuite_file import write_model
             begin = time.process_time()
             self._log("Storing the model\n")
             A, K = len(self._attrs), self._n_features
@@ -313,7 +313,7 @@ class BaseTrainer:
         """The trainer's iterations, as ``crfsuite_train_*`` runs them; the final weights."""
         alg, v = self._algorithm, self._values
         assert alg is not None
-        opts = {name: v[name] for name, _, _, _ in _PARAMS[alg]}
+        opts: dict[str, Any] = {name: v[name] for name, _, _, _ in _PARAMS[alg]}
         self._log(f"{_TITLES[alg]}\n")
         for name, kind, _, _ in _PARAMS[alg]:
             self._log(f"{name}: {opts[name]:f}\n" if kind is float else
