@@ -12,6 +12,7 @@ no algorithm is given; here nothing is selected until ``select`` (or ``algorithm
 """
 from __future__ import annotations
 
+import fractions
 import re
 import time
 from collections.abc import Iterable
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import _crfsuite_online as online
+from ._crfsuite_log import LabelScore, TrainLog
 from ._crfsuite_model import CRFModel
 
 __all__ = ["Trainer", "BaseTrainer"]
@@ -238,6 +240,9 @@ class BaseTrainer:
         for line in text.splitlines(keepends=True):  # CRFsuite logs line by line
             self.message(line)
 
+    def _event(self, name: str, **numbers: Any) -> None:
+        """The log's part that ``name`` ends, with its numbers (`Trainer` records them)."""
+
     def _before_train(self) -> None:
         pass
 
@@ -268,7 +273,11 @@ class BaseTrainer:
                          "feature references for attributes"):
                 self._log(f"Writing {what}\n")
             write_model(model, crf)
-            self._log(f"Seconds required: {time.process_time() - begin:.3f}\n\n")
+            seconds = time.process_time() - begin
+            self._log(f"Seconds required: {seconds:.3f}\n\n")
+            self._event("end", storing_seconds=_as_printed(seconds, ".3f"))
+        else:
+            self._event("end")
 
     def train_model(self, holdout: int = -1) -> CRFModel:
         """`train` without the file: the trained `CRFModel`."""
@@ -297,15 +306,21 @@ class BaseTrainer:
         self._log(f"feature.possible_states: {int(v['feature.possible_states'])}\n")
         self._log(f"feature.possible_transitions: "
                   f"{int(v['feature.possible_transitions'])}\n")
+        self._event("start")
         for piece in _PROGRESS:
             self._log(piece)
+            if piece != "\n":
+                self._event("featgen_progress")
         feats = online.generate_features(
             [self._data[i] for i in train], len(self._attrs), len(self._labels),
             minfreq=v["feature.minfreq"], possible_states=v["feature.possible_states"],
             possible_transitions=v["feature.possible_transitions"])
         self._n_features = feats.count
         self._log(f"Number of features: {feats.count}\n")
-        self._log(f"Seconds required: {time.process_time() - begin:.3f}\n\n")
+        seconds = time.process_time() - begin
+        self._log(f"Seconds required: {seconds:.3f}\n\n")
+        self._event("featgen_end", featgen_num_features=feats.count,
+                    featgen_seconds=_as_printed(seconds, ".3f"))
         return feats
 
     def _epochs(self, feats: online.Features, train: list[int],
@@ -319,6 +334,7 @@ class BaseTrainer:
             self._log(f"{name}: {opts[name]:f}\n" if kind is float else
                       f"{name}: {int(opts[name])}\n")
         self._log("\n")
+        self._event("prepared")
         state = online.Online(alg, opts, feats, len(self._attrs))
         rand = online.glibc_rand(1)
         perm, N = list(train), len(train)
@@ -331,22 +347,29 @@ class BaseTrainer:
                 loss += state.step(self._data[n])
             w = state.final()
             shown = w if alg != "pa" else state.w  # PA logs the norm of w, not the average
+            norm, seconds = np.sqrt(np.dot(shown, shown)), time.process_time() - started
             self._log(f"***** Iteration #{i + 1} *****\nLoss: {loss:f}\n")
-            self._log(f"Feature norm: {np.sqrt(np.dot(shown, shown)):f}\n")
-            self._log(f"Seconds required for this iteration: "
-                      f"{time.process_time() - started:.3f}\n")
+            self._log(f"Feature norm: {norm:f}\n")
+            self._log(f"Seconds required for this iteration: {seconds:.3f}\n")
+            info = {"num": i + 1, "scores": {}, "loss": _as_printed(loss, "f"),
+                    "feature_norm": _as_printed(norm, "f"),
+                    "time": _as_printed(seconds, ".3f")}
             if test:
-                self._evaluate(feats, w, test)
+                info.update(self._evaluate(feats, w, test))
             self._log("\n")
+            self._event("iteration", **info)
             if loss / N < opts["epsilon"] or (alg == "arow" and loss / N <= opts["epsilon"]):
                 self._log("Terminated with the stopping criterion\n\n")
                 break
-        self._log(f"Total seconds required for training: "
-                  f"{time.process_time() - begin:.3f}\n\n")
+        seconds = time.process_time() - begin
+        self._log(f"Total seconds required for training: {seconds:.3f}\n\n")
+        self._event("optimization_end", training_seconds=_as_printed(seconds, ".3f"))
         return state.final()
 
-    def _evaluate(self, feats: online.Features, w: np.ndarray, test: list[int]) -> None:
-        """``holdout_evaluation``: tag the held-out instances, log CRFsuite's report."""
+    def _evaluate(self, feats: online.Features, w: np.ndarray, test: list[int]
+                  ) -> dict[str, Any]:
+        """``holdout_evaluation``: tag the held-out instances, log CRFsuite's report; its
+        numbers, as the log prints them."""
         A, L = len(self._attrs), len(self._labels)
         W, trans = w[:A * L].reshape(A, L), w[A * L:].reshape(L, L)
         correct, model, ref = np.zeros(L, np.int64), np.zeros(L, np.int64), np.zeros(L,
@@ -361,8 +384,8 @@ class BaseTrainer:
             np.add.at(correct, y[path == y], 1)
             n_items += y.shape[0]
             n_correct_inst += bool((path == y).all())
-        _report(self._log, list(self._labels), correct, model, ref, n_items, n_correct_inst,
-                len(test))
+        return _report(self._log, list(self._labels), correct, model, ref, n_items,
+                       n_correct_inst, len(test))
 
     def _model(self, feats: online.Features, w: np.ndarray) -> CRFModel:
         """``crf1de_save_model``'s pruning: features of weight 0 and attributes left without
@@ -378,51 +401,73 @@ class BaseTrainer:
                         state_weight=W[a, lab].astype(np.float64), transitions=trans)
 
 
-def _report(log, labels, correct, model, ref, n_items, n_correct_inst, n_inst) -> None:
-    """``crfsuite_evaluation_finalize`` and ``_output``: per label and macro scores."""
+def _report(log: Any, labels: list[str], correct: np.ndarray, model: np.ndarray,
+            ref: np.ndarray, n_items: int, n_correct_inst: int, n_inst: int
+            ) -> dict[str, Any]:
+    """``crfsuite_evaluation_finalize`` and ``_output``: per label and macro scores, logged;
+    the numbers as the log prints them (``logparser``'s iteration fields)."""
     log("Performance by label (#match, #model, #ref) (precision, recall, F1):\n")
     macro = [0.0, 0.0, 0.0]
+    scores = {}
     for i, name in enumerate(labels):
         c, m, r = int(correct[i]), int(model[i]), int(ref[i])
         if r == 0:
             log(f"    {name}: ({c}, {m}, {r}) (******, ******, ******)\n")
+            scores[name] = LabelScore(c, m, r, None, None, None)
             continue
         p = c / m if m > 0 else 0.0
         rec = c / r
         f = p * rec * 2 / (p + rec) if p + rec > 0 else 0.0
         macro = [macro[0] + p, macro[1] + rec, macro[2] + f]
         log(f"    {name}: ({c}, {m}, {r}) ({p:1.4f}, {rec:1.4f}, {f:1.4f})\n")
+        scores[name] = LabelScore(c, m, r, *(_as_printed(v, "1.4f") for v in (p, rec, f)))
     L = len(labels)
-    log(f"Macro-average precision, recall, F1: ({macro[0] / L:f}, {macro[1] / L:f}, "
-        f"{macro[2] / L:f})\n")
+    avg = [v / L for v in macro]
+    log(f"Macro-average precision, recall, F1: ({avg[0]:f}, {avg[1]:f}, {avg[2]:f})\n")
     n_correct = int(correct.sum())
     log(f"Item accuracy: {n_correct} / {n_items} "
         f"({n_correct / n_items if n_items else 0.0:1.4f})\n")
     log(f"Instance accuracy: {n_correct_inst} / {n_inst} "
         f"({n_correct_inst / n_inst if n_inst else 0.0:1.4f})\n")
+    numbers: dict[str, Any] = {"scores": scores}
+    for key, value in zip(("avg_precision", "avg_recall", "avg_f1"), avg):
+        numbers[key] = _as_printed(value, "f")
+    for key, (num, den) in (("item_accuracy", (n_correct, n_items)),
+                            ("instance_accuracy", (n_correct_inst, n_inst))):
+        if den:
+            numbers[key] = fractions.Fraction(num, den)
+            numbers[key + "_float"] = float(numbers[key])
+    return numbers
+
+
+def _as_printed(value: float, spec: str) -> float:
+    """``value`` as the log prints it, read back (what a parser of the log would get)."""
+    return float(format(float(value), spec))
 
 
 class Trainer(BaseTrainer):
-    """python-crfsuite's ``Trainer``: `BaseTrainer` whose log goes through a
-    ``pycrfsuite``-compatible ``logparser`` (``TrainLogParser``) to ``on_*`` callbacks."""
+    """python-crfsuite's ``Trainer``: `BaseTrainer` whose log is kept in ``logparser`` (a
+    `TrainLog`: each iteration's numbers, the feature count, the seconds) and shown, when
+    ``verbose``, through the ``on_*`` callbacks, one call per part of the log."""
 
     logparser: Any = None
 
     def _before_train(self) -> None:
-        from ._crfsuite_log import TrainLogParser
-        self.logparser = TrainLogParser()
+        self.logparser = TrainLog()
 
     def message(self, message: str) -> None:
-        event = self.logparser.feed(message)
-        if not self.verbose or event is None:
+        self.logparser.add(message)
+
+    def _event(self, name: str, **numbers: Any) -> None:
+        log = self.logparser.close(name, **numbers)
+        if not self.verbose:
             return
-        log = self.logparser.last_log
-        if event == "featgen_progress":
+        if name == "featgen_progress":
             self.on_featgen_progress(log, self.logparser.featgen_percent)
-        elif event == "iteration":
+        elif name == "iteration":
             self.on_iteration(log, self.logparser.last_iteration)
         else:
-            getattr(self, "on_" + event)(log)
+            getattr(self, "on_" + name)(log)
 
     def on_start(self, log: str) -> None:
         print(log, end="")

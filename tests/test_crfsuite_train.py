@@ -205,4 +205,31 @@ def test_write_model_called(tmp_path, monkeypatch):
     t.append([["a"], ["b"]], ["x", "y"])
     t.train(str(tmp_path / "m"))
     assert seen["path"] == str(tmp_path / "m") and seen["crf"].labels == ["x", "y"]
-    assert t.logparser.storing_seconds is not None or t.logparser.state == "STORING"
+    assert t.logparser.storing_seconds is not None
+    assert [e for e, _, _ in t.logparser.events][-2:] == ["optimization_end", "end"]
+
+
+def test_callbacks_get_each_part_of_the_log_and_its_numbers():
+    seen = []
+
+    class Watching(Trainer):
+        def on_iteration(self, log, info):
+            seen.append((log, info))
+
+        def on_featgen_end(self, log):
+            seen.append((log, None))
+
+    t = Watching("ap", params={"max_iterations": 3}, verbose=True)
+    for x, y, g in _data(8, groups=2):
+        t.append(x, y, g)
+    t.train("", holdout=1)
+    assert seen[0][0].startswith("Number of features:") or "Number of features" in seen[0][0]
+    iterations = [info for _, info in seen[1:]]
+    assert [i["num"] for i in iterations] == [1, 2, 3] == [i["num"] for i in t.logparser.iterations]
+    for (log, info) in seen[1:]:
+        assert log.startswith(f"***** Iteration #{info['num']} *****\n")
+        assert f"Loss: {info['loss']:f}\n" in log and "Item accuracy:" in log
+        assert 0 <= info["item_accuracy_float"] <= 1 and info["scores"]
+    assert "".join(t.logparser.log) == "".join(
+        "".join(t.logparser.log[s:e]) for _, s, e in t.logparser.events) + \
+        "".join(t.logparser.log[t.logparser.events[-1][2]:])
