@@ -1,8 +1,9 @@
 """CRFsuite's perceptron-family trainers on the crf1d model, in its arithmetic: the feature
 set (``crf1d_feature.c``), the visiting order (``dataset.c``), Viterbi and path scores
-(``crf1d_context.c``), and one epoch of averaged perceptron (``train_averaged_perceptron.c``),
-passive-aggressive (``train_passive_aggressive.c``; Crammer et al. 2006) and AROW
-(``train_arow.c``; Crammer, Kulesza & Dredze 2009), CRFsuite 0.12 (chokkan/crfsuite).
+(``crf1d_context.c``), and the trainers' state, CRFsuite 0.12 (chokkan/crfsuite). One epoch
+of averaged perceptron, passive-aggressive or AROW is a routine with twins,
+``_core/_crfsuite_c`` and its specification ``_core/_crfsuite_py`` (whose docstring states the
+epoch's arithmetic), reached through the dispatcher on the instances flattened (`flatten`).
 
 Arithmetic contract (what makes the weights equal CRFsuite's bit for bit on the same order):
 - a feature exists only where CRFsuite generates one: state (a, y) where attribute a was seen
@@ -14,24 +15,25 @@ Arithmetic contract (what makes the weights equal CRFsuite's bit for bit on the 
   item's attributes in their order; Viterbi adds (alpha[i] + trans[i, j]) + state[j], the
   first (lowest) i of the largest sum wins, and so does the lowest last label; there are no
   start or end scores;
-- the features on a path are collected item by item: the item's attributes in order, then
-  the transition into the item; the gold path's first, then the Viterbi path's;
+- the features on a path are collected item by item: the transition into the item, then the
+  item's attributes in order; the gold path's first, then the Viterbi path's;
 - PA and AROW collapse the collected features to their first occurrences, and sum norms over
-  them in that order;
+  them in that order (the rest of the epoch's contract: ``_core/_crfsuite_py``);
 - the order is ``dataset_shuffle`` under glibc's ``rand()`` seeded with 1, the state a fresh
   process starts with (``glibc_rand``); CRFsuite never seeds it, so its own order is this
   one only in a process where nothing called ``rand()`` before, on glibc.
 """
 from __future__ import annotations
 
-import math
 from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Instance", "Features", "glibc_rand", "shuffle", "generate_features",
-           "state_scores", "viterbi", "path_score", "path_features", "Online"]
+from . import _backend
+
+__all__ = ["Instance", "Features", "Flat", "glibc_rand", "shuffle", "generate_features",
+           "state_scores", "viterbi", "flatten", "Online"]
 
 
 @dataclass
@@ -137,43 +139,30 @@ def viterbi(S: np.ndarray, trans: np.ndarray) -> tuple[np.ndarray, float]:
     return path, float(alpha[path[T - 1]])
 
 
-def path_score(S: np.ndarray, trans: np.ndarray, y: np.ndarray) -> float:
-    """``crf1dc_score``: state[0, y0], then + trans[y_{t-1}, y_t] + state[t, y_t]."""
-    terms = np.empty(2 * y.shape[0] - 1)
-    terms[0::2] = S[np.arange(y.shape[0]), y]
-    terms[1::2] = trans[y[:-1], y[1:]]
-    return float(np.cumsum(terms)[-1])
+@dataclass
+class Flat:
+    """Instances concatenated, the form of the epoch routines (``_core/_crfsuite_py``): the
+    attributes (int32 ids, float64 values), each item's attribute end and label (int32), and
+    where each instance's items start."""
+
+    aids: np.ndarray
+    values: np.ndarray
+    ends: np.ndarray
+    labels: np.ndarray
+    offsets: np.ndarray
 
 
-def path_features(inst: Instance, y: np.ndarray, feats: Features, n_attrs: int
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """``crf1de_features_on_path``: the (keys, values) of the existing features on path y in
-    CRFsuite's order; state (a, l) is key a * L + l, transition (i, j) is A * L + i * L + j."""
-    L = feats.trans.shape[0]
-    skeys = inst.aids.astype(np.int64) * L + y[inst.item]
-    sok = feats.state.reshape(-1)[skeys]
-    tkeys = n_attrs * L + y[:-1] * L + y[1:]
-    tok = feats.trans[y[:-1], y[1:]]
-    at = inst.ends[:-1]  # the transition into item t follows item t's attributes
-    keys = np.insert(skeys, at, tkeys)
-    vals = np.insert(inst.values, at, 1.0)
-    ok = np.insert(sok, at, tok)
-    return keys[ok], vals[ok]
-
-
-def _collapse(keys: np.ndarray, coefs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``delta_collect`` then ``delta_finalize``: the distinct keys in first-occurrence order
-    and their sums (each from 0.0, in collection order)."""
-    uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    delta = np.zeros(uniq.shape[0])
-    np.add.at(delta, inverse, coefs)
-    order = np.argsort(first, kind="stable")
-    return uniq[order], delta[order]
-
-
-def _seq_sum(start: float, terms: np.ndarray) -> float:
-    """start + terms[0] + terms[1] + ... in that order (numpy's sum is pairwise)."""
-    return float(np.cumsum(np.concatenate([[start], terms]))[-1])
+def flatten(data: list[Instance]) -> Flat:
+    """The instances ``data``, in that order, as one `Flat`."""
+    sizes = np.array([inst.aids.shape[0] for inst in data], dtype=np.int64)
+    base = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    lens = np.array([inst.labels.shape[0] for inst in data], dtype=np.int64)
+    return Flat(
+        aids=np.concatenate([inst.aids for inst in data]).astype(np.int32),
+        values=np.concatenate([inst.values for inst in data]).astype(np.float64),
+        ends=np.concatenate([inst.ends + b for inst, b in zip(data, base)]).astype(np.int64),
+        labels=np.concatenate([inst.labels for inst in data]).astype(np.int32),
+        offsets=np.concatenate([[0], np.cumsum(lens)]).astype(np.int64))
 
 
 class Online:
@@ -204,61 +193,21 @@ class Online:
             return wa
         return self.w.copy()
 
-    def step(self, inst: Instance) -> float:
-        """One instance: Viterbi under the current weights and the algorithm's update;
-        returns its contribution to the iteration's loss."""
-        W, trans = self.weights()
-        S = state_scores(inst, W)
-        path, sv = viterbi(S, trans)
-        y = inst.labels
-        d = int((path != y).sum())
-        loss = 0.0
-        if d > 0:
-            gk, gv = path_features(inst, y, self.feats, self.A)
-            pk, pv = path_features(inst, path, self.feats, self.A)
-            keys = np.concatenate([gk, pk])
+    def epoch(self, flat: Flat, order: np.ndarray) -> float:
+        """One epoch over the instances of ``flat`` in ``order`` (positions in ``flat``),
+        on the dispatcher's twin of ``_core/_crfsuite_py``; returns the epoch's loss."""
+        o, count = self.opts, np.array([self.count], dtype=np.int64)
+        args = (flat.aids, flat.values, flat.ends, flat.labels, flat.offsets,
+                np.ascontiguousarray(order, dtype=np.int64), self.feats.state.view(np.uint8),
+                self.feats.trans.view(np.uint8))
+        try:
             if self.algorithm == "ap":
-                loss = d / float(y.shape[0])
-                self._perceptron(keys, gv, pv)
-            else:
-                loss = self._margin(keys, gv, pv, sv - path_score(S, trans, y), d)
-        self.count += 1
-        return loss
-
-    def _perceptron(self, keys: np.ndarray, gv: np.ndarray, pv: np.ndarray) -> None:
-        """AP: w += value, ws += c * value on the gold path; minus on the Viterbi path."""
-        c = float(self.count)
-        np.add.at(self.w, keys, np.concatenate([1.0 * gv, -1.0 * pv]))
-        np.add.at(self.ws, keys, np.concatenate([c * gv, -c * pv]))
-
-    def _margin(self, keys: np.ndarray, gv: np.ndarray, pv: np.ndarray, err: float,
-                d: int) -> float:
-        """PA's and AROW's update on the difference of the two paths' features."""
-        act, delta = _collapse(keys, np.concatenate([1.0 * gv, -1.0 * pv]))
-        o = self.opts
-        if self.algorithm == "pa":
-            cost = err + (math.sqrt(d) if o["error_sensitive"] else 1.0)
-            norm2 = _seq_sum(0.0, delta * delta)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.float64(cost) / np.float64(norm2)
-                tau = (min(o["c"], ratio) if o["type"] == 1 else
-                       np.float64(cost) / (norm2 + 0.5 / o["c"]) if o["type"] == 2
-                       else ratio)
-            if act.shape[0]:
-                _finite(tau, "passive-aggressive step")
-                self.w[act] += tau * delta
-                self.ws[act] += (tau * self.count) * delta
-            return cost
-        cost = err + float(d)
-        prod = delta * delta
-        cov = self.cov[act]
-        alpha = cost / _seq_sum(o["gamma"], prod * cov)
-        _finite(alpha, "AROW step")
-        self.w[act] += alpha * cov * delta
-        self.cov[act] = 1.0 / ((1.0 / cov) + prod / o["gamma"])
-        return cost
-
-
-def _finite(x: float, what: str) -> None:
-    if not math.isfinite(x):
-        raise FloatingPointError(f"{what} is not finite ({x}): the weights would be")
+                return _backend.crfsuite.ap_epoch(*args, self.w, self.ws, count)
+            if self.algorithm == "pa":
+                return _backend.crfsuite.pa_epoch(*args, self.w, self.ws, count,
+                                                  int(o["type"]), float(o["c"]),
+                                                  bool(o["error_sensitive"]))
+            return _backend.crfsuite.arow_epoch(*args, self.w, self.cov, count,
+                                                float(o["gamma"]))
+        finally:
+            self.count = int(count[0])

@@ -337,14 +337,13 @@ class BaseTrainer:
         self._event("prepared")
         state = online.Online(alg, opts, feats, len(self._attrs))
         rand = online.glibc_rand(1)
-        perm, N = list(train), len(train)
+        flat = online.flatten([self._data[n] for n in train])
+        perm, N = list(range(len(train))), len(train)  # positions in flat (in train)
         begin = time.process_time()
         for i in range(opts["max_iterations"]):
             started = time.process_time()
             online.shuffle(perm, rand)
-            loss = 0.0
-            for n in perm:
-                loss += state.step(self._data[n])
+            loss = state.epoch(flat, np.array(perm, dtype=np.int64))
             w = state.final()
             shown = w if alg != "pa" else state.w  # PA logs the norm of w, not the average
             norm, seconds = np.sqrt(np.dot(shown, shown)), time.process_time() - started
