@@ -177,6 +177,10 @@ class Online:
         self.w = np.zeros(K)
         self.ws = np.zeros(K)
         self.count = 1  # AP's c, PA's u: 1 before the first instance
+        # the state features by attribute (the mask's rows as CSR), as the routines take them
+        a, lab = np.nonzero(feats.state)
+        self.by_attr = (np.concatenate([[0], np.cumsum(np.bincount(a, minlength=n_attrs))]
+                                       ).astype(np.int64), lab.astype(np.int32))
         if algorithm == "arow":
             self.cov = np.full(K, float(opts["variance"]))
 
@@ -199,7 +203,7 @@ class Online:
         o, count = self.opts, np.array([self.count], dtype=np.int64)
         args = (flat.aids, flat.values, flat.ends, flat.labels, flat.offsets,
                 np.ascontiguousarray(order, dtype=np.int64), self.feats.state.view(np.uint8),
-                self.feats.trans.view(np.uint8))
+                self.feats.trans.view(np.uint8), *self.by_attr)
         try:
             if self.algorithm == "ap":
                 return _backend.crfsuite.ap_epoch(*args, self.w, self.ws, count)

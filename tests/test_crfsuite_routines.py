@@ -32,6 +32,13 @@ def _problem(seed, L=3, n=30):
     return rng, online.flatten(data), feats
 
 
+def _by_attr(feats):
+    """The state mask's rows as CSR (attr_ptr, attr_labels)."""
+    a, lab = np.nonzero(feats.state)
+    ptr = np.concatenate([[0], np.cumsum(np.bincount(a, minlength=feats.state.shape[0]))])
+    return ptr.astype(np.int64), lab.astype(np.int32)
+
+
 def _run(m, alg, flat, feats, orders, opts):
     L = feats.trans.shape[0]
     K = A * L + L * L
@@ -41,7 +48,8 @@ def _run(m, alg, flat, feats, orders, opts):
     losses = []
     for order in orders:
         args = (flat.aids, flat.values, flat.ends, flat.labels, flat.offsets, order,
-                feats.state.view(np.uint8), feats.trans.view(np.uint8), w, other, count)
+                feats.state.view(np.uint8), feats.trans.view(np.uint8), *_by_attr(feats), w, other,
+                count)
         if alg == "ap":
             losses.append(m.ap_epoch(*args))
         elif alg == "pa":
@@ -103,7 +111,8 @@ def test_non_finite_step_raises_before_its_instance_changes_anything(backend):
     L = feats.trans.shape[0]
     w, cov, count = np.zeros(A * L + L * L), np.full(A * L + L * L, np.nan), np.ones(1, np.int64)
     args = (flat.aids, flat.values, flat.ends, flat.labels, flat.offsets, order,
-            feats.state.view(np.uint8), feats.trans.view(np.uint8), w, cov, count)
+            feats.state.view(np.uint8), feats.trans.view(np.uint8), *_by_attr(feats), w, cov,
+            count)
     with pytest.raises(FloatingPointError, match=r"AROW step is not finite \(nan\)"):
         m.arow_epoch(*args, 1.0)
     # all scores 0: Viterbi says label 0 everywhere, and the first instance that is not all 0s
@@ -124,6 +133,7 @@ def test_bad_arguments_named(backend):
         a = dict(aids=flat.aids, values=flat.values, ends=flat.ends, labels=flat.labels,
                  offsets=flat.offsets, order=np.arange(n, dtype=np.int64),
                  state=feats.state.view(np.uint8), trans=feats.trans.view(np.uint8),
+                 attr_ptr=_by_attr(feats)[0], attr_labels=_by_attr(feats)[1],
                  w=np.zeros(K), ws=np.zeros(K), count=np.ones(1, np.int64))
         a.update(change)
         return m.ap_epoch(*a.values())
@@ -139,11 +149,36 @@ def test_bad_arguments_named(backend):
                          ({"count": np.zeros(1, np.int64)}, "count must"),
                          ({"values": flat.values[:-1]}, "values must"),
                          ({"ends": flat.ends[::-1].copy()}, "ends must"),
-                         ({"offsets": flat.offsets[1:].copy()}, "offsets must")]:
+                         ({"offsets": flat.offsets[1:].copy()}, "offsets must"),
+                         ({"attr_ptr": _by_attr(feats)[0][:-1]}, "attr_ptr must"),
+                         ({"attr_labels": np.full_like(_by_attr(feats)[1], L)},
+                          "attr_labels must")]:
         with pytest.raises(ValueError, match=what):
             call(**change)
     with pytest.raises(ValueError, match="pa_type"):
         m.pa_epoch(flat.aids, flat.values, flat.ends, flat.labels, flat.offsets,
                    np.arange(n, dtype=np.int64), feats.state.view(np.uint8),
-                   feats.trans.view(np.uint8), np.zeros(K), np.zeros(K), np.ones(1, np.int64),
-                   3, 1.0, False)
+                   feats.trans.view(np.uint8), *_by_attr(feats), np.zeros(K), np.zeros(K),
+                   np.ones(1, np.int64), 3, 1.0, False)
+
+
+@pytest.mark.parametrize(("alg", "opts"), CASES[:2] + CASES[4:5])
+def test_twins_equal_with_an_infinite_value(alg, opts):
+    # the C twin sums over every label when all values are finite, over the features else
+    c, py = _module("c", "_crfsuite"), _module("python", "_crfsuite")
+    rng, flat, feats = _problem(5, L=3)
+    flat.values[len(flat.values) // 2] = np.inf
+    n = flat.offsets.shape[0] - 1
+    orders = [rng.permutation(n).astype(np.int64) for _ in range(2)]
+    got = []
+    for m in (c, py):
+        try:
+            got.append(_run(m, alg, flat, feats, orders, opts))
+        except FloatingPointError as exc:
+            got.append(str(exc))
+    if isinstance(got[0], str):
+        assert got[0] == got[1]
+    else:
+        for a, b in zip(got[0][:3], got[1][:3]):
+            assert np.array_equal(a, b, equal_nan=True)
+        assert np.array_equal(got[0][3], got[1][3], equal_nan=True)

@@ -7,7 +7,7 @@ import numpy as np
 from libc.math cimport isfinite, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
-from perceptron_c._core._checks cimport CHUNK_WORK, between_chunks, need
+from perceptron_c._core._checks cimport CHUNK_WORK, all_finite, between_chunks, need
 
 from perceptron_c._core._crfsuite_py import __all__  # no-cython-lint: listed once (test_twins)
 
@@ -26,6 +26,8 @@ cdef struct Epoch:
     const int64_t* offsets
     const uint8_t* state
     const uint8_t* trans
+    const int64_t* attr_ptr
+    const int32_t* attr_labels
     double* w
     double* other  # ws (AP, PA) or cov (AROW)
     Py_ssize_t A, L
@@ -38,7 +40,7 @@ cdef struct Epoch:
     int32_t* path
     double* alpha
     double* best
-    int32_t* arg
+    double* arg
     int64_t* keys
     double* coefs
     int32_t* slot
@@ -46,6 +48,7 @@ cdef struct Epoch:
     double* delta
     double bad  # the step that was not finite
     bint failed
+    bint dense  # every value finite: the sums over all labels are the same (see _epoch)
 
 
 cdef inline int64_t _start(const Epoch* e, Py_ssize_t t) noexcept nogil:
@@ -53,50 +56,72 @@ cdef inline int64_t _start(const Epoch* e, Py_ssize_t t) noexcept nogil:
 
 
 cdef void _scores(Epoch* e, Py_ssize_t t0, Py_ssize_t T) noexcept nogil:
-    """_crfsuite_py._scores: per item, per label, the sum from 0.0 in attribute order."""
-    cdef Py_ssize_t t, j, k, L = e.L
+    """_crfsuite_py._scores: per item, per label, the sum from 0.0 in attribute order over
+    the attributes that have the feature."""
+    cdef Py_ssize_t t, j, k, r, r1, L = e.L
     cdef double* row
     cdef const double* wa
+    cdef const double* w = e.w
+    cdef const int32_t* aids = e.aids
+    cdef const double* values = e.values
+    cdef const int64_t* ptr = e.attr_ptr
+    cdef const int32_t* lab = e.attr_labels
     cdef double v
+    cdef int32_t a
     for t in range(T):
         row = e.S + t * L
         for j in range(L):
             row[j] = 0.0
         for k in range(_start(e, t0 + t), e.ends[t0 + t]):
-            wa = e.w + <int64_t>e.aids[k] * L
-            v = e.values[k]
-            for j in range(L):
-                row[j] += wa[j] * v
+            a = aids[k]
+            wa = w + <int64_t>a * L
+            v = values[k]
+            r1 = ptr[a + 1]
+            if e.dense:
+                for j in range(L):
+                    row[j] += wa[j] * v
+            else:
+                for r in range(ptr[a], r1):
+                    j = lab[r]
+                    row[j] += wa[j] * v
 
 
 cdef double _viterbi(Epoch* e, Py_ssize_t T) noexcept nogil:
     """_crfsuite_py._viterbi into e.path; returns the path's score. For each j the first i
-    of the largest alpha[i] + trans[i, j] under >: i ascends, so a later equal one loses."""
+    of the largest alpha[i] + trans[i, j] under >: i ascends, so a later equal one loses
+    (the label i kept as a double, so that the loop over j runs in lanes of one width)."""
     cdef Py_ssize_t t, i, j, L = e.L, last = 0
     cdef const double* tw = e.w + e.A * L
-    cdef double c
+    cdef const double* tr
+    cdef const double* S = e.S
+    cdef double* alpha = e.alpha
+    cdef double* best = e.best
+    cdef double* arg = e.arg
+    cdef int32_t* back = e.back
+    cdef double c, ai, di
     for j in range(L):
-        e.alpha[j] = e.S[j]
+        alpha[j] = S[j]
     for t in range(1, T):
+        ai = alpha[0]
         for j in range(L):
-            e.best[j] = e.alpha[0] + tw[j]
-            e.arg[j] = 0
+            best[j] = ai + tw[j]
+            arg[j] = 0.0
         for i in range(1, L):
+            ai, tr, di = alpha[i], tw + i * L, <double>i
             for j in range(L):
-                c = e.alpha[i] + tw[i * L + j]
-                if c > e.best[j]:
-                    e.best[j] = c
-                    e.arg[j] = <int32_t>i
+                c = ai + tr[j]
+                arg[j] = di if c > best[j] else arg[j]
+                best[j] = c if c > best[j] else best[j]
         for j in range(L):
-            e.back[t * L + j] = e.arg[j]
-            e.alpha[j] = e.best[j] + e.S[t * L + j]
+            back[t * L + j] = <int32_t>arg[j]
+            alpha[j] = best[j] + S[t * L + j]
     for j in range(1, L):
-        if e.alpha[j] > e.alpha[last]:
+        if alpha[j] > alpha[last]:
             last = j
     e.path[T - 1] = <int32_t>last
     for t in range(T - 1, 0, -1):
-        e.path[t - 1] = e.back[t * L + e.path[t]]
-    return e.alpha[last]
+        e.path[t - 1] = back[t * L + e.path[t]]
+    return alpha[last]
 
 
 cdef double _path_score(const Epoch* e, const int32_t* y, Py_ssize_t T) noexcept nogil:
@@ -268,7 +293,8 @@ cdef bint _in64(const int64_t[::1] a, int64_t hi) noexcept:
 cdef object _check(const int32_t[::1] aids, const double[::1] values, const int64_t[::1] ends,
                    const int32_t[::1] labels, const int64_t[::1] offsets,
                    const int64_t[::1] order, const uint8_t[:, ::1] state,
-                   const uint8_t[:, ::1] trans, double[::1] w, double[::1] other,
+                   const uint8_t[:, ::1] trans, const int64_t[::1] attr_ptr,
+                   const int32_t[::1] attr_labels, double[::1] w, double[::1] other,
                    int64_t[::1] count):
     """_crfsuite_py._check: the same preconditions, in the same words."""
     cdef Py_ssize_t A = state.shape[0], L = trans.shape[0]
@@ -283,6 +309,10 @@ cdef object _check(const int32_t[::1] aids, const double[::1] values, const int6
     need(n_items == 0 or _rises(ends, 0, n_attr), "ends must rise to the number of attributes")
     need(offsets.shape[0] >= 1 and offsets[0] == 0 and _rises(offsets, 0, n_items),
          "offsets must rise from 0 to the number of items")
+    need(attr_ptr.shape[0] == A + 1 and attr_ptr[0] == 0
+         and _rises(attr_ptr, 0, attr_labels.shape[0]),
+         "attr_ptr must rise from 0 to the number of attr_labels, one entry per attribute + 1")
+    need(_in32(attr_labels, L), f"attr_labels must lie in [0, {L})")
     need(_in32(aids, A), f"aids must lie in [0, {A})")
     need(_in32(labels, L), f"labels must lie in [0, {L})")
     n = offsets.shape[0] - 1
@@ -292,10 +322,12 @@ cdef object _check(const int32_t[::1] aids, const double[::1] values, const int6
 cdef double _epoch(Epoch* e, const int32_t[::1] aids, const double[::1] values,
                    const int64_t[::1] ends, const int32_t[::1] labels,
                    const int64_t[::1] offsets, const int64_t[::1] order,
-                   const uint8_t[:, ::1] state, const uint8_t[:, ::1] trans, double[::1] w,
+                   const uint8_t[:, ::1] state, const uint8_t[:, ::1] trans,
+                   const int64_t[::1] attr_ptr, const int32_t[::1] attr_labels, double[::1] w,
                    double[::1] other, int64_t[::1] count) except? -1.0:
     """Checks, scratch, then the epoch in chunks with a look for Ctrl-C between them."""
-    _check(aids, values, ends, labels, offsets, order, state, trans, w, other, count)
+    _check(aids, values, ends, labels, offsets, order, state, trans, attr_ptr, attr_labels, w,
+           other, count)
     cdef Py_ssize_t i, T, longest = 1, most = 1, pos = 0, n = order.shape[0]
     cdef double loss = 0.0
     for i in range(offsets.shape[0] - 1):
@@ -307,12 +339,12 @@ cdef double _epoch(Epoch* e, const int32_t[::1] aids, const double[::1] values,
     L = trans.shape[0]
     S, alpha, best = np.empty(longest * L), np.empty(max(1, L)), np.empty(max(1, L))
     back, path, arg = (np.empty(longest * L, np.int32), np.empty(longest, np.int32),
-                       np.empty(max(1, L), np.int32))
+                       np.empty(max(1, L)))
     keys, act, coefs, delta = (np.empty(most, np.int64), np.empty(most, np.int64),
                                np.empty(most), np.empty(most))
     slot = np.full(max(1, w.shape[0]), -1, np.int32)
-    cdef double[::1] S_, alpha_, best_, coefs_, delta_
-    cdef int32_t[::1] back_, path_, arg_, slot_
+    cdef double[::1] S_, alpha_, best_, coefs_, delta_, arg_
+    cdef int32_t[::1] back_, path_, slot_
     cdef int64_t[::1] keys_, act_
     S_, alpha_, best_, coefs_, delta_ = S, alpha, best, coefs, delta
     back_, path_, arg_, slot_, keys_, act_ = back, path, arg, slot, keys, act
@@ -321,6 +353,8 @@ cdef double _epoch(Epoch* e, const int32_t[::1] aids, const double[::1] values,
         &ends[0] if ends.shape[0] else NULL, &labels[0] if labels.shape[0] else NULL
     e.offsets, e.state, e.trans = &offsets[0], &state[0, 0] if state.shape[0] else NULL, \
         &trans[0, 0] if L else NULL
+    e.attr_ptr = &attr_ptr[0]
+    e.attr_labels = &attr_labels[0] if attr_labels.shape[0] else NULL
     e.w, e.other, e.A, e.L = &w[0] if w.shape[0] else NULL, \
         &other[0] if w.shape[0] else NULL, state.shape[0], L
     e.S, e.back, e.path, e.alpha, e.best, e.arg = &S_[0], &back_[0], &path_[0], &alpha_[0], \
@@ -328,6 +362,10 @@ cdef double _epoch(Epoch* e, const int32_t[::1] aids, const double[::1] values,
     e.keys, e.coefs, e.slot, e.act, e.delta = &keys_[0], &coefs_[0], &slot_[0], &act_[0], \
         &delta_[0]
     e.failed = False
+    # A feature that does not exist has weight +0.0: w * value is +-0.0 when the value is
+    # finite, and adds nothing to a sum from +0.0 (never -0.0), so with finite values the
+    # sums over every label, in lanes, are the sums over the features, bit for bit.
+    e.dense = all_finite(&values[0], values.shape[0]) if values.shape[0] else True
     while pos < n:
         with nogil:
             pos = _run(e, &order[0], pos, n, &count[0], &loss, CHUNK_WORK)
@@ -340,31 +378,37 @@ cdef double _epoch(Epoch* e, const int32_t[::1] aids, const double[::1] values,
 
 def ap_epoch(const int32_t[::1] aids, const double[::1] values, const int64_t[::1] ends,
              const int32_t[::1] labels, const int64_t[::1] offsets, const int64_t[::1] order,
-             const uint8_t[:, ::1] state, const uint8_t[:, ::1] trans, double[::1] w,
+             const uint8_t[:, ::1] state, const uint8_t[:, ::1] trans,
+             const int64_t[::1] attr_ptr, const int32_t[::1] attr_labels, double[::1] w,
              double[::1] ws, int64_t[::1] count):
     cdef Epoch e
     e.kind = AP
-    return _epoch(&e, aids, values, ends, labels, offsets, order, state, trans, w, ws, count)
+    return _epoch(&e, aids, values, ends, labels, offsets, order, state, trans, attr_ptr,
+                  attr_labels, w, ws, count)
 
 
 def pa_epoch(const int32_t[::1] aids, const double[::1] values, const int64_t[::1] ends,
              const int32_t[::1] labels, const int64_t[::1] offsets, const int64_t[::1] order,
-             const uint8_t[:, ::1] state, const uint8_t[:, ::1] trans, double[::1] w,
+             const uint8_t[:, ::1] state, const uint8_t[:, ::1] trans,
+             const int64_t[::1] attr_ptr, const int32_t[::1] attr_labels, double[::1] w,
              double[::1] ws, int64_t[::1] count, int pa_type, double c,
              bint error_sensitive):
     cdef Epoch e
     e.kind, e.pa_type, e.c, e.error_sensitive = PA, pa_type, c, error_sensitive
-    _check(aids, values, ends, labels, offsets, order, state, trans, w, ws, count)
+    _check(aids, values, ends, labels, offsets, order, state, trans, attr_ptr, attr_labels, w,
+           ws, count)
     need(pa_type in (0, 1, 2), "pa_type must be 0, 1 or 2")
-    return _epoch(&e, aids, values, ends, labels, offsets, order, state, trans, w, ws, count)
+    return _epoch(&e, aids, values, ends, labels, offsets, order, state, trans, attr_ptr,
+                  attr_labels, w, ws, count)
 
 
 def arow_epoch(const int32_t[::1] aids, const double[::1] values, const int64_t[::1] ends,
                const int32_t[::1] labels, const int64_t[::1] offsets,
                const int64_t[::1] order, const uint8_t[:, ::1] state,
-               const uint8_t[:, ::1] trans, double[::1] w, double[::1] cov,
+               const uint8_t[:, ::1] trans, const int64_t[::1] attr_ptr,
+               const int32_t[::1] attr_labels, double[::1] w, double[::1] cov,
                int64_t[::1] count, double gamma):
     cdef Epoch e
     e.kind, e.gamma = AROW, gamma
-    return _epoch(&e, aids, values, ends, labels, offsets, order, state, trans, w, cov,
-                  count)
+    return _epoch(&e, aids, values, ends, labels, offsets, order, state, trans, attr_ptr,
+                  attr_labels, w, cov, count)

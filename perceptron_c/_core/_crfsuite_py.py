@@ -9,15 +9,20 @@ The instances of the epoch are flat arrays: the attributes of every item of ever
 order (``aids``, int32, and their ``values``), where each item's attributes end (``ends``, into
 ``aids``), each item's label (``labels``, int32), and where each instance's items start
 (``offsets``, n_instances + 1 entries). ``order`` lists the instances to visit. The features
-that exist are the masks ``state`` (A, L) and ``trans`` (L, L); the weights ``w`` are flat:
-state (a, l) at a * L + l, transition (i, j) at A * L + i * L + j. ``count`` (one entry) is
+that exist are the masks ``state`` (A, L) and ``trans`` (L, L), and the state features again
+by attribute (``attr_ptr``, A + 1 entries, and ``attr_labels``: the labels l of attribute
+a's features (a, l) are attr_labels[attr_ptr[a]:attr_ptr[a + 1]], the mask's rows as CSR);
+the weights ``w`` are flat: state (a, l) at a * L + l, transition (i, j) at A * L + i * L
++ j. ``count`` (one entry) is
 AP's c and PA's u: 1 before the first instance of the first epoch, + 1 per instance.
 
 Arithmetic contract (``perceptron_c._crfsuite_online``'s, which makes the weights equal
 CRFsuite's), the same float operations in the same order in both twins:
 
 - the state score of label l at item t is the sum, from 0.0, of w[a, l] * value over the
-  item's attributes in order; Viterbi's alpha_t[j] is (alpha_{t-1}[i] + trans[i, j]) +
+  item's attributes a in order that have the feature (a, l) (``by_attr``: CRFsuite's loop; a
+  feature that does not exist has weight +0.0, which would add nothing to the sum but a NaN
+  from an infinite value); Viterbi's alpha_t[j] is (alpha_{t-1}[i] + trans[i, j]) +
   state[t, j] for the first i (lowest) of the largest alpha_{t-1}[i] + trans[i, j] under ``>``,
   the last label is the first largest alpha; the path score is state[0, y0], then +
   trans[y_{t-1}, y_t] + state[t, y_t];
@@ -66,7 +71,8 @@ def _not_finite(x: float, what: str) -> FloatingPointError:
 
 
 def _check(aids: _I32, values: _D, ends: _I64, labels: _I32, offsets: _I64, order: _I64,
-           state: Any, trans: Any, w: _D, other: _D, count: _I64) -> None:
+           state: Any, trans: Any, attr_ptr: _I64, attr_labels: _I32, w: _D, other: _D,
+           count: _I64) -> None:
     """The epoch routines' preconditions, in the words of the C twin's checks."""
     A, L = state.shape[0], trans.shape[0]
     n_attr, n_items = aids.shape[0], labels.shape[0]
@@ -83,6 +89,11 @@ def _check(aids: _I32, values: _D, ends: _I64, labels: _I32, offsets: _I64, orde
     need(offsets.shape[0] >= 1 and offsets[0] == 0 and offsets[-1] == n_items
          and bool(np.all(offsets[1:] >= offsets[:-1])),
          "offsets must rise from 0 to the number of items")
+    need(attr_ptr.shape[0] == A + 1 and attr_ptr[0] == 0
+         and attr_ptr[-1] == attr_labels.shape[0] and bool(np.all(attr_ptr[1:] >= attr_ptr[:-1])),
+         "attr_ptr must rise from 0 to the number of attr_labels, one entry per attribute + 1")
+    need(bool(np.all((attr_labels >= 0) & (attr_labels < L))),
+         f"attr_labels must lie in [0, {L})")
     need(bool(np.all((aids >= 0) & (aids < A))), f"aids must lie in [0, {A})")
     need(bool(np.all((labels >= 0) & (labels < L))), f"labels must lie in [0, {L})")
     n = offsets.shape[0] - 1
@@ -93,12 +104,13 @@ class _Data:
     """The epoch's arrays as Python lists (Python floats are C doubles)."""
 
     def __init__(self, aids: _I32, values: _D, ends: _I64, labels: _I32, offsets: _I64,
-                 state: Any, trans: Any) -> None:
+                 state: Any, trans: Any, attr_ptr: _I64, attr_labels: _I32) -> None:
         self.aids, self.values, self.ends = aids.tolist(), values.tolist(), ends.tolist()
         self.labels, self.offsets = labels.tolist(), offsets.tolist()
         self.state = np.asarray(state).reshape(-1).astype(bool).tolist()
         self.trans = np.asarray(trans).reshape(-1).astype(bool).tolist()
         self.A, self.L = state.shape[0], trans.shape[0]
+        self.attr_ptr, self.attr_labels = attr_ptr.tolist(), attr_labels.tolist()
 
     def start(self, t: int) -> int:
         """Where the attributes of item t start."""
@@ -106,15 +118,17 @@ class _Data:
 
 
 def _scores(D: _Data, t0: int, t1: int, w: list[float]) -> list[list[float]]:
-    """``crf1de_state_score``: per item, per label, the sum from 0.0 in attribute order."""
+    """``crf1de_state_score``: per item, per label, the sum from 0.0 in attribute order over
+    the attributes that have the feature."""
     L = D.L
     S = []
     for t in range(t0, t1):
         row = [0.0] * L
         for k in range(D.start(t), D.ends[t]):
-            base, v = D.aids[k] * L, D.values[k]
-            for j in range(L):
-                row[j] += w[base + j] * v
+            a, v = D.aids[k], D.values[k]
+            for r in range(D.attr_ptr[a], D.attr_ptr[a + 1]):
+                j = D.attr_labels[r]
+                row[j] += w[a * L + j] * v
         S.append(row)
     return S
 
@@ -200,12 +214,14 @@ def _decode(D: _Data, i: int, w: list[float]) -> tuple[int, Any]:
 
 
 def ap_epoch(aids: _I32, values: _D, ends: _I64, labels: _I32, offsets: _I64, order: _I64,
-             state: Any, trans: Any, w: _D, ws: _D, count: _I64) -> float:
+             state: Any, trans: Any, attr_ptr: _I64, attr_labels: _I32, w: _D, ws: _D,
+             count: _I64) -> float:
     """One epoch of averaged perceptron (``train_averaged_perceptron.c``) over ``order``:
     ``w`` and ``ws`` (the sums that make the average w - ws / count) and ``count`` updated in
     place; returns the epoch's loss."""
-    _check(aids, values, ends, labels, offsets, order, state, trans, w, ws, count)
-    D = _Data(aids, values, ends, labels, offsets, state, trans)
+    _check(aids, values, ends, labels, offsets, order, state, trans, attr_ptr, attr_labels,
+           w, ws, count)
+    D = _Data(aids, values, ends, labels, offsets, state, trans, attr_ptr, attr_labels)
     wl, wsl, u = w.tolist(), ws.tolist(), int(count[0])
     loss = 0.0
     for i in order.tolist():
@@ -240,14 +256,15 @@ def _margin_terms(D: _Data, found: Any, wl: list[float]) -> tuple[list[int], lis
 
 
 def pa_epoch(aids: _I32, values: _D, ends: _I64, labels: _I32, offsets: _I64, order: _I64,
-             state: Any, trans: Any, w: _D, ws: _D, count: _I64, pa_type: int, c: float,
-             error_sensitive: bool) -> float:
+             state: Any, trans: Any, attr_ptr: _I64, attr_labels: _I32, w: _D, ws: _D,
+             count: _I64, pa_type: int, c: float, error_sensitive: bool) -> float:
     """One epoch of passive-aggressive (``train_passive_aggressive.c``) of type ``pa_type``
     (0, 1 or 2) and aggressiveness ``c`` over ``order``: ``w``, ``ws`` (the averaging sums)
     and ``count`` updated in place; returns the epoch's loss (the sum of the costs)."""
-    _check(aids, values, ends, labels, offsets, order, state, trans, w, ws, count)
+    _check(aids, values, ends, labels, offsets, order, state, trans, attr_ptr, attr_labels,
+           w, ws, count)
     need(pa_type in (0, 1, 2), "pa_type must be 0, 1 or 2")
-    D = _Data(aids, values, ends, labels, offsets, state, trans)
+    D = _Data(aids, values, ends, labels, offsets, state, trans, attr_ptr, attr_labels)
     wl, wsl, u = w.tolist(), ws.tolist(), int(count[0])
     loss = 0.0
     try:
@@ -279,12 +296,14 @@ def pa_epoch(aids: _I32, values: _D, ends: _I64, labels: _I32, offsets: _I64, or
 
 
 def arow_epoch(aids: _I32, values: _D, ends: _I64, labels: _I32, offsets: _I64, order: _I64,
-               state: Any, trans: Any, w: _D, cov: _D, count: _I64, gamma: float) -> float:
+               state: Any, trans: Any, attr_ptr: _I64, attr_labels: _I32, w: _D, cov: _D,
+               count: _I64, gamma: float) -> float:
     """One epoch of AROW (``train_arow.c``) with regularization ``gamma`` over ``order``: ``w``,
     the variances ``cov`` and ``count`` updated in place; returns the epoch's loss (the sum
     of the costs)."""
-    _check(aids, values, ends, labels, offsets, order, state, trans, w, cov, count)
-    D = _Data(aids, values, ends, labels, offsets, state, trans)
+    _check(aids, values, ends, labels, offsets, order, state, trans, attr_ptr, attr_labels,
+           w, cov, count)
+    D = _Data(aids, values, ends, labels, offsets, state, trans, attr_ptr, attr_labels)
     wl, cl, u = w.tolist(), cov.tolist(), int(count[0])
     loss = 0.0
     try:
