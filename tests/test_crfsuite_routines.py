@@ -1,0 +1,184 @@
+"""CRFsuite's epoch routines (ap, pa, arow): both twins give the same weights, state, count and
+loss bit for bit on random data, epoch after epoch; they check their arguments alike."""
+import numpy as np
+import pytest
+from conftest import BACKENDS, _module
+
+from perceptron_c import _crfsuite_online as online
+
+A = 15
+VALUES = [1.0, 0.5, 2.0, 0.3, -1.25, 1e-3]
+
+
+def _instances(rng, n, L, longest=8):
+    out = []
+    for _ in range(n):
+        T = int(rng.integers(0 if rng.random() < 0.05 else 1, longest))
+        lens = rng.integers(0, 5, T)
+        out.append(online.Instance(
+            aids=rng.integers(0, A, lens.sum()).astype(np.int64),
+            values=rng.choice(VALUES, lens.sum()), item=np.repeat(np.arange(T), lens),
+            ends=np.cumsum(lens), labels=rng.integers(0, L, T).astype(np.int64), group=0))
+    return out
+
+
+def _problem(seed, L=3, n=30):
+    rng = np.random.default_rng(seed)
+    data = _instances(rng, n, L)
+    feats = online.generate_features([d for d in data if d.labels.shape[0]], A, L,
+                                     minfreq=float(seed % 2),
+                                     possible_states=seed % 3 == 0,
+                                     possible_transitions=seed % 4 == 0)
+    return rng, online.flatten(data), feats
+
+
+def _by_attr(feats):
+    """The state mask's rows as CSR (attr_ptr, attr_labels)."""
+    a, lab = np.nonzero(feats.state)
+    ptr = np.concatenate([[0], np.cumsum(np.bincount(a, minlength=feats.state.shape[0]))])
+    return ptr.astype(np.int64), lab.astype(np.int32)
+
+
+def _run(m, alg, flat, feats, orders, opts):
+    L = feats.trans.shape[0]
+    K = A * L + L * L
+    w = np.zeros(K)
+    other = np.full(K, opts.get("variance", 0.0))
+    count = np.ones(1, np.int64)
+    losses = []
+    for order in orders:
+        args = (flat.aids, flat.values, flat.ends, flat.labels, flat.offsets, order,
+                feats.state.view(np.uint8), feats.trans.view(np.uint8), *_by_attr(feats), w, other,
+                count)
+        if alg == "ap":
+            losses.append(m.ap_epoch(*args))
+        elif alg == "pa":
+            losses.append(m.pa_epoch(*args, opts["type"], opts["c"], opts["error_sensitive"]))
+        else:
+            losses.append(m.arow_epoch(*args, opts["gamma"]))
+    return w, other, count, losses
+
+
+CASES = [("ap", {}),
+         ("pa", {"type": 0, "c": 1.0, "error_sensitive": True}),
+         ("pa", {"type": 1, "c": 0.25, "error_sensitive": False}),
+         ("pa", {"type": 2, "c": 3.0, "error_sensitive": True}),
+         ("arow", {"variance": 1.0, "gamma": 1.0}),
+         ("arow", {"variance": 0.5, "gamma": 0.1})]
+
+
+@pytest.mark.parametrize(("alg", "opts"), CASES)
+@pytest.mark.parametrize("seed", range(6))
+def test_twins_equal_bit_for_bit(alg, opts, seed):
+    c, py = _module("c", "_crfsuite"), _module("python", "_crfsuite")
+    rng, flat, feats = _problem(seed, L=2 + seed % 4)
+    n = flat.offsets.shape[0] - 1
+    orders = [rng.permutation(n).astype(np.int64) for _ in range(4)]
+    orders.append(rng.integers(0, n, 2 * n).astype(np.int64))  # repeats allowed
+    got_c = _run(c, alg, flat, feats, orders, opts)
+    got_py = _run(py, alg, flat, feats, orders, opts)
+    for a, b in zip(got_c[:3], got_py[:3]):
+        assert np.array_equal(a, b)
+    assert got_c[3] == got_py[3]
+    assert got_c[2][0] == 1 + sum(o.shape[0] for o in orders)
+    assert np.any(got_c[0] != 0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_weights_only_where_features_exist(backend):
+    m = _module(backend, "_crfsuite")
+    rng, flat, feats = _problem(1, L=4)
+    n = flat.offsets.shape[0] - 1
+    w, ws, _, _ = _run(m, "ap", flat, feats, [rng.permutation(n).astype(np.int64)] * 3, {})
+    mask = np.concatenate([feats.state.reshape(-1), feats.trans.reshape(-1)])
+    assert not np.any(w[~mask]) and not np.any(ws[~mask])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_empty_order_changes_nothing(backend):
+    m = _module(backend, "_crfsuite")
+    _, flat, feats = _problem(2)
+    w, ws, count, losses = _run(m, "ap", flat, feats, [np.zeros(0, np.int64)], {})
+    assert losses == [0.0] and count[0] == 1 and not np.any(w) and not np.any(ws)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_non_finite_step_raises_before_its_instance_changes_anything(backend):
+    m = _module(backend, "_crfsuite")
+    _, flat, feats = _problem(3)
+    n = flat.offsets.shape[0] - 1
+    order = np.arange(n, dtype=np.int64)
+    L = feats.trans.shape[0]
+    w, cov, count = np.zeros(A * L + L * L), np.full(A * L + L * L, np.nan), np.ones(1, np.int64)
+    args = (flat.aids, flat.values, flat.ends, flat.labels, flat.offsets, order,
+            feats.state.view(np.uint8), feats.trans.view(np.uint8), *_by_attr(feats), w, cov,
+            count)
+    with pytest.raises(FloatingPointError, match=r"AROW step is not finite \(nan\)"):
+        m.arow_epoch(*args, 1.0)
+    # all scores 0: Viterbi says label 0 everywhere, and the first instance that is not all 0s
+    # fails; those before it only counted
+    first = next(i for i in range(n) if np.any(flat.labels[flat.offsets[i]:flat.offsets[i + 1]]))
+    assert not np.any(w) and np.all(np.isnan(cov)) and count[0] == 1 + first
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bad_arguments_named(backend):
+    m = _module(backend, "_crfsuite")
+    _, flat, feats = _problem(4)
+    L = feats.trans.shape[0]
+    K = A * L + L * L
+    n = flat.offsets.shape[0] - 1
+
+    def call(**change):
+        a = dict(aids=flat.aids, values=flat.values, ends=flat.ends, labels=flat.labels,
+                 offsets=flat.offsets, order=np.arange(n, dtype=np.int64),
+                 state=feats.state.view(np.uint8), trans=feats.trans.view(np.uint8),
+                 attr_ptr=_by_attr(feats)[0], attr_labels=_by_attr(feats)[1],
+                 w=np.zeros(K), ws=np.zeros(K), count=np.ones(1, np.int64))
+        a.update(change)
+        return m.ap_epoch(*a.values())
+
+    bad_aids = flat.aids.copy()
+    bad_aids[0] = A
+    bad_labels = flat.labels.copy()
+    bad_labels[-1] = L
+    for change, what in [({"aids": bad_aids}, "aids must lie"),
+                         ({"labels": bad_labels}, "labels must lie"),
+                         ({"order": np.array([n], np.int64)}, "order must lie"),
+                         ({"w": np.zeros(K - 1)}, "A \\* L \\+ L \\* L"),
+                         ({"count": np.zeros(1, np.int64)}, "count must"),
+                         ({"values": flat.values[:-1]}, "values must"),
+                         ({"ends": flat.ends[::-1].copy()}, "ends must"),
+                         ({"offsets": flat.offsets[1:].copy()}, "offsets must"),
+                         ({"attr_ptr": _by_attr(feats)[0][:-1]}, "attr_ptr must"),
+                         ({"attr_labels": np.full_like(_by_attr(feats)[1], L)},
+                          "attr_labels must")]:
+        with pytest.raises(ValueError, match=what):
+            call(**change)
+    with pytest.raises(ValueError, match="pa_type"):
+        m.pa_epoch(flat.aids, flat.values, flat.ends, flat.labels, flat.offsets,
+                   np.arange(n, dtype=np.int64), feats.state.view(np.uint8),
+                   feats.trans.view(np.uint8), *_by_attr(feats), np.zeros(K), np.zeros(K),
+                   np.ones(1, np.int64), 3, 1.0, False)
+
+
+@pytest.mark.parametrize(("alg", "opts"), CASES[:2] + CASES[4:5])
+def test_twins_equal_with_an_infinite_value(alg, opts):
+    # the C twin sums over every label when all values are finite, over the features else
+    c, py = _module("c", "_crfsuite"), _module("python", "_crfsuite")
+    rng, flat, feats = _problem(5, L=3)
+    flat.values[len(flat.values) // 2] = np.inf
+    n = flat.offsets.shape[0] - 1
+    orders = [rng.permutation(n).astype(np.int64) for _ in range(2)]
+    got = []
+    for m in (c, py):
+        try:
+            got.append(_run(m, alg, flat, feats, orders, opts))
+        except FloatingPointError as exc:
+            got.append(str(exc))
+    if isinstance(got[0], str):
+        assert got[0] == got[1]
+    else:
+        for a, b in zip(got[0][:3], got[1][:3]):
+            assert np.array_equal(a, b, equal_nan=True)
+        assert np.array_equal(got[0][3], got[1][3], equal_nan=True)
