@@ -262,6 +262,7 @@ class BaseTrainer:
         crf = self.train_model(holdout)
         if model:
             from ._crfsuite_file import write_model
+            from ._npzfile import replace_file
             begin = time.process_time()
             self._log("Storing the model\n")
             A, K = len(self._attrs), self._n_features
@@ -272,7 +273,8 @@ class BaseTrainer:
             for what in ("labels", "attributes", "feature references for transitions",
                          "feature references for attributes"):
                 self._log(f"Writing {what}\n")
-            write_model(model, crf)
+            data = write_model(crf)
+            replace_file(model, lambda handle: handle.write(data))  # all or nothing
             seconds = time.process_time() - begin
             self._log(f"Seconds required: {seconds:.3f}\n\n")
             self._event("end", storing_seconds=_as_printed(seconds, ".3f"))

@@ -1,7 +1,9 @@
 """python-crfsuite's tagging API on perceptron_c: ``import perceptron_c.crfsuite as
 pycrfsuite`` and the same code opens the same ``.crfsuite`` files and gives the same labels.
 
-`ItemSequence` takes every feature form python-crfsuite takes; `Tagger` opens CRFsuite 0.12
+`ItemSequence` takes every feature form python-crfsuite takes; `Trainer` trains with
+CRFsuite's perceptron-family trainers ('ap', 'pa', 'arow': its parameters, its arithmetic,
+its log) and writes CRFsuite's model file; `Tagger` opens CRFsuite 0.12
 model files (any trainer's) or model bytes and tags, scores (`Tagger.probability`,
 `Tagger.marginal`), describes (`Tagger.info`, `Tagger.dump`) as python-crfsuite does. More
 than python-crfsuite:
@@ -31,8 +33,9 @@ import numpy as np
 from . import _crfsuite_decode as dec
 from ._crfsuite_file import read_model, write_model
 from ._crfsuite_model import CRFModel
+from ._crfsuite_train import BaseTrainer, Trainer
 
-__all__ = ["ItemSequence", "Tagger", "ParsedDump", "LabelError"]
+__all__ = ["ItemSequence", "Tagger", "Trainer", "BaseTrainer", "ParsedDump", "LabelError"]
 
 
 class LabelError(ValueError, RuntimeError):

@@ -199,12 +199,12 @@ def test_write_model_called(tmp_path, monkeypatch):
     import types
     seen = {}
     fake = types.ModuleType("perceptron_c._crfsuite_file")
-    fake.write_model = lambda path, crf: seen.update(path=path, crf=crf)
+    fake.write_model = lambda crf: seen.update(crf=crf) or b"model bytes"
     monkeypatch.setitem(sys.modules, "perceptron_c._crfsuite_file", fake)
     t = Trainer("ap", params={"max_iterations": 1}, verbose=False)
     t.append([["a"], ["b"]], ["x", "y"])
     t.train(str(tmp_path / "m"))
-    assert seen["path"] == str(tmp_path / "m") and seen["crf"].labels == ["x", "y"]
+    assert (tmp_path / "m").read_bytes() == b"model bytes" and seen["crf"].labels == ["x", "y"]
     assert t.logparser.storing_seconds is not None
     assert [e for e, _, _ in t.logparser.events][-2:] == ["optimization_end", "end"]
 
@@ -233,3 +233,23 @@ def test_callbacks_get_each_part_of_the_log_and_its_numbers():
     assert "".join(t.logparser.log) == "".join(
         "".join(t.logparser.log[s:e]) for _, s, e in t.logparser.events) + \
         "".join(t.logparser.log[t.logparser.events[-1][2]:])
+
+
+@pytest.mark.parametrize("algorithm", ["ap", "pa", "arow"])
+def test_our_model_files_open_in_pycrfsuite_with_the_same_labels(tmp_path, algorithm):
+    """The issue's goal: files our trainers write, tagged by python-crfsuite and by us alike."""
+    pycrfsuite = pytest.importorskip("pycrfsuite")
+    from perceptron_c import crfsuite
+
+    data = _data(80)
+    t = crfsuite.Trainer(algorithm, params={"max_iterations": 4}, verbose=False)
+    for x, y, _ in data[:60]:
+        t.append(x, y)
+    path = str(tmp_path / "model.crfsuite")
+    t.train(path)
+    theirs, ours = pycrfsuite.Tagger(), crfsuite.Tagger()
+    theirs.open(path)
+    ours.open(path)
+    assert theirs.labels() == ours.labels()
+    for x, _, _ in data[60:]:
+        assert theirs.tag(pycrfsuite.ItemSequence(x)) == ours.tag(crfsuite.ItemSequence(x))
