@@ -31,6 +31,7 @@ pytestmark = [
     ("bench_features.py", ["--quick"], {"results", "ratios"}),
     ("bench_import.py", ["--quick"], {"medians", "ratio", "goals"}),
     ("bench_per_call.py", ["--quick"], {"cases", "goals"}),
+    ("bench_crfsuite.py", ["--quick"], {"results", "ratios", "goals"}),
     ("bench_interrupt_loop.py", ["--signals", "2", "--cases", "tag_sents"],
      {"tagger tag_sents"}),
     pytest.param("bench_river.py", ["--quick"], {"ratios", "goals", "budget"},
