@@ -3,7 +3,8 @@ pycrfsuite`` and the same code opens the same ``.crfsuite`` files and gives the 
 
 `ItemSequence` takes every feature form python-crfsuite takes; `Trainer` trains with
 CRFsuite's perceptron-family trainers ('ap', 'pa', 'arow': its parameters, its arithmetic,
-its log) and writes CRFsuite's model file; `Tagger` opens CRFsuite 0.12
+its log) and writes CRFsuite's model file; `CRF` is sklearn-crfsuite's estimator on them,
+with ``metrics`` its flat metrics; `Tagger` opens CRFsuite 0.12
 model files (any trainer's) or model bytes and tags, scores (`Tagger.probability`,
 `Tagger.marginal`), describes (`Tagger.info`, `Tagger.dump`) as python-crfsuite does. More
 than python-crfsuite:
@@ -31,11 +32,14 @@ from typing import Any
 import numpy as np
 
 from . import _crfsuite_decode as dec
+from . import _crfsuite_metrics as metrics
+from ._crfsuite_crf import CRF
 from ._crfsuite_file import read_model, write_model
 from ._crfsuite_model import CRFModel
 from ._crfsuite_train import BaseTrainer, Trainer
 
-__all__ = ["ItemSequence", "Tagger", "Trainer", "BaseTrainer", "ParsedDump", "LabelError"]
+__all__ = ["ItemSequence", "Tagger", "Trainer", "BaseTrainer", "CRF", "ParsedDump",
+           "LabelError", "metrics"]
 
 
 class LabelError(ValueError, RuntimeError):
