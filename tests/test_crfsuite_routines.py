@@ -182,3 +182,28 @@ def test_twins_equal_with_an_infinite_value(alg, opts):
         for a, b in zip(got[0][:3], got[1][:3]):
             assert np.array_equal(a, b, equal_nan=True)
         assert np.array_equal(got[0][3], got[1][3], equal_nan=True)
+
+
+@pytest.mark.parametrize(("alg", "opts"), CASES[:2] + CASES[4:5])
+@pytest.mark.parametrize("L", [1, 5, 8, 12, 13, 17])
+def test_every_lanes_path_equals_the_python_twin(alg, opts, L):
+    # each SIMD path this CPU has, on label counts around its block widths (4, 8) and tails;
+    # few values, so that Viterbi meets ties (strict >: the lowest label keeps them)
+    c, py = _module("c", "_crfsuite"), _module("python", "_crfsuite")
+    rng, flat, feats = _problem(L, L=L, n=60)
+    n = flat.offsets.shape[0] - 1
+    orders = [rng.permutation(n).astype(np.int64) for _ in range(3)]
+    want = _run(py, alg, flat, feats, orders, opts)
+    assert c._paths()[0] == "baseline"
+    before = c._set_path(c._paths()[-1])
+    try:
+        for path in c._paths():
+            c._set_path(path)
+            got = _run(c, alg, flat, feats, orders, opts)
+            for a, b in zip(got[:3], want[:3]):
+                assert np.array_equal(a, b), path
+            assert got[3] == want[3], path
+    finally:
+        c._set_path(before)
+    with pytest.raises(ValueError, match="not supported"):
+        c._set_path("avx-1024")
