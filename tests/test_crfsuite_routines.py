@@ -1,5 +1,7 @@
 """CRFsuite's epoch routines (ap, pa, arow): both twins give the same weights, state, count and
 loss bit for bit on random data, epoch after epoch; they check their arguments alike."""
+import ctypes
+
 import numpy as np
 import pytest
 from conftest import BACKENDS, _module
@@ -207,3 +209,31 @@ def test_every_lanes_path_equals_the_python_twin(alg, opts, L):
         c._set_path(before)
     with pytest.raises(ValueError, match="not supported"):
         c._set_path("avx-1024")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_shuffle_is_crfsuites_with_glibc_rand(backend):
+    # call after call (the state carried), as the trainer's epochs run: equal to
+    # dataset_shuffle on glibc_rand, and on libc's own rand() from srand(1) where it is glibc
+    m = _module(backend, "_crfsuite")
+    ring, pos = online.glibc_ring(1)
+    rand = online.glibc_rand(1)
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.srand(1)
+    except OSError:
+        libc = None
+    for n in (7, 1, 0, 2000, 31, 3):
+        want = list(range(n))
+        online.shuffle(want, rand)
+        if libc is not None:
+            theirs = list(range(n))
+            for i in range(n):
+                j = libc.rand() % n
+                theirs[i], theirs[j] = theirs[j], theirs[i]
+            assert theirs == want
+        got = np.arange(n, dtype=np.int64)
+        m.shuffle(got, ring, pos)
+        assert got.tolist() == want
+    with pytest.raises(ValueError, match="ring must have 31 entries"):
+        m.shuffle(got, ring[:30], pos)

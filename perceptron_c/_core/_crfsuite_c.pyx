@@ -5,7 +5,7 @@ CHUNK_WORK multiply-adds, looking for Ctrl-C between them."""
 import numpy as np
 
 from libc.math cimport isfinite, sqrt
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 
 from perceptron_c._core._checks cimport CHUNK_WORK, all_finite, between_chunks, need
 
@@ -422,3 +422,21 @@ def arow_epoch(const int32_t[::1] aids, const double[::1] values, const int64_t[
     e.kind, e.gamma = AROW, gamma
     return _epoch(&e, aids, values, ends, labels, offsets, order, state, trans, attr_ptr,
                   attr_labels, w, cov, count)
+
+
+def shuffle(int64_t[::1] perm, uint32_t[::1] ring, int64_t[::1] pos):
+    """_crfsuite_py.shuffle: glibc's rand() (x_i = x_{i-3} + x_{i-31}, wrapping in uint32)."""
+    need(ring.shape[0] == 31 and pos.shape[0] == 1 and 0 <= pos[0] < 31,
+         "ring must have 31 entries and pos one, in [0, 31)")
+    cdef Py_ssize_t i, n = perm.shape[0], p = pos[0]
+    cdef int64_t j, keep
+    cdef uint32_t x
+    with nogil:
+        for i in range(n):
+            x = ring[p] + ring[(p + 28) % 31]
+            ring[p] = x
+            p = (p + 1) % 31
+            j = <int64_t>(x >> 1) % n
+            keep, perm[i] = perm[i], perm[j]
+            perm[j] = keep
+    pos[0] = p
