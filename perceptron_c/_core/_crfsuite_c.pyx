@@ -5,7 +5,7 @@ CHUNK_WORK multiply-adds, looking for Ctrl-C between them."""
 import numpy as np
 
 from libc.math cimport isfinite, sqrt
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from perceptron_c._core._checks cimport CHUNK_WORK, all_finite, between_chunks, need
 
@@ -271,33 +271,42 @@ cdef Py_ssize_t _run(Epoch* e, const int64_t* order, Py_ssize_t pos, Py_ssize_t 
 cdef bint _rises(const int64_t[::1] a, int64_t lo, int64_t hi) noexcept:
     """a rises (not strictly) from at least lo and ends at hi (true when empty)."""
     cdef Py_ssize_t t, n = a.shape[0]
+    cdef const int64_t* p
+    cdef int fall = 0
     if n == 0:
         return True
     if a[0] < lo or a[n - 1] != hi:
         return False
+    p = &a[0]
     with nogil:
-        for t in range(1, n):
-            if a[t] < a[t - 1]:
-                return False
-    return True
+        for t in range(1, n):  # no early exit: the loop runs in lanes
+            fall |= p[t] < p[t - 1]
+    return fall == 0
 
 
 cdef bint _in32(const int32_t[::1] a, int32_t hi) noexcept:
-    cdef Py_ssize_t t
+    # 0 <= a[t] < hi as one unsigned compare (hi >= 0), without an early exit: in lanes
+    cdef Py_ssize_t t, n = a.shape[0]
+    cdef const int32_t* p = &a[0] if n else NULL
+    cdef int out = 0
+    if hi < 0:
+        return n == 0
     with nogil:
-        for t in range(a.shape[0]):
-            if a[t] < 0 or a[t] >= hi:
-                return False
-    return True
+        for t in range(n):
+            out |= <uint32_t>p[t] >= <uint32_t>hi
+    return out == 0
 
 
 cdef bint _in64(const int64_t[::1] a, int64_t hi) noexcept:
-    cdef Py_ssize_t t
+    cdef Py_ssize_t t, n = a.shape[0]
+    cdef const int64_t* p = &a[0] if n else NULL
+    cdef int out = 0
+    if hi < 0:
+        return n == 0
     with nogil:
-        for t in range(a.shape[0]):
-            if a[t] < 0 or a[t] >= hi:
-                return False
-    return True
+        for t in range(n):
+            out |= <uint64_t>p[t] >= <uint64_t>hi
+    return out == 0
 
 
 cdef object _check(const int32_t[::1] aids, const double[::1] values, const int64_t[::1] ends,
@@ -338,6 +347,7 @@ cdef double _epoch(Epoch* e, const int32_t[::1] aids, const double[::1] values,
     """Checks, scratch, then the epoch in chunks with a look for Ctrl-C between them."""
     _check(aids, values, ends, labels, offsets, order, state, trans, attr_ptr, attr_labels, w,
            other, count)
+    need(e.kind != PA or e.pa_type in (0, 1, 2), "pa_type must be 0, 1 or 2")
     cdef Py_ssize_t i, T, longest = 1, most = 1, pos = 0, n = order.shape[0]
     cdef double loss = 0.0
     for i in range(offsets.shape[0] - 1):
@@ -405,9 +415,6 @@ def pa_epoch(const int32_t[::1] aids, const double[::1] values, const int64_t[::
              bint error_sensitive):
     cdef Epoch e
     e.kind, e.pa_type, e.c, e.error_sensitive = PA, pa_type, c, error_sensitive
-    _check(aids, values, ends, labels, offsets, order, state, trans, attr_ptr, attr_labels, w,
-           ws, count)
-    need(pa_type in (0, 1, 2), "pa_type must be 0, 1 or 2")
     return _epoch(&e, aids, values, ends, labels, offsets, order, state, trans, attr_ptr,
                   attr_labels, w, ws, count)
 
