@@ -61,9 +61,9 @@ class Features:
         return int(self.state.sum()) + int(self.trans.sum())
 
 
-def glibc_rand(seed: int = 1):
-    """glibc's ``rand()`` (``random_r``, TYPE_3: x_i = x_{i-3} + x_{i-31} mod 2^32, the
-    output x_i >> 1, after 310 discarded draws), as an endless iterator of ints."""
+def _glibc_warm(seed: int) -> deque:
+    """glibc's ``srandom_r`` (TYPE_3) from ``seed``, after 310 discarded draws: the last 34
+    words, x_{i-34} .. x_{i-1}."""
     r = [seed]
     for i in range(1, 31):
         hi, lo = divmod(r[i - 1], 127773)
@@ -73,10 +73,24 @@ def glibc_rand(seed: int = 1):
     state = deque(r, maxlen=34)
     for _ in range(34, 344):
         state.append((state[-31] + state[-3]) & 0xFFFFFFFF)
+    return state
+
+
+def glibc_rand(seed: int = 1):
+    """glibc's ``rand()`` (``random_r``, TYPE_3: x_i = x_{i-3} + x_{i-31} mod 2^32, the
+    output x_i >> 1, after 310 discarded draws), as an endless iterator of ints."""
+    state = _glibc_warm(seed)
     while True:
         x = (state[-31] + state[-3]) & 0xFFFFFFFF
         state.append(x)
         yield x >> 1
+
+
+def glibc_ring(seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """glibc_rand's state as the routines' ``shuffle`` takes it: (ring, pos), the last 31
+    words x_{i-31} .. x_{i-1} in order (uint32) and where the oldest is (0)."""
+    return (np.array(list(_glibc_warm(seed))[-31:], dtype=np.uint32),
+            np.zeros(1, dtype=np.int64))
 
 
 def shuffle(perm: list[int], rand) -> None:

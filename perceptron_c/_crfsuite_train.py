@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _backend
 from . import _crfsuite_online as online
 from ._crfsuite_log import LabelScore, TrainLog
 from ._crfsuite_model import CRFModel
@@ -338,14 +339,15 @@ class BaseTrainer:
         self._log("\n")
         self._event("prepared")
         state = online.Online(alg, opts, feats, len(self._attrs))
-        rand = online.glibc_rand(1)
+        ring, pos = online.glibc_ring(1)
         flat = online.flatten([self._data[n] for n in train])
-        perm, N = list(range(len(train))), len(train)  # positions in flat (in train)
+        N = len(train)
+        perm = np.arange(N, dtype=np.int64)  # positions in flat (in train)
         begin = time.process_time()
         for i in range(opts["max_iterations"]):
             started = time.process_time()
-            online.shuffle(perm, rand)
-            loss = state.epoch(flat, np.array(perm, dtype=np.int64))
+            _backend.crfsuite.shuffle(perm, ring, pos)
+            loss = state.epoch(flat, perm)
             w = state.final()
             shown = w if alg != "pa" else state.w  # PA logs the norm of w, not the average
             # CRFsuite's vecdot, a sum in order, not BLAS (whose threads would spin in this

@@ -1,5 +1,7 @@
 """CRFsuite's epoch routines (ap, pa, arow): both twins give the same weights, state, count and
 loss bit for bit on random data, epoch after epoch; they check their arguments alike."""
+import ctypes
+
 import numpy as np
 import pytest
 from conftest import BACKENDS, _module
@@ -182,3 +184,56 @@ def test_twins_equal_with_an_infinite_value(alg, opts):
         for a, b in zip(got[0][:3], got[1][:3]):
             assert np.array_equal(a, b, equal_nan=True)
         assert np.array_equal(got[0][3], got[1][3], equal_nan=True)
+
+
+@pytest.mark.parametrize(("alg", "opts"), CASES[:2] + CASES[4:5])
+@pytest.mark.parametrize("L", [1, 5, 8, 12, 13, 17])
+def test_every_lanes_path_equals_the_python_twin(alg, opts, L):
+    # each SIMD path this CPU has, on label counts around its block widths (4, 8) and tails;
+    # few values, so that Viterbi meets ties (strict >: the lowest label keeps them)
+    c, py = _module("c", "_crfsuite"), _module("python", "_crfsuite")
+    rng, flat, feats = _problem(L, L=L, n=60)
+    n = flat.offsets.shape[0] - 1
+    orders = [rng.permutation(n).astype(np.int64) for _ in range(3)]
+    want = _run(py, alg, flat, feats, orders, opts)
+    assert c._paths()[0] == "baseline"
+    before = c._set_path(c._paths()[-1])
+    try:
+        for path in c._paths():
+            c._set_path(path)
+            got = _run(c, alg, flat, feats, orders, opts)
+            for a, b in zip(got[:3], want[:3]):
+                assert np.array_equal(a, b), path
+            assert got[3] == want[3], path
+    finally:
+        c._set_path(before)
+    with pytest.raises(ValueError, match="not supported"):
+        c._set_path("avx-1024")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_shuffle_is_crfsuites_with_glibc_rand(backend):
+    # call after call (the state carried), as the trainer's epochs run: equal to
+    # dataset_shuffle on glibc_rand, and on libc's own rand() from srand(1) where it is glibc
+    m = _module(backend, "_crfsuite")
+    ring, pos = online.glibc_ring(1)
+    rand = online.glibc_rand(1)
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.srand(1)
+    except OSError:
+        libc = None
+    for n in (7, 1, 0, 2000, 31, 3):
+        want = list(range(n))
+        online.shuffle(want, rand)
+        if libc is not None:
+            theirs = list(range(n))
+            for i in range(n):
+                j = libc.rand() % n
+                theirs[i], theirs[j] = theirs[j], theirs[i]
+            assert theirs == want
+        got = np.arange(n, dtype=np.int64)
+        m.shuffle(got, ring, pos)
+        assert got.tolist() == want
+    with pytest.raises(ValueError, match="ring must have 31 entries"):
+        m.shuffle(got, ring[:30], pos)

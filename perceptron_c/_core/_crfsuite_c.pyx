@@ -5,11 +5,38 @@ CHUNK_WORK multiply-adds, looking for Ctrl-C between them."""
 import numpy as np
 
 from libc.math cimport isfinite, sqrt
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from perceptron_c._core._checks cimport CHUNK_WORK, all_finite, between_chunks, need
 
 from perceptron_c._core._crfsuite_py import __all__  # no-cython-lint: listed once (test_twins)
+
+cdef extern from "_crfsuite_lanes.h" nogil:
+    int pc_crf_best_path()
+    void pc_crf_scores(double* row, const double* w, const int32_t* aids, const double* values,
+                       int64_t k0, int64_t k1, Py_ssize_t L, int path)
+    void pc_crf_step(const double* alpha, const double* tw, double* best, double* arg,
+                     Py_ssize_t L, int path)
+
+# The lanes' paths (the same bits on each): the widest this CPU has unless a test picks another
+_PATHS = ("baseline", "avx2")
+cdef int _best_path = pc_crf_best_path()
+cdef int _path = _best_path
+
+
+def _paths():
+    """The names of the lanes' paths this CPU has (the tests run every one)."""
+    return _PATHS[:_best_path + 1]
+
+
+def _set_path(name):
+    """Use the lanes' path ``name`` (for the tests); returns the name of the one before."""
+    global _path
+    if name not in _paths():
+        raise ValueError(f"path {name!r} is not supported by this CPU; it has {_paths()}")
+    before, _path = _PATHS[_path], _PATHS.index(name)
+    return before
+
 
 cdef enum:
     AP = 0
@@ -49,6 +76,7 @@ cdef struct Epoch:
     double bad  # the step that was not finite
     bint failed
     bint dense  # every value finite: the sums over all labels are the same (see _epoch)
+    int simd  # the lanes' path (_crfsuite_lanes.h)
 
 
 cdef inline int64_t _start(const Epoch* e, Py_ssize_t t) noexcept nogil:
@@ -57,61 +85,43 @@ cdef inline int64_t _start(const Epoch* e, Py_ssize_t t) noexcept nogil:
 
 cdef void _scores(Epoch* e, Py_ssize_t t0, Py_ssize_t T) noexcept nogil:
     """_crfsuite_py._scores: per item, per label, the sum from 0.0 in attribute order over
-    the attributes that have the feature."""
-    cdef Py_ssize_t t, j, k, r, r1, L = e.L
+    the attributes that have the feature (dense: over every label, in lanes)."""
+    cdef Py_ssize_t t, j, k, r, L = e.L
     cdef double* row
     cdef const double* wa
-    cdef const double* w = e.w
-    cdef const int32_t* aids = e.aids
-    cdef const double* values = e.values
-    cdef const int64_t* ptr = e.attr_ptr
-    cdef const int32_t* lab = e.attr_labels
     cdef double v
     cdef int32_t a
     for t in range(T):
         row = e.S + t * L
+        if e.dense:
+            pc_crf_scores(row, e.w, e.aids, e.values, _start(e, t0 + t), e.ends[t0 + t], L,
+                          e.simd)
+            continue
         for j in range(L):
             row[j] = 0.0
         for k in range(_start(e, t0 + t), e.ends[t0 + t]):
-            a = aids[k]
-            wa = w + <int64_t>a * L
-            v = values[k]
-            r1 = ptr[a + 1]
-            if e.dense:
-                for j in range(L):
-                    row[j] += wa[j] * v
-            else:
-                for r in range(ptr[a], r1):
-                    j = lab[r]
-                    row[j] += wa[j] * v
+            a = e.aids[k]
+            wa, v = e.w + <int64_t>a * L, e.values[k]
+            for r in range(e.attr_ptr[a], e.attr_ptr[a + 1]):
+                j = e.attr_labels[r]
+                row[j] += wa[j] * v
 
 
 cdef double _viterbi(Epoch* e, Py_ssize_t T) noexcept nogil:
     """_crfsuite_py._viterbi into e.path; returns the path's score. For each j the first i
     of the largest alpha[i] + trans[i, j] under >: i ascends, so a later equal one loses
-    (the label i kept as a double, so that the loop over j runs in lanes of one width)."""
-    cdef Py_ssize_t t, i, j, L = e.L, last = 0
+    (pc_crf_step: blocks of j in registers, i inside; the label i kept as a double)."""
+    cdef Py_ssize_t t, j, L = e.L, last = 0
     cdef const double* tw = e.w + e.A * L
-    cdef const double* tr
     cdef const double* S = e.S
     cdef double* alpha = e.alpha
     cdef double* best = e.best
     cdef double* arg = e.arg
     cdef int32_t* back = e.back
-    cdef double c, ai, di
     for j in range(L):
         alpha[j] = S[j]
     for t in range(1, T):
-        ai = alpha[0]
-        for j in range(L):
-            best[j] = ai + tw[j]
-            arg[j] = 0.0
-        for i in range(1, L):
-            ai, tr, di = alpha[i], tw + i * L, <double>i
-            for j in range(L):
-                c = ai + tr[j]
-                arg[j] = di if c > best[j] else arg[j]
-                best[j] = c if c > best[j] else best[j]
+        pc_crf_step(alpha, tw, best, arg, L, e.simd)
         for j in range(L):
             back[t * L + j] = <int32_t>arg[j]
             alpha[j] = best[j] + S[t * L + j]
@@ -261,33 +271,42 @@ cdef Py_ssize_t _run(Epoch* e, const int64_t* order, Py_ssize_t pos, Py_ssize_t 
 cdef bint _rises(const int64_t[::1] a, int64_t lo, int64_t hi) noexcept:
     """a rises (not strictly) from at least lo and ends at hi (true when empty)."""
     cdef Py_ssize_t t, n = a.shape[0]
+    cdef const int64_t* p
+    cdef int fall = 0
     if n == 0:
         return True
     if a[0] < lo or a[n - 1] != hi:
         return False
+    p = &a[0]
     with nogil:
-        for t in range(1, n):
-            if a[t] < a[t - 1]:
-                return False
-    return True
+        for t in range(1, n):  # no early exit: the loop runs in lanes
+            fall |= p[t] < p[t - 1]
+    return fall == 0
 
 
 cdef bint _in32(const int32_t[::1] a, int32_t hi) noexcept:
-    cdef Py_ssize_t t
+    # 0 <= a[t] < hi as one unsigned compare (hi >= 0), without an early exit: in lanes
+    cdef Py_ssize_t t, n = a.shape[0]
+    cdef const int32_t* p = &a[0] if n else NULL
+    cdef int out = 0
+    if hi < 0:
+        return n == 0
     with nogil:
-        for t in range(a.shape[0]):
-            if a[t] < 0 or a[t] >= hi:
-                return False
-    return True
+        for t in range(n):
+            out |= <uint32_t>p[t] >= <uint32_t>hi
+    return out == 0
 
 
 cdef bint _in64(const int64_t[::1] a, int64_t hi) noexcept:
-    cdef Py_ssize_t t
+    cdef Py_ssize_t t, n = a.shape[0]
+    cdef const int64_t* p = &a[0] if n else NULL
+    cdef int out = 0
+    if hi < 0:
+        return n == 0
     with nogil:
-        for t in range(a.shape[0]):
-            if a[t] < 0 or a[t] >= hi:
-                return False
-    return True
+        for t in range(n):
+            out |= <uint64_t>p[t] >= <uint64_t>hi
+    return out == 0
 
 
 cdef object _check(const int32_t[::1] aids, const double[::1] values, const int64_t[::1] ends,
@@ -328,6 +347,7 @@ cdef double _epoch(Epoch* e, const int32_t[::1] aids, const double[::1] values,
     """Checks, scratch, then the epoch in chunks with a look for Ctrl-C between them."""
     _check(aids, values, ends, labels, offsets, order, state, trans, attr_ptr, attr_labels, w,
            other, count)
+    need(e.kind != PA or e.pa_type in (0, 1, 2), "pa_type must be 0, 1 or 2")
     cdef Py_ssize_t i, T, longest = 1, most = 1, pos = 0, n = order.shape[0]
     cdef double loss = 0.0
     for i in range(offsets.shape[0] - 1):
@@ -361,7 +381,7 @@ cdef double _epoch(Epoch* e, const int32_t[::1] aids, const double[::1] values,
         &best_[0], &arg_[0]
     e.keys, e.coefs, e.slot, e.act, e.delta = &keys_[0], &coefs_[0], &slot_[0], &act_[0], \
         &delta_[0]
-    e.failed = False
+    e.failed, e.simd = False, _path
     # A feature that does not exist has weight +0.0: w * value is +-0.0 when the value is
     # finite, and adds nothing to a sum from +0.0 (never -0.0), so with finite values the
     # sums over every label, in lanes, are the sums over the features, bit for bit.
@@ -395,9 +415,6 @@ def pa_epoch(const int32_t[::1] aids, const double[::1] values, const int64_t[::
              bint error_sensitive):
     cdef Epoch e
     e.kind, e.pa_type, e.c, e.error_sensitive = PA, pa_type, c, error_sensitive
-    _check(aids, values, ends, labels, offsets, order, state, trans, attr_ptr, attr_labels, w,
-           ws, count)
-    need(pa_type in (0, 1, 2), "pa_type must be 0, 1 or 2")
     return _epoch(&e, aids, values, ends, labels, offsets, order, state, trans, attr_ptr,
                   attr_labels, w, ws, count)
 
@@ -412,3 +429,21 @@ def arow_epoch(const int32_t[::1] aids, const double[::1] values, const int64_t[
     e.kind, e.gamma = AROW, gamma
     return _epoch(&e, aids, values, ends, labels, offsets, order, state, trans, attr_ptr,
                   attr_labels, w, cov, count)
+
+
+def shuffle(int64_t[::1] perm, uint32_t[::1] ring, int64_t[::1] pos):
+    """_crfsuite_py.shuffle: glibc's rand() (x_i = x_{i-3} + x_{i-31}, wrapping in uint32)."""
+    need(ring.shape[0] == 31 and pos.shape[0] == 1 and 0 <= pos[0] < 31,
+         "ring must have 31 entries and pos one, in [0, 31)")
+    cdef Py_ssize_t i, n = perm.shape[0], p = pos[0]
+    cdef int64_t j, keep
+    cdef uint32_t x
+    with nogil:
+        for i in range(n):
+            x = ring[p] + ring[(p + 28) % 31]
+            ring[p] = x
+            p = (p + 1) % 31
+            j = <int64_t>(x >> 1) % n
+            keep, perm[i] = perm[i], perm[j]
+            perm[j] = keep
+    pos[0] = p

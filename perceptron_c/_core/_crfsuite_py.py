@@ -55,7 +55,23 @@ from ._contract import need
 if TYPE_CHECKING:
     from ._contract import _D, _I32, _I64
 
-__all__ = ["ap_epoch", "pa_epoch", "arow_epoch"]
+__all__ = ["ap_epoch", "pa_epoch", "arow_epoch", "shuffle"]
+
+
+def shuffle(perm: _I64, ring: Any, pos: _I64) -> None:
+    """CRFsuite's ``dataset_shuffle``: swap perm[i] with perm[rand() % n], i = 0..n-1, with
+    glibc's ``rand()`` on its state: ``ring`` (31 uint32) holds x_{i-31} at pos[0] and x_{i-3}
+    28 places on (``_crfsuite_online.glibc_ring``); x_i = x_{i-3} + x_{i-31} mod 2^32 takes
+    x_{i-31}'s place, rand() is x_i >> 1."""
+    need(ring.shape[0] == 31 and pos.shape[0] == 1 and 0 <= pos[0] < 31,
+         "ring must have 31 entries and pos one, in [0, 31)")
+    n, p = perm.shape[0], int(pos[0])
+    for i in range(n):
+        x = (int(ring[p]) + int(ring[(p + 28) % 31])) & 0xFFFFFFFF
+        ring[p], p = x, (p + 1) % 31
+        j = (x >> 1) % n
+        perm[i], perm[j] = perm[j], perm[i]
+    pos[0] = p
 
 
 def _div(a: float, b: float) -> float:
