@@ -26,6 +26,7 @@ ROUTINES: dict[str, str] = {
     "tokens": "Python tokens read against a trained tagger (NLTK's static features), a block "
               "of sentences per call; the structured tagger's tagging",
     "dicts": "one example as a dict (River's learn_one, predict_one): read, scored, learned",
+    "crftag": "CRFsuite's crf1d tagging: an item sequence's names read, state scores, Viterbi",
 }
 
 # .pxd files of shared inline C helpers (no module of their own), and the C headers.
