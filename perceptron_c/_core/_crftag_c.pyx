@@ -23,6 +23,14 @@ import numpy as np
 
 from perceptron_c._core._crftag_py import __all__  # no-cython-lint: listed once (test_twins)
 
+cdef extern from "Python.h":
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    Py_ssize_t PyUnicode_CopyCharacters(object to, Py_ssize_t start, object source,
+                                        Py_ssize_t source_start, Py_ssize_t n) except -1
+    int PyUnicode_WriteChar(object u, Py_ssize_t index, Py_UCS4 c) except -1
+    Py_UCS4 PyUnicode_MAX_CHAR_VALUE(object u)
+    Py_ssize_t PyUnicode_GET_LENGTH(object u)
+
 cdef object _float = float
 cdef str _DISAGREE = "Decoder: the arrays do not agree with the index and the labels"
 
@@ -62,6 +70,17 @@ cdef str _key(object key):
     raise TypeError(f"a feature name must be str or bytes, got {type(key).__name__}")
 
 
+cdef str _joined(str a, str b):
+    """a + ":" + b, made once (Python's two concatenations make two strings)."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(a), m = PyUnicode_GET_LENGTH(b)
+    cdef Py_UCS4 top = max(PyUnicode_MAX_CHAR_VALUE(a), PyUnicode_MAX_CHAR_VALUE(b))
+    cdef object out = PyUnicode_New(n + 1 + m, max(top, 58))
+    PyUnicode_CopyCharacters(out, 0, a, 0, n)
+    PyUnicode_WriteChar(out, n, 58)  # ':'
+    PyUnicode_CopyCharacters(out, n + 1, b, 0, m)
+    return <str>out
+
+
 cdef inline int _known(dict index, str name, double value, Attrs* b) except -1:
     cdef PyObject* a = PyDict_GetItemWithError(index, name)
     if a != NULL:
@@ -86,20 +105,24 @@ cdef int _read(object x, str prefix, dict index, Attrs* b) except -1:
     cdef PyObject* v
     if not isinstance(x, dict):
         for key in x:
-            _known(index, prefix + _key(key), 1.0, b)
+            _known(index, _prefixed(prefix, key), 1.0, b)
         return 0
     if not PyDict_CheckExact(x):
         for key, value in x.items():
-            _read_value(prefix + _key(key), value, index, b)
+            _read_value(_prefixed(prefix, key), value, index, b)
         return 0
     while PyDict_Next(x, &pos, &k, &v):
-        _read_value(prefix + _key(<object>k), <object>v, index, b)
+        _read_value(_prefixed(prefix, <object>k), <object>v, index, b)
     return 0
+
+
+cdef inline str _prefixed(str prefix, object key):
+    return _key(key) if not prefix else prefix + _key(key)
 
 
 cdef int _read_value(str name, object value, dict index, Attrs* b) except -1:
     if PyUnicode_CheckExact(value):
-        _known(index, name + ":" + <str>value, 1.0, b)
+        _known(index, _joined(name, <str>value), 1.0, b)
     elif isinstance(value, (dict, list, set)):
         _read(value, name + ":", index, b)
     elif isinstance(value, (str, bytes)):
