@@ -1,65 +1,87 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """C twin of ``_crftag_py`` (the specification): the same class, the same results to the bit.
 
-An item sequence is read with the GIL, one pass over its dicts (``PyDict_Next``) or lists,
-each name looked up in the model's index of names; then the state scores and Viterbi run
-without it. A `Decoder` holds pointers into the model's arrays (kept alive, never written), and
-each call keeps its scratch to itself: any number of threads may tag at once.
+An item sequence is read with the GIL, one pass over its dicts (``PyDict_Next``) or lists
+that copies each name's code points (a str value's name ``"key:value"`` without making it);
+then, without the GIL, each name is looked up in the model's own table of names (a
+`_features_c.Vocabulary` of the attribute names, read only), and the state scores and
+Viterbi run. A `Decoder` holds pointers into the model's arrays (kept alive, never written),
+and each call keeps its scratch to itself: any number of threads may tag at once.
 """
 from cpython.bytes cimport PyBytes_Check
-from cpython.dict cimport PyDict_CheckExact, PyDict_GetItemWithError, PyDict_Next
+from cpython.dict cimport PyDict_CheckExact, PyDict_Next
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
 from cpython.list cimport PyList_CheckExact, PyList_GET_ITEM, PyList_GET_SIZE, PyList_New
 from cpython.list cimport PyList_SET_ITEM
-from cpython.long cimport PyLong_AsSsize_t
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_CheckExact, PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.unicode cimport PyUnicode_CheckExact
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdlib cimport free
+
+from perceptron_c._core._features_c cimport U32, Vocabulary, append_str, need_u32
 
 import numpy as np
 
 from perceptron_c._core._crftag_py import __all__  # no-cython-lint: listed once (test_twins)
 
-cdef extern from "Python.h":
-    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
-    Py_ssize_t PyUnicode_CopyCharacters(object to, Py_ssize_t start, object source,
-                                        Py_ssize_t source_start, Py_ssize_t n) except -1
-    int PyUnicode_WriteChar(object u, Py_ssize_t index, Py_UCS4 c) except -1
-    Py_UCS4 PyUnicode_MAX_CHAR_VALUE(object u)
-    Py_ssize_t PyUnicode_GET_LENGTH(object u)
+cdef extern from "_features.h":
+    uint64_t cp_hash "pc_cp_hash"(const uint32_t* k, Py_ssize_t n) noexcept nogil
+    uint64_t slot_mix "pc_slot_mix"(uint64_t z) noexcept nogil
+    bint same_key "pc_same_key"(const uint32_t* a, const uint32_t* b,
+                                Py_ssize_t n) noexcept nogil
 
 cdef object _float = float
 cdef str _DISAGREE = "Decoder: the arrays do not agree with the index and the labels"
 
 
-cdef struct Attrs:
-    # the known attributes of one sequence: ids and values, item t's at ptr[t]:ptr[t + 1]
-    int64_t* ids
+cdef struct Names:
+    # the names of one sequence's attributes: name k is cps[start[k]:start[k + 1]], of
+    # value vals[k]; then, looked up, the known ones' attribute ids and values (ids, known)
+    U32 cps
+    int64_t* start
     double* vals
+    int64_t* ids
+    double* known
     Py_ssize_t n, cap
 
 
-cdef int _push(Attrs* b, Py_ssize_t a, double v) except -1:
+cdef int _done(Names* b, double value) except -1:
+    """The name whose code points were just appended gets its value."""
     cdef Py_ssize_t cap
     cdef void* p
-    if b.n == b.cap:
+    if b.n + 1 >= b.cap:
         cap = 2 * b.cap + 64
-        p = PyMem_Realloc(b.ids, cap * sizeof(int64_t))
+        p = PyMem_Realloc(b.start, (cap + 1) * sizeof(int64_t))
         if p == NULL:
             raise MemoryError()
-        b.ids = <int64_t*>p
+        b.start = <int64_t*>p
         p = PyMem_Realloc(b.vals, cap * sizeof(double))
         if p == NULL:
             raise MemoryError()
         b.vals = <double*>p
         b.cap = cap
-    b.ids[b.n] = a
-    b.vals[b.n] = v
+    b.vals[b.n] = value
     b.n += 1
+    b.start[b.n] = b.cps.n
     return 0
+
+
+cdef inline int _name(str name, double value, Names* b) except -1:
+    append_str(&b.cps, name)
+    return _done(b, value)
+
+
+cdef inline int _joined(str key, str value, Names* b) except -1:
+    """The name key + ":" + value, its code points only."""
+    append_str(&b.cps, key)
+    need_u32(&b.cps, 1)
+    b.cps.p[b.cps.n] = 58  # ':'
+    b.cps.n += 1
+    append_str(&b.cps, value)
+    return _done(b, 1.0)
 
 
 cdef str _key(object key):
@@ -68,24 +90,6 @@ cdef str _key(object key):
     if PyBytes_Check(key):
         return (<bytes>key).decode("utf-8")
     raise TypeError(f"a feature name must be str or bytes, got {type(key).__name__}")
-
-
-cdef str _joined(str a, str b):
-    """a + ":" + b, made once (Python's two concatenations make two strings)."""
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(a), m = PyUnicode_GET_LENGTH(b)
-    cdef Py_UCS4 top = max(PyUnicode_MAX_CHAR_VALUE(a), PyUnicode_MAX_CHAR_VALUE(b))
-    cdef object out = PyUnicode_New(n + 1 + m, max(top, 58))
-    PyUnicode_CopyCharacters(out, 0, a, 0, n)
-    PyUnicode_WriteChar(out, n, 58)  # ':'
-    PyUnicode_CopyCharacters(out, n + 1, b, 0, m)
-    return <str>out
-
-
-cdef inline int _known(dict index, str name, double value, Attrs* b) except -1:
-    cdef PyObject* a = PyDict_GetItemWithError(index, name)
-    if a != NULL:
-        _push(b, PyLong_AsSsize_t(<object>a), value)
-    return 0
 
 
 cdef double _value(object value) except? -1.0:
@@ -98,21 +102,21 @@ cdef double _value(object value) except? -1.0:
     return _float(value)
 
 
-cdef int _read(object x, str prefix, dict index, Attrs* b) except -1:
-    """_crftag_py.Decoder._read: the attributes of x, each name after ``prefix``."""
+cdef int _read(object x, str prefix, Names* b) except -1:
+    """_crftag_py.Decoder._read: the names of x, each after ``prefix``."""
     cdef Py_ssize_t pos = 0
     cdef PyObject* k
     cdef PyObject* v
     if not isinstance(x, dict):
         for key in x:
-            _known(index, _prefixed(prefix, key), 1.0, b)
+            _name(_prefixed(prefix, key), 1.0, b)
         return 0
     if not PyDict_CheckExact(x):
         for key, value in x.items():
-            _read_value(_prefixed(prefix, key), value, index, b)
+            _read_value(_prefixed(prefix, key), value, b)
         return 0
     while PyDict_Next(x, &pos, &k, &v):
-        _read_value(_prefixed(prefix, <object>k), <object>v, index, b)
+        _read_value(_prefixed(prefix, <object>k), <object>v, b)
     return 0
 
 
@@ -120,37 +124,67 @@ cdef inline str _prefixed(str prefix, object key):
     return _key(key) if not prefix else prefix + _key(key)
 
 
-cdef int _read_value(str name, object value, dict index, Attrs* b) except -1:
+cdef int _read_value(str name, object value, Names* b) except -1:
     if PyUnicode_CheckExact(value):
-        _known(index, _joined(name, <str>value), 1.0, b)
+        _joined(name, <str>value, b)
     elif isinstance(value, (dict, list, set)):
-        _read(value, name + ":", index, b)
+        _read(value, name + ":", b)
     elif isinstance(value, (str, bytes)):
-        _known(index, name + ":" + _key(value), 1.0, b)
+        _joined(name, _key(value), b)
     else:
-        _known(index, name, _value(value), b)
+        _name(name, _value(value), b)
     return 0
 
 
-cdef int _read_prepared(object item, dict index, Attrs* b) except -1:
+cdef int _read_prepared(object item, Names* b) except -1:
     cdef Py_ssize_t i
     cdef object pair
     if not PyList_CheckExact(item):
         for name, value in item:
-            _known(index, name, value, b)
+            _name(name, value, b)
         return 0
     for i in range(PyList_GET_SIZE(item)):
         pair = <object>PyList_GET_ITEM(item, i)
         if PyTuple_CheckExact(pair) and PyTuple_GET_SIZE(pair) == 2:
-            _known(index, <str><object>PyTuple_GET_ITEM(pair, 0),
-                   <double><object>PyTuple_GET_ITEM(pair, 1), b)
+            _name(<str><object>PyTuple_GET_ITEM(pair, 0),
+                  <double><object>PyTuple_GET_ITEM(pair, 1), b)
         else:
             name, value = pair
-            _known(index, name, value, b)
+            _name(name, value, b)
     return 0
 
 
-cdef void _state(const Attrs* b, const Py_ssize_t* ptr, Py_ssize_t T, Py_ssize_t L,
+cdef Py_ssize_t _lookup(Names* b, Py_ssize_t* ptr, Py_ssize_t T, Vocabulary vocab,
+                        const int64_t* attr) noexcept nogil:
+    """Each name's attribute id (vocab's probe, read only), the unknown ones dropped; ptr[t]
+    (item t's names' end) becomes the end of its known ones."""
+    cdef Py_ssize_t t, k, j, n, m = 0, lo = 0, mask = vocab.n_slots - 1
+    cdef const uint32_t* key
+    cdef uint64_t h
+    cdef int64_t vid
+    for t in range(T):
+        for k in range(lo, ptr[t + 1]):
+            key = b.cps.p + b.start[k]
+            n = b.start[k + 1] - b.start[k]
+            h = cp_hash(key, n)
+            j = <Py_ssize_t>(slot_mix(h) & <uint64_t>mask)
+            while True:
+                vid = vocab.slots[j].id
+                if vid < 0:
+                    break
+                if (vocab.slots[j].hash == h and vocab.starts[vid + 1] - vocab.starts[vid] == n
+                        and same_key(vocab.arena.p + vocab.starts[vid], key, n)):
+                    b.ids[m] = attr[vid]
+                    b.known[m] = b.vals[k]
+                    m += 1
+                    break
+                j = (j + 1) & mask
+        lo = ptr[t + 1]
+        ptr[t + 1] = m
+    return m
+
+
+cdef void _state(const Names* b, const Py_ssize_t* ptr, Py_ssize_t T, Py_ssize_t L,
                  const int64_t* attr_ptr, const int64_t* attr_label,
                  const double* attr_weight, double* state) noexcept nogil:
     """crf1dt_state_score: item by item, attribute by attribute, feature by feature."""
@@ -160,7 +194,7 @@ cdef void _state(const Attrs* b, const Py_ssize_t* ptr, Py_ssize_t T, Py_ssize_t
     for t in range(T):
         row = state + t * L
         for k in range(ptr[t], ptr[t + 1]):
-            v = b.vals[k]
+            v = b.known[k]
             for f in range(attr_ptr[b.ids[k]], attr_ptr[b.ids[k] + 1]):
                 row[attr_label[f]] += attr_weight[f] * v
 
@@ -209,9 +243,10 @@ cdef double _viterbi(const double* state, const double* trans, Py_ssize_t T, Py_
 
 cdef class Decoder:
     """_crftag_py.Decoder: the tagging tables of one opened model, read-only."""
-    cdef dict _index
     cdef tuple _labels
     cdef object _arrays
+    cdef Vocabulary _vocab
+    cdef const int64_t* _attr  # vocabulary id -> attribute id
     cdef const int64_t* _ptr
     cdef const int64_t* _label
     cdef const double* _weight
@@ -223,6 +258,7 @@ cdef class Decoder:
         cdef const int64_t[::1] lab = attr_label
         cdef const double[::1] w = attr_weight
         cdef const double[:, ::1] tr = trans
+        cdef const int64_t[::1] av
         cdef Py_ssize_t i, L = len(labels), A = p.shape[0] - 1
         if L == 0 or tr.shape[0] != L or tr.shape[1] != L or A < 0 or lab.shape[0] != (
                 w.shape[0]) or p[0] != 0 or p[A] != w.shape[0] or not all(
@@ -234,78 +270,104 @@ cdef class Decoder:
         for i in range(lab.shape[0]):
             if not 0 <= lab[i] < L:
                 raise ValueError(_DISAGREE)
-        self._index, self._labels, self.L = index, labels, L
-        self._arrays = (attr_ptr, attr_label, attr_weight, trans)
+        attr = np.array(list(index.values()) + [0], dtype=np.int64)  # vocabulary ids in order
+        av = attr
+        self._vocab = Vocabulary(list(index))
+        self._labels, self.L = labels, L
+        self._arrays = (attr_ptr, attr_label, attr_weight, trans, attr)
+        self._attr = &av[0]
         self._ptr, self._trans = &p[0], &tr[0, 0]
         self._label = &lab[0] if lab.shape[0] else NULL
         self._weight = &w[0] if w.shape[0] else NULL
 
-    cdef object _scores(self, list items, bint prepared, double** out):
-        """The state scores of items, as a new (T, L) array; *out its data."""
-        cdef Py_ssize_t t, T = len(items)
-        cdef Attrs b
-        cdef Py_ssize_t* ptr = <Py_ssize_t*>PyMem_Malloc((T + 1) * sizeof(Py_ssize_t))
+    cdef object _run(self, list items, bint prepared, bint decode):
+        """The state scores of items (a new (T, L) array); with decode, (them, the best
+        labels, the score). The names read with the GIL, the rest without it."""
+        cdef Py_ssize_t t, T = len(items), L = self.L
+        cdef Names b
+        cdef double score = 0.0
+        cdef double* out
         cdef double[:, ::1] s
+        cdef void* work = NULL
+        cdef int32_t* path
+        cdef Py_ssize_t* ptr = <Py_ssize_t*>PyMem_Malloc((T + 1) * sizeof(Py_ssize_t))
         if ptr == NULL:
             raise MemoryError()
-        b.ids, b.vals, b.n, b.cap = NULL, NULL, 0, 0
+        b.cps.p, b.start, b.vals, b.ids, b.known = NULL, NULL, NULL, NULL, NULL
+        b.cps.n = b.cps.cap = b.n = b.cap = 0
         try:
-            ptr[0] = 0
+            _done(&b, 0.0)  # (room for start; name 0 dropped below)
+            b.n, b.start[0], ptr[0] = 0, 0, 0
             for t in range(T):
                 if prepared:
-                    _read_prepared(items[t], self._index, &b)
+                    _read_prepared(items[t], &b)
                 else:
-                    _read(items[t], "", self._index, &b)
+                    _read(items[t], "", &b)
                 ptr[t + 1] = b.n
-            state = np.zeros((T, self.L), dtype=np.float64)
+            b.ids = <int64_t*>PyMem_Malloc(b.n * sizeof(int64_t) + 1)
+            b.known = <double*>PyMem_Malloc(b.n * sizeof(double) + 1)
+            if decode:
+                work = PyMem_Malloc(3 * L * sizeof(double) + (T * L + T) * sizeof(int32_t))
+            if b.ids == NULL or b.known == NULL or (decode and work == NULL):
+                raise MemoryError()
+            state = np.zeros((T, L), dtype=np.float64)
             s = state
-            out[0] = &s[0, 0]
+            out = &s[0, 0]
+            path = <int32_t*>(<double*>work + 3 * L)
             with nogil:
-                _state(&b, ptr, T, self.L, self._ptr, self._label, self._weight, out[0])
-            return state
+                _lookup(&b, ptr, T, self._vocab, self._attr)
+                _state(&b, ptr, T, L, self._ptr, self._label, self._weight, out)
+                if decode:
+                    score = _viterbi(out, self._trans, T, L, <double*>work, path + T, path)
+            if not decode:
+                return state
+            return state, self._names(path, T), score
         finally:
             PyMem_Free(ptr)
-            PyMem_Free(b.ids)
+            free(b.cps.p)  # (grown by _features_c with realloc)
+            PyMem_Free(b.start)
             PyMem_Free(b.vals)
+            PyMem_Free(b.ids)
+            PyMem_Free(b.known)
+            PyMem_Free(work)
+
+    cdef list _names(self, const int32_t* path, Py_ssize_t T):
+        cdef Py_ssize_t t
+        labels = PyList_New(T)
+        for t in range(T):
+            name = self._labels[path[t]]
+            Py_INCREF(name)
+            PyList_SET_ITEM(labels, t, name)
+        return labels
 
     def state(self, list items, bint prepared):
         """_crftag_py.Decoder.state."""
-        cdef double* out
         if not items:
             return np.zeros((0, self.L), dtype=np.float64)
-        return self._scores(items, prepared, &out)
-
-    cdef tuple _best(self, const double* state, Py_ssize_t T):
-        cdef Py_ssize_t t, L = self.L
-        cdef double score
-        cdef void* mem = PyMem_Malloc(3 * L * sizeof(double) + (T * L + T) * sizeof(int32_t))
-        cdef int32_t* path
-        if mem == NULL:
-            raise MemoryError()
-        path = <int32_t*>(<double*>mem + 3 * L)
-        try:
-            with nogil:
-                score = _viterbi(state, self._trans, T, L, <double*>mem, path + T, path)
-            labels = PyList_New(T)
-            for t in range(T):
-                name = self._labels[path[t]]
-                Py_INCREF(name)
-                PyList_SET_ITEM(labels, t, name)
-            return labels, score
-        finally:
-            PyMem_Free(mem)
+        return self._run(items, prepared, False)
 
     def best(self, const double[:, ::1] state):
         """_crftag_py.Decoder.best."""
-        if state.shape[0] < 1 or state.shape[1] != self.L:
-            raise ValueError(f"state must have shape (T >= 1, {self.L})")
-        return self._best(&state[0, 0], state.shape[0])
+        cdef Py_ssize_t T = state.shape[0], L = self.L
+        cdef double score
+        cdef void* work
+        cdef int32_t* path
+        if T < 1 or state.shape[1] != L:
+            raise ValueError(f"state must have shape (T >= 1, {L})")
+        work = PyMem_Malloc(3 * L * sizeof(double) + (T * L + T) * sizeof(int32_t))
+        if work == NULL:
+            raise MemoryError()
+        path = <int32_t*>(<double*>work + 3 * L)
+        try:
+            with nogil:
+                score = _viterbi(&state[0, 0], self._trans, T, L, <double*>work, path + T,
+                                 path)
+            return self._names(path, T), score
+        finally:
+            PyMem_Free(work)
 
     def tag(self, list items, bint prepared):
         """_crftag_py.Decoder.tag."""
-        cdef double* out
         if not items:
             raise ValueError("tag needs at least one item")
-        state = self._scores(items, prepared, &out)
-        labels, score = self._best(out, len(items))
-        return state, labels, score
+        return self._run(items, prepared, True)
