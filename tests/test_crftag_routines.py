@@ -105,3 +105,23 @@ def test_errors(backend):
     with pytest.raises(ValueError, match="state must have shape"):
         d.best(np.zeros((0, 2)))
     assert d.state([], False).shape == (0, 2)
+
+
+@pytest.mark.skipif(not HAVE_C, reason="the C core is not in use")
+@pytest.mark.parametrize("seed", range(20))
+def test_best_with_ties_infinities_and_nan(seed):
+    rng = np.random.default_rng(seed)
+    L, T = int(rng.integers(1, 9)), int(rng.integers(1, 7))
+    t = _tables(rng, L, 2, True)
+    state = rng.integers(-1, 2, (T, L)) / 2.0
+    special = rng.random((T, L))
+    state[special < 0.1] = np.inf
+    state[(special >= 0.1) & (special < 0.2)] = -np.inf
+    state[(special >= 0.2) & (special < 0.25)] = np.nan
+    with np.errstate(invalid="ignore"):  # inf - inf: the numpy route warns, the twins do not
+        path, score = dec.viterbi(state, t.trans)
+    expected = [t.labels[i] for i in path]
+    for backend in BACKENDS:
+        labels, got = _decoder(backend, t).best(state)
+        assert labels == expected
+        assert got == score or (np.isnan(got) and np.isnan(score))

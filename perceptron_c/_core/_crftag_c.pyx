@@ -216,21 +216,33 @@ cdef inline Py_ssize_t _first_max(const double* x, Py_ssize_t n, Py_ssize_t stri
 
 cdef double _viterbi(const double* state, const double* trans, Py_ssize_t T, Py_ssize_t L,
                      double* work, int32_t* back, int32_t* path) noexcept nogil:
-    """crf1dc_viterbi (see _crftag_py.Decoder.best); work holds 3 * L doubles."""
+    """crf1dc_viterbi (see _crftag_py.Decoder.best); work holds 3 * L doubles. The maxima
+    of all labels j run together, previous label i by i (rows of trans): each j still sees
+    its candidates in the order of i, as _first_max does."""
     cdef double* cur = work
     cdef double* nxt = work + L
-    cdef double* cand = work + 2 * L
+    cdef double* top = work + 2 * L
     cdef double* swap
+    cdef const double* row
+    cdef double c, ci
+    cdef int32_t* arg
     cdef Py_ssize_t t, i, j, b
     for j in range(L):
         cur[j] = state[j]
     for t in range(1, T):
+        arg = back + t * L
         for j in range(L):
-            for i in range(L):
-                cand[i] = cur[i] + trans[i * L + j]
-            b = _first_max(cand, L, 1)
-            back[t * L + j] = <int32_t>b
-            nxt[j] = cand[b] + state[t * L + j]
+            top[j] = cur[0] + trans[j]
+            arg[j] = 0
+        for i in range(1, L):
+            ci, row = cur[i], trans + i * L
+            for j in range(L):
+                c = ci + row[j]
+                if top[j] == top[j] and not c <= top[j]:  # a NaN top stays (numpy's argmax)
+                    top[j] = c
+                    arg[j] = <int32_t>i
+        for j in range(L):
+            nxt[j] = top[j] + state[t * L + j]
         swap = cur
         cur = nxt
         nxt = swap
