@@ -20,6 +20,7 @@ A damaged or foreign model file raises `perceptron_c.exceptions.FileFormatError`
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
 import threading
@@ -289,7 +290,7 @@ class Tagger:
             if items:  # read, scored and decoded in one call, the GIL released for the work
                 state, found, score = decoder.tag(items, prepared)
                 self._local.current = _Current(state)
-                if not np.isfinite(score):
+                if not math.isfinite(score):
                     raise ValueError("no label sequence satisfies the constraints")
                 return found
         if xseq is not None:
@@ -299,7 +300,7 @@ class Tagger:
             return [] if n is None else []
         if decoder is not None:
             found, score = decoder.best(current.state)
-            if not np.isfinite(score):
+            if not math.isfinite(score):
                 raise ValueError("no label sequence satisfies the constraints")
             return found
         state, trans = self._constrained(opened.tables, current.state, forced, allowed)
