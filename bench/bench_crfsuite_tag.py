@@ -15,7 +15,11 @@ faster for ours):
 - ``tag_itemsequence``: the features made an ``ItemSequence`` before the clock starts;
 - ``threads_2``: ours, the test sentences tagged by 2 threads sharing one Tagger, each its
   half, against one thread tagging them all (the ratio is 2 threads' speed-up; python-
-  crfsuite's Tagger cannot be shared).
+  crfsuite's Tagger cannot be shared);
+- ``threads_2_keep_gil``: the same with a call keeping the GIL unless its work is that of
+  a long sentence (``_crftag_c._set_nogil_work(50000)``; by default every call releases it);
+- ``threads_2_bound``: the same split of a GIL-free numpy workload (``np.sort``): the 2-thread
+  speed-up the machine gives at all right now (about 1.0 when another process holds a core).
 
 Writes a table and JSON (``--json``).
 """
@@ -90,6 +94,25 @@ def threaded(tagger, xs: list, n_threads: int, repeat: int) -> float:
     return best
 
 
+def sort_bound(n_threads: int, repeat: int) -> float:
+    """Seconds to sort 8 arrays of 200,000 floats, shared among ``n_threads`` threads (numpy
+    releases the GIL): what the machine allows threads at all; best of ``repeat``."""
+    import numpy as np
+
+    arrays = [np.random.default_rng(k).random(200_000) for k in range(8)]
+    best = float("inf")
+    for _ in range(repeat):
+        threads = [threading.Thread(target=lambda part: [np.sort(a) for a in part],
+                                    args=(arrays[k::n_threads],)) for k in range(n_threads)]
+        start = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="600 sentences, 1 repeat")
@@ -141,6 +164,18 @@ def main(argv: list[str] | None = None) -> int:
     one = threaded(mine, test, 1, args.repeat)
     two = threaded(mine, test, 2, args.repeat)
     rows.append({"case": "threads_2", "python-crfsuite": None, "ours": two * 1e3,
+                 "one_thread": one * 1e3, "ratio": one / two, "unit": "ms/all"})
+    from perceptron_c._core import _crftag_c
+
+    before = _crftag_c._set_nogil_work(50000)
+    try:
+        one, two = threaded(mine, test, 1, args.repeat), threaded(mine, test, 2, args.repeat)
+    finally:
+        _crftag_c._set_nogil_work(before)
+    rows.append({"case": "threads_2_keep_gil", "python-crfsuite": None, "ours": two * 1e3,
+                 "one_thread": one * 1e3, "ratio": one / two, "unit": "ms/all"})
+    one, two = sort_bound(1, args.repeat), sort_bound(2, args.repeat)
+    rows.append({"case": "threads_2_bound", "python-crfsuite": None, "ours": two * 1e3,
                  "one_thread": one * 1e3, "ratio": one / two, "unit": "ms/all"})
     tokens = sum(len(x) for x in test)
     print(f"{len(test)} test sentences ({tokens / len(test):.1f} tokens each), {args.tags} "

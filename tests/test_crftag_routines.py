@@ -125,3 +125,18 @@ def test_best_with_ties_infinities_and_nan(seed):
         labels, got = _decoder(backend, t).best(state)
         assert labels == expected
         assert got == score or (np.isnan(got) and np.isnan(score))
+
+
+@pytest.mark.skipif(not HAVE_C, reason="the C core is not in use")
+def test_keeping_the_gil_changes_nothing():
+    rng = np.random.default_rng(7)
+    t = _tables(rng, 5, 9, False)
+    items = _items(rng, 9, 40, False)
+    c = _module("c", "_crftag")
+    before = c._set_nogil_work(10**9)
+    try:
+        kept = _decoder("c", t).tag(items, False)
+    finally:
+        c._set_nogil_work(before)
+    released = _decoder("c", t).tag(items, False)
+    assert np.array_equal(kept[0], released[0]) and kept[1:] == released[1:]

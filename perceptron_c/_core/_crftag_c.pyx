@@ -21,7 +21,7 @@ from cpython.unicode cimport PyUnicode_CheckExact
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free
 
-from perceptron_c._core._features_c cimport U32, Vocabulary, append_str, need_u32
+from perceptron_c._core._features_c cimport U32, Vocabulary, need_u32
 
 import numpy as np
 
@@ -30,13 +30,32 @@ from perceptron_c._core._crftag_py import __all__  # no-cython-lint: listed once
 cdef extern from "_prefetch.h":
     void prefetch "PC_PREFETCH"(const void* p) noexcept nogil
 
+cdef extern from "Python.h":
+    Py_ssize_t PyUnicode_GET_LENGTH(object s)
+
 cdef extern from "_features.h":
+    int str_ready "pc_str_ready"(object s) except -1
+    Py_UCS4 read_str "pc_read_str"(object s, uint32_t* out) noexcept
     uint64_t cp_hash "pc_cp_hash"(const uint32_t* k, Py_ssize_t n) noexcept nogil
     uint64_t slot_mix "pc_slot_mix"(uint64_t z) noexcept nogil
     bint same_key "pc_same_key"(const uint32_t* a, const uint32_t* b,
                                 Py_ssize_t n) noexcept nogil
 
 cdef object _float = float
+# The work (names looked up plus Viterbi's candidates) below which a call keeps the GIL; 0:
+# every call releases it. On short sentences neither gives 2 threads a speed-up (the reading
+# holds the GIL for half the call): bench_crfsuite_tag.py measures both.
+cdef Py_ssize_t NOGIL_WORK = 0
+
+
+def _set_nogil_work(Py_ssize_t work):
+    """NOGIL_WORK for the benchmark and the tests (0: every call releases the GIL); returns
+    the one before. The results never depend on it."""
+    global NOGIL_WORK
+    before, NOGIL_WORK = NOGIL_WORK, work
+    return before
+
+
 cdef str _DISAGREE = "Decoder: the arrays do not agree with the index and the labels"
 
 
@@ -72,18 +91,27 @@ cdef int _done(Names* b, double value) except -1:
     return 0
 
 
+cdef inline int _append(U32* b, str s, Py_ssize_t extra) except -1:
+    """The code points of s at the end of b, with room for ``extra`` more after them."""
+    str_ready(s)
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s)
+    need_u32(b, n + extra)
+    read_str(s, b.p + b.n)
+    b.n += n
+    return 0
+
+
 cdef inline int _name(str name, double value, Names* b) except -1:
-    append_str(&b.cps, name)
+    _append(&b.cps, name, 0)
     return _done(b, value)
 
 
 cdef inline int _joined(str key, str value, Names* b) except -1:
     """The name key + ":" + value, its code points only."""
-    append_str(&b.cps, key)
-    need_u32(&b.cps, 1)
+    _append(&b.cps, key, 1)
     b.cps.p[b.cps.n] = 58  # ':'
     b.cps.n += 1
-    append_str(&b.cps, value)
+    _append(&b.cps, value, 0)
     return _done(b, 1.0)
 
 
@@ -335,11 +363,11 @@ cdef class Decoder:
             s = state
             out = &s[0, 0]
             path = <int32_t*>(<double*>work + 3 * L)
-            with nogil:
-                _lookup(&b, ptr, T, self._vocab, self._attr)
-                _state(&b, ptr, T, L, self._ptr, self._label, self._weight, out)
-                if decode:
-                    score = _viterbi(out, self._trans, T, L, <double*>work, path + T, path)
+            if b.n * 8 + (T * L * L if decode else 0) >= NOGIL_WORK:
+                with nogil:
+                    score = self._work(&b, ptr, T, out, decode, <double*>work, path)
+            else:
+                score = self._work(&b, ptr, T, out, decode, <double*>work, path)
             if not decode:
                 return state
             return state, self._names(path, T), score
@@ -351,6 +379,15 @@ cdef class Decoder:
             PyMem_Free(b.ids)
             PyMem_Free(b.known)
             PyMem_Free(work)
+
+    cdef double _work(self, Names* b, Py_ssize_t* ptr, Py_ssize_t T, double* out,
+                      bint decode, double* work, int32_t* path) noexcept nogil:
+        """The names looked up, the state scores, and with decode Viterbi (its score)."""
+        _lookup(b, ptr, T, self._vocab, self._attr)
+        _state(b, ptr, T, self.L, self._ptr, self._label, self._weight, out)
+        if decode:
+            return _viterbi(out, self._trans, T, self.L, work, path + T, path)
+        return 0.0
 
     cdef list _names(self, const int32_t* path, Py_ssize_t T):
         cdef Py_ssize_t t
@@ -380,7 +417,11 @@ cdef class Decoder:
             raise MemoryError()
         path = <int32_t*>(<double*>work + 3 * L)
         try:
-            with nogil:
+            if T * L * L >= NOGIL_WORK:
+                with nogil:
+                    score = _viterbi(&state[0, 0], self._trans, T, L, <double*>work,
+                                     path + T, path)
+            else:
                 score = _viterbi(&state[0, 0], self._trans, T, L, <double*>work, path + T,
                                  path)
             return self._names(path, T), score
