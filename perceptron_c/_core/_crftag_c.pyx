@@ -176,7 +176,8 @@ cdef int _read_prepared(object item, Names* b) except -1:
         return 0
     for i in range(PyList_GET_SIZE(item)):
         pair = <object>PyList_GET_ITEM(item, i)
-        if PyTuple_CheckExact(pair) and PyTuple_GET_SIZE(pair) == 2:
+        if PyTuple_CheckExact(pair) and PyTuple_GET_SIZE(pair) == 2 and PyUnicode_CheckExact(
+                <object>PyTuple_GET_ITEM(pair, 0)):
             _name(<str><object>PyTuple_GET_ITEM(pair, 0),
                   <double><object>PyTuple_GET_ITEM(pair, 1), b)
         else:
