@@ -91,7 +91,7 @@ CALL = re.compile(r"\b((?:__pyx_fuse_\d+)?__pyx_f_\w+|pc_\w+)\(")
 NOGIL = re.compile(r"PyEval_SaveThread|Py_UNBLOCK_THREADS|PyGILState_Ensure")
 # The twins whose routines work on Python objects (strings, dicts, lists) with the GIL held,
 # per token or per feature: there a cdef function that holds the GIL is the work itself.
-OBJECT_CODE = ("_features_c", "_tagging_c", "_tokens_c", "_dicts_c")
+OBJECT_CODE = ("_features_c", "_tagging_c", "_tokens_c", "_dicts_c", "_crftag_c")
 PRELUDE = ("#if defined(__GNUC__) && !defined(__clang__)\n"
            "#define PC_GLUE __attribute__((cold))\n"
            "#define PC_GLUE_SIZE __attribute__((optimize(\"Os\")))\n"

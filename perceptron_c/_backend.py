@@ -134,6 +134,7 @@ if TYPE_CHECKING:
     from ._core import _budget_py as budget
     from ._core import _conjunction_py as conjunction
     from ._core import _crfsuite_py as crfsuite
+    from ._core import _crftag_py as crftag
     from ._core import _dicts_py as dicts
     from ._core import _dual_py as dual
     from ._core import _features_py as features
@@ -150,6 +151,7 @@ else:
     budget = _Twins("budget")
     conjunction = _Twins("conjunction")
     crfsuite = _Twins("crfsuite")
+    crftag = _Twins("crftag")
     dicts = _Twins("dicts")
     dual = _Twins("dual")
     features = _Twins("features")

@@ -23,6 +23,7 @@ A damaged or foreign model file raises `perceptron_c.exceptions.FileFormatError`
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
 import threading
@@ -31,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _backend
 from . import _crfsuite_decode as dec
 from . import _crfsuite_metrics as metrics
 from ._crfsuite_crf import CRF
@@ -69,6 +71,14 @@ def _item(x: Any) -> list[tuple[str, float]]:
         else:
             out.append((name, float(value)))
     return out
+
+
+def _items(xseq: Any) -> tuple[list, bool]:
+    """What the compiled decoder reads: (an ItemSequence's prepared items, True), or (the
+    raw items as a list, False)."""
+    if isinstance(xseq, ItemSequence):
+        return xseq._items, True
+    return (xseq if type(xseq) is list else list(xseq)), False
 
 
 class ItemSequence:
@@ -117,12 +127,23 @@ class ParsedDump:
 
 
 class _Opened:
-    """An opened model: its file bytes, its arrays and its tagging tables (read-only)."""
+    """An opened model: its file bytes, its arrays and its tagging tables (read-only); with
+    the C core, its compiled decoder over those tables."""
 
     def __init__(self, data: bytes, name: str) -> None:
         self.data = data
         self.model: CRFModel = read_model(data, name)
-        self.tables = dec.Tables.from_model(self.model)
+        tables = self.tables = dec.Tables.from_model(self.model)
+        self.decoder = None
+        if _backend.BACKEND == "c":
+            with _backend.using("c"):
+                self.decoder = _backend.crftag.Decoder(
+                    tables.attr_index, tables.labels, tables.attr_ptr, tables.attr_label,
+                    tables.attr_weight, tables.trans)
+
+    def compiled(self) -> Any:
+        """The compiled decoder, when the calling thread runs on the C core; else None."""
+        return self.decoder if self.decoder is not None and _backend.active() == "c" else None
 
 
 class _Current:
@@ -214,6 +235,9 @@ class Tagger:
         self._local.current = self._prepare(self._need(), xseq)
 
     def _prepare(self, opened: _Opened, xseq: Any) -> _Current:
+        decoder = opened.compiled()
+        if decoder is not None:
+            return _Current(decoder.state(*_items(xseq)))
         items = xseq._items if isinstance(xseq, ItemSequence) else [_item(x) for x in xseq]
         index = opened.tables.attr_index
         ids: list[int] = []
@@ -266,11 +290,26 @@ class Tagger:
             No label sequence satisfies the constraints, or a bad argument.
         """
         opened = self._need()
+        plain = n is None and forced is None and allowed is None
+        decoder = opened.compiled() if plain else None
+        if decoder is not None and xseq is not None:
+            items, prepared = _items(xseq)
+            if items:  # read, scored and decoded in one call, the GIL released for the work
+                state, found, score = decoder.tag(items, prepared)
+                self._local.current = _Current(state)
+                if not math.isfinite(score):
+                    raise ValueError("no label sequence satisfies the constraints")
+                return found
         if xseq is not None:
             self.set(xseq)
         current = self._current()
         if current is None or current.state.shape[0] == 0:
             return [] if n is None else []
+        if decoder is not None:
+            found, score = decoder.best(current.state)
+            if not math.isfinite(score):
+                raise ValueError("no label sequence satisfies the constraints")
+            return found
         state, trans = self._constrained(opened.tables, current.state, forced, allowed)
         labels = opened.tables.labels
         if n is None:

@@ -174,6 +174,25 @@ def test_no_tagger_call_enters_a_python_twin(structured, tmp_path):
     assert not watch.entered, sorted(set(watch.entered))
 
 
+def test_no_crfsuite_tagger_call_enters_a_python_twin():
+    from perceptron_c._crfsuite_model import CRFModel
+    from perceptron_c.crfsuite import ItemSequence, Tagger
+
+    model = CRFModel(labels=["A", "B"], attributes=["x", "y"],
+                     state_attr=np.array([0, 1], dtype=np.int32),
+                     state_label=np.array([0, 1], dtype=np.int32),
+                     state_weight=np.array([1.0, 2.0]), transitions=np.zeros((2, 2)))
+    xseq = [{"x": 1.0}, {"y": 1.0, "z": "w"}, ["x", "y"]]
+    with Watch() as watch:
+        tagger = Tagger.from_model(model)
+        tagger.tag(xseq)
+        tagger.tag(ItemSequence(xseq))
+        tagger.set(xseq)
+        tagger.tag()
+        tagger.probability(["A", "B", "B"])
+    assert not watch.entered, sorted(set(watch.entered))
+
+
 def test_no_lowlevel_call_enters_a_python_twin():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(50, 4))

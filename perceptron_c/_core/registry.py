@@ -27,6 +27,7 @@ ROUTINES: dict[str, str] = {
               "of sentences per call; the structured tagger's tagging",
     "dicts": "one example as a dict (River's learn_one, predict_one): read, scored, learned",
     "crfsuite": "CRFsuite's perceptron-family trainers (ap, pa, arow): one epoch",
+    "crftag": "CRFsuite's crf1d tagging: an item sequence's names read, state scores, Viterbi",
 }
 
 # .pxd files of shared inline C helpers (no module of their own), and the C headers.

@@ -1,0 +1,201 @@
+"""``Tagger.tag``, one sentence per call, against python-crfsuite's (issue 36): the same model
+file, the same feature dicts, side by side in one run; and one shared Tagger tagging from 2
+threads against 1.
+
+    python bench/bench_crfsuite_tag.py            # 4,000 sentences, ~1 min
+    python bench/bench_crfsuite_tag.py --quick    # a smoke run, a few seconds
+
+The corpus is `perceptron_c.datasets.make_tagged_sentences`; each token's features are a dict
+as a crfsuite user builds it: bias, the word, its lower case, its suffixes of 2 and 3, its
+shape, and the neighbours' words. python-crfsuite trains the model (``ap``, 10 iterations) and
+writes the file both taggers open. Cases (ratio: python-crfsuite's time over ours, higher is
+faster for ours):
+
+- ``tag_dicts``: ``tagger.tag(features)`` with the list of dicts, one test sentence per call;
+- ``tag_itemsequence``: the features made an ``ItemSequence`` before the clock starts;
+- ``threads_2``: ours, the test sentences tagged by 2 threads sharing one Tagger, each its
+  half, against one thread tagging them all (the ratio is 2 threads' speed-up; python-
+  crfsuite's Tagger cannot be shared);
+- ``threads_2_keep_gil``: the same with a call keeping the GIL unless its work is that of
+  a long sentence (``_crftag_c._set_nogil_work(50000)``; by default every call releases it);
+- ``threads_2_bound``: the same split of a GIL-free numpy workload (``np.sort``): the 2-thread
+  speed-up the machine gives at all right now (about 1.0 when another process holds a core).
+
+Writes a table and JSON (``--json``).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def features(words: list[str]) -> list[dict]:
+    """One dict per token, as python-crfsuite's tutorials build them."""
+    out = []
+    for i, w in enumerate(words):
+        f = {"bias": 1.0, "word": w, "word.lower()": w.lower(), "word[-3:]": w[-3:],
+             "word[-2:]": w[-2:], "word.isupper()": w.isupper(),
+             "word.istitle()": w.istitle(), "word.isdigit()": w.isdigit()}
+        if i:
+            f.update({"-1:word.lower()": words[i - 1].lower(),
+                      "-1:word.istitle()": words[i - 1].istitle()})
+        else:
+            f["BOS"] = True
+        if i + 1 < len(words):
+            f.update({"+1:word.lower()": words[i + 1].lower(),
+                      "+1:word.istitle()": words[i + 1].istitle()})
+        else:
+            f["EOS"] = True
+        out.append(f)
+    return out
+
+
+def per_call(tagger, xs: list, repeat: int) -> float:
+    """Seconds per ``tag`` call, the best of ``repeat`` passes over ``xs``."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for x in xs:
+            tagger.tag(x)
+        best = min(best, time.perf_counter() - start)
+    return best / len(xs)
+
+
+def threaded(tagger, xs: list, n_threads: int, repeat: int) -> float:
+    """Seconds to tag all of ``xs`` with ``n_threads`` threads, each its share; best of
+    ``repeat``."""
+    parts = [xs[k::n_threads] for k in range(n_threads)]
+    best = float("inf")
+    for _ in range(repeat):
+        barrier = threading.Barrier(n_threads + 1)
+
+        def work(part: list) -> None:
+            barrier.wait()
+            for x in part:
+                tagger.tag(x)
+
+        threads = [threading.Thread(target=work, args=(p,)) for p in parts]
+        for t in threads:
+            t.start()
+        barrier.wait()
+        start = time.perf_counter()
+        for t in threads:
+            t.join()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def sort_bound(n_threads: int, repeat: int) -> float:
+    """Seconds to sort 8 arrays of 200,000 floats, shared among ``n_threads`` threads (numpy
+    releases the GIL): what the machine allows threads at all; best of ``repeat``."""
+    import numpy as np
+
+    arrays = [np.random.default_rng(k).random(200_000) for k in range(8)]
+    best = float("inf")
+    for _ in range(repeat):
+        threads = [threading.Thread(target=lambda part: [np.sort(a) for a in part],
+                                    args=(arrays[k::n_threads],)) for k in range(n_threads)]
+        start = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--quick", action="store_true", help="600 sentences, 1 repeat")
+    p.add_argument("--sentences", type=int, default=4000)
+    p.add_argument("--tags", type=int, default=12)
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--json", default=os.path.join(HERE, "results", "crfsuite_tag.json"))
+    args = p.parse_args(argv)
+    if args.quick:
+        args.sentences, args.repeat = 600, 1
+    try:
+        import pycrfsuite
+    except ImportError:
+        print("python-crfsuite is not installed: nothing to compare with")
+        return 0
+    import perceptron_c
+    import perceptron_c.crfsuite as ours
+    from perceptron_c.datasets import make_tagged_sentences
+
+    data = make_tagged_sentences(0, args.sentences, n_tags=args.tags, n_symbols=3000)
+    X = [features([w for w, _ in s]) for s in data]
+    y = [[t for _, t in s] for s in data]
+    cut = len(X) * 3 // 4
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.crfsuite")
+        trainer = pycrfsuite.Trainer(verbose=False)
+        trainer.select("ap")
+        trainer.set("max_iterations", 10)
+        for xseq, yseq in zip(X[:cut], y[:cut]):
+            trainer.append(xseq, yseq)
+        trainer.train(path)
+        theirs, mine = pycrfsuite.Tagger(), ours.Tagger()
+        theirs.open(path)
+        mine.open(path)
+    test = X[cut:]
+    if [theirs.tag(x) for x in test] != [mine.tag(x) for x in test]:
+        print("the labels differ from python-crfsuite's")
+        return 1
+    seqs_theirs = [pycrfsuite.ItemSequence(x) for x in test]
+    seqs_mine = [ours.ItemSequence(x) for x in test]
+    rows = []
+    for case, a, b, unit in (
+            ("tag_dicts", (theirs, test), (mine, test), "us/call"),
+            ("tag_itemsequence", (theirs, seqs_theirs), (mine, seqs_mine), "us/call")):
+        t_theirs = per_call(*a, args.repeat) * 1e6
+        t_ours = per_call(*b, args.repeat) * 1e6
+        rows.append({"case": case, "python-crfsuite": t_theirs, "ours": t_ours,
+                     "ratio": t_theirs / t_ours, "unit": unit})
+    one = threaded(mine, test, 1, args.repeat)
+    two = threaded(mine, test, 2, args.repeat)
+    rows.append({"case": "threads_2", "python-crfsuite": None, "ours": two * 1e3,
+                 "one_thread": one * 1e3, "ratio": one / two, "unit": "ms/all"})
+    from perceptron_c._core import _crftag_c
+
+    before = _crftag_c._set_nogil_work(50000)
+    try:
+        one, two = threaded(mine, test, 1, args.repeat), threaded(mine, test, 2, args.repeat)
+    finally:
+        _crftag_c._set_nogil_work(before)
+    rows.append({"case": "threads_2_keep_gil", "python-crfsuite": None, "ours": two * 1e3,
+                 "one_thread": one * 1e3, "ratio": one / two, "unit": "ms/all"})
+    one, two = sort_bound(1, args.repeat), sort_bound(2, args.repeat)
+    rows.append({"case": "threads_2_bound", "python-crfsuite": None, "ours": two * 1e3,
+                 "one_thread": one * 1e3, "ratio": one / two, "unit": "ms/all"})
+    tokens = sum(len(x) for x in test)
+    print(f"{len(test)} test sentences ({tokens / len(test):.1f} tokens each), {args.tags} "
+          f"tags, perceptron_c {perceptron_c.__version__} backend={perceptron_c.BACKEND}")
+    print(f"{'case':<18} {'python-crfsuite':>16} {'ours':>10} {'ratio':>7}  unit")
+    for r in rows:
+        peer = "-" if r["python-crfsuite"] is None else f"{r['python-crfsuite']:.2f}"
+        print(f"{r['case']:<18} {peer:>16} {r['ours']:>10.2f} {r['ratio']:>6.2f}x  {r['unit']}"
+              + (f" (1 thread: {r['one_thread']:.2f})" if "one_thread" in r else ""))
+    goals = {"tag_dicts >= 2x": rows[0]["ratio"] >= 2.0, "threads_2 >= 1.8x":
+             rows[2]["ratio"] >= 1.8}
+    print("goals:", ", ".join(f"{k}: {'met' if v else 'not met'}" for k, v in goals.items()))
+    os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+    with open(args.json, "w", encoding="utf-8") as handle:
+        json.dump({"cases": rows, "goals": goals, "python": sys.version.split()[0],
+                   "machine": platform.machine(), "sentences": len(test),
+                   "median_length": statistics.median(len(x) for x in test)}, handle,
+                  indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""Python twin (the specification) of ``_crftag_c``: CRFsuite's crf1d tagging of one item
+sequence, from its feature names to its best labels, as CRFsuite 0.12 computes it
+(``lib/crf/src/crf1d_tag.c``, ``crf1d_context.c``) and ``perceptron_c._crfsuite_decode``
+computes it on numpy.
+
+Reading (python-crfsuite's ``to_item``): an item is a dict or an iterable of names; in a dict,
+a value that is a dict, list or set is read with ``"name:"`` before its names, a str (or
+bytes) value ``v`` is the name ``"name:v"`` of value 1.0, any other value is ``float(value)``;
+a name in a list is of value 1.0; bytes names are read as UTF-8. A name the model does not
+know is dropped, as CRFsuite drops it.
+
+Arithmetic contract (to the bit, in both twins):
+- state scores: ``state[t, l]`` starts at 0.0 and, for each known attribute of item t in the
+  item's order and each of its state features in the model's order, gets ``+= weight *
+  value`` (``crf1dt_state_score``);
+- Viterbi (``crf1dc_viterbi``): ``delta_0 = state[0]``; ``delta_t[j] = (delta_{t-1}[i*] +
+  trans[i*, j]) + state[t, j]``, ``i*`` the first index whose candidate is not below any
+  other (numpy's ``argmax``: a NaN candidate, the first one, wins, as it does there); the
+  last label likewise; the score is ``delta_{T-1}`` at the last label.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Decoder"]
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bytes):
+        return key.decode("utf-8")
+    raise TypeError(f"a feature name must be str or bytes, got {type(key).__name__}")
+
+
+class Decoder:
+    """The tagging tables of one opened model, read-only, shared by every thread.
+
+    Parameters
+    ----------
+    index : dict of str to int
+        Attribute name -> attribute id.
+    labels : tuple of str
+        The label names, by id.
+    attr_ptr, attr_label, attr_weight : int64, int64, float64 arrays
+        The state features grouped by attribute (CSR): those of attribute ``a`` are
+        ``attr_ptr[a]:attr_ptr[a + 1]``, with their labels and weights.
+    trans : float64 array of shape (L, L)
+        The transition weights, previous label by row.
+    """
+
+    def __init__(self, index: dict, labels: tuple, attr_ptr: np.ndarray,
+                 attr_label: np.ndarray, attr_weight: np.ndarray, trans: np.ndarray) -> None:
+        L, A = len(labels), attr_ptr.shape[0] - 1
+        if L == 0 or trans.shape != (L, L) or A < 0 or attr_label.shape != attr_weight.shape \
+                or attr_ptr[0] != 0 or attr_ptr[A] != attr_weight.shape[0] or not all(
+                type(a) is int and 0 <= a < A for a in index.values()) or np.any(
+                np.diff(attr_ptr) < 0) or np.any((attr_label < 0) | (attr_label >= L)):
+            raise ValueError("Decoder: the arrays do not agree with the index and the labels")
+        self._index, self._labels = index, tuple(labels)
+        self._ptr = [int(p) for p in attr_ptr]
+        self._label = [int(p) for p in attr_label]
+        self._weight = [float(w) for w in attr_weight]
+        self._trans = [[float(w) for w in row] for row in trans]
+
+    def state(self, items: list, prepared: bool) -> np.ndarray:
+        """The (T, L) float64 state scores of ``items``: raw items (dicts, lists of names)
+        or, when ``prepared``, lists of (name, value) pairs (an ``ItemSequence``'s)."""
+        L = len(self._labels)
+        state = np.zeros((len(items), L), dtype=np.float64)
+        for t, item in enumerate(items):
+            ids: list[int] = []
+            vals: list[float] = []
+            if prepared:
+                for name, value in item:
+                    self._known(name, value, ids, vals)
+            else:
+                self._read(item, "", ids, vals)
+            row = [0.0] * L
+            for a, v in zip(ids, vals):
+                for f in range(self._ptr[a], self._ptr[a + 1]):
+                    row[self._label[f]] += self._weight[f] * v
+            state[t] = row
+        return state
+
+    def _known(self, name: str, value: float, ids: list[int], vals: list[float]) -> None:
+        a = self._index.get(name)
+        if a is not None:
+            ids.append(a)
+            vals.append(value)
+
+    def _read(self, x: Any, prefix: str, ids: list[int], vals: list[float]) -> None:
+        if not isinstance(x, dict):
+            for key in x:
+                self._known(prefix + _key(key), 1.0, ids, vals)
+            return
+        for key, value in x.items():
+            name = prefix + _key(key)
+            if isinstance(value, (dict, list, set)):
+                self._read(value, name + ":", ids, vals)
+            elif isinstance(value, (str, bytes)):
+                self._known(name + ":" + _key(value), 1.0, ids, vals)
+            else:
+                self._known(name, float(value), ids, vals)
+
+    def best(self, state: np.ndarray) -> tuple[list[str], float]:
+        """The best labels of ``state`` (T >= 1 rows) and the path's score."""
+        T, L = state.shape
+        if T < 1 or L != len(self._labels):
+            raise ValueError(f"state must have shape (T >= 1, {len(self._labels)})")
+        rows = state.tolist()
+        trans = self._trans
+        cur = rows[0]
+        back = [[0] * L for _ in range(T)]
+        for t in range(1, T):
+            nxt = [0.0] * L
+            for j in range(L):
+                i_best = _first_max([cur[i] + trans[i][j] for i in range(L)])
+                back[t][j] = i_best
+                nxt[j] = (cur[i_best] + trans[i_best][j]) + rows[t][j]
+            cur = nxt
+        last = _first_max(cur)
+        path = [last]
+        for t in range(T - 1, 0, -1):
+            path.append(back[t][path[-1]])
+        path.reverse()
+        return [self._labels[i] for i in path], cur[last]
+
+    def tag(self, items: list, prepared: bool) -> tuple[np.ndarray, list[str], float]:
+        """`state` then `best`: (state scores, best labels, score); T >= 1 items."""
+        if not items:
+            raise ValueError("tag needs at least one item")
+        state = self.state(items, prepared)
+        labels, score = self.best(state)
+        return state, labels, score
+
+
+def _first_max(values: list[float]) -> int:
+    """numpy's argmax: the first maximum, or the first NaN."""
+    best, top = 0, values[0]
+    if top != top:
+        return 0
+    for i in range(1, len(values)):
+        if not values[i] <= top:
+            best, top = i, values[i]
+            if top != top:
+                break
+    return best
