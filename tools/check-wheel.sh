@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The wheel stays small: print each wheel's size and fail above the limit, 1,180,000 bytes (the
-# 1 MB of issue 23, plus the per-call paths of issue 33: three routine modules' worth, and
-# issue 34's guarantees, 20 KB). The Linux wheel is 1,163,193 bytes on CPython 3.11. A
+# The wheel stays small: print each wheel's size and fail above the limit, 1,330,000 bytes (the
+# 1 MB of issue 23, plus the per-call paths of issue 33: three routine modules' worth, issue
+# 34's guarantees, 20 KB, issue 35's adapters, 25 KB, and issue 36's CRFsuite door: two
+# routine modules and its Python, 120 KB). The Linux wheel is 1,304,030 bytes on CPython 3.11
+# (before auditwheel). A
 # change that grows one past the limit fails here; CONTRIBUTING.md, "The wheel's size", lists
 # what each module and option costs.
 #   bash tools/check-wheel.sh dist/*.whl      (no argument: builds one from the checkout first;
@@ -9,7 +11,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=${PYTHON:-python3}
-limit=${WHEEL_LIMIT_BYTES:-1180000}
+limit=${WHEEL_LIMIT_BYTES:-1330000}
 
 wheels=("$@")
 if [ ${#wheels[@]} -eq 0 ]; then
