@@ -77,6 +77,11 @@ class CRF(Parameters):
         The labels, the model's size in bytes, its attributes, and its weights by name.
     """
 
+    algorithm: str | None
+    verbose: bool
+    model_filename: str | None
+    trainer_cls: Any
+
     def __init__(self, algorithm: str | None = None, min_freq: float | None = None,
                  all_possible_states: bool | None = None,
                  all_possible_transitions: bool | None = None, c1: float | None = None,
@@ -102,6 +107,15 @@ class CRF(Parameters):
         `perceptron_c.crfsuite.ItemSequence` takes) and their label sequences y; with
         ``X_dev`` and ``y_dev``, those are held out and scored after each iteration (in
         ``training_log_``).
+
+        Parameters
+        ----------
+        X : list of item sequences
+            Each a list of feature dicts (or any form `ItemSequence` takes).
+        y : list of list of str
+            The labels of each sequence.
+        X_dev, y_dev : lists, default=None
+            A development set, scored after each iteration.
 
         Returns
         -------
@@ -135,19 +149,63 @@ class CRF(Parameters):
 
     # ------------------------------------------------------------------ prediction
     def predict(self, X: Sequence[Any]) -> list[list[str]]:
-        """The label sequence of each sequence of X."""
+        """The label sequence of each sequence of X.
+
+        Parameters
+        ----------
+        X : list of item sequences
+            The sequences to label.
+
+        Returns
+        -------
+        list of list of str
+            The labels of each sequence.
+        """
         return [self.predict_single(xseq) for xseq in X]
 
     def predict_single(self, xseq: Any) -> list[str]:
-        """The labels of one sequence."""
+        """The labels of one sequence.
+
+        Parameters
+        ----------
+        xseq : item sequence
+            One sequence.
+
+        Returns
+        -------
+        list of str
+            Its labels.
+        """
         return self._tagger().tag(xseq)
 
     def predict_marginals(self, X: Sequence[Any]) -> list[list[dict[str, float]]]:
-        """For each sequence of X, each item's marginal probability of every label."""
+        """For each sequence of X, each item's marginal probability of every label.
+
+        Parameters
+        ----------
+        X : list of item sequences
+            The sequences.
+
+        Returns
+        -------
+        list of list of dict
+            For each sequence, each item's ``{label: probability}``.
+        """
         return [self.predict_marginals_single(xseq) for xseq in X]
 
     def predict_marginals_single(self, xseq: Any) -> list[dict[str, float]]:
-        """Each item's marginal probability of every label, for one sequence."""
+        """Each item's marginal probability of every label, for one sequence.
+
+        Parameters
+        ----------
+        xseq : item sequence
+            One sequence.
+
+        Returns
+        -------
+        list of dict
+            Each item's ``{label: probability}``.
+        """
         tagger = self._tagger()
         tagger.set(xseq)
         labels = tagger.labels()
@@ -155,7 +213,20 @@ class CRF(Parameters):
                 for t in range(len(xseq))]
 
     def score(self, X: Sequence[Any], y: Sequence[Sequence[str]]) -> float:
-        """The share of items labeled right (sklearn-crfsuite's flat accuracy)."""
+        """The share of items labeled right (sklearn-crfsuite's flat accuracy).
+
+        Parameters
+        ----------
+        X : list of item sequences
+            The sequences.
+        y : list of list of str
+            Their true labels.
+
+        Returns
+        -------
+        float
+            The flat accuracy.
+        """
         return flat_accuracy_score(y, self.predict(X))
 
     def _tagger(self) -> Any:

@@ -148,8 +148,17 @@ class BaseTrainer:
 
     # -- data -------------------------------------------------------------------------
     def append(self, xseq: Any, yseq: Iterable[str], group: int = 0) -> None:
-        """Append an instance (item sequence, label sequence) to the data set; ``group``
-        numbers the instances `train` can hold out."""
+        """Append an instance (item sequence, label sequence) to the data set.
+
+        Parameters
+        ----------
+        xseq : ItemSequence or list
+            The items' features, in any form `ItemSequence` takes.
+        yseq : iterable of str
+            One label per item.
+        group : int, default=0
+            The instance's group, which `train` can hold out.
+        """
         items = _items(xseq)
         labels = [_key(y) for y in yseq]
         if len(items) != len(labels):
@@ -175,11 +184,17 @@ class BaseTrainer:
 
     # -- algorithm and parameters -----------------------------------------------------
     def select(self, algorithm: str, type: str = "crf1d") -> None:
-        """Select the training algorithm: 'ap' (averaged perceptron, also
-        'averaged-perceptron'), 'pa' (passive-aggressive, also 'passive-aggressive') or
-        'arow'; ``type`` is the graphical model, CRFsuite's only one 'crf1d'.
+        """Select the training algorithm. Parameters keep their values across a change of
+        algorithm where both have them.
 
-        Parameters keep their values across a change of algorithm where both have them."""
+        Parameters
+        ----------
+        algorithm : {'ap', 'pa', 'arow'}
+            'ap' (averaged perceptron, also 'averaged-perceptron'), 'pa' (passive-aggressive,
+            also 'passive-aggressive') or 'arow'.
+        type : str, default='crf1d'
+            The graphical model, CRFsuite's only one.
+        """
         name = _ALIASES.get(str(algorithm).lower(), str(algorithm).lower())
         if name in _NOT_HERE:
             raise ValueError(f"algorithm={algorithm!r} is a CRF likelihood trainer of "
@@ -202,38 +217,92 @@ class BaseTrainer:
         raise ValueError(f"Parameter not found: {name}")
 
     def params(self) -> list[str]:
-        """The names of the parameters of the selected algorithm, in CRFsuite's order."""
+        """The names of the parameters of the selected algorithm.
+
+        Returns
+        -------
+        list of str
+            The names, in CRFsuite's order.
+        """
         return [name for name, _, _, _ in self._table()]
 
     def set(self, name: str, value: Any) -> None:
-        """Set a parameter; the value is read as CRFsuite reads its text (``atoi`` and
-        ``atof``: ``"12abc"`` is 12, ``"abc"`` is 0)."""
+        """Set a parameter.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name (`params`).
+        value : object
+            Its value, read as CRFsuite reads its text (``atoi`` and ``atof``: ``"12abc"`` is
+            12, ``"abc"`` is 0).
+        """
         _, kind, _, _ = self._spec(name)
         text = str(int(value)) if isinstance(value, bool) else str(value)
         self._values[name] = (bool(_c_int(text)) if kind is bool else
                               _c_int(text) if kind is int else _c_float(text))
 
     def get(self, name: str) -> Any:
-        """The value of a parameter (bool, int or float, as python-crfsuite casts it)."""
+        """The value of a parameter.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name.
+
+        Returns
+        -------
+        bool, int or float
+            Its value, cast as python-crfsuite casts it.
+        """
         self._spec(name)
         return self._values[name]
 
     def help(self, name: str) -> str:
-        """CRFsuite's description of a parameter."""
+        """CRFsuite's description of a parameter.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name.
+
+        Returns
+        -------
+        str
+            Its help text.
+        """
         return self._spec(name)[3]
 
     def set_params(self, params: dict) -> None:
-        """Set parameters from a dict ``{name: value}``."""
+        """Set parameters.
+
+        Parameters
+        ----------
+        params : dict
+            ``{name: value}``, each set as `set` does.
+        """
         for key, value in params.items():
             self.set(key, value)
 
     def get_params(self) -> dict:
-        """Every parameter of the selected algorithm and its value."""
+        """Every parameter of the selected algorithm and its value.
+
+        Returns
+        -------
+        dict
+            ``{name: value}``.
+        """
         return {name: self.get(name) for name in self.params()}
 
     # -- messages ---------------------------------------------------------------------
     def message(self, message: str) -> None:
-        """Receive each piece of the training log; prints it when ``verbose``."""
+        """Receive each piece of the training log; prints it when ``verbose``.
+
+        Parameters
+        ----------
+        message : str
+            A line of CRFsuite's log.
+        """
         if self.verbose:
             print(message, end="")
 
@@ -249,9 +318,15 @@ class BaseTrainer:
 
     # -- training ---------------------------------------------------------------------
     def train(self, model: str, holdout: int = -1) -> None:
-        """Train on the appended instances and write the model to the file ``model`` (none
-        when ``model`` is empty); the instances of group ``holdout`` are not trained on but
-        evaluated after each iteration.
+        """Train on the appended instances and write the model to a file.
+
+        Parameters
+        ----------
+        model : str
+            The model file's path (CRFsuite's format; none is written when empty).
+        holdout : int, default=-1
+            The group whose instances are not trained on but evaluated after each
+            iteration; -1: none.
 
         Raises
         ------
@@ -283,7 +358,18 @@ class BaseTrainer:
             self._event("end")
 
     def train_model(self, holdout: int = -1) -> CRFModel:
-        """`train` without the file: the trained `CRFModel`."""
+        """`train` without the file.
+
+        Parameters
+        ----------
+        holdout : int, default=-1
+            The group held out, as in `train`.
+
+        Returns
+        -------
+        CRFModel
+            The trained model.
+        """
         if self._algorithm is None:
             raise ValueError("The trainer is not initialized: select 'ap', 'pa' or 'arow' "
                              "(CRFsuite's default 'lbfgs' is not a perceptron trainer)")
@@ -454,7 +540,17 @@ def _as_printed(value: float, spec: str) -> float:
 class Trainer(BaseTrainer):
     """python-crfsuite's ``Trainer``: `BaseTrainer` whose log is kept in ``logparser`` (a
     `TrainLog`: each iteration's numbers, the feature count, the seconds) and shown, when
-    ``verbose``, through the ``on_*`` callbacks, one call per part of the log."""
+    ``verbose``, through the ``on_*`` callbacks, one call per part of the log.
+
+    Parameters
+    ----------
+    algorithm : {'ap', 'pa', 'arow'}, optional
+        The training algorithm (see `select`).
+    params : dict, optional
+        Training parameters (see `set_params`).
+    verbose : bool
+        Whether to print CRFsuite's log while training (default True).
+    """
 
     logparser: Any = None
 
@@ -462,6 +558,13 @@ class Trainer(BaseTrainer):
         self.logparser = TrainLog()
 
     def message(self, message: str) -> None:
+        """Keep each piece of the log in ``logparser`` (printed by the ``on_*`` callbacks).
+
+        Parameters
+        ----------
+        message : str
+            A line of CRFsuite's log.
+        """
         self.logparser.add(message)
 
     def _event(self, name: str, **numbers: Any) -> None:
@@ -476,25 +579,93 @@ class Trainer(BaseTrainer):
             getattr(self, "on_" + name)(log)
 
     def on_start(self, log: str) -> None:
+        """The log's start: prints the log's part when ``verbose`` (override to do
+        otherwise).
+
+        Parameters
+        ----------
+        log : str
+            The part of the log this event ends.
+        """
         print(log, end="")
 
     def on_featgen_progress(self, log: str, percent: int) -> None:
+        """Feature generation's progress: prints the log's part when ``verbose`` (override to do
+        otherwise).
+
+        Parameters
+        ----------
+        log : str
+            The part of the log this event ends.
+        percent : int
+            How much of the features is generated.
+        """
         print(log, end="")
 
     def on_featgen_end(self, log: str) -> None:
+        """The end of feature generation: prints the log's part when ``verbose`` (override to do
+        otherwise).
+
+        Parameters
+        ----------
+        log : str
+            The part of the log this event ends.
+        """
         print(log, end="")
 
     def on_prepared(self, log: str) -> None:
+        """The trainer ready: prints the log's part when ``verbose`` (override to do
+        otherwise).
+
+        Parameters
+        ----------
+        log : str
+            The part of the log this event ends.
+        """
         print(log, end="")
 
     def on_prepare_error(self, log: str) -> None:
+        """A failure before training: prints the log's part when ``verbose`` (override to do
+        otherwise).
+
+        Parameters
+        ----------
+        log : str
+            The part of the log this event ends.
+        """
         print(log, end="")
 
     def on_iteration(self, log: str, info: dict) -> None:
+        """An iteration's end: prints the log's part when ``verbose`` (override to do
+        otherwise).
+
+        Parameters
+        ----------
+        log : str
+            The part of the log this event ends.
+        info : dict
+            The iteration's numbers (``logparser.iterations[-1]``).
+        """
         print(log, end="")
 
     def on_optimization_end(self, log: str) -> None:
+        """The end of training: prints the log's part when ``verbose`` (override to do
+        otherwise).
+
+        Parameters
+        ----------
+        log : str
+            The part of the log this event ends.
+        """
         print(log, end="")
 
     def on_end(self, log: str) -> None:
+        """The end of the log: prints the log's part when ``verbose`` (override to do
+        otherwise).
+
+        Parameters
+        ----------
+        log : str
+            The part of the log this event ends.
+        """
         print(log, end="")

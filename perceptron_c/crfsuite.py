@@ -39,14 +39,10 @@ from ._crfsuite_crf import CRF
 from ._crfsuite_file import read_model, write_model
 from ._crfsuite_model import CRFModel
 from ._crfsuite_train import BaseTrainer, Trainer
+from .exceptions import LabelError
 
 __all__ = ["ItemSequence", "Tagger", "Trainer", "BaseTrainer", "CRF", "ParsedDump",
            "LabelError", "metrics"]
-
-
-class LabelError(ValueError, RuntimeError):
-    """A label the model does not have, given to `Tagger.probability` or `Tagger.marginal`.
-    python-crfsuite raises ``RuntimeError`` there; this is both that and a ``ValueError``."""
 
 
 def _key(key: Any) -> str:
@@ -101,7 +97,13 @@ class ItemSequence:
             self._items = [_item(x) for x in pyseq]
 
     def items(self) -> list[dict[str, float]]:
-        """The prepared features: one ``{name: value}`` dict per item."""
+        """The prepared features.
+
+        Returns
+        -------
+        list of dict
+            One ``{name: value}`` dict per item.
+        """
         return [dict(item) for item in self._items]
 
     def __len__(self) -> int:
@@ -170,6 +172,16 @@ class Tagger:
     def open(self, name: str | os.PathLike) -> contextlib.closing:
         """Open the model file ``name``.
 
+        Parameters
+        ----------
+        name : str or path-like
+            A CRFsuite 0.12 model file.
+
+        Returns
+        -------
+        contextlib.closing
+            The tagger, closed at the end of a ``with`` block (as python-crfsuite's).
+
         Raises
         ------
         perceptron_c.exceptions.FileFormatError
@@ -184,7 +196,18 @@ class Tagger:
         return contextlib.closing(self)
 
     def open_inmemory(self, value: bytes) -> contextlib.closing:
-        """Open a model from the bytes of a model file."""
+        """Open a model from the bytes of a model file.
+
+        Parameters
+        ----------
+        value : bytes
+            A CRFsuite 0.12 model file's content.
+
+        Returns
+        -------
+        contextlib.closing
+            The tagger, closed at the end of a ``with`` block.
+        """
         if not isinstance(value, bytes):
             raise TypeError(f"value must be bytes, got {type(value).__name__}")
         self._opened = _Opened(value, "<in-memory model>")
@@ -193,7 +216,18 @@ class Tagger:
 
     @classmethod
     def from_model(cls, model: CRFModel) -> Tagger:
-        """A Tagger opened on ``model`` (as a trainer makes it), through its file bytes."""
+        """A Tagger opened on a model, through its file bytes.
+
+        Parameters
+        ----------
+        model : CRFModel
+            The model, as a trainer makes it.
+
+        Returns
+        -------
+        Tagger
+            The opened tagger.
+        """
         tagger = cls()
         tagger.open_inmemory(write_model(model))
         return tagger
@@ -226,12 +260,24 @@ class Tagger:
     # -- python-crfsuite's API -------------------------------------------------------------
 
     def labels(self) -> list[str]:
-        """The model's labels, by id."""
+        """The model's labels.
+
+        Returns
+        -------
+        list of str
+            The labels, by id.
+        """
         return list(self._need().tables.labels)
 
     def set(self, xseq: Any) -> None:
-        """Make ``xseq`` (an `ItemSequence` or what it takes) the calling thread's current
-        sequence, for `tag`, `probability` and `marginal`."""
+        """Make a sequence the calling thread's current one, for `tag`, `probability` and
+        `marginal`.
+
+        Parameters
+        ----------
+        xseq : ItemSequence or list
+            The items' features, in any form `ItemSequence` takes.
+        """
         self._local.current = self._prepare(self._need(), xseq)
 
     def _prepare(self, opened: _Opened, xseq: Any) -> _Current:
@@ -362,7 +408,18 @@ class Tagger:
         return state, trans
 
     def probability(self, yseq: list[str]) -> float:
-        """P(yseq | the current sequence), from CRFsuite's forward-backward."""
+        """The probability of a label sequence given the current sequence.
+
+        Parameters
+        ----------
+        yseq : list of str
+            One label per item.
+
+        Returns
+        -------
+        float
+            P(yseq | x), from CRFsuite's forward-backward (0.0 without a sequence).
+        """
         opened, current = self._need(), self._current()
         if current is None or current.state.shape[0] == 0:
             return 0.0
@@ -375,8 +432,20 @@ class Tagger:
         return float(np.exp(score - self._fb(opened, current)[3]))
 
     def marginal(self, y: str, pos: int) -> float:
-        """The marginal probability of label ``y`` at position ``pos`` of the current
-        sequence."""
+        """The marginal probability of a label at a position of the current sequence.
+
+        Parameters
+        ----------
+        y : str
+            The label.
+        pos : int
+            The position, from 0.
+
+        Returns
+        -------
+        float
+            P(y_pos = y | x) (0.0 without a sequence).
+        """
         opened, current = self._need(), self._current()
         if current is None or current.state.shape[0] == 0:
             return 0.0
@@ -402,7 +471,13 @@ class Tagger:
         return current.fb
 
     def info(self) -> ParsedDump:
-        """The model's header, labels, attributes, transitions and state features."""
+        """The model's header, labels, attributes, transitions and state features.
+
+        Returns
+        -------
+        ParsedDump
+            As python-crfsuite's, with exact weights.
+        """
         opened = self._need()
         model, out = opened.model, ParsedDump()
         out.header = dict(model.header)
@@ -417,8 +492,13 @@ class Tagger:
         return out
 
     def dump(self, filename: str | os.PathLike | None = None) -> None:
-        """Write the model in CRFsuite's text dump format to ``filename`` (stdout when
-        None)."""
+        """Write the model in CRFsuite's text dump format.
+
+        Parameters
+        ----------
+        filename : str or path-like, default=None
+            The file to write; None: standard output.
+        """
         text = _dump_text(self._need().model)
         if filename is None:
             sys.stdout.write(text)

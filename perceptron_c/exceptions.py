@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 __all__ = ["NotFittedError", "DataConversionWarning", "ConvergenceWarning", "FileFormatError",
-           "ConcurrentUseError", "PureBuildWarning"]
+           "ConcurrentUseError", "PureBuildWarning", "LabelError"]
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -37,6 +37,12 @@ class FileFormatError(ValueError):
 
 class ConcurrentUseError(RuntimeError):
     """An estimator was used from one thread while another thread was training it."""
+
+
+class LabelError(ValueError, RuntimeError):
+    """A label the model does not have, given to `perceptron_c.crfsuite.Tagger.probability`
+    or `perceptron_c.crfsuite.Tagger.marginal`. python-crfsuite raises ``RuntimeError``
+    there; this is both that and a ``ValueError``."""
 
 
 class PureBuildWarning(RuntimeWarning):
