@@ -79,47 +79,26 @@ def _c_float(text: str) -> float:
     return float(m.group(1)) if m else 0.0
 
 
-def _flatten(x: Any, prefix: str, out_names: list[str], out_values: list[float]) -> None:
-    """python-crfsuite's ``to_item``: one item's features, nested keys joined by ':'."""
-    if not isinstance(x, dict):
-        for key in x:  # a list (or set) of names: each weighs 1.0
-            out_names.append(prefix + _key(key))
-            out_values.append(1.0)
-        return
-    for key, value in x.items():
-        name = prefix + _key(key)
-        if isinstance(value, (dict, list, set)):
-            _flatten(value, name + ":", out_names, out_values)
-        elif isinstance(value, (str, bytes)):
-            out_names.append(name + ":" + _key(value))
-            out_values.append(1.0)
-        else:
-            out_names.append(name)
-            out_values.append(float(value))
-
-
-def _key(key: Any) -> str:
-    if isinstance(key, bytes):
-        return key.decode("utf-8")
-    if not isinstance(key, str):
-        raise TypeError(f"xseq: a feature name must be str or bytes, got "
-                        f"{type(key).__name__}")
-    return key
+def _label(y: Any) -> str:
+    if isinstance(y, bytes):
+        return y.decode("utf-8")
+    if not isinstance(y, str):
+        raise TypeError(f"yseq: a label must be str or bytes, got {type(y).__name__}")
+    return y
 
 
 def _items(xseq: Any) -> list[tuple[list[str], np.ndarray]]:
     """The items of ``xseq`` in any form python-crfsuite's ``Trainer.append`` takes (lists
-    of names, dicts of name to value, nested dicts, an object with ``items()`` giving
-    dicts such as an ``ItemSequence``): per item, its names and their float64 values."""
-    if hasattr(xseq, "items") and not isinstance(xseq, dict):
-        xseq = xseq.items()
-    out = []
-    for x in xseq:
-        names: list[str] = []
-        values: list[float] = []
-        _flatten(x, "", names, values)
-        out.append((names, np.asarray(values, dtype=np.float64)))
-    return out
+    of names, dicts of name to value, nested dicts flattened with ':' as its ``to_item``
+    does, an ``ItemSequence`` or any object with ``items()`` giving such items): per item,
+    its names and their float64 values."""
+    packed = getattr(xseq, "_packed", None)  # an ItemSequence: read already
+    if packed is None:
+        if hasattr(xseq, "items") and not isinstance(xseq, dict):
+            xseq = xseq.items()
+        packed = _backend.crftag.pack(xseq if type(xseq) is list else list(xseq), False)
+    return [([name for name, _ in item], np.array([v for _, v in item], dtype=np.float64))
+            for item in packed.pairs()]
 
 
 class BaseTrainer:
@@ -160,7 +139,7 @@ class BaseTrainer:
             The instance's group, which `train` can hold out.
         """
         items = _items(xseq)
-        labels = [_key(y) for y in yseq]
+        labels = [_label(y) for y in yseq]
         if len(items) != len(labels):
             raise ValueError(f"The numbers of items and labels differ: |x| = {len(items)}, "
                              f"|y| = {len(labels)}")

@@ -45,36 +45,17 @@ __all__ = ["ItemSequence", "Tagger", "Trainer", "BaseTrainer", "CRF", "ParsedDum
            "LabelError", "metrics"]
 
 
-def _key(key: Any) -> str:
-    if isinstance(key, str):
-        return key
-    if isinstance(key, bytes):
-        return key.decode("utf-8")
-    raise TypeError(f"a feature name must be str or bytes, got {type(key).__name__}")
-
-
-def _item(x: Any) -> list[tuple[str, float]]:
-    """One item's attributes, flattened as python-crfsuite's ``to_item`` flattens them."""
-    if not isinstance(x, dict):  # a list (set, tuple...) of names: each with value 1.0
-        return [(_key(key), 1.0) for key in x]
-    out: list[tuple[str, float]] = []
-    for key, value in x.items():
-        name = _key(key)
-        if isinstance(value, (dict, list, set)):  # {"prefix": {...}} -> "prefix:name"
-            out.extend((f"{name}:{inner}", v) for inner, v in _item(value))
-        elif isinstance(value, (str, bytes)):  # {"key": "value"} -> "key:value" = 1.0
-            out.append((f"{name}:{_key(value)}", 1.0))
-        else:
-            out.append((name, float(value)))
-    return out
-
-
-def _items(xseq: Any) -> tuple[list, bool]:
-    """What the compiled decoder reads: (an ItemSequence's prepared items, True), or (the
-    raw items as a list, False)."""
-    if isinstance(xseq, ItemSequence):
-        return xseq._items, True
-    return (xseq if type(xseq) is list else list(xseq)), False
+def _items(xseq: Any, opened: _Opened) -> Any:
+    """What the compiled decoder reads: an ItemSequence's names (packed by the C core), or
+    the raw items as a list."""
+    if type(xseq) is list:
+        return xseq
+    if not isinstance(xseq, ItemSequence):
+        return list(xseq)
+    packed = xseq._packed
+    if type(packed) is not opened.packed_type:  # packed by the Python twin
+        packed = opened.pack(packed.pairs(), True)
+    return packed
 
 
 class ItemSequence:
@@ -85,6 +66,9 @@ class ItemSequence:
     a dict of name -> dict, list or set, flattened with ``":"`` (``{"a": {"b": 2}}`` is
     ``{"a:b": 2.0}``); such forms mixed. Names may be bytes (read as UTF-8).
 
+    The names are read once, here: a `Tagger` then looks them up in its model without
+    the GIL (tagging an ItemSequence holds the GIL only to enter and leave the call).
+
     Parameters
     ----------
     pyseq : iterable of items, or ItemSequence
@@ -92,9 +76,10 @@ class ItemSequence:
 
     def __init__(self, pyseq: Iterable[Any]) -> None:
         if isinstance(pyseq, ItemSequence):
-            self._items: list[list[tuple[str, float]]] = pyseq._items
+            self._packed: Any = pyseq._packed
         else:
-            self._items = [_item(x) for x in pyseq]
+            self._packed = _backend.crftag.pack(
+                pyseq if type(pyseq) is list else list(pyseq), False)
 
     def items(self) -> list[dict[str, float]]:
         """The prepared features.
@@ -104,10 +89,10 @@ class ItemSequence:
         list of dict
             One ``{name: value}`` dict per item.
         """
-        return [dict(item) for item in self._items]
+        return [dict(item) for item in self._packed.pairs()]
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._packed)
 
     def __repr__(self) -> str:
         return f"<ItemSequence of size {len(self)}>"
@@ -136,12 +121,16 @@ class _Opened:
         self.data = data
         self.model: CRFModel = read_model(data, name)
         tables = self.tables = dec.Tables.from_model(self.model)
-        self.decoder = None
+        self.decoder: Any = None
+        self.packed_type: Any = None
+        self.pack: Any = None
         if _backend.BACKEND == "c":
             with _backend.using("c"):
-                self.decoder = _backend.crftag.Decoder(
+                routines = _backend.crftag
+                self.decoder = routines.Decoder(
                     tables.attr_index, tables.labels, tables.attr_ptr, tables.attr_label,
                     tables.attr_weight, tables.trans)
+                self.packed_type, self.pack = routines.Packed, routines.pack
 
     def compiled(self) -> Any:
         """The compiled decoder, when the calling thread runs on the C core; else None."""
@@ -150,6 +139,8 @@ class _Opened:
 
 class _Current:
     """The sequence a thread set: its state scores, and forward-backward once asked for."""
+
+    __slots__ = ("state", "fb")
 
     def __init__(self, state: np.ndarray) -> None:
         self.state = state
@@ -283,13 +274,17 @@ class Tagger:
     def _prepare(self, opened: _Opened, xseq: Any) -> _Current:
         decoder = opened.compiled()
         if decoder is not None:
-            return _Current(decoder.state(*_items(xseq)))
-        items = xseq._items if isinstance(xseq, ItemSequence) else [_item(x) for x in xseq]
+            return _Current(decoder.state(_items(xseq, opened), False))
+        if isinstance(xseq, ItemSequence):
+            pairs = xseq._packed.pairs()
+        else:
+            pairs = _backend.crftag.pack(xseq if type(xseq) is list else list(xseq),
+                                         False).pairs()
         index = opened.tables.attr_index
         ids: list[int] = []
         vals: list[float] = []
         lengths: list[int] = []
-        for item in items:
+        for item in pairs:
             n = len(ids)
             for name, value in item:
                 a = index.get(name)
@@ -337,11 +332,11 @@ class Tagger:
         """
         opened = self._need()
         plain = n is None and forced is None and allowed is None
-        decoder = opened.compiled() if plain else None
+        decoder = opened.decoder if plain and _backend.active() == "c" else None
         if decoder is not None and xseq is not None:
-            items, prepared = _items(xseq)
-            if items:  # read, scored and decoded in one call, the GIL released for the work
-                state, found, score = decoder.tag(items, prepared)
+            items = _items(xseq, opened)
+            if len(items):  # read, scored and decoded in one call, the work without the GIL
+                state, found, score = decoder.tag(items, False)
                 self._local.current = _Current(state)
                 if not math.isfinite(score):
                     raise ValueError("no label sequence satisfies the constraints")

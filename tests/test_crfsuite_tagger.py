@@ -96,6 +96,8 @@ def test_pickle_and_threads(files, sentences):
     again = pickle.loads(pickle.dumps(mine))
     assert [again.tag(x) for x in sentences] == expected
     assert pickle.loads(pickle.dumps(ours.Tagger()))._opened is None
+    seqs = [ours.ItemSequence(x) for x in sentences]  # shared by every thread
+    assert [mine.tag(pickle.loads(pickle.dumps(s))) for s in seqs] == expected
     results, errors = {}, []
 
     def work(k):
@@ -106,6 +108,7 @@ def test_pickle_and_threads(files, sentences):
                     mine.set(x)
                     got.append((mine.tag(), mine.marginal(mine.labels()[0], 0)))
                 results[k] = got
+                assert [mine.tag(s) for s in seqs] == expected
         except Exception as exc:  # pragma: no cover - reported below
             errors.append(exc)
     threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]

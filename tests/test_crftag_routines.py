@@ -68,11 +68,15 @@ def test_twins_tag_equal(seed, grid):
     c, py = _run("c", t, items, False), _run("python", t, items, False)
     assert np.array_equal(c[0], py[0]) and c[1:] == py[1:]
     # as the numpy route computes them (_crfsuite_decode), to the bit
-    seq = ItemSequence(items)
+    pairs = ItemSequence(items)._packed.pairs()
     for backend in BACKENDS:
-        state, labels, score = _run(backend, t, seq._items, True)
-        assert np.array_equal(state, c[0]) and (labels, score) == c[1:]
-        assert np.array_equal(_decoder(backend, t).state(seq._items, True), c[0])
+        m = _module(backend, "_crftag")
+        assert m.pack(items, False).pairs() == pairs == m.pack(pairs, True).pairs()
+        for arg, prepared in ((pairs, True), (m.pack(items, False), False),
+                              (m.pack(pairs, True), True)):
+            state, labels, score = _run(backend, t, arg, prepared)
+            assert np.array_equal(state, c[0]) and (labels, score) == c[1:]
+            assert np.array_equal(_decoder(backend, t).state(arg, prepared), c[0])
     path, score = dec.viterbi(c[0], t.trans)
     assert [t.labels[i] for i in path] == c[1] and score == c[2]
 
@@ -105,6 +109,45 @@ def test_errors(backend):
     with pytest.raises(ValueError, match="state must have shape"):
         d.best(np.zeros((0, 2)))
     assert d.state([], False).shape == (0, 2)
+    m = _module(backend, "_crftag")
+    with pytest.raises(ValueError, match="at least one item"):
+        d.tag(m.pack([], False), False)
+    assert d.state(m.pack([], False), False).shape == (0, 2)
+    for bad in ((), ({"a0": 1.0},), "a0", None):
+        with pytest.raises(TypeError, match="must be a list"):
+            d.tag(bad, False)
+    with pytest.raises(TypeError, match="feature name must be str or bytes"):
+        m.pack([{"a0": 1.0}, [None]], False)
+    for bad in ([("a0", "x")], [(None, 1.0)], (("a0", b"1"),)):
+        with pytest.raises(TypeError):  # a prepared name is str or bytes, its value a number
+            m.pack([bad], True)
+    assert m.pack([[["a0", 2]], ((b"a1", True),)], True).pairs() == [[("a0", 2.0)], [("a1", 1.0)]]
+
+
+_NAMES = ["a", "\u00e9t\u00e9", "\u4e2d\u6587", "\U0001f600x", "", "a:b", "\x00\x7f\x80\uffff"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_pack_reads_every_width_of_str_and_pickles(backend):
+    """Names of 1-, 2- and 4-byte code points (and joined "key:value" of mixed widths) are
+    read as the twin reads them; a Packed pickles to an equal one; nothing is leaked."""
+    if backend == "c" and not HAVE_C:
+        pytest.skip("the C core is not in use")
+    import pickle
+    import sys
+
+    m = _module(backend, "_crftag")
+    items = [{k: v for k, v in zip(_NAMES, _NAMES[::-1])}, _NAMES, {"x": {"y": _NAMES[3]}},
+             {_NAMES[2].encode(): 2.5, "f": 3, "t": True, "n": np.float32(0.5)}]
+    expected = _module("python", "_crftag").pack(items, False).pairs()
+    assert expected[0][1] == (_NAMES[1] + ":" + _NAMES[-2], 1.0)
+    before = [sys.getrefcount(s) for s in _NAMES]
+    for _ in range(3):
+        packed = m.pack(items, False)
+        assert packed.pairs() == expected and len(packed) == 4
+        assert pickle.loads(pickle.dumps(packed)).pairs() == expected
+    del packed
+    assert [sys.getrefcount(s) for s in _NAMES] == before
 
 
 @pytest.mark.skipif(not HAVE_C, reason="the C core is not in use")

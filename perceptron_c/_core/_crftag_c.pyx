@@ -2,12 +2,15 @@
 """C twin of ``_crftag_py`` (the specification): the same class, the same results to the bit.
 
 An item sequence is read with the GIL, one pass over its dicts (``PyDict_Next``) or lists
-that copies each name's code points (a str value's name ``"key:value"`` without making it);
-then, without the GIL, each name is looked up in the model's own table of names (a
-`_features_c.Vocabulary` of the attribute names, read only), and the state scores and
-Viterbi run. A `Decoder` holds pointers into the model's arrays (kept alive, never written),
-and each call keeps its scratch to itself: any number of threads may tag at once.
+that keeps a reference to each name's str (and to a str value: the name ``"key:value"`` is
+never made); then, without the GIL, the names' code points are copied and hashed, each looked
+up in the model's own table of names (a `_features_c.Vocabulary` of the attribute names, read
+only), and the state scores and Viterbi run. `pack` does the reading and hashing once (a
+`Packed`, what an ``ItemSequence`` holds): a call on it holds the GIL only to enter and to
+leave. A `Decoder` holds pointers into the model's arrays (kept alive, never written), and
+each call keeps its scratch to itself: any number of threads may tag at once.
 """
+cimport cython
 from cpython.bytes cimport PyBytes_Check
 from cpython.dict cimport PyDict_CheckExact, PyDict_Next
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
@@ -15,11 +18,12 @@ from cpython.list cimport PyList_CheckExact, PyList_GET_ITEM, PyList_GET_SIZE, P
 from cpython.list cimport PyList_SET_ITEM
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.object cimport PyObject
-from cpython.ref cimport Py_INCREF
+from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.tuple cimport PyTuple_CheckExact, PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.unicode cimport PyUnicode_CheckExact
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free
+from libc.string cimport memset
 
 from perceptron_c._core._features_c cimport U32, Vocabulary, need_u32
 
@@ -32,16 +36,21 @@ cdef extern from "_prefetch.h":
 
 cdef extern from "Python.h":
     Py_ssize_t PyUnicode_GET_LENGTH(object s)
+    Py_ssize_t obj_length "PyUnicode_GET_LENGTH"(PyObject* s) noexcept nogil
+    int PyUnicode_4BYTE_KIND
+    str PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
 
 cdef extern from "_features.h":
     int str_ready "pc_str_ready"(object s) except -1
-    Py_UCS4 read_str "pc_read_str"(object s, uint32_t* out) noexcept
+    Py_UCS4 read_obj "pc_read_str"(PyObject* s, uint32_t* out) noexcept nogil
     uint64_t cp_hash "pc_cp_hash"(const uint32_t* k, Py_ssize_t n) noexcept nogil
     uint64_t slot_mix "pc_slot_mix"(uint64_t z) noexcept nogil
     bint same_key "pc_same_key"(const uint32_t* a, const uint32_t* b,
                                 Py_ssize_t n) noexcept nogil
 
 cdef object _float = float
+cdef object _empty = np.empty
+cdef object _f64 = np.float64
 # The work (names looked up plus Viterbi's candidates) below which a call keeps the GIL; 0:
 # every call releases it. On short sentences neither gives 2 threads a speed-up (the reading
 # holds the GIL for half the call): bench_crfsuite_tag.py measures both.
@@ -60,59 +69,80 @@ cdef str _DISAGREE = "Decoder: the arrays do not agree with the index and the la
 
 
 cdef struct Names:
-    # the names of one sequence's attributes: name k is cps[start[k]:start[k + 1]], of
-    # value vals[k]; then, looked up, the known ones' attribute ids and values (ids, known)
+    # the names of one sequence's attributes: name k is cps[start[k]:start[k + 1]], of value
+    # vals[k] and hash hashes[k]. While read, objs[2k] holds its key (a str) and objs[2k + 1]
+    # its str value or NULL (the name is key ":" value), owned references: their code points
+    # are copied later, without the GIL (a str never changes).
     U32 cps
     int64_t* start
     double* vals
-    int64_t* ids
-    double* known
+    PyObject** objs
+    uint64_t* hashes
     Py_ssize_t n, cap
 
 
-cdef int _done(Names* b, double value) except -1:
-    """The name whose code points were just appended gets its value."""
-    cdef Py_ssize_t cap
-    cdef void* p
-    if b.n + 1 >= b.cap:
-        cap = 2 * b.cap + 64
-        p = PyMem_Realloc(b.start, (cap + 1) * sizeof(int64_t))
-        if p == NULL:
-            raise MemoryError()
-        b.start = <int64_t*>p
-        p = PyMem_Realloc(b.vals, cap * sizeof(double))
-        if p == NULL:
-            raise MemoryError()
-        b.vals = <double*>p
-        b.cap = cap
-    b.vals[b.n] = value
-    b.n += 1
-    b.start[b.n] = b.cps.n
+cdef void _clear(Names* b) noexcept nogil:
+    b.cps.p, b.start, b.vals, b.objs = NULL, NULL, NULL, NULL
+    b.hashes = NULL
+    b.cps.n = b.cps.cap = b.n = b.cap = 0
+
+
+cdef void _release(Names* b) noexcept:
+    """The references read are dropped (with the GIL)."""
+    cdef Py_ssize_t k
+    if b.objs != NULL:
+        for k in range(2 * b.n):
+            Py_XDECREF(b.objs[k])
+        PyMem_Free(b.objs)
+        b.objs = NULL
+
+
+cdef void _free(Names* b) noexcept:
+    _release(b)
+    free(b.cps.p)  # (grown by _features_c with realloc)
+    PyMem_Free(b.start)
+    PyMem_Free(b.vals)
+    PyMem_Free(b.hashes)
+    _clear(b)
+
+
+cdef int _grow(Names* b) except -1:
+    cdef Py_ssize_t cap = 2 * b.cap + 64
+    cdef void* p = PyMem_Realloc(b.start, (cap + 1) * sizeof(int64_t))
+    if p == NULL:
+        raise MemoryError()
+    b.start = <int64_t*>p
+    b.start[0] = 0 if b.cap == 0 else b.start[0]
+    p = PyMem_Realloc(b.vals, cap * sizeof(double))
+    if p == NULL:
+        raise MemoryError()
+    b.vals = <double*>p
+    p = PyMem_Realloc(b.objs, 2 * cap * sizeof(PyObject*))
+    if p == NULL:
+        raise MemoryError()
+    b.objs = <PyObject**>p
+    b.cap = cap
     return 0
 
 
-cdef inline int _append(U32* b, str s, Py_ssize_t extra) except -1:
-    """The code points of s at the end of b, with room for ``extra`` more after them."""
-    str_ready(s)
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s)
-    need_u32(b, n + extra)
-    read_str(s, b.p + b.n)
-    b.n += n
+cdef int _add(Names* b, str key, str text, double value) except -1:
+    """One name: ``key`` of ``value``, or ``key:text`` of 1.0 when text is not None."""
+    cdef Py_ssize_t k = b.n, n
+    if k + 1 >= b.cap:
+        _grow(b)
+    str_ready(key)
+    n = PyUnicode_GET_LENGTH(key)
+    if text is not None:
+        str_ready(text)
+        n += 1 + PyUnicode_GET_LENGTH(text)
+        Py_INCREF(text)
+    b.objs[2 * k + 1] = <PyObject*>text if text is not None else NULL
+    Py_INCREF(key)
+    b.objs[2 * k] = <PyObject*>key
+    b.vals[k] = value
+    b.start[k + 1] = b.start[k] + n
+    b.n = k + 1
     return 0
-
-
-cdef inline int _name(str name, double value, Names* b) except -1:
-    _append(&b.cps, name, 0)
-    return _done(b, value)
-
-
-cdef inline int _joined(str key, str value, Names* b) except -1:
-    """The name key + ":" + value, its code points only."""
-    _append(&b.cps, key, 1)
-    b.cps.p[b.cps.n] = 58  # ':'
-    b.cps.n += 1
-    _append(&b.cps, value, 0)
-    return _done(b, 1.0)
 
 
 cdef str _key(object key):
@@ -140,7 +170,7 @@ cdef int _read(object x, str prefix, Names* b) except -1:
     cdef PyObject* v
     if not isinstance(x, dict):
         for key in x:
-            _name(_prefixed(prefix, key), 1.0, b)
+            _add(b, _prefixed(prefix, key), None, 1.0)
         return 0
     if not PyDict_CheckExact(x):
         for key, value in x.items():
@@ -152,18 +182,26 @@ cdef int _read(object x, str prefix, Names* b) except -1:
 
 
 cdef inline str _prefixed(str prefix, object key):
-    return _key(key) if not prefix else prefix + _key(key)
+    if not prefix:
+        return <str>key if PyUnicode_CheckExact(key) else _key(key)
+    return prefix + _key(key)
 
 
 cdef int _read_value(str name, object value, Names* b) except -1:
-    if PyUnicode_CheckExact(value):
-        _joined(name, <str>value, b)
+    # (an exact float, bool or str first: none is a dict, list or set, which come first in
+    # the twin's order)
+    if PyFloat_CheckExact(value):
+        _add(b, name, None, PyFloat_AS_DOUBLE(value))
+    elif value is True or value is False:
+        _add(b, name, None, 1.0 if value is True else 0.0)
+    elif PyUnicode_CheckExact(value):
+        _add(b, name, <str>value, 1.0)
     elif isinstance(value, (dict, list, set)):
         _read(value, name + ":", b)
     elif isinstance(value, (str, bytes)):
-        _joined(name, _key(value), b)
+        _add(b, name, _key(value), 1.0)
     else:
-        _name(name, _value(value), b)
+        _add(b, name, None, _value(value))
     return 0
 
 
@@ -172,39 +210,72 @@ cdef int _read_prepared(object item, Names* b) except -1:
     cdef object pair
     if not PyList_CheckExact(item):
         for name, value in item:
-            _name(name, value, b)
+            _add(b, _key(name), None, value)
         return 0
     for i in range(PyList_GET_SIZE(item)):
         pair = <object>PyList_GET_ITEM(item, i)
         if PyTuple_CheckExact(pair) and PyTuple_GET_SIZE(pair) == 2 and PyUnicode_CheckExact(
                 <object>PyTuple_GET_ITEM(pair, 0)):
-            _name(<str><object>PyTuple_GET_ITEM(pair, 0),
-                  <double><object>PyTuple_GET_ITEM(pair, 1), b)
+            _add(b, <str><object>PyTuple_GET_ITEM(pair, 0), None,
+                 <double><object>PyTuple_GET_ITEM(pair, 1))
         else:
             name, value = pair
-            _name(name, value, b)
+            _add(b, _key(name), None, value)
     return 0
 
 
-cdef Py_ssize_t _lookup(Names* b, Py_ssize_t* ptr, Py_ssize_t T, Vocabulary vocab,
-                        const int64_t* attr) noexcept nogil:
-    """Each name's attribute id (vocab's probe, read only), the unknown ones dropped; ptr[t]
-    (item t's names' end) becomes the end of its known ones. All the hashes first, each
-    name's first slot fetched ahead: the table's cache misses overlap."""
-    cdef Py_ssize_t t, k, j, n, m = 0, lo = 0, mask = vocab.n_slots - 1
+cdef int _read_all(list items, bint prepared, Names* b, Py_ssize_t* ptr) except -1:
+    """The names of every item (ptr[t + 1]: item t's end), and room for their code points
+    and hashes; all with the GIL."""
+    cdef Py_ssize_t t
+    _grow(b)
+    ptr[0] = 0
+    for t in range(len(items)):
+        if prepared:
+            _read_prepared(items[t], b)
+        else:
+            _read(items[t], "", b)
+        ptr[t + 1] = b.n
+    need_u32(&b.cps, b.start[b.n])
+    b.hashes = <uint64_t*>PyMem_Malloc(b.n * sizeof(uint64_t) + 1)
+    if b.hashes == NULL:
+        raise MemoryError()
+    return 0
+
+
+cdef void _fill(Names* b) noexcept nogil:
+    """The code points of every name, from the str objects read, and their hashes."""
+    cdef Py_ssize_t k, m
+    cdef uint32_t* p
+    for k in range(b.n):
+        p = b.cps.p + b.start[k]
+        read_obj(b.objs[2 * k], p)
+        if b.objs[2 * k + 1] != NULL:
+            m = obj_length(b.objs[2 * k])
+            p[m] = 58  # ':'
+            read_obj(b.objs[2 * k + 1], p + m + 1)
+        b.hashes[k] = cp_hash(p, b.start[k + 1] - b.start[k])
+    b.cps.n = b.start[b.n]
+
+
+cdef Py_ssize_t _lookup(const Names* b, const Py_ssize_t* ptr, Py_ssize_t* known_ptr,
+                        Py_ssize_t T, Vocabulary vocab, const int64_t* attr, int64_t* ids,
+                        double* known) noexcept nogil:
+    """Each name's attribute id (vocab's probe, read only), the unknown ones dropped;
+    known_ptr[t + 1] is the end of item t's known ones. Every name's first slot is fetched
+    ahead: the table's cache misses overlap."""
+    cdef Py_ssize_t t, k, j, n, m = 0, mask = vocab.n_slots - 1
     cdef const uint32_t* key
     cdef uint64_t h
     cdef int64_t vid
-    cdef uint64_t* hashes = <uint64_t*>b.ids  # (ids[m], m <= k, is written after hashes[k])
-    for k in range(b.n):
-        h = cp_hash(b.cps.p + b.start[k], b.start[k + 1] - b.start[k])
-        hashes[k] = h
-        prefetch(&vocab.slots[<Py_ssize_t>(slot_mix(h) & <uint64_t>mask)])
+    for k in range(ptr[T]):
+        prefetch(&vocab.slots[<Py_ssize_t>(slot_mix(b.hashes[k]) & <uint64_t>mask)])
+    known_ptr[0] = 0
     for t in range(T):
-        for k in range(lo, ptr[t + 1]):
+        for k in range(ptr[t], ptr[t + 1]):
             key = b.cps.p + b.start[k]
             n = b.start[k + 1] - b.start[k]
-            h = hashes[k]
+            h = b.hashes[k]
             j = <Py_ssize_t>(slot_mix(h) & <uint64_t>mask)
             while True:
                 vid = vocab.slots[j].id
@@ -212,28 +283,29 @@ cdef Py_ssize_t _lookup(Names* b, Py_ssize_t* ptr, Py_ssize_t T, Vocabulary voca
                     break
                 if (vocab.slots[j].hash == h and vocab.starts[vid + 1] - vocab.starts[vid] == n
                         and same_key(vocab.arena.p + vocab.starts[vid], key, n)):
-                    b.ids[m] = attr[vid]
-                    b.known[m] = b.vals[k]
+                    ids[m] = attr[vid]
+                    known[m] = b.vals[k]
                     m += 1
                     break
                 j = (j + 1) & mask
-        lo = ptr[t + 1]
-        ptr[t + 1] = m
+        known_ptr[t + 1] = m
     return m
 
 
-cdef void _state(const Names* b, const Py_ssize_t* ptr, Py_ssize_t T, Py_ssize_t L,
-                 const int64_t* attr_ptr, const int64_t* attr_label,
-                 const double* attr_weight, double* state) noexcept nogil:
+cdef void _state(const int64_t* ids, const double* known, const Py_ssize_t* ptr,
+                 Py_ssize_t T, Py_ssize_t L, const int64_t* attr_ptr,
+                 const int64_t* attr_label, const double* attr_weight, double* state
+                 ) noexcept nogil:
     """crf1dt_state_score: item by item, attribute by attribute, feature by feature."""
     cdef Py_ssize_t t, k, f
     cdef double v
     cdef double* row
+    memset(state, 0, T * L * sizeof(double))
     for t in range(T):
         row = state + t * L
         for k in range(ptr[t], ptr[t + 1]):
-            v = b.known[k]
-            for f in range(attr_ptr[b.ids[k]], attr_ptr[b.ids[k] + 1]):
+            v = known[k]
+            for f in range(attr_ptr[ids[k]], attr_ptr[ids[k] + 1]):
                 row[attr_label[f]] += attr_weight[f] * v
 
 
@@ -291,6 +363,56 @@ cdef double _viterbi(const double* state, const double* trans, Py_ssize_t T, Py_
     return cur[b]
 
 
+@cython.final
+cdef class Packed:
+    """_crftag_py.Packed: the names of an item sequence read once (their code points, hashes
+    and values), looked up in any model without the GIL; never changed after `pack`."""
+    cdef Names b
+    cdef Py_ssize_t* ptr  # item t's names: ptr[t]:ptr[t + 1]
+    cdef Py_ssize_t T
+
+    def __cinit__(self):
+        _clear(&self.b)
+        self.ptr, self.T = NULL, 0
+
+    def __dealloc__(self):
+        _free(&self.b)
+        PyMem_Free(self.ptr)
+
+    def __len__(self):
+        return self.T
+
+    def __reduce__(self):
+        return pack, (self.pairs(), True)
+
+    def pairs(self):
+        """_crftag_py.Packed.pairs."""
+        cdef Py_ssize_t t, k
+        cdef list out = [], item
+        for t in range(self.T):
+            item = []
+            for k in range(self.ptr[t], self.ptr[t + 1]):
+                item.append((PyUnicode_FromKindAndData(
+                    PyUnicode_4BYTE_KIND, self.b.cps.p + self.b.start[k],
+                    self.b.start[k + 1] - self.b.start[k]), self.b.vals[k]))
+            out.append(item)
+        return out
+
+
+def pack(list items, bint prepared):
+    """_crftag_py.pack."""
+    cdef Packed p = Packed.__new__(Packed)
+    cdef Py_ssize_t T = len(items)
+    p.ptr = <Py_ssize_t*>PyMem_Malloc((T + 1) * sizeof(Py_ssize_t))
+    if p.ptr == NULL:
+        raise MemoryError()
+    _read_all(items, prepared, &p.b, p.ptr)
+    _fill(&p.b)
+    _release(&p.b)
+    p.T = T
+    return p
+
+
 cdef class Decoder:
     """_crftag_py.Decoder: the tagging tables of one opened model, read-only."""
     cdef tuple _labels
@@ -330,62 +452,73 @@ cdef class Decoder:
         self._label = &lab[0] if lab.shape[0] else NULL
         self._weight = &w[0] if w.shape[0] else NULL
 
-    cdef object _run(self, list items, bint prepared, bint decode):
+    cdef object _run(self, object items, bint prepared, bint decode):
         """The state scores of items (a new (T, L) array); with decode, (them, the best
-        labels, the score). The names read with the GIL, the rest without it."""
-        cdef Py_ssize_t t, T = len(items), L = self.L
+        labels, the score). The items read with the GIL (a Packed: already), the rest
+        without it."""
         cdef Names b
+        cdef const Names* names
+        cdef Packed packed
+        cdef Py_ssize_t T, L = self.L
+        cdef Py_ssize_t* ptr = NULL
+        cdef Py_ssize_t* known_ptr
+        cdef int64_t* ids
+        cdef double* known
         cdef double score = 0.0
-        cdef double* out
         cdef double[:, ::1] s
-        cdef void* work = NULL
+        cdef char* scratch = NULL
         cdef int32_t* path
-        cdef Py_ssize_t* ptr = <Py_ssize_t*>PyMem_Malloc((T + 1) * sizeof(Py_ssize_t))
-        if ptr == NULL:
-            raise MemoryError()
-        b.cps.p, b.start, b.vals, b.ids, b.known = NULL, NULL, NULL, NULL, NULL
-        b.cps.n = b.cps.cap = b.n = b.cap = 0
+        cdef bint raw = type(items) is not Packed
+        _clear(&b)
         try:
-            _done(&b, 0.0)  # (room for start; name 0 dropped below)
-            b.n, b.start[0], ptr[0] = 0, 0, 0
-            for t in range(T):
-                if prepared:
-                    _read_prepared(items[t], &b)
-                else:
-                    _read(items[t], "", &b)
-                ptr[t + 1] = b.n
-            b.ids = <int64_t*>PyMem_Malloc(b.n * sizeof(int64_t) + 1)
-            b.known = <double*>PyMem_Malloc(b.n * sizeof(double) + 1)
-            if decode:
-                work = PyMem_Malloc(3 * L * sizeof(double) + (T * L + T) * sizeof(int32_t))
-            if b.ids == NULL or b.known == NULL or (decode and work == NULL):
-                raise MemoryError()
-            state = np.zeros((T, L), dtype=np.float64)
-            s = state
-            out = &s[0, 0]
-            path = <int32_t*>(<double*>work + 3 * L)
-            if b.n * 8 + (T * L * L if decode else 0) >= NOGIL_WORK:
-                with nogil:
-                    score = self._work(&b, ptr, T, out, decode, <double*>work, path)
+            if raw:
+                T = len(<list>items)
+                ptr = <Py_ssize_t*>PyMem_Malloc((T + 1) * sizeof(Py_ssize_t))
+                if ptr == NULL:
+                    raise MemoryError()
+                _read_all(<list>items, prepared, &b, ptr)
+                names = &b
             else:
-                score = self._work(&b, ptr, T, out, decode, <double*>work, path)
+                packed = <Packed>items
+                T, ptr, names = packed.T, packed.ptr, &packed.b
+            scratch = <char*>PyMem_Malloc(
+                (T + 1) * sizeof(Py_ssize_t) + names.n * (sizeof(int64_t) + sizeof(double))
+                + (3 * L * sizeof(double) + (T * L + T) * sizeof(int32_t) if decode else 0))
+            if scratch == NULL:
+                raise MemoryError()
+            known = <double*>scratch
+            ids = <int64_t*>(known + names.n)
+            known_ptr = <Py_ssize_t*>(ids + names.n)
+            work = <double*>(known_ptr + T + 1)
+            path = <int32_t*>(work + 3 * L)
+            state = _empty((T, L), _f64)
+            s = state
+            if names.n * 8 + (T * L * L if decode else 0) >= NOGIL_WORK:
+                with nogil:
+                    score = self._work(names, raw, ptr, known_ptr, T, ids, known, &s[0, 0],
+                                       decode, work, path)
+            else:
+                score = self._work(names, raw, ptr, known_ptr, T, ids, known, &s[0, 0],
+                                   decode, work, path)
+            _release(&b)
             if not decode:
                 return state
             return state, self._names(path, T), score
         finally:
-            PyMem_Free(ptr)
-            free(b.cps.p)  # (grown by _features_c with realloc)
-            PyMem_Free(b.start)
-            PyMem_Free(b.vals)
-            PyMem_Free(b.ids)
-            PyMem_Free(b.known)
-            PyMem_Free(work)
+            if raw:
+                PyMem_Free(ptr)
+            _free(&b)
+            PyMem_Free(scratch)
 
-    cdef double _work(self, Names* b, Py_ssize_t* ptr, Py_ssize_t T, double* out,
-                      bint decode, double* work, int32_t* path) noexcept nogil:
-        """The names looked up, the state scores, and with decode Viterbi (its score)."""
-        _lookup(b, ptr, T, self._vocab, self._attr)
-        _state(b, ptr, T, self.L, self._ptr, self._label, self._weight, out)
+    cdef double _work(self, const Names* b, bint fill, const Py_ssize_t* ptr,
+                      Py_ssize_t* known_ptr, Py_ssize_t T, int64_t* ids, double* known,
+                      double* out, bint decode, double* work, int32_t* path) noexcept nogil:
+        """The names' code points and hashes (with fill), looked up, the state scores, and
+        with decode Viterbi (its score)."""
+        if fill:
+            _fill(<Names*>b)
+        _lookup(b, ptr, known_ptr, T, self._vocab, self._attr, ids, known)
+        _state(ids, known, known_ptr, T, self.L, self._ptr, self._label, self._weight, out)
         if decode:
             return _viterbi(out, self._trans, T, self.L, work, path + T, path)
         return 0.0
@@ -399,9 +532,11 @@ cdef class Decoder:
             PyList_SET_ITEM(labels, t, name)
         return labels
 
-    def state(self, list items, bint prepared):
+    def state(self, object items, bint prepared):
         """_crftag_py.Decoder.state."""
-        if not items:
+        if type(items) is not list and type(items) is not Packed:
+            raise TypeError(f"items must be a list or a Packed, got {type(items).__name__}")
+        if len(items) == 0:
             return np.zeros((0, self.L), dtype=np.float64)
         return self._run(items, prepared, False)
 
@@ -429,8 +564,10 @@ cdef class Decoder:
         finally:
             PyMem_Free(work)
 
-    def tag(self, list items, bint prepared):
+    def tag(self, object items, bint prepared):
         """_crftag_py.Decoder.tag."""
-        if not items:
+        if type(items) is not list and type(items) is not Packed:
+            raise TypeError(f"items must be a list or a Packed, got {type(items).__name__}")
+        if len(items) == 0:
             raise ValueError("tag needs at least one item")
         return self._run(items, prepared, True)

@@ -7,7 +7,8 @@ Reading (python-crfsuite's ``to_item``): an item is a dict or an iterable of nam
 a value that is a dict, list or set is read with ``"name:"`` before its names, a str (or
 bytes) value ``v`` is the name ``"name:v"`` of value 1.0, any other value is ``float(value)``;
 a name in a list is of value 1.0; bytes names are read as UTF-8. A name the model does not
-know is dropped, as CRFsuite drops it.
+know is dropped, as CRFsuite drops it. `pack` reads a sequence once, for any number of
+decodings in any model (a `Packed`: what an ``ItemSequence`` holds).
 
 Arithmetic contract (to the bit, in both twins):
 - state scores: ``state[t, l]`` starts at 0.0 and, for each known attribute of item t in the
@@ -24,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Decoder"]
+__all__ = ["Decoder", "Packed", "pack"]
 
 
 def _key(key: Any) -> str:
@@ -33,6 +34,69 @@ def _key(key: Any) -> str:
     if isinstance(key, bytes):
         return key.decode("utf-8")
     raise TypeError(f"a feature name must be str or bytes, got {type(key).__name__}")
+
+
+def _number(value: Any) -> float:
+    """A prepared value as C reads a double: a str or bytes is no number."""
+    if isinstance(value, (str, bytes, bytearray)):
+        raise TypeError(f"must be real number, not {type(value).__name__}")
+    return float(value)
+
+
+def _read(x: Any, prefix: str, out: list[tuple[str, float]]) -> None:
+    """The (name, value) pairs of the raw item x, each name after ``prefix``."""
+    if not isinstance(x, dict):
+        for key in x:
+            out.append((prefix + _key(key), 1.0))
+        return
+    for key, value in x.items():
+        name = prefix + _key(key)
+        if isinstance(value, (dict, list, set)):
+            _read(value, name + ":", out)
+        elif isinstance(value, (str, bytes)):
+            out.append((name + ":" + _key(value), 1.0))
+        else:
+            out.append((name, float(value)))
+
+
+def _pairs(items: list, prepared: bool) -> list[list[tuple[str, float]]]:
+    if prepared:
+        return [[(_key(name), _number(value)) for name, value in item] for item in items]
+    out = []
+    for item in items:
+        pairs: list[tuple[str, float]] = []
+        _read(item, "", pairs)
+        out.append(pairs)
+    return out
+
+
+class Packed:
+    """The names of an item sequence, read once (`pack`): what `Decoder.state` and
+    `Decoder.tag` take in place of a list, never changed after.
+
+    Parameters
+    ----------
+    pairs : list of list of (str, float)
+        Each item's (name, value) pairs, in reading order.
+    """
+
+    def __init__(self, pairs: list[list[tuple[str, float]]]) -> None:
+        self._pairs = pairs
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+    def pairs(self) -> list[list[tuple[str, float]]]:
+        """Each item's (name, value) pairs, a new list."""
+        return [list(item) for item in self._pairs]
+
+
+def pack(items: list, prepared: bool) -> Packed:
+    """The names of ``items`` (raw items, or (name, value) pairs when ``prepared``), read
+    once for any number of `Decoder` calls, in any model."""
+    if type(items) is not list:
+        raise TypeError(f"items must be a list, got {type(items).__name__}")
+    return Packed(_pairs(items, prepared))
 
 
 class Decoder:
@@ -65,45 +129,28 @@ class Decoder:
         self._weight = [float(w) for w in attr_weight]
         self._trans = [[float(w) for w in row] for row in trans]
 
-    def state(self, items: list, prepared: bool) -> np.ndarray:
-        """The (T, L) float64 state scores of ``items``: raw items (dicts, lists of names)
-        or, when ``prepared``, lists of (name, value) pairs (an ``ItemSequence``'s)."""
+    def state(self, items: list | Packed, prepared: bool) -> np.ndarray:
+        """The (T, L) float64 state scores of ``items``: raw items (dicts, lists of names),
+        or when ``prepared`` lists of (name, value) pairs (an ``ItemSequence``'s), or a
+        `Packed` (``prepared`` then unused)."""
+        if isinstance(items, Packed):
+            pairs = items._pairs
+        elif type(items) is list:
+            pairs = _pairs(items, prepared)
+        else:
+            raise TypeError(f"items must be a list or a Packed, got {type(items).__name__}")
         L = len(self._labels)
-        state = np.zeros((len(items), L), dtype=np.float64)
-        for t, item in enumerate(items):
-            ids: list[int] = []
-            vals: list[float] = []
-            if prepared:
-                for name, value in item:
-                    self._known(name, value, ids, vals)
-            else:
-                self._read(item, "", ids, vals)
+        state = np.zeros((len(pairs), L), dtype=np.float64)
+        for t, item in enumerate(pairs):
             row = [0.0] * L
-            for a, v in zip(ids, vals):
+            for name, v in item:
+                a = self._index.get(name)
+                if a is None:
+                    continue
                 for f in range(self._ptr[a], self._ptr[a + 1]):
                     row[self._label[f]] += self._weight[f] * v
             state[t] = row
         return state
-
-    def _known(self, name: str, value: float, ids: list[int], vals: list[float]) -> None:
-        a = self._index.get(name)
-        if a is not None:
-            ids.append(a)
-            vals.append(value)
-
-    def _read(self, x: Any, prefix: str, ids: list[int], vals: list[float]) -> None:
-        if not isinstance(x, dict):
-            for key in x:
-                self._known(prefix + _key(key), 1.0, ids, vals)
-            return
-        for key, value in x.items():
-            name = prefix + _key(key)
-            if isinstance(value, (dict, list, set)):
-                self._read(value, name + ":", ids, vals)
-            elif isinstance(value, (str, bytes)):
-                self._known(name + ":" + _key(value), 1.0, ids, vals)
-            else:
-                self._known(name, float(value), ids, vals)
 
     def best(self, state: np.ndarray) -> tuple[list[str], float]:
         """The best labels of ``state`` (T >= 1 rows) and the path's score."""
@@ -128,9 +175,9 @@ class Decoder:
         path.reverse()
         return [self._labels[i] for i in path], cur[last]
 
-    def tag(self, items: list, prepared: bool) -> tuple[np.ndarray, list[str], float]:
+    def tag(self, items: list | Packed, prepared: bool) -> tuple[np.ndarray, list[str], float]:
         """`state` then `best`: (state scores, best labels, score); T >= 1 items."""
-        if not items:
+        if isinstance(items, (list, Packed)) and not len(items):
             raise ValueError("tag needs at least one item")
         state = self.state(items, prepared)
         labels, score = self.best(state)
