@@ -5,8 +5,14 @@ Mutations: a member dropped, reshaped, retyped, or set to an extreme value (0, -
 2^53, 2^62, the int64 limits, +-inf, NaN, +-1e308, the smallest subnormal), members added
 or duplicated, the archive truncated, a byte flipped, a member deflated. Never another
 exception type, never a crash, never an unpickle (the loader reads no object array). The
-number of mutants grows with the profile (conftest.examples)."""
+number of mutants grows with the profile (conftest.examples).
+
+CRFsuite's ``.crfsuite`` files (written by the ap, pa and arow trainers) go through their own
+mutations: bits flipped, 32-bit words set to extremes (in the header and anywhere), the file
+truncated. Each mutant is refused with FileFormatError naming the file, or opens into a
+consistent model that tags, scores and gives marginals alike on both twins."""
 import io as stdio
+import struct
 import zipfile
 
 import numpy as np
@@ -166,3 +172,95 @@ def test_every_mutant_is_refused_or_behaves_alike_on_both_twins(saved, tmp_path)
         if HAVE_C:
             assert c_side == py_side, f"{name}: {what}: the twins differ"
     assert counts["refused"] > n // 4 and counts["loaded"] > n // 10, counts
+
+
+@pytest.fixture(scope="module")
+def crfsuite_files():
+    import perceptron_c.crfsuite as crfsuite
+
+    rng = np.random.default_rng(36)
+    sentences = []
+    for _ in range(60):
+        words = [f"w{k}" for k in rng.integers(0, 25, int(rng.integers(1, 8)))]
+        sentences.append(([{"w": w, "s": w[-1:], "bias": 1.0} for w in words],
+                          [f"T{int(w[1:]) % 4}" for w in words]))
+    files = {}
+    for algorithm in ("ap", "pa", "arow"):
+        trainer = crfsuite.Trainer(algorithm, {"max_iterations": 3}, verbose=False)
+        for x, y in sentences:
+            trainer.append(x, y)
+        files[algorithm] = crfsuite_bytes(trainer)
+    return files, [x for x, _ in sentences[:6]]
+
+
+def crfsuite_bytes(trainer):
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "m.crfsuite")
+        trainer.train(path)
+        with open(path, "rb") as handle:
+            return handle.read()
+
+
+def _crfsuite_mutant(raw, rng, k):
+    extremes = [0, 1, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000, 48, 2**20]
+    data = bytearray(raw)
+    if k % 3 == 0:
+        for _ in range(int(rng.integers(1, 4))):
+            data[int(rng.integers(0, len(data)))] ^= 1 << int(rng.integers(0, 8))
+    elif k % 3 == 1:
+        at = int(rng.integers(0, len(data) - 4)) if rng.random() < 0.5 else int(
+            rng.integers(0, 12)) * 4
+        data[at:at + 4] = struct.pack("<I", extremes[int(rng.integers(0, len(extremes)))])
+    else:
+        del data[int(rng.integers(0, len(data))):]
+    return bytes(data)
+
+
+def _crfsuite_behaviour(tagger, xs):
+    out = []
+    for x in xs:
+        try:
+            labels = tagger.tag(x)
+            scores = [tagger.probability(labels)] + [tagger.marginal(y, 0)
+                                                     for y in tagger.labels()]
+            out.append(("ok", labels, [repr(round(s, 9)) for s in scores]))  # (nan == nan)
+        except ValueError as exc:
+            out.append(("error", str(exc)))
+    return out
+
+
+def test_every_crfsuite_mutant_is_refused_or_tags_alike_on_both_twins(crfsuite_files):
+    import perceptron_c.crfsuite as crfsuite
+
+    files, xs = crfsuite_files
+    rng = np.random.default_rng(20261206)
+    names = sorted(files)
+    counts = {"refused": 0, "loaded": 0}
+    n = examples(3000)
+    for k in range(n):
+        name = names[k % len(names)]
+        data = _crfsuite_mutant(files[name], rng, k)
+        tagger = crfsuite.Tagger()
+        try:
+            tagger.open_inmemory(data)
+        except FileFormatError as exc:
+            assert "<in-memory model>" in str(exc)
+            counts["refused"] += 1
+            continue
+        except BaseException as exc:
+            pytest.fail(f"{name} mutant {k}: open raised {type(exc).__name__}: {exc}")
+        counts["loaded"] += 1
+        tagger._need().model.check()
+        try:
+            c_side = _crfsuite_behaviour(tagger, xs)
+            with _backend.using("python"):
+                py_side = _crfsuite_behaviour(tagger, xs)
+        except BaseException as exc:
+            pytest.fail(f"{name} mutant {k}: the opened model raised {type(exc).__name__}: "
+                        f"{exc}")
+        if HAVE_C:
+            assert c_side == py_side, f"{name} mutant {k}: the twins differ"
+    assert counts["refused"] > n // 4 and counts["loaded"] > n // 20, counts

@@ -368,3 +368,69 @@ def test_a_failed_fit_leaves_the_model_as_it_was(rng):
     with pytest.raises(ValueError):
         model.fit(X[:, :3], np.zeros(100))  # one class: refused after the rows were read
     assert _file_state(model) == before
+
+
+CRFSUITE_TRAIN = DEFAULT_SIGINT + textwrap.dedent("""
+    import os, signal, sys, tempfile, threading, time
+    import perceptron_c.crfsuite as crfsuite
+    from perceptron_c.datasets import make_tagged_sentences
+    trainer = crfsuite.Trainer(verbose=False)
+    for s in make_tagged_sentences(0, 3000, n_tags=12, n_symbols=2000):
+        words = [w for w, _ in s]
+        trainer.append([[f"w={w}", f"s={w[-2:]}", f"p={p}"] for w, p in zip(words,
+                        ["<s>"] + words[:-1])], [t for _, t in s])
+    trainer.select(sys.argv[1])
+    trainer.set("max_iterations", 100_000)  # minutes of epochs
+    path = os.path.join(tempfile.mkdtemp(), "m.crfsuite")
+    sent = []
+    def interrupt():
+        sent.append(time.perf_counter())
+        os.kill(os.getpid(), signal.SIGINT)
+    threading.Timer(0.5, interrupt).start()
+    try:
+        trainer.train(path)
+        print("finished")
+    except KeyboardInterrupt:
+        print("interrupted", time.perf_counter() - sent[0], os.path.exists(path))
+""")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="os.kill(SIGINT) is not Ctrl-C there")
+@pytest.mark.parametrize("algorithm", ["ap", "pa", "arow"])
+def test_crfsuite_training_is_interrupted_and_writes_no_file(algorithm):
+    result = run_python(["-c", CRFSUITE_TRAIN, algorithm], capture_output=True, text=True,
+                        timeout=300)
+    assert result.returncode == 0, result.stderr
+    status, latency, written = result.stdout.split()
+    assert status == "interrupted" and written == "False"
+    assert float(latency) < 5.0
+
+
+@pytest.mark.parametrize("algorithm", ["ap", "pa", "arow"])
+def test_an_interrupted_crfsuite_training_leaves_the_trainer_as_it_was(monkeypatch, tmp_path,
+                                                                        algorithm):
+    """Ctrl-C in the third epoch: no model file, and the same Trainer then trains the same
+    model, byte for byte, as one never interrupted."""
+    import perceptron_c.crfsuite as crfsuite
+
+    def trainer():
+        t = crfsuite.Trainer(algorithm, {"max_iterations": 4}, verbose=False)
+        rng = np.random.default_rng(0)
+        for _ in range(40):
+            n = int(rng.integers(1, 9))
+            words = [f"w{k}" for k in rng.integers(0, 30, n)]
+            t.append([{"w": w, "b": 1.0} for w in words],
+                     [f"T{int(w[1:]) % 4}" for w in words])
+        return t
+
+    ref_path, path = tmp_path / "ref.crfsuite", tmp_path / "m.crfsuite"
+    trainer().train(str(ref_path))
+    mine = trainer()
+    interrupt_after_real_work(monkeypatch, _backend.crfsuite, f"{algorithm}_epoch",
+                               after_calls=3)
+    with pytest.raises(KeyboardInterrupt):
+        mine.train(str(path))
+    assert not path.exists()
+    monkeypatch.undo()
+    mine.train(str(path))
+    assert path.read_bytes() == ref_path.read_bytes()

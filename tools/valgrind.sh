@@ -14,6 +14,7 @@ if [ ${#tests[@]} -eq 0 ]; then
            "$root/tests/test_lowlevel.py" "$root/tests/test_voted.py" "$root/tests/test_dot.py"
            "$root/tests/test_sequence_routines.py" "$root/tests/test_tagging_routines.py"
            "$root/tests/test_token_features.py" "$root/tests/test_crfsuite_routines.py"
+           "$root/tests/test_crftag_routines.py"
            "-k" "not hypothesis")
 fi
 cd "$(mktemp -d)"
