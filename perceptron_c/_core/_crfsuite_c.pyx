@@ -70,7 +70,9 @@ cdef struct Epoch:
     double* arg
     int64_t* keys
     double* coefs
-    int32_t* slot
+    int32_t* slot  # a small open-addressing table of the keys being collapsed: -1 empty
+    int64_t* skey  # the key in each used slot
+    Py_ssize_t smask  # its size - 1 (a power of 2, at least twice the keys of an instance)
     int64_t* act
     double* delta
     double bad  # the step that was not finite
@@ -165,20 +167,30 @@ cdef Py_ssize_t _collect(Epoch* e, Py_ssize_t t0, const int32_t* y, Py_ssize_t T
 
 
 cdef Py_ssize_t _collapse(Epoch* e, Py_ssize_t n) noexcept nogil:
-    """_crfsuite_py._collapse: the distinct keys into act, their sums into delta; returns
-    how many. e.slot is -1 everywhere before and after."""
-    cdef Py_ssize_t k, m = 0
+    """_crfsuite_py._collapse: the distinct keys into act (in the order of their first
+    occurrence), their sums into delta; returns how many. The keys are found in a table of
+    about twice their number (e.slot, e.skey), small enough to stay in cache, not in one of
+    the weights' size; every slot is -1 before and after."""
+    cdef Py_ssize_t k, j, m = 0
     cdef int64_t key
     for k in range(n):
         key = e.keys[k]
-        if e.slot[key] < 0:
-            e.slot[key] = <int32_t>m
+        j = <Py_ssize_t>((<uint64_t>key * <uint64_t>0x9E3779B97F4A7C15ULL) >> 32) & e.smask
+        while e.slot[j] >= 0 and e.skey[j] != key:
+            j = (j + 1) & e.smask
+        if e.slot[j] < 0:
+            e.slot[j] = <int32_t>m
+            e.skey[j] = key
             e.act[m] = key
             e.delta[m] = 0.0
             m += 1
-        e.delta[e.slot[key]] += e.coefs[k]
-    for k in range(m):
-        e.slot[e.act[k]] = -1
+        e.delta[e.slot[j]] += e.coefs[k]
+    for k in range(m):  # (each key's slot again: the table is cleared where it was used)
+        key = e.act[k]
+        j = <Py_ssize_t>((<uint64_t>key * <uint64_t>0x9E3779B97F4A7C15ULL) >> 32) & e.smask
+        while e.skey[j] != key or e.slot[j] < 0:
+            j = (j + 1) & e.smask
+        e.slot[j] = -1
     return m
 
 
@@ -362,10 +374,13 @@ cdef double _epoch(Epoch* e, const int32_t[::1] aids, const double[::1] values,
                        np.empty(max(1, L)))
     keys, act, coefs, delta = (np.empty(most, np.int64), np.empty(most, np.int64),
                                np.empty(most), np.empty(most))
-    slot = np.full(max(1, w.shape[0]), -1, np.int32)
+    cdef Py_ssize_t size = 2
+    while size < 2 * most:
+        size *= 2
+    slot, skey = np.full(size, -1, np.int32), np.zeros(size, np.int64)
     cdef double[::1] S_, alpha_, best_, coefs_, delta_, arg_
     cdef int32_t[::1] back_, path_, slot_
-    cdef int64_t[::1] keys_, act_
+    cdef int64_t[::1] keys_, act_, skey_ = skey
     S_, alpha_, best_, coefs_, delta_ = S, alpha, best, coefs, delta
     back_, path_, arg_, slot_, keys_, act_ = back, path, arg, slot, keys, act
     e.aids, e.values, e.ends, e.labels = &aids[0] if aids.shape[0] else NULL, \
@@ -379,6 +394,7 @@ cdef double _epoch(Epoch* e, const int32_t[::1] aids, const double[::1] values,
         &other[0] if w.shape[0] else NULL, state.shape[0], L
     e.S, e.back, e.path, e.alpha, e.best, e.arg = &S_[0], &back_[0], &path_[0], &alpha_[0], \
         &best_[0], &arg_[0]
+    e.skey, e.smask = &skey_[0], size - 1
     e.keys, e.coefs, e.slot, e.act, e.delta = &keys_[0], &coefs_[0], &slot_[0], &act_[0], \
         &delta_[0]
     e.failed, e.simd = False, _path
