@@ -10,23 +10,24 @@ from perceptron_c import _crfsuite_online as online
 
 A = 15
 VALUES = [1.0, 0.5, 2.0, 0.3, -1.25, 1e-3]
+UNIT = [1.0, 1.0, 1.0, 0.0, -1.0]  # (PA's C twin leaves out the features both paths share)
 
 
-def _instances(rng, n, L, longest=8):
+def _instances(rng, n, L, longest=8, values=VALUES):
     out = []
     for _ in range(n):
         T = int(rng.integers(0 if rng.random() < 0.05 else 1, longest))
         lens = rng.integers(0, 5, T)
         out.append(online.Instance(
             aids=rng.integers(0, A, lens.sum()).astype(np.int64),
-            values=rng.choice(VALUES, lens.sum()), item=np.repeat(np.arange(T), lens),
+            values=rng.choice(values, lens.sum()), item=np.repeat(np.arange(T), lens),
             ends=np.cumsum(lens), labels=rng.integers(0, L, T).astype(np.int64), group=0))
     return out
 
 
-def _problem(seed, L=3, n=30):
+def _problem(seed, L=3, n=30, values=VALUES):
     rng = np.random.default_rng(seed)
-    data = _instances(rng, n, L)
+    data = _instances(rng, n, L, values=values)
     feats = online.generate_features([d for d in data if d.labels.shape[0]], A, L,
                                      minfreq=float(seed % 2),
                                      possible_states=seed % 3 == 0,
@@ -84,6 +85,61 @@ def test_twins_equal_bit_for_bit(alg, opts, seed):
     assert got_c[3] == got_py[3]
     assert got_c[2][0] == 1 + sum(o.shape[0] for o in orders)
     assert np.any(got_c[0] != 0)
+
+
+@pytest.mark.parametrize(("alg", "opts"), CASES)
+@pytest.mark.parametrize("seed", range(8))
+def test_twins_equal_bit_for_bit_on_unit_values(alg, opts, seed):
+    """Values of -1, 0 and 1 (the common binary features): PA's C twin then collects only
+    where the two paths differ; the weights are the same to the bit."""
+    c, py = _module("c", "_crfsuite"), _module("python", "_crfsuite")
+    rng, flat, feats = _problem(100 + seed, L=2 + seed % 5, n=50, values=UNIT)
+    n = flat.offsets.shape[0] - 1
+    orders = [rng.permutation(n).astype(np.int64) for _ in range(5)]
+    got = []
+    for m in (c, py):
+        try:
+            got.append(_run(m, alg, flat, feats, orders, opts))
+        except FloatingPointError as exc:  # a step of no difference at PA's type 0: alike
+            got.append(str(exc))
+    if isinstance(got[0], str) or isinstance(got[1], str):
+        assert got[0] == got[1]
+        return
+    for a, b in zip(got[0][:3], got[1][:3]):
+        assert np.array_equal(a, b)
+    assert got[0][3] == got[1][3]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("pa_type", [0, 1, 2])
+def test_pa_step_with_no_difference(backend, pa_type):
+    """The paths differ, but their feature vectors do not (no feature where they differ;
+    the shared ones cancel): at type 0 the step is not finite and raises, at types 1 and 2
+    nothing moves; alike with unit values (where the C twin collects only the differences)
+    and without."""
+    m = _module(backend, "_crfsuite")
+    for value in (1.0, 0.5):
+        data = [online.Instance(aids=np.array([0, 1], np.int64), values=np.full(2, value),
+                                item=np.array([0, 1]), ends=np.array([1, 2]),
+                                labels=np.array([0, 1], np.int64), group=0)]
+        flat = online.flatten(data)
+        L = 2
+        state = np.zeros((A, L), bool)
+        state[0, 0] = True  # the only feature: attribute 0 with label 0, shared by both paths
+        trans = np.zeros((L, L), bool)
+        w = np.zeros(A * L + L * L)
+        w[0 * L + 0] = 1.0  # Viterbi picks label 0 everywhere: [0, 0] against [0, 1]
+        args = (flat.aids, flat.values, flat.ends, flat.labels, flat.offsets,
+                np.zeros(1, np.int64), state.view(np.uint8), trans.view(np.uint8),
+                *_by_attr(type("Mask", (), {"state": state})),
+                w.copy(), np.zeros_like(w), np.ones(1, np.int64))
+        if pa_type == 0:
+            with pytest.raises(FloatingPointError):
+                m.pa_epoch(*args, pa_type, 1.0, False)
+        else:
+            w_after = args[-3]
+            m.pa_epoch(*args, pa_type, 1.0, False)
+            assert np.array_equal(w_after, w)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

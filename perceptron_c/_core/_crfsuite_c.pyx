@@ -78,6 +78,7 @@ cdef struct Epoch:
     double bad  # the step that was not finite
     bint failed
     bint dense  # every value finite: the sums over all labels are the same (see _epoch)
+    bint unit  # every value -1, 0 or 1: PA's differences are exact sums of integers
     int simd  # the lanes' path (_crfsuite_lanes.h)
 
 
@@ -147,16 +148,21 @@ cdef double _path_score(const Epoch* e, const int32_t* y, Py_ssize_t T) noexcept
 
 
 cdef Py_ssize_t _collect(Epoch* e, Py_ssize_t t0, const int32_t* y, Py_ssize_t T,
-                         double sign, Py_ssize_t n) noexcept nogil:
+                         double sign, Py_ssize_t n, const int32_t* skip) noexcept nogil:
     """_crfsuite_py._collect: the existing features on path y appended at keys[n], coefs[n];
-    returns the new n."""
+    returns the new n. With ``skip`` (the other path), the features the two paths share at a
+    position (the same label there, and before it for a transition) are left out: both
+    paths add them, with opposite signs."""
     cdef Py_ssize_t t, k, L = e.L
     cdef int64_t key
     for t in range(T):
-        if t > 0 and e.trans[y[t - 1] * L + y[t]]:
+        if t > 0 and e.trans[y[t - 1] * L + y[t]] and (
+                skip == NULL or y[t] != skip[t] or y[t - 1] != skip[t - 1]):
             e.keys[n] = e.A * L + y[t - 1] * L + y[t]
             e.coefs[n] = sign * 1.0
             n += 1
+        if skip != NULL and y[t] == skip[t]:
+            continue
         for k in range(_start(e, t0 + t), e.ends[t0 + t]):
             key = <int64_t>e.aids[k] * L + y[t]
             if e.state[key]:
@@ -239,6 +245,7 @@ cdef int _instance(Epoch* e, Py_ssize_t i, double u, double* loss) noexcept nogi
     -1 when the step was not finite (nothing changed)."""
     cdef Py_ssize_t t, k, n, d = 0, t0 = e.offsets[i], T = e.offsets[i + 1] - e.offsets[i]
     cdef const int32_t* y = e.labels + t0
+    cdef const int32_t* skip
     cdef double sv, cost
     if T == 0:
         return 0
@@ -248,8 +255,18 @@ cdef int _instance(Epoch* e, Py_ssize_t i, double u, double* loss) noexcept nogi
         d += e.path[t] != y[t]
     if d == 0:
         return 0
-    n = _collect(e, t0, y, T, 1.0, 0)
-    n = _collect(e, t0, e.path, T, -1.0, n)
+    # PA on values of -1, 0 and 1: a difference is a sum of small integers, exact in any
+    # order, so the shared features (which cancel to +0.0, a step of +0.0 for w and ws) may
+    # be left out: the same weights, to the bit, from the features where the paths differ.
+    # (Not AP, whose steps go one by one; not AROW, whose variance moves on a zero step too.)
+    # (|a difference| <= the keys collected < 2^26: the sum of squares too is exact.) When
+    # none is left, the full collection decides (a step of zero differences fails at type 0).
+    skip = e.path if e.kind == PA and e.unit and (
+        e.ends[t0 + T - 1] - _start(e, t0) + T) < (1 << 25) else NULL
+    n = _collect(e, t0, y, T, 1.0, 0, skip)
+    n = _collect(e, t0, e.path, T, -1.0, n, y if skip != NULL else NULL)
+    if skip != NULL and n == 0:
+        n = _collect(e, t0, e.path, T, -1.0, _collect(e, t0, y, T, 1.0, 0, NULL), NULL)
     if e.kind == AP:
         for k in range(n):
             e.w[e.keys[k]] += e.coefs[k]
@@ -294,6 +311,15 @@ cdef bint _rises(const int64_t[::1] a, int64_t lo, int64_t hi) noexcept:
         for t in range(1, n):  # no early exit: the loop runs in lanes
             fall |= p[t] < p[t - 1]
     return fall == 0
+
+
+cdef bint _unit(const double* v, Py_ssize_t n) noexcept nogil:
+    """Every v[k] is -1.0, 0.0 or 1.0 (no early exit: in lanes)."""
+    cdef Py_ssize_t k
+    cdef int out = 0
+    for k in range(n):
+        out |= (v[k] != 1.0) & (v[k] != 0.0) & (v[k] != -1.0)
+    return out == 0
 
 
 cdef bint _in32(const int32_t[::1] a, int32_t hi) noexcept:
@@ -402,6 +428,7 @@ cdef double _epoch(Epoch* e, const int32_t[::1] aids, const double[::1] values,
     # finite, and adds nothing to a sum from +0.0 (never -0.0), so with finite values the
     # sums over every label, in lanes, are the sums over the features, bit for bit.
     e.dense = all_finite(&values[0], values.shape[0]) if values.shape[0] else True
+    e.unit = _unit(&values[0] if values.shape[0] else NULL, values.shape[0])
     while pos < n:
         with nogil:
             pos = _run(e, &order[0], pos, n, &count[0], &loss, CHUNK_WORK)
