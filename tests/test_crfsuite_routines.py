@@ -42,11 +42,11 @@ def _by_attr(feats):
     return ptr.astype(np.int64), lab.astype(np.int32)
 
 
-def _run(m, alg, flat, feats, orders, opts):
+def _run(m, alg, flat, feats, orders, opts, zero=0.0):
     L = feats.trans.shape[0]
     K = A * L + L * L
-    w = np.zeros(K)
-    other = np.full(K, opts.get("variance", 0.0))
+    w = np.full(K, zero)
+    other = np.full(K, opts.get("variance", zero))
     count = np.ones(1, np.int64)
     losses = []
     for order in orders:
@@ -96,18 +96,19 @@ def test_twins_equal_bit_for_bit_on_unit_values(alg, opts, seed):
     rng, flat, feats = _problem(100 + seed, L=2 + seed % 5, n=50, values=UNIT)
     n = flat.offsets.shape[0] - 1
     orders = [rng.permutation(n).astype(np.int64) for _ in range(5)]
-    got = []
-    for m in (c, py):
-        try:
-            got.append(_run(m, alg, flat, feats, orders, opts))
-        except FloatingPointError as exc:  # a step of no difference at PA's type 0: alike
-            got.append(str(exc))
-    if isinstance(got[0], str) or isinstance(got[1], str):
-        assert got[0] == got[1]
-        return
-    for a, b in zip(got[0][:3], got[1][:3]):
-        assert np.array_equal(a, b)
-    assert got[0][3] == got[1][3]
+    for zero in (0.0, -0.0):  # (weights of -0.0 too, which training never makes: alike)
+        got = []
+        for m in (c, py):
+            try:
+                got.append(_run(m, alg, flat, feats, orders, opts, zero))
+            except FloatingPointError as exc:  # a step of no difference at PA's type 0
+                got.append(str(exc))
+        if isinstance(got[0], str) or isinstance(got[1], str):
+            assert got[0] == got[1]
+            continue
+        for a, b in zip(got[0][:3], got[1][:3]):
+            assert np.array_equal(a.view(np.int64), b.view(np.int64))  # the bits: +-0.0
+        assert got[0][3] == got[1][3]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -140,6 +141,32 @@ def test_pa_step_with_no_difference(backend, pa_type):
             w_after = args[-3]
             m.pa_epoch(*args, pa_type, 1.0, False)
             assert np.array_equal(w_after, w)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("value", [1.0, 0.5])
+def test_pa_moves_no_weight_by_a_zero_difference(backend, value):
+    """A feature both paths share has a difference of 0.0: PA leaves its weight alone, even
+    a -0.0 (CRFsuite would add tau * 0.0, making it +0.0; training never makes a -0.0), on
+    both twins, whether or not the C twin collects it (unit values: it does not)."""
+    m = _module(backend, "_crfsuite")
+    L = 2
+    data = [online.Instance(aids=np.array([0, 2, 1], np.int64), values=np.full(3, value),
+                            item=np.array([0, 0, 1]), ends=np.array([2, 3]),
+                            labels=np.array([0, 1], np.int64), group=0)]
+    flat = online.flatten(data)
+    state = np.zeros((A, L), bool)
+    state[0, 0] = state[2, 0] = state[1, 1] = True
+    trans = np.zeros((L, L), bool)
+    w = np.full(A * L + L * L, -0.0)
+    w[0 * L + 0] = 1.0  # Viterbi: [0, 0] (a tie at t=1 goes to label 0) against [0, 1]
+    ws = np.full_like(w, -0.0)
+    m.pa_epoch(flat.aids, flat.values, flat.ends, flat.labels, flat.offsets,
+               np.zeros(1, np.int64), state.view(np.uint8), trans.view(np.uint8),
+               *_by_attr(type("Mask", (), {"state": state})), w, ws, np.ones(1, np.int64),
+               1, 1.0, False)
+    assert w[1 * L + 1] > 0 and ws[1 * L + 1] > 0  # the feature where the paths differ
+    assert w[0] == 1.0 and np.signbit(w[2 * L + 0]) and np.signbit(ws[2 * L + 0])
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -222,8 +222,9 @@ cdef int _margin(Epoch* e, Py_ssize_t m, double err, Py_ssize_t d, double u,
                 return -1
             tu = tau * u
             for k in range(m):
-                e.w[e.act[k]] += tau * e.delta[k]
-                e.other[e.act[k]] += tu * e.delta[k]
+                if e.delta[k] != 0.0:
+                    e.w[e.act[k]] += tau * e.delta[k]
+                    e.other[e.act[k]] += tu * e.delta[k]
         return 0
     cost[0] = err + <double>d
     den = e.gamma
@@ -256,8 +257,9 @@ cdef int _instance(Epoch* e, Py_ssize_t i, double u, double* loss) noexcept nogi
     if d == 0:
         return 0
     # PA on values of -1, 0 and 1: a difference is a sum of small integers, exact in any
-    # order, so the shared features (which cancel to +0.0, a step of +0.0 for w and ws) may
-    # be left out: the same weights, to the bit, from the features where the paths differ.
+    # order, so the shared features (which cancel to +0.0, and PA moves no weight by a zero
+    # difference: _margin) may be left out: the same weights, to the bit, from the features
+    # where the paths differ.
     # (Not AP, whose steps go one by one; not AROW, whose variance moves on a zero step too.)
     # (|a difference| <= the keys collected < 2^26: the sum of squares too is exact.) When
     # none is left, the full collection decides (a step of zero differences fails at type 0).

@@ -276,7 +276,9 @@ def pa_epoch(aids: _I32, values: _D, ends: _I64, labels: _I32, offsets: _I64, or
              count: _I64, pa_type: int, c: float, error_sensitive: bool) -> float:
     """One epoch of passive-aggressive (``train_passive_aggressive.c``) of type ``pa_type``
     (0, 1 or 2) and aggressiveness ``c`` over ``order``: ``w``, ``ws`` (the averaging sums)
-    and ``count`` updated in place; returns the epoch's loss (the sum of the costs)."""
+    and ``count`` updated in place; returns the epoch's loss (the sum of the costs). A feature
+    whose difference is 0.0 is not moved (CRFsuite adds ``tau * 0.0``: the same weight, but
+    for a -0.0, which training never makes)."""
     _check(aids, values, ends, labels, offsets, order, state, trans, attr_ptr, attr_labels,
            w, ws, count)
     need(pa_type in (0, 1, 2), "pa_type must be 0, 1 or 2")
@@ -302,8 +304,9 @@ def pa_epoch(aids: _I32, values: _D, ends: _I64, labels: _I32, offsets: _I64, or
                         raise _not_finite(tau, "passive-aggressive step")
                     tu = tau * u
                     for key, x in zip(act, delta):
-                        wl[key] += tau * x
-                        wsl[key] += tu * x
+                        if x != 0.0:  # (a step of +0.0 moves only a -0.0, never made here)
+                            wl[key] += tau * x
+                            wsl[key] += tu * x
                 loss += cost
             u += 1
     finally:
