@@ -149,7 +149,34 @@ def test_pa_moves_no_weight_by_a_zero_difference(backend, value):
     """A feature both paths share has a difference of 0.0: PA leaves its weight alone, even
     a -0.0 (CRFsuite would add tau * 0.0, making it +0.0; training never makes a -0.0), on
     both twins, whether or not the C twin collects it (unit values: it does not)."""
-    m = _module(backend, "_crfsuite")
+    w, ws = _shared_feature_epoch(_module(backend, "_crfsuite"), "pa", value, -0.0)
+    L = 2
+    assert w[1 * L + 1] > 0 and ws[1 * L + 1] > 0  # the feature where the paths differ
+    assert w[0] == 1.0 and np.signbit(w[2 * L + 0]) and np.signbit(ws[2 * L + 0])
+
+
+@pytest.mark.parametrize("value", [1.0, 0.5])
+@pytest.mark.parametrize("start", [0.0, -0.0, 0.5, 2.0**53 + 2, (0.0, -0.0), (-0.0, 0.0)])
+def test_ap_adds_a_shared_feature_and_takes_it_back(value, start):
+    """AP adds each feature of the gold path, then takes each of the predicted path's: a
+    shared feature's weight moves by +v then -v, as in CRFsuite (a -0.0 becomes +0.0; 2^53 + 2
+    + 1 - 1 is 2^53 + 4); the C twin leaves the pair out only where the sums are exact (unit
+    values, integer weights far enough below 2^52, no -0.0): alike to the bit in every
+    case."""
+    got = [_shared_feature_epoch(_module(b, "_crfsuite"), "ap", value, start)
+           for b in BACKENDS]
+    for w, ws in got:
+        assert np.array_equal(w.view(np.int64), got[0][0].view(np.int64))
+        assert np.array_equal(ws.view(np.int64), got[0][1].view(np.int64))
+    if start == 0.0:
+        assert not np.signbit(got[0][0][2 * 2 + 0])  # +v - v: +0.0, from -0.0 too
+    if start == 2.0**53 + 2 and value == 1.0:
+        assert got[0][0][2 * 2 + 0] == 2.0**53 + 4  # (each step rounds)
+
+
+def _shared_feature_epoch(m, alg, value, start):
+    """One instance whose paths share the feature (attribute 2, label 0) at t=0 and differ
+    at t=1 (gold label 1, predicted 0): the weights after one epoch of ``alg``."""
     L = 2
     data = [online.Instance(aids=np.array([0, 2, 1], np.int64), values=np.full(3, value),
                             item=np.array([0, 0, 1]), ends=np.array([2, 3]),
@@ -158,15 +185,18 @@ def test_pa_moves_no_weight_by_a_zero_difference(backend, value):
     state = np.zeros((A, L), bool)
     state[0, 0] = state[2, 0] = state[1, 1] = True
     trans = np.zeros((L, L), bool)
-    w = np.full(A * L + L * L, -0.0)
+    w = np.zeros(A * L + L * L)  # (+0.0 where no feature is: the routines' contract)
     w[0 * L + 0] = 1.0  # Viterbi: [0, 0] (a tie at t=1 goes to label 0) against [0, 1]
-    ws = np.full_like(w, -0.0)
-    m.pa_epoch(flat.aids, flat.values, flat.ends, flat.labels, flat.offsets,
-               np.zeros(1, np.int64), state.view(np.uint8), trans.view(np.uint8),
-               *_by_attr(type("Mask", (), {"state": state})), w, ws, np.ones(1, np.int64),
-               1, 1.0, False)
-    assert w[1 * L + 1] > 0 and ws[1 * L + 1] > 0  # the feature where the paths differ
-    assert w[0] == 1.0 and np.signbit(w[2 * L + 0]) and np.signbit(ws[2 * L + 0])
+    ws = np.zeros_like(w)
+    w[2 * L + 0], ws[2 * L + 0] = start if isinstance(start, tuple) else (start, start)
+    args = (flat.aids, flat.values, flat.ends, flat.labels, flat.offsets,
+            np.zeros(1, np.int64), state.view(np.uint8), trans.view(np.uint8),
+            *_by_attr(type("Mask", (), {"state": state})), w, ws, np.ones(1, np.int64))
+    if alg == "pa":
+        m.pa_epoch(*args, 1, 1.0, False)
+    else:
+        m.ap_epoch(*args)
+    return w, ws
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -4,7 +4,7 @@ arrays, the same float operations in the same order, without the GIL in chunks o
 CHUNK_WORK multiply-adds, looking for Ctrl-C between them."""
 import numpy as np
 
-from libc.math cimport isfinite, sqrt
+from libc.math cimport floor, isfinite, signbit, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from perceptron_c._core._checks cimport CHUNK_WORK, all_finite, between_chunks, need
@@ -79,6 +79,7 @@ cdef struct Epoch:
     bint failed
     bint dense  # every value finite: the sums over all labels are the same (see _epoch)
     bint unit  # every value -1, 0 or 1: PA's differences are exact sums of integers
+    bint ap_exact  # unit, w and ws integers below 2^52 all epoch long, no -0.0 (_epoch)
     int simd  # the lanes' path (_crfsuite_lanes.h)
 
 
@@ -263,7 +264,9 @@ cdef int _instance(Epoch* e, Py_ssize_t i, double u, double* loss) noexcept nogi
     # (Not AP, whose steps go one by one; not AROW, whose variance moves on a zero step too.)
     # (|a difference| <= the keys collected < 2^26: the sum of squares too is exact.) When
     # none is left, the full collection decides (a step of zero differences fails at type 0).
-    skip = e.path if e.kind == PA and e.unit and (
+    # AP too, when its sums stay exact integers (e.ap_exact, set by _epoch): a shared
+    # feature's +v then -v would leave its weight and its sum where they were.
+    skip = e.path if ((e.kind == PA and e.unit) or (e.kind == AP and e.ap_exact)) and (
         e.ends[t0 + T - 1] - _start(e, t0) + T) < (1 << 25) else NULL
     n = _collect(e, t0, y, T, 1.0, 0, skip)
     n = _collect(e, t0, e.path, T, -1.0, n, y if skip != NULL else NULL)
@@ -321,6 +324,21 @@ cdef bint _unit(const double* v, Py_ssize_t n) noexcept nogil:
     cdef int out = 0
     for k in range(n):
         out |= (v[k] != 1.0) & (v[k] != 0.0) & (v[k] != -1.0)
+    return out == 0
+
+
+cdef bint _ap_room(const double* w, const double* ws, Py_ssize_t n, double grow
+                   ) noexcept nogil:
+    """Every w[k] and ws[k] is an integer (no -0.0) whose magnitude plus ``grow`` stays below
+    2^52 (no early exit: in lanes)."""
+    cdef Py_ssize_t k
+    cdef double top = 4503599627370496.0 - grow  # 2^52
+    cdef int out = top <= 0.0
+    for k in range(n):
+        out |= (w[k] != floor(w[k])) | (ws[k] != floor(ws[k]))  # (NaN too)
+        out |= (w[k] >= top) | (w[k] <= -top) | (ws[k] >= top) | (ws[k] <= -top)
+        out |= signbit(w[k]) & (w[k] == 0.0)
+        out |= signbit(ws[k]) & (ws[k] == 0.0)
     return out == 0
 
 
@@ -431,6 +449,12 @@ cdef double _epoch(Epoch* e, const int32_t[::1] aids, const double[::1] values,
     # sums over every label, in lanes, are the sums over the features, bit for bit.
     e.dense = all_finite(&values[0], values.shape[0]) if values.shape[0] else True
     e.unit = _unit(&values[0] if values.shape[0] else NULL, values.shape[0])
+    # AP's w and ws move by +-u (u <= the count at the epoch's end) at most `most` times an
+    # instance: below 2^52 all epoch long when they start as integers below the bound that
+    # leaves room for this epoch, and then every +v -v of a shared feature is exact.
+    e.ap_exact = e.kind == AP and e.unit and _ap_room(
+        &w[0] if w.shape[0] else NULL, &other[0] if w.shape[0] else NULL, w.shape[0],
+        (<double>count[0] + <double>n) * (<double>count[0] + <double>n) * <double>most)
     while pos < n:
         with nogil:
             pos = _run(e, &order[0], pos, n, &count[0], &loss, CHUNK_WORK)
