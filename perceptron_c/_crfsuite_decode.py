@@ -94,10 +94,11 @@ def viterbi(state: np.ndarray, trans: np.ndarray) -> tuple[list[int], float]:
     cur = state[0].copy()
     back = np.zeros((T, state.shape[1]), dtype=np.int64)
     for t in range(1, T):
-        with np.errstate(invalid="ignore"):  # inf - inf from overflowing weights: NaN
+        # huge weights overflow to inf (and inf - inf is NaN), as in CRFsuite: no warning
+        with np.errstate(over="ignore", invalid="ignore"):
             cand = cur[:, None] + trans
-        back[t] = np.argmax(cand, axis=0)  # the first maximum: the lowest i
-        cur = cand[back[t], np.arange(cand.shape[1])] + state[t]
+            back[t] = np.argmax(cand, axis=0)  # the first maximum: the lowest i
+            cur = cand[back[t], np.arange(cand.shape[1])] + state[t]
     last = int(np.argmax(cur))
     path = [last]
     for t in range(T - 1, 0, -1):
@@ -116,10 +117,10 @@ def nbest(state: np.ndarray, trans: np.ndarray, k: int) -> list[tuple[list[int],
     score[:, 0] = state[0]
     backs = []
     for t in range(1, T):
-        with np.errstate(invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             cand = (score[:, :, None] + trans[:, None, :]).reshape(L * k, L)
-        top = np.argsort(-cand, axis=0, kind="stable")[:k]  # stable: ties to the lowest
-        score = (np.take_along_axis(cand, top, axis=0) + state[t]).T.copy()
+            top = np.argsort(-cand, axis=0, kind="stable")[:k]  # stable: ties to the lowest
+            score = (np.take_along_axis(cand, top, axis=0) + state[t]).T.copy()
         backs.append(top.T)  # backs[t-1][j, r] = flat (previous label, rank)
     flat = score.reshape(-1)
     order = np.argsort(-flat, kind="stable")[:k]

@@ -424,7 +424,9 @@ class Tagger:
                              f"{len(yseq)}")
         path = [self._label_id(opened, y) for y in yseq]
         score = dec.path_score(current.state, opened.tables.trans, path)
-        return float(np.exp(score - self._fb(opened, current)[3]))
+        log_z = self._fb(opened, current)[3]
+        with np.errstate(over="ignore", invalid="ignore"):  # weights that overflow: as CRFsuite
+            return float(np.exp(score - log_z))
 
     def marginal(self, y: str, pos: int) -> float:
         """The marginal probability of a label at a position of the current sequence.
@@ -449,7 +451,8 @@ class Tagger:
             raise ValueError(f"The position, {pos} is out of range of {T}")
         label = self._label_id(opened, y)
         alpha, beta, scale, _ = self._fb(opened, current)
-        return float(alpha[pos, label] * beta[pos, label] / scale[pos])
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            return float(alpha[pos, label] * beta[pos, label] / scale[pos])
 
     @staticmethod
     def _label_id(opened: _Opened, y: str) -> int:

@@ -7,10 +7,11 @@ import threading
 
 import numpy as np
 import pytest
+from conftest import BACKENDS
 from crfsuite_corpus import ALGORITHMS, corpus, train_pycrfsuite
 
 import perceptron_c.crfsuite as ours
-from perceptron_c import FileFormatError
+from perceptron_c import FileFormatError, _backend
 from perceptron_c._crfsuite_model import CRFModel
 
 pycrfsuite = pytest.importorskip("pycrfsuite")
@@ -173,3 +174,30 @@ def test_constraints_against_brute_force(seed):
     assert all((a, b) in pairs for a, b in zip(got, got[1:]))
     with pytest.raises(ValueError, match="constraints"):
         tagger.tag(xseq, forced={0: "I-X"}, allowed="bio")
+
+
+@pytest.mark.parametrize("weight", [1e308, -1e308])
+def test_overflowing_weights_give_inf_or_nan_without_a_warning(weight):
+    """Weights whose sums overflow (a damaged or hostile model): tag, probability and
+    marginal answer as CRFsuite's arithmetic does (inf, NaN or an error alike on both twins),
+    and numpy never warns (CI's fuzzer met an overflow warning in the Python route's
+    Viterbi)."""
+    import warnings
+
+    tagger, xseq = _tiny(3)
+    model = tagger._need().model
+    model.state_weight = np.full_like(model.state_weight, weight)
+    model.transitions = np.full_like(model.transitions, weight)
+    tagger = ours.Tagger.from_model(model)
+    xseq = [{"a0": 1.0}] * 4  # (one weight an item: finite scores whose sums overflow)
+    out = []
+    for backend in BACKENDS:
+        with warnings.catch_warnings(), _backend.using(backend):
+            warnings.simplefilter("error")
+            try:
+                labels = tagger.tag(xseq)
+                out.append((labels, repr(tagger.probability(labels)),
+                            [repr(tagger.marginal(y, 1)) for y in tagger.labels()]))
+            except ValueError as exc:
+                out.append(str(exc))
+    assert all(o == out[0] for o in out)
