@@ -298,8 +298,11 @@ class Tagger:
         return _Current(state)
 
     def _current(self) -> _Current | None:
-        self._need()
-        return getattr(self._local, "current", None)
+        opened = self._need()
+        current = getattr(self._local, "current", None)
+        if isinstance(current, ItemSequence):  # tagged last: its scores made now, once
+            current = self._local.current = self._prepare(opened, current)
+        return current
 
     def tag(self, xseq: Any = None, n: int | None = None, *,
             forced: Mapping[int, str] | None = None, allowed: Any = None) -> Any:
@@ -330,14 +333,29 @@ class Tagger:
         ValueError
             No label sequence satisfies the constraints, or a bad argument.
         """
-        opened = self._need()
+        opened = self._opened
         plain = n is None and forced is None and allowed is None
+        if plain and type(xseq) is ItemSequence and opened is not None:
+            # The route of a shared Tagger's threads: the least done with the GIL (only the
+            # call's entry and exit), the rest in one compiled call that releases it.
+            packed = xseq._packed
+            if type(packed) is opened.packed_type and len(packed) and _backend.active() == "c":
+                found, score = opened.decoder.decode(packed, False)
+                self._local.current = xseq  # never changes: its scores made again if asked for
+                if not math.isfinite(score):
+                    raise ValueError("no label sequence satisfies the constraints")
+                return found
+        opened = self._need()
         decoder = opened.decoder if plain and _backend.active() == "c" else None
         if decoder is not None and xseq is not None:
             items = _items(xseq, opened)
             if len(items):  # read, scored and decoded in one call, the work without the GIL
-                state, found, score = decoder.tag(items, False)
-                self._local.current = _Current(state)
+                if type(items) is list:  # raw items (which may change): their scores kept
+                    state, found, score = decoder.tag(items, False)
+                    self._local.current = _Current(state)
+                else:
+                    found, score = decoder.decode(items, False)
+                    self._local.current = xseq
                 if not math.isfinite(score):
                     raise ValueError("no label sequence satisfies the constraints")
                 return found

@@ -49,6 +49,25 @@ def test_same_labels_probabilities_marginals(files, sentences, algorithm):
                 assert _close(theirs.marginal(y, t), mine.marginal(y, t))
 
 
+@pytest.mark.parametrize("backend", BACKENDS if HAVE_C else ["python"])
+def test_tagged_item_sequence_is_current(files, sentences, backend):
+    """tag(ItemSequence) makes it current (its scores made only when probability or marginal
+    asks), on either route afterwards, as python-crfsuite's tag(xseq) does."""
+    theirs, mine = pycrfsuite.Tagger(), ours.Tagger()
+    theirs.open(str(files["pa"]))
+    mine.open(files["pa"])
+    for a, b in zip(sentences[:12], sentences[1:13]):
+        seq = ours.ItemSequence(a)
+        mine.set(b)
+        labels = theirs.tag(a)
+        assert mine.tag(seq) == labels
+        with _backend.using(backend):
+            assert _close(theirs.probability(labels), mine.probability(labels))
+            assert _close(theirs.marginal(labels[-1], len(a) - 1),
+                          mine.marginal(labels[-1], len(a) - 1))
+            assert mine.tag() == labels
+
+
 def test_info_and_dump_as_python_crfsuite(files, tmp_path):
     theirs, mine = pycrfsuite.Tagger(), ours.Tagger()
     theirs.open(str(files["lbfgs"]))

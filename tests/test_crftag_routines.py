@@ -77,6 +77,7 @@ def test_twins_tag_equal(seed, grid):
             state, labels, score = _run(backend, t, arg, prepared)
             assert np.array_equal(state, c[0]) and (labels, score) == c[1:]
             assert np.array_equal(_decoder(backend, t).state(arg, prepared), c[0])
+            assert _decoder(backend, t).decode(arg, prepared) == c[1:]  # its scores in scratch
     path, score = dec.viterbi(c[0], t.trans)
     assert [t.labels[i] for i in path] == c[1] and score == c[2]
 
@@ -112,10 +113,14 @@ def test_errors(backend):
     m = _module(backend, "_crftag")
     with pytest.raises(ValueError, match="at least one item"):
         d.tag(m.pack([], False), False)
+    with pytest.raises(ValueError, match="at least one item"):
+        d.decode(m.pack([], False), False)
     assert d.state(m.pack([], False), False).shape == (0, 2)
     for bad in ((), ({"a0": 1.0},), "a0", None):
         with pytest.raises(TypeError, match="must be a list"):
             d.tag(bad, False)
+        with pytest.raises(TypeError, match="must be a list"):
+            d.decode(bad, False)
     with pytest.raises(TypeError, match="feature name must be str or bytes"):
         m.pack([{"a0": 1.0}, [None]], False)
     for bad in ([("a0", "x")], [(None, 1.0)], (("a0", b"1"),)):

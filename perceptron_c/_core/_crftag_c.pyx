@@ -452,10 +452,11 @@ cdef class Decoder:
         self._label = &lab[0] if lab.shape[0] else NULL
         self._weight = &w[0] if w.shape[0] else NULL
 
-    cdef object _run(self, object items, bint prepared, bint decode):
+    cdef object _run(self, object items, bint prepared, bint decode, bint keep=True):
         """The state scores of items (a new (T, L) array); with decode, (them, the best
-        labels, the score). The items read with the GIL (a Packed: already), the rest
-        without it."""
+        labels, the score), or without keep (the best labels, the score), the scores in
+        scratch memory. The items read with the GIL (a Packed: already), the rest without
+        it."""
         cdef Names b
         cdef const Names* names
         cdef Packed packed
@@ -466,9 +467,11 @@ cdef class Decoder:
         cdef double* known
         cdef double score = 0.0
         cdef double[:, ::1] s
+        cdef double* out
         cdef char* scratch = NULL
         cdef int32_t* path
         cdef bint raw = type(items) is not Packed
+        state = None
         _clear(&b)
         try:
             if raw:
@@ -482,27 +485,33 @@ cdef class Decoder:
                 packed = <Packed>items
                 T, ptr, names = packed.T, packed.ptr, &packed.b
             scratch = <char*>PyMem_Malloc(
-                (T + 1) * sizeof(Py_ssize_t) + names.n * (sizeof(int64_t) + sizeof(double))
-                + (3 * L * sizeof(double) + (T * L + T) * sizeof(int32_t) if decode else 0))
+                (T * L * (not keep) + names.n + 3 * L * decode) * sizeof(double)
+                + (T + 1) * sizeof(Py_ssize_t) + names.n * sizeof(int64_t)
+                + (T * L + T) * sizeof(int32_t) * decode)
             if scratch == NULL:
                 raise MemoryError()
             known = <double*>scratch
-            ids = <int64_t*>(known + names.n)
+            work = known + names.n
+            out = work + 3 * L * decode
+            ids = <int64_t*>(out + T * L * (not keep))
             known_ptr = <Py_ssize_t*>(ids + names.n)
-            work = <double*>(known_ptr + T + 1)
-            path = <int32_t*>(work + 3 * L)
-            state = _empty((T, L), _f64)
-            s = state
+            path = <int32_t*>(known_ptr + T + 1)
+            if keep:
+                state = _empty((T, L), _f64)
+                s = state
+                out = &s[0, 0]
             if names.n * 8 + (T * L * L if decode else 0) >= NOGIL_WORK:
                 with nogil:
-                    score = self._work(names, raw, ptr, known_ptr, T, ids, known, &s[0, 0],
+                    score = self._work(names, raw, ptr, known_ptr, T, ids, known, out,
                                        decode, work, path)
             else:
-                score = self._work(names, raw, ptr, known_ptr, T, ids, known, &s[0, 0],
+                score = self._work(names, raw, ptr, known_ptr, T, ids, known, out,
                                    decode, work, path)
             _release(&b)
             if not decode:
                 return state
+            if not keep:
+                return self._names(path, T), score
             return state, self._names(path, T), score
         finally:
             if raw:
@@ -571,3 +580,11 @@ cdef class Decoder:
         if len(items) == 0:
             raise ValueError("tag needs at least one item")
         return self._run(items, prepared, True)
+
+    def decode(self, object items, bint prepared):
+        """_crftag_py.Decoder.decode."""
+        if type(items) is not list and type(items) is not Packed:
+            raise TypeError(f"items must be a list or a Packed, got {type(items).__name__}")
+        if len(items) == 0:
+            raise ValueError("decode needs at least one item")
+        return self._run(items, prepared, True, False)

@@ -183,6 +183,12 @@ class Decoder:
         labels, score = self.best(state)
         return state, labels, score
 
+    def decode(self, items: list | Packed, prepared: bool) -> tuple[list[str], float]:
+        """`tag` without the state scores: (best labels, score); T >= 1 items."""
+        if isinstance(items, (list, Packed)) and not len(items):
+            raise ValueError("decode needs at least one item")
+        return self.best(self.state(items, prepared))
+
 
 def _first_max(values: list[float]) -> int:
     """numpy's argmax: the first maximum, or the first NaN."""
