@@ -15,6 +15,7 @@ from ._backend import BACKEND
 from ._docs import fill as _fill
 from .budget_perceptron import BudgetKernelPerceptron
 from .exceptions import ConcurrentUseError, ConvergenceWarning, FileFormatError, NotFittedError
+from .io import all_estimators
 from .kernel_passive_aggressive import KernelPassiveAggressiveClassifier
 from .kernel_perceptron import KernelPerceptron
 from .passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
@@ -29,7 +30,7 @@ __all__ = ["BACKEND", "exceptions", "kernels", "Perceptron", "KernelPerceptron",
            "PassiveAggressiveRegressor", "KernelPassiveAggressiveClassifier",
            "StructuredPerceptron", "margin", "mistake_bound", "load", "get_include",
            "NotFittedError", "FileFormatError", "ConcurrentUseError", "ConvergenceWarning",
-           "__version__"]
+           "all_estimators", "__version__"]
 
 
 @_fill(_io.FRAGMENTS)

@@ -189,6 +189,8 @@ class EpochClassifier(EpochModel):
 class EpochRegressor(EpochModel):
     """The skeleton for regressors: real-valued targets, ``score`` is R^2."""
 
+    _estimator_type = "regressor"  # what duck-typing callers read (scikit-learn < 1.6's)
+
     def __sklearn_tags__(self) -> Any:
         from sklearn.utils import InputTags, RegressorTags, Tags, TargetTags
 

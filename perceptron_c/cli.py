@@ -104,9 +104,9 @@ def _add_train(commands: Any) -> None:
                        help="where to save the model ('.npz' is appended if missing)")
     train.add_argument("--estimator", choices=sorted([*ESTIMATORS, "tagger"]),
                        default="perceptron",
-                       help="Perceptron, KernelPerceptron, VotedPerceptron, "
-                            "BudgetKernelPerceptron, PassiveAggressiveClassifier or "
-                            "PerceptronTagger (perceptron)")
+                       help=", ".join(f"{key}: {cls.__name__}" for key, cls in
+                                      ESTIMATORS.items()) + ", tagger: PerceptronTagger "
+                            "(default: perceptron)")
     train.add_argument("--format", choices=TAGGED_FORMATS, default=None,
                        help="tagger: the tagged file's format, word/TAG (slash) or CoNLL "
                             "columns (auto: by the extension or the first line)")

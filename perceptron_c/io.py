@@ -54,6 +54,7 @@ __all__ = [
     "FORMAT_VERSION",
     "MODEL_CLASSES",
     "FileFormatError",
+    "all_estimators",
     "register_model_class",
     "save_model",
     "load_model",
@@ -148,6 +149,42 @@ def register_model_class(cls: type | str, name: str | None = None) -> type | str
             name = cls.__name__
     MODEL_CLASSES[name] = cls
     return cls
+
+
+def all_estimators(type_filter: str | None = None) -> list[tuple[str, type]]:
+    """The package's estimators, from the model registry (`MODEL_CLASSES`): the one list
+    the tests, the docs and the command line derive theirs from.
+
+    Parameters
+    ----------
+    type_filter : {"classifier", "regressor", "tagger"}, optional
+        Only the estimators of that type (scikit-learn's ``estimator_type``; ``"tagger"``:
+        `perceptron_c.tagging.PerceptronTagger`, trained on tagged sentences); all when None.
+
+    Returns
+    -------
+    list of (str, type)
+        (class name, class), sorted by name, as ``sklearn.utils.all_estimators`` gives them.
+        Classes registered by other packages (`register_model_class`) are left out.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``type_filter``.
+    """
+    if type_filter not in (None, "classifier", "regressor", "tagger"):
+        raise ValueError("type_filter must be None, 'classifier', 'regressor' or 'tagger'; "
+                         f"got {type_filter!r}")
+    out = []
+    for name, target in sorted(MODEL_CLASSES.items()):
+        module = target if isinstance(target, str) else target.__module__
+        if not module.startswith("perceptron_c."):
+            continue
+        cls = _resolve_class(name)
+        kind = getattr(cls, "_estimator_type", None) or "tagger"
+        if type_filter is None or kind == type_filter:
+            out.append((name, cls))
+    return out
 
 
 def _resolve_class(name: str) -> Any:

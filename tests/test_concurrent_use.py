@@ -7,23 +7,21 @@ import threading
 import numpy as np
 import pytest
 from conftest import HAVE_C
+from estimators import every
 
 import perceptron_c
 from perceptron_c import (
     BudgetKernelPerceptron,
     ConcurrentUseError,
-    KernelPassiveAggressiveClassifier,
     KernelPerceptron,
     PassiveAggressiveClassifier,
-    PassiveAggressiveRegressor,
     Perceptron,
     StructuredPerceptron,
     VotedPerceptron,
 )
 
-ESTIMATORS = [Perceptron, PassiveAggressiveClassifier, PassiveAggressiveRegressor,
-              VotedPerceptron, KernelPerceptron, KernelPassiveAggressiveClassifier,
-              BudgetKernelPerceptron, StructuredPerceptron]
+ESTIMATORS = [cls for name, cls in perceptron_c.all_estimators() if name in
+              every("classifier") + every("regressor")]
 
 
 def _train_in_background(fit):

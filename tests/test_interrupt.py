@@ -4,15 +4,19 @@ milliseconds), and a model interrupted in an epoch keeps the epochs before it, e
 The latency itself is measured in bench/bench_interrupt.py; here the workload would run for
 tens of seconds without interruption, so finishing within a few seconds proves the call was
 cut short, whatever the machine's load."""
+import contextlib
 import os
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
 from conftest import DEFAULT_SIGINT, HAVE_C, interrupt_after_real_work, run_python
+from estimators import CASES, every
 
-from perceptron_c import KernelPerceptron, Perceptron, _backend
+from perceptron_c import Perceptron, _backend, _base
+from perceptron_c.exceptions import ConvergenceWarning
 
 LONG_CALL = DEFAULT_SIGINT + textwrap.dedent("""
     import os, signal, threading, time
@@ -46,38 +50,85 @@ def test_a_long_c_epoch_is_interrupted_mid_way():
     assert float(latency[0]) < 5.0
 
 
-@pytest.mark.parametrize("average", [False, True])
-def test_an_interrupted_epoch_leaves_no_trace(monkeypatch, rng, average):
-    X = rng.normal(size=(200, 6))
-    y = (X @ rng.normal(size=6) + rng.normal(size=200) > 0).astype(int)  # not separable
-    ref = Perceptron(average=average, random_state=3, max_iter=2).fit(X, y)
-    model = Perceptron(average=average, random_state=3, max_iter=50)
-    routine = "averaged_epoch_dense" if average else "perceptron_epoch_dense"
-    interrupt_after_real_work(monkeypatch, _backend.linear, routine, after_calls=3)
-    with pytest.raises(KeyboardInterrupt):
-        model.fit(X, y)
-    # two full epochs kept, the third undone: the same model as max_iter=2
-    assert model.n_iter_ == 2 and model.mistakes_.tolist() == ref.mistakes_.tolist()
-    assert np.array_equal(model.coef_, ref.coef_)
-    assert np.array_equal(model.intercept_, ref.intercept_)
+# Every estimator of the registry (estimators.CASES), and the arithmetic variants whose runs
+# differ: averaging, and scikit-learn's with a warm start (which changes the state in place)
+TRAINED = [(name, {}) for name in every("classifier") + every("regressor")] + [
+    ("Perceptron", {"average": True}),
+    ("Perceptron", {"tol": 1e-3, "penalty": "l2", "warm_start": True}),
+    ("KernelPerceptron", {"average": True}),
+]
+
+
+def _ctrl_c_in_epoch(monkeypatch, epoch):
+    """Ctrl-C in the training's epoch number ``epoch`` (from 1), once that epoch's routines
+    have changed the state: whatever they changed must be undone."""
+    real = _base.EpochModel._epoch
+    seen = []
+
+    def epoch_then_ctrl_c(model, run):
+        seen.append(1)
+        if len(seen) == epoch:
+            work = run.epoch
+
+            def worked(order):
+                work(order)
+                raise KeyboardInterrupt
+            monkeypatch.setattr(run, "epoch", worked)
+        return real(model, run)
+    monkeypatch.setattr(_base.EpochModel, "_epoch", epoch_then_ctrl_c)
+
+
+@contextlib.contextmanager
+def fixed_epochs():
+    """Training a fixed number of epochs on purpose: no ConvergenceWarning of either rule."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        yield
+
+
+def _trained(case, params, data, max_iter):
+    model = case.make(**params, max_iter=max_iter)
+    with fixed_epochs():
+        case.fit(model, *data)
+    return model
+
+
+@pytest.mark.parametrize(("name", "params"), TRAINED,
+                         ids=[f"{n}{p or ''}" for n, p in TRAINED])
+def test_ctrl_c_in_an_epoch_keeps_the_epochs_before_it(monkeypatch, rng, name, params):
+    case = CASES[name]
+    data, more = case.data(rng), case.data(rng)
+    ref = _trained(case, params, data, 2)
+    model = case.make(**params, max_iter=6)
+    _ctrl_c_in_epoch(monkeypatch, 3)
+    with pytest.raises(KeyboardInterrupt), fixed_epochs():
+        case.fit(model, *data)
     monkeypatch.undo()
-    model.partial_fit(X, y)  # and training goes on from there, as if never interrupted
-    ref.partial_fit(X, y)
-    assert np.array_equal(model.coef_, ref.coef_)
+    # two full epochs kept, the third undone: the model of max_iter=2, to the bit
+    assert model.n_iter_ == 2
+    assert _file_state(model.set_params(max_iter=2)) == _file_state(ref)
+    model.partial_fit(*more)  # and training goes on from there, as if never interrupted
+    ref.partial_fit(*more)
+    assert _file_state(model) == _file_state(ref)
 
 
-def test_an_interrupted_kernel_epoch_leaves_no_trace(monkeypatch, rng):
-    X = rng.normal(size=(60, 3))
-    y = rng.integers(0, 2, 60)
-    ref = KernelPerceptron(kernel="rbf", random_state=1, max_iter=1).fit(X, y)
-    model = KernelPerceptron(kernel="rbf", random_state=1, max_iter=20)
-    interrupt_after_real_work(monkeypatch, _backend.dual, "dual_epoch_cached",
-                               after_calls=2)
-    with pytest.raises(KeyboardInterrupt):
-        model.fit(X, y)
-    assert model.n_iter_ == 1
-    assert np.array_equal(model.dual_coef_, ref.dual_coef_)
-    assert np.array_equal(model.support_, ref.support_)
+@pytest.mark.parametrize(("name", "params"), TRAINED,
+                         ids=[f"{n}{p or ''}" for n, p in TRAINED])
+def test_a_refit_interrupted_in_its_first_epoch_keeps_the_model_before(monkeypatch, rng, name,
+                                                                      params):
+    """Ctrl-C before a fit finishes an epoch: the model fitted before (it was replaced by a
+    fresh state of no epoch, which predicted by its intercept alone)."""
+    case = CASES[name]
+    data, other = case.data(rng), case.data(rng)
+    model = _trained(case, params, data, 2)
+    before = _file_state(model)
+    _ctrl_c_in_epoch(monkeypatch, 1)
+    with pytest.raises(KeyboardInterrupt), fixed_epochs():
+        case.fit(model, *other)
+    monkeypatch.undo()
+    assert _file_state(model) == before
+    rows = data[:1] + data[2:]
+    assert np.array_equal(model.predict(*rows), _trained(case, params, data, 2).predict(*rows))
 
 
 # Every call that runs on threads, with n_jobs=2, on inputs of tens of seconds: the setup
@@ -318,32 +369,6 @@ def _file_state(model):
     from perceptron_c.io import _file_arrays
 
     return {k: (v.dtype.str, v.shape, v.tobytes()) for k, v in _file_arrays(model).items()}
-
-
-@pytest.mark.parametrize("make", [
-    lambda: Perceptron(average=True, max_iter=5, random_state=0),
-    lambda: Perceptron(tol=1e-3, penalty="l2", warm_start=True, max_iter=50, random_state=0),
-    lambda: KernelPerceptron(kernel="rbf", max_iter=5, random_state=0),
-], ids=["averaged", "sklearn arithmetic, warm start", "kernel"])
-def test_a_refit_interrupted_in_its_first_epoch_keeps_the_model_before(monkeypatch, rng,
-                                                                      make):
-    """Ctrl-C before a fit finishes an epoch: the model fitted before (it was replaced by a
-    fresh state of no epoch, which predicted by its intercept alone)."""
-    X = rng.normal(size=(300, 6))
-    y = (X[:, 0] + X[:, 1] > 0).astype(int)
-    model = make().fit(X[:150], y[:150])
-    before = _file_state(model)
-    routines = _backend.dual if isinstance(model, KernelPerceptron) else \
-        _backend.sgd if model.tol is not None else _backend.linear
-    name = {"dual": "dual_epoch_cached", "sgd": "sgd_epoch_dense",
-            "linear": "averaged_epoch_dense"}[repr(routines).split("'")[1]]
-    interrupt_after_real_work(monkeypatch, routines, name, after_calls=1)
-    with pytest.raises(KeyboardInterrupt):
-        model.fit(X, y)
-    monkeypatch.undo()
-    assert _file_state(model) == before
-    assert model.n_iter_ > 0 and np.array_equal(model.predict(X), make().fit(
-        X[:150], y[:150]).predict(X))
 
 
 def test_a_first_partial_fit_interrupted_leaves_the_model_unfitted(monkeypatch, rng):

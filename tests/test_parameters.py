@@ -5,16 +5,16 @@ import inspect
 
 import numpy as np
 import pytest
+from estimators import every
 
 import perceptron_c
 from perceptron_c._params import Free
 from perceptron_c.tagging import TokenFeatures
 
-ESTIMATORS = [perceptron_c.Perceptron, perceptron_c.PassiveAggressiveClassifier,
-              perceptron_c.PassiveAggressiveRegressor, perceptron_c.KernelPerceptron,
-              perceptron_c.VotedPerceptron, perceptron_c.BudgetKernelPerceptron,
-              perceptron_c.KernelPassiveAggressiveClassifier,
-              perceptron_c.StructuredPerceptron, TokenFeatures]
+# the estimators with scikit-learn's parameters (NLTK's tagger has NLTK's), and the
+# transformer of token lists
+ESTIMATORS = [cls for name, cls in perceptron_c.all_estimators() if name in
+              every("classifier") + every("regressor")] + [TokenFeatures]
 
 
 def _fit(est):

@@ -3,6 +3,7 @@ import pytest
 
 sklearn = pytest.importorskip("sklearn")
 
+from estimators import every  # noqa: E402
 from sklearn.base import clone  # noqa: E402
 from sklearn.datasets import load_breast_cancer, load_digits  # noqa: E402
 from sklearn.model_selection import GridSearchCV  # noqa: E402
@@ -64,6 +65,12 @@ ESTIMATORS = [
 
 # The estimators speak scikit-learn's protocol without inheriting its BaseEstimator (so that
 # importing perceptron_c never imports scikit-learn); check_estimator notes that once.
+def test_every_estimator_of_the_registry_is_checked():
+    # (StructuredPerceptron aside: above)
+    checked = sorted({type(e).__name__ for e in ESTIMATORS} | {"StructuredPerceptron"})
+    assert checked == sorted(every("classifier") + every("regressor"))
+
+
 @pytest.mark.filterwarnings("ignore:Estimator .* does not inherit from:UserWarning")
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.SkipTestWarning")  # no pandas etc.
 # check_class_weight_classifiers runs 1000 epochs on noisy blobs: the tol rule may not stop
