@@ -15,7 +15,6 @@ call's epoch function (`_run` holds the visiting orders and stopping rules).
 from __future__ import annotations
 
 import functools
-import time
 from typing import Any, TypeVar
 
 import numpy as np
@@ -27,11 +26,10 @@ from ._labels import (
     encode_label_state,
 )
 from ._params import Flag, Fraction, Free, Integer, NoneOr, Parameters, Real
-from ._rows import take_rows
 from ._run import Run, _Stopping, draw_seed, epoch_order, report_epoch
 from ._state import state_entries
+from ._training import gate, hold_out, set_feature_names, start, train
 from ._validation import (
-    check_feature_names,
     check_n_features,
     not_fitted,
 )
@@ -67,7 +65,7 @@ def keeps_the_model(train: Any) -> Any:
     """A training call (``_fit``, ``_partial_fit``) that fails or is interrupted (Ctrl-C)
     before it finishes an epoch puts back the model it started from: the attributes it
     replaced, and the state arrays a warm start changes in place. Once an epoch has finished,
-    the epochs finished are kept (`EpochModel._run_epochs`): the model of that shorter call."""
+    the epochs finished are kept (`_training.run_epochs`): the model of that shorter call."""
     @functools.wraps(train)
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
         before = {k: v for k, v in self.__dict__.items() if k not in OWNER_KEYS}
@@ -230,14 +228,13 @@ class EpochModel(GuardedModel, BaseEstimator):
     def __sklearn_is_fitted__(self) -> bool:
         return self._is_fitted()
 
-    # ---- training
+    # ---- training (the steps are `_training`'s functions; these call them in order for the
+    # estimators whose fit is not yet written out in their own file)
     def _begin(self, X: Any, first: bool, **call: Any) -> tuple[Any, Any, np.ndarray | None]:
         """(spec, canonical X, feature names) of a training call; ``call``: the arguments of
         the call that only the model takes (`_call_spec`)."""
         spec = self._spec()
-        names = check_feature_names(X, getattr(self, "feature_names_in_", None),
-                                    type(self).__name__, reset=first)
-        Xc = self._gate_X(X, spec, fitting=True)
+        Xc, names = gate(self, X, lambda X: self._gate_X(X, spec, fitting=True), first)
         return self._call_spec(spec, Xc, **call), Xc, names
 
     def _call_spec(self, spec: Any, Xc: Any, **call: Any) -> Any:
@@ -251,107 +248,21 @@ class EpochModel(GuardedModel, BaseEstimator):
         (coef, intercept), when given) or a warm one, the validation split, then up to
         max_iter epochs."""
         if fresh:
-            self._init_common(Xc.shape[1], self._draw_seed())
+            start(self, Xc.shape[1], self._draw_seed())
             self._init_state(Xc, spec)
             if init is not None:
                 self._set_initial(*init)
         else:
             self._check_continuation(Xc, spec)
             self._warm_restart()
-        self._set_feature_names(names)
-        val = None
-        if self._has_early_stopping and self.early_stopping:
-            tr, va = self._validation_split(y, w)
-            val = (take_rows(Xc, va), y[va], None if w is None else w[va])
-            Xc, y, w = take_rows(Xc, tr), y[tr], None if w is None else w[tr]
+        set_feature_names(self, names)
+        Xc, y, w, val = hold_out(self, Xc, y, w)
         self._train(Xc, y, w, spec, self.max_iter, val, fitting=True)
-
-    def _init_common(self, n_features: int, seed: int) -> None:
-        self._seed = seed
-        self._epochs_seen = 0
-        self.n_features_in_ = int(n_features)
-        self.mistakes_ = np.zeros(0, dtype=np.int64)
-        self.n_iter_ = 0
-        self.converged_ = False
-
-    def _set_feature_names(self, names: np.ndarray | None) -> None:
-        if names is not None:
-            self.feature_names_in_ = names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-
-    def _validation_split(self, y: np.ndarray, w: np.ndarray | None = None
-                          ) -> tuple[np.ndarray, np.ndarray]:
-        """Hold out round(validation_fraction * n) rows (at least 1) at random; for a
-        classifier never the first row of a class, so every class stays in training; never a
-        row of weight 0 (as scikit-learn), so the validation score has weight."""
-        n = y.shape[0]
-        keep = np.zeros(n, dtype=bool) if w is None else w == 0
-        if self._classifier:
-            keep[np.unique(y, return_index=True)[1]] = True
-        candidates = np.flatnonzero(~keep)
-        n_val = min(max(1, int(round(self.validation_fraction * n))), candidates.shape[0])
-        if n_val == 0 or n_val >= n:
-            raise ValueError(f"early_stopping: too few samples (n_samples = {n}) to hold out "
-                             "a validation set")
-        rng = np.random.default_rng([self._seed, 2**32 - 1])
-        va = np.sort(rng.permutation(candidates)[:n_val])
-        return np.setdiff1d(np.arange(n), va), va
-
-    def _epoch(self, run: Run) -> int:
-        """One epoch, all or nothing: on Ctrl-C or a float64 overflow the state goes back to
-        what it was before the epoch, then the error propagates (an overflow as the run's
-        `Run.overflow` error)."""
-        saved = run.checkpoint()
-        try:
-            return int(run.epoch(run.order()))
-        except (FloatingPointError, OverflowError) as exc:
-            run.rollback(saved)
-            error = run.overflow(exc)
-            if error is exc:
-                raise
-            raise error from None
-        except BaseException:
-            run.rollback(saved)
-            raise
 
     def _train(self, Xc: Any, y: np.ndarray, w: np.ndarray | None, spec: Any, epochs: int,
                val: tuple | None, fitting: bool) -> None:
-        """Train on the rows Xc for up to ``epochs`` epochs (`_run_epochs`)."""
-        run = self._start(Xc, y, w, spec)
-        if not hasattr(run, "n_rows"):  # the default order permutes the training rows
-            run.n_rows = Xc.shape[0]
-        run.n_shown = Xc.shape[0]
-        self._run_epochs(run, epochs, val, fitting)
-
-    def _run_epochs(self, run: Run, epochs: int, val: Any, fitting: bool) -> None:
-        """The epoch loop, of a serial run or of dask's mixing rounds. On an error or Ctrl-C,
-        the epochs finished so far are kept (the one under way is undone), then the error
-        propagates."""
-        done = 0
-        history = [] if fitting else [int(v) for v in self.mistakes_]
-        try:
-            for _ in range(epochs):
-                tic = time.perf_counter()
-                mistakes = self._epoch(run)
-                self._epochs_seen += 1
-                done += 1
-                history.append(mistakes)
-                stop, extra = run.after_epoch(mistakes, val)
-                if self.verbose:
-                    name, n = run.progress()
-                    report_epoch(name, len(history), mistakes, n, time.perf_counter() - tic,
-                                 extra)
-                if stop:
-                    break
-        finally:
-            self.__dict__["_epochs_done"] = done  # (read by keeps_the_model, then dropped)
-            converged = bool(history) and history[-1] == 0
-            run.finish(epochs - done if fitting and converged else 0)
-            self.mistakes_ = np.asarray(history, dtype=np.int64)
-            self.n_iter_ = len(history)
-            self.converged_ = converged
-            self._publish()
+        """Train on the rows Xc for up to ``epochs`` epochs (`_training.train`)."""
+        train(self, self._start(Xc, y, w, spec), Xc.shape[0], epochs, val, fitting)
 
     # ---- model files
     @fill(ESTIMATOR)

@@ -43,6 +43,7 @@ from ._rows import take_rows
 from ._sgd_run import machines_after_epoch, sklearn_seeds
 from ._state import mixing_roles
 from ._supervised import EpochClassifier
+from ._training import start, validation_split
 from ._validation import check_n_features, check_sample_weight, check_targets, check_y
 
 __all__ = ["Job", "Shard", "When", "Textbook", "SGD", "SGDLoop", "mixer_of",
@@ -103,7 +104,7 @@ def _local(job: Job, state: dict[str, np.ndarray] | None, shard: int, epoch: int
     est = job.cls(**job.params)
     if job.classes is not None:
         est.classes_ = job.classes
-    est._init_common(job.n_features, shard_seed(job.seed, shard))
+    start(est, job.n_features, shard_seed(job.seed, shard))
     est._epochs_seen = epoch
     if state is not None:
         est._state = {key: np.array(value, copy=True) for key, value in state.items()}
@@ -140,7 +141,7 @@ def prepare(X: Any, y: Any, weights: Any, job: Job, shard: int) -> Shard | None:
     w = check_sample_weight(weights, Xc.shape[0])
     if not job.validating:
         return Shard(Xc, y_enc, w, None)
-    tr, va = est._validation_split(y_enc, w)  # the serial split, with the shard's seed
+    tr, va = validation_split(est, y_enc, w)  # the serial split, with the shard's seed
     return Shard(take_rows(Xc, tr), y_enc[tr], None if w is None else w[tr],
                  (take_rows(Xc, va), y_enc[va], None if w is None else w[va]))
 

@@ -1,4 +1,4 @@
-"""One training call of an estimator: the `Run` protocol `_base.EpochModel._run_epochs` drives,
+"""One training call of an estimator: the `Run` protocol `_training.run_epochs` drives,
 the visiting order of every epoch (reproducible from the seed and the epoch number alone),
 the stopping rules (`_Stopping`: the textbook's and scikit-learn's) and the progress line."""
 from __future__ import annotations
@@ -61,7 +61,7 @@ def report_epoch(name: str, epoch: int, mistakes: int, n: int, seconds: float,
 
 class Run(Generic[_Model]):
     """One training call of one estimator: the data is fixed, the epochs come one by one,
-    each driven by `EpochModel._run_epochs` (the one loop, serial or dask's): ``order()``,
+    each driven by `_training.run_epochs` (the one loop, serial or dask's): ``order()``,
     then ``epoch(order)`` between a ``checkpoint()`` and, if it fails, a ``rollback``, then
     ``after_epoch``.
 

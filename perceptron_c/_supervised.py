@@ -20,6 +20,7 @@ from ._labels import (
     unknown_labels,
 )
 from ._run import Run, warn_if_not_converged
+from ._training import set_feature_names, start
 from ._validation import check_sample_weight, check_targets, check_y
 
 __all__ = ["EpochClassifier", "EpochRegressor", "labels_of", "r2_score"]
@@ -104,9 +105,9 @@ class EpochClassifier(EpochModel):
             classes = check_classes(classes)
             check_two_classes(classes)
             self.classes_ = classes
-            self._init_common(Xc.shape[1], self._draw_seed())
+            start(self, Xc.shape[1], self._draw_seed())
             self._init_state(Xc, spec)
-            self._set_feature_names(names)
+            set_feature_names(self, names)
         else:
             self._check_continuation(Xc, spec)
             self._meet_classes(yc, classes)
@@ -213,9 +214,9 @@ class EpochRegressor(EpochModel):
         yc = check_targets(y, Xc.shape[0])
         w = check_sample_weight(sample_weight, Xc.shape[0])
         if first:
-            self._init_common(Xc.shape[1], self._draw_seed())
+            start(self, Xc.shape[1], self._draw_seed())
             self._init_state(Xc, spec)
-            self._set_feature_names(names)
+            set_feature_names(self, names)
         else:
             self._check_continuation(Xc, spec)
         self._train(Xc, yc, w, spec, 1, None, fitting=False)

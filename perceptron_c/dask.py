@@ -73,6 +73,7 @@ from ._guard import OWNER_KEYS, training
 from ._labels import check_classes, check_same_classes, check_two_classes
 from ._run import warn_if_not_converged
 from ._supervised import EpochClassifier
+from ._training import run_epochs, set_feature_names, start
 from ._validation import check_choice, feature_names
 from .passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
 from .perceptron import Perceptron
@@ -369,9 +370,9 @@ def _fit_copy(est: Any, xs: list, ys: list, ws: list, d: int, names: np.ndarray 
     else:
         if cls is not None:
             est.classes_ = cls
-        est._init_common(d, est._draw_seed())
+        start(est, d, est._draw_seed())
         est._init_state(np.zeros((1, d)), est._spec())
-    est._set_feature_names(names)
+    set_feature_names(est, names)
     mixer = _dask_sequence.Sentences if getattr(est, "_sentences", False) else \
         _mixing.mixer_of(est)
     # the workers' estimators: no warm start, seeds passed in (random_state is not drawn)
@@ -413,7 +414,7 @@ def _epoch_graph(mixer: Any, state: dict[str, np.ndarray], shards: list, job_d: 
 
 
 class _MixedRun(Run[Any]):
-    """A dask fit as a `Run` of the one epoch loop (`EpochModel._run_epochs`): an epoch is a
+    """A dask fit as a `Run` of the one epoch loop (`_training.run_epochs`): an epoch is a
     mixing round over the shards (`_epoch_graph`); stopping is the serial rule on the shards'
     sums: `Run.after_epoch`'s in the textbook's arithmetic, `_mixing.SGDLoop`'s (machine by
     machine) in scikit-learn's."""
@@ -481,4 +482,4 @@ def _train(est: Any, mixer: Any, shards: list, job_d: Delayed, validating: bool,
     leaves it half-trained: `fit` then drops it)."""
     run = _MixedRun(est, mixer, shards, job_d, validating, mixing, client)
     # the held-out rows (val) stay on their shards: the run scores them there
-    est._run_epochs(run, est.max_iter, shards if validating else None, fitting=True)
+    run_epochs(est, run, est.max_iter, shards if validating else None, fitting=True)

@@ -31,6 +31,7 @@ from perceptron_c import (  # noqa: E402
     Perceptron,
     VotedPerceptron,
     _mixing,
+    _training,
     lowlevel,
 )
 from perceptron_c import dask as pdask  # noqa: E402
@@ -137,13 +138,13 @@ def test_averaged_mix_is_the_mix_of_the_shard_averages(multiclass):
     for s in range(3):  # each shard alone: a serial epoch from zero with the shard's seed
         one = Perceptron(**params)
         one.classes_ = est.classes_
-        one._init_common(5, _mixing.shard_seed(est._seed, s))
+        _training.start(one, 5, _mixing.shard_seed(est._seed, s))
         one._init_state(X, None)
         run = one._start(X[200 * s:200 * (s + 1)], np.searchsorted(est.classes_,
                                                                     y[200 * s:200 * (s + 1)]),
                          None, None)
         run.n_rows = 200  # its order: epoch_order(seed, 0, 200, shuffle)
-        one._epoch(run)
+        _training.epoch(run)
         one._publish()
         averages.append((one.coef_, one.intercept_))
     np.testing.assert_allclose(est.coef_, sum(c for c, _ in averages) / 3, rtol=1e-12,

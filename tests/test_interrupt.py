@@ -15,7 +15,7 @@ import pytest
 from conftest import DEFAULT_SIGINT, HAVE_C, interrupt_after_real_work, run_python
 from estimators import CASES, every
 
-from perceptron_c import Perceptron, _backend, _base
+from perceptron_c import Perceptron, _backend, _training
 from perceptron_c.exceptions import ConvergenceWarning
 
 LONG_CALL = DEFAULT_SIGINT + textwrap.dedent("""
@@ -62,10 +62,10 @@ TRAINED = [(name, {}) for name in every("classifier") + every("regressor")] + [
 def _ctrl_c_in_epoch(monkeypatch, epoch):
     """Ctrl-C in the training's epoch number ``epoch`` (from 1), once that epoch's routines
     have changed the state: whatever they changed must be undone."""
-    real = _base.EpochModel._epoch
+    real = _training.epoch
     seen = []
 
-    def epoch_then_ctrl_c(model, run):
+    def epoch_then_ctrl_c(run):
         seen.append(1)
         if len(seen) == epoch:
             work = run.epoch
@@ -74,8 +74,8 @@ def _ctrl_c_in_epoch(monkeypatch, epoch):
                 work(order)
                 raise KeyboardInterrupt
             monkeypatch.setattr(run, "epoch", worked)
-        return real(model, run)
-    monkeypatch.setattr(_base.EpochModel, "_epoch", epoch_then_ctrl_c)
+        return real(run)
+    monkeypatch.setattr(_training, "epoch", epoch_then_ctrl_c)
 
 
 @contextlib.contextmanager
