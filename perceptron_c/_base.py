@@ -35,7 +35,7 @@ from ._validation import (
 )
 
 __all__ = ["BaseEstimator", "EARLY_STOPPING", "OVR_FIXED_CLASSES", "STOPPING", "EpochModel",
-           "available_if",
+           "available_if", "keeps_the_model", "model_kept",
            # _run's, re-exported: _mixing, _sgd_run, dask and the tests import them from here
            "Run", "_Stopping", "draw_seed", "epoch_order", "report_epoch"]
 
@@ -61,29 +61,41 @@ OVR_FIXED_CLASSES = (
 # ----------------------------------------------------------------------- scikit-learn protocol
 
 
-def keeps_the_model(train: Any) -> Any:
-    """A training call (``_fit``, ``_partial_fit``) that fails or is interrupted (Ctrl-C)
-    before it finishes an epoch puts back the model it started from: the attributes it
-    replaced, and the state arrays a warm start changes in place. Once an epoch has finished,
-    the epochs finished are kept (`_training.run_epochs`): the model of that shorter call."""
-    @functools.wraps(train)
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        before = {k: v for k, v in self.__dict__.items() if k not in OWNER_KEYS}
+class model_kept:
+    """The block of a training call that puts back the model it started from if it fails or
+    is interrupted (Ctrl-C) before it finishes an epoch: the attributes it replaced, and the
+    state arrays a warm start changes in place. Once an epoch has finished, the epochs
+    finished are kept (`_training.run_epochs`): the model of that shorter call."""
+
+    def __init__(self, est: Any) -> None:
+        self.est = est
+        before = {k: v for k, v in est.__dict__.items() if k not in OWNER_KEYS}
         state = before.get("_state")
-        if isinstance(state, dict) and getattr(self, "warm_start", False):
+        if isinstance(state, dict) and getattr(est, "warm_start", False):
             before["_state"] = {k: v.copy() if isinstance(v, np.ndarray) else v
                                 for k, v in state.items()}
-        try:
+        self.before = before
+
+    def __enter__(self) -> model_kept:
+        return self
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        attributes = self.est.__dict__
+        if kind is not None and not attributes.get("_epochs_done"):
+            for key in [k for k in attributes if k not in OWNER_KEYS]:
+                del attributes[key]
+            attributes.update(self.before)
+        attributes.pop("_epochs_done", None)
+
+
+def keeps_the_model(train: Any) -> Any:
+    """A training method run as a `model_kept` block."""
+    @functools.wraps(train)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with model_kept(self):
             return train(self, *args, **kwargs)
-        except BaseException:
-            if not self.__dict__.get("_epochs_done"):
-                for key in [k for k in self.__dict__ if k not in OWNER_KEYS]:
-                    del self.__dict__[key]
-                self.__dict__.update(before)
-            raise
-        finally:
-            self.__dict__.pop("_epochs_done", None)
     return call
+
 
 class BaseEstimator(Parameters):
     """get_params / set_params / repr (`_params.Parameters`), tags and score, following

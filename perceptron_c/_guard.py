@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from .exceptions import ConcurrentUseError
 
-__all__ = ["GuardedModel", "OWNER_KEYS", "training"]
+__all__ = ["GuardedModel", "OWNER_KEYS", "trains", "training"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -119,6 +119,13 @@ class GuardedModel:
                 raw = copy.copy(raw)
                 raw.fn = _mark(guard(raw.fn))
                 setattr(cls, name, raw)
+
+
+def trains(fn: F) -> F:
+    """A training method (``fit``, ``partial_fit``): the call owns the estimator while it
+    runs (`training`), as every writer a `GuardedModel` wraps by itself; written where the
+    method is defined, so that a reader of ``fit`` sees it."""
+    return _mark(_writer(fn))
 
 
 def _mark(fn: F) -> F:

@@ -23,7 +23,8 @@ from ._run import Run, warn_if_not_converged
 from ._training import set_feature_names, start
 from ._validation import check_sample_weight, check_targets, check_y
 
-__all__ = ["EpochClassifier", "EpochRegressor", "labels_of", "r2_score"]
+__all__ = ["EpochClassifier", "EpochRegressor", "first_classes", "fit_labels", "labels_of",
+           "r2_score"]
 
 _Classifier = TypeVar("_Classifier", bound="EpochClassifier")
 
@@ -34,6 +35,28 @@ def labels_of(scores: np.ndarray) -> np.ndarray:
     if scores.shape[1] == 1:
         return (scores.reshape(-1) > 0).astype(np.int64)
     return scores.argmax(axis=1)  # (np.argmax's own call costs more than a row's argmax)
+
+
+def fit_labels(est: Any, y: Any, n: int, fresh: bool) -> np.ndarray:
+    """The class index of each of the ``n`` labels of a ``fit`` call; ``classes_`` set from
+    them for a ``fresh`` model (at least two), checked against the model's when it goes on
+    (``warm_start``)."""
+    classes, y_idx = encode_labels(check_y(y, n))
+    check_two_classes(classes)
+    if fresh:
+        est.classes_ = classes
+        return y_idx
+    check_same_classes(classes, est.classes_)
+    return encode_labels(classes, est.classes_)[1][y_idx]  # classes_ may be unsorted
+
+
+def first_classes(classes: Any) -> np.ndarray:
+    """The classes of a first ``partial_fit`` call, which must declare them (two at least)."""
+    if classes is None:
+        raise ValueError("classes must be passed on the first call to partial_fit")
+    classes = check_classes(classes)
+    check_two_classes(classes)
+    return classes
 
 
 class EpochClassifier(EpochModel):
@@ -81,15 +104,9 @@ class EpochClassifier(EpochModel):
     def _fit(self, X: Any, y: Any, sample_weight: Any = None, init: tuple | None = None,
              **call: Any) -> None:
         spec, Xc, names = self._begin(X, first=True, **call)
-        classes, y_idx = encode_labels(check_y(y, Xc.shape[0]))
-        check_two_classes(classes)
-        w = check_sample_weight(sample_weight, Xc.shape[0])
         fresh = init is not None or not (self.warm_start and self._is_fitted())
-        if fresh:
-            self.classes_ = classes
-        else:
-            check_same_classes(classes, self.classes_)
-            y_idx = encode_labels(classes, self.classes_)[1][y_idx]  # classes_ may be unsorted
+        y_idx = fit_labels(self, y, Xc.shape[0], fresh)
+        w = check_sample_weight(sample_weight, Xc.shape[0])
         self._fit_encoded(Xc, y_idx, w, spec, names, fresh, init)
 
     @keeps_the_model
@@ -100,11 +117,7 @@ class EpochClassifier(EpochModel):
         yc = check_y(y, Xc.shape[0])
         w = check_sample_weight(sample_weight, Xc.shape[0])
         if first:
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit")
-            classes = check_classes(classes)
-            check_two_classes(classes)
-            self.classes_ = classes
+            self.classes_ = first_classes(classes)
             start(self, Xc.shape[1], self._draw_seed())
             self._init_state(Xc, spec)
             set_feature_names(self, names)

@@ -3,8 +3,12 @@
 Plain ([Daume2017] Alg. 5), averaged (Alg. 7, lazy), normalized ([Vaughan-CS269], section 2),
 binary, K-class argmax ([Bunescu-CS4900]) and one-vs-rest. All training state (weights, averaging
 sums, example counter, seed, epoch counter) is plain numpy arrays and numbers on the model,
-so it pickles, saves to ``.npz`` and resumes with ``partial_fit`` or ``warm_start``. The epoch
-loop is `EpochClassifier`'s; this module holds the state and one epoch.
+so it pickles, saves to ``.npz`` and resumes with ``partial_fit`` or ``warm_start``.
+
+`Perceptron.fit` and `Perceptron.partial_fit` are the whole training call, step by step
+(`_training`'s functions): check the parameters, gate the rows, start or continue the
+state, hold out a validation split, build the run (`_LinearRun` here, or scikit-learn's
+arithmetic in `_sgd_run`), run the epochs. `_LinearRun.epoch` calls the linear routines.
 """
 from __future__ import annotations
 
@@ -14,9 +18,11 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import OVR_FIXED_CLASSES, STOPPING, EpochModel
-from ._labels import append_labels
-from ._linear_model import LinearClassifierMixin
+from ._base import OVR_FIXED_CLASSES, STOPPING, EpochModel, model_kept
+from ._docs import BATCH, FIT, fill
+from ._guard import trains
+from ._labels import append_labels, encode_labels
+from ._linear_model import LinearClassifierMixin, initial_weights
 from ._params import (
     ClassWeight,
     Flag,
@@ -24,11 +30,12 @@ from ._params import (
     NoneOr,
     Options,
     Real,
+    check_class_weight,
     declared,
     expand_class_weight,
 )
 from ._rows import check_finite_state
-from ._run import Run
+from ._run import Run, warn_if_not_converged
 from ._sgd_run import (
     SGDRun,
     SGDSpec,
@@ -40,9 +47,10 @@ from ._sgd_run import (
     warm_restart,
 )
 from ._state import StateArray, entry_names, new_state, restore_state
-from ._supervised import EpochClassifier
+from ._supervised import EpochClassifier, first_classes, fit_labels
 from ._threads import run_parallel
-from ._validation import CSR, check_int, check_X, column_names
+from ._training import gate, hold_out, set_feature_names, start, train
+from ._validation import CSR, check_int, check_sample_weight, check_X, check_y, column_names
 
 __all__ = ["Perceptron"]
 
@@ -267,7 +275,84 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
                  multiclass: str = "auto", new_classes: str = "error") -> None:
         self._keep_params(locals())
 
-    # ------------------------------------------------------------------ skeleton hooks
+    # ------------------------------------------------------------------ training
+    @trains
+    @fill(FIT)
+    def fit(self, X: Any, y: Any, coef_init: Any = None, intercept_init: Any = None,
+            sample_weight: Any = None) -> Perceptron:
+        """Train for up to ``max_iter`` epochs.
+
+        From ``coef_init`` / ``intercept_init`` when given; from the current weights with
+        ``warm_start``; else from zero. Each example's update is multiplied by ``eta0``, its
+        class weight and its ``sample_weight``.
+
+        Parameters
+        ----------
+        {X_fit}
+        {y_labels}
+        {init}
+        {sample_weight}
+
+        {fit_ends}
+        """
+        init = initial_weights(coef_init, intercept_init)
+        with model_kept(self):  # an error or Ctrl-C before an epoch ends: the model before
+            spec = self._spec()
+            Xc, names = gate(self, X, check_X, first=True)
+            fresh = init is not None or not (self.warm_start and self._is_fitted())
+            y_idx = fit_labels(self, y, Xc.shape[0], fresh)
+            w = check_sample_weight(sample_weight, Xc.shape[0])
+            if fresh:
+                start(self, Xc.shape[1], self._draw_seed())
+                self._init_state(Xc, spec)
+                if init is not None:
+                    self._set_initial(*init)
+            else:
+                self._check_continuation(Xc, spec)
+                self._warm_restart()
+            set_feature_names(self, names)
+            Xc, y_idx, w, val = hold_out(self, Xc, y_idx, w)
+            run = self._start(Xc, y_idx, w, spec)
+            train(self, run, Xc.shape[0], self.max_iter, val, fitting=True)
+        warn_if_not_converged(self)
+        return self
+
+    @trains
+    @fill(BATCH)
+    def partial_fit(self, X: Any, y: Any, classes: Any = None,
+                    sample_weight: Any = None) -> Perceptron:
+        """One epoch over this batch, continuing the model's state.
+
+        Parameters
+        ----------
+        {X_batch}
+        {y_classes}
+        {sample_weight}
+
+        {returns_batch}
+
+        {raises_batch}
+        """
+        check_class_weight(self.class_weight, partial=True)
+        with model_kept(self):
+            first = not self._is_fitted()
+            spec = self._spec()
+            Xc, names = gate(self, X, check_X, first)
+            yc = check_y(y, Xc.shape[0])
+            w = check_sample_weight(sample_weight, Xc.shape[0])
+            if first:
+                self.classes_ = first_classes(classes)
+                start(self, Xc.shape[1], self._draw_seed())
+                self._init_state(Xc, spec)
+                set_feature_names(self, names)
+            else:
+                self._check_continuation(Xc, spec)
+                self._meet_classes(yc, classes)
+            _, y_idx = encode_labels(yc, self.classes_)
+            train(self, self._start(Xc, y_idx, w, spec), Xc.shape[0], 1, None, fitting=False)
+        return self
+
+    # ------------------------------------------------------------------ its steps
     def _sgd_mode(self) -> bool:
         """scikit-learn's arithmetic (``tol`` or ``penalty`` set) rather than the textbook's."""
         return self.tol is not None or self.penalty is not None

@@ -21,8 +21,8 @@ from perceptron_c import (  # noqa: E402
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
     Perceptron,
-    _base,
     _mixing,
+    _training,
 )
 from perceptron_c import dask as pdask  # noqa: E402
 from perceptron_c._guard import OWNER_KEYS  # noqa: E402
@@ -242,7 +242,7 @@ def _interrupted_between_epochs(est, name, client, monkeypatch):
     before = _snapshot(est)
     with monkeypatch.context() as patch:
         # dask's rounds run in the serial epoch loop, which prints the progress line
-        patch.setattr(_base, "report_epoch", _interrupt_at_epoch_2)
+        patch.setattr(_training, "report_epoch", _interrupt_at_epoch_2)
         with pytest.raises(KeyboardInterrupt):
             pdask.fit(est, *_blocks(X, y), client=client)
     _assert_unchanged(est, before)
