@@ -115,10 +115,12 @@ def train(est: Any, run: Run, n_rows: int, epochs: int, val: tuple | None,
 def run_epochs(est: Any, run: Run, epochs: int, val: Any, fitting: bool) -> None:
     """The epoch loop, of a serial run or of dask's mixing rounds: up to ``epochs`` epochs,
     each `epoch`, until the run's stopping rule says so; then the history (``mistakes_``,
-    ``n_iter_``, ``converged_``) and the model published. On an error or Ctrl-C, the epochs
-    finished so far are kept (the one under way is undone), then the error propagates."""
+    ``n_iter_``, ``converged_``: a ``fit`` starts it, a ``partial_fit`` extends it) and the
+    model published. On an error or Ctrl-C, the epochs finished so far are kept (the one
+    under way is undone), then the error propagates."""
     done = 0
-    history = [] if fitting else [int(v) for v in est.mistakes_]
+    before = 0 if fitting else est.mistakes_.shape[0]
+    history: list[int] = []
     try:
         for _ in range(epochs):
             tic = time.perf_counter()
@@ -129,14 +131,41 @@ def run_epochs(est: Any, run: Run, epochs: int, val: Any, fitting: bool) -> None
             stop, extra = run.after_epoch(mistakes, val)
             if est.verbose:
                 name, n = run.progress()
-                report_epoch(name, len(history), mistakes, n, time.perf_counter() - tic, extra)
+                report_epoch(name, before + len(history), mistakes, n,
+                             time.perf_counter() - tic, extra)
             if stop:
                 break
     finally:
         est.__dict__["_epochs_done"] = done  # (read by keeps_the_model, then dropped)
-        converged = bool(history) and history[-1] == 0
+        if history or fitting:
+            last = history[-1] if history else None
+        else:
+            last = int(est.mistakes_[-1]) if before else None
+        converged = last == 0
         run.finish(epochs - done if fitting and converged else 0)
-        est.mistakes_ = np.asarray(history, dtype=np.int64)
-        est.n_iter_ = len(history)
+        if fitting:
+            est.mistakes_ = np.asarray(history, dtype=np.int64)
+        elif history:
+            est.mistakes_ = _extended(est, history)
+        est.n_iter_ = before + len(history)
         est.converged_ = converged
         est._publish()
+
+
+def _extended(est: Any, new: list[int]) -> np.ndarray:
+    """``est.mistakes_`` followed by ``new``, written into the room after it when the
+    model's own buffer has some, else into a new buffer twice as long: a stream of
+    ``partial_fit`` calls of one row then costs O(1) a call, not a copy of its whole
+    history. A shallow copy of the model (another ``id``) or a history set from elsewhere
+    (a model file, dask) is never written into: it gets a buffer of its own."""
+    old = est.mistakes_
+    n, k = old.shape[0], len(new)
+    buf = old.base
+    if not (est.__dict__.get("_history_of") == id(est) and isinstance(buf, np.ndarray)
+            and buf.dtype == np.int64 and buf.ndim == 1 and buf.shape[0] >= n + k
+            and old.ctypes.data == buf.ctypes.data):
+        buf = np.empty(max(16, 2 * (n + k)), dtype=np.int64)
+        buf[:n] = old
+        est.__dict__["_history_of"] = id(est)
+    buf[n:n + k] = new
+    return buf[:n + k]

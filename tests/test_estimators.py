@@ -1,5 +1,8 @@
 """``perceptron_c.all_estimators()``: the registry's list, the one the tests derive theirs
 from (`estimators.CASES`), each estimator's type as scikit-learn reads it."""
+import copy
+import pickle
+
 import numpy as np
 import pytest
 from estimators import CASES, every
@@ -52,3 +55,30 @@ def test_every_case_trains(rng, name):
         assert len(est.tag(["a", "b"])) == 2
     else:
         assert np.asarray(est.predict(*data[:1] + data[2:])).shape == (data[0].shape[0],)
+
+
+@pytest.mark.parametrize("name", every("classifier") + every("regressor"))
+def test_a_stream_of_partial_fit_calls_extends_the_history_in_place(rng, name):
+    """``mistakes_`` grows by each call's epoch without copying the calls before (a stream
+    of one-row calls copied its whole history at every call: O(n) a call); a shallow copy
+    of the model never writes into the history of the model it was copied from."""
+    case = CASES[name]
+    data = case.data(rng)
+    est = case.make()
+    case.fit(est, *data)
+    history, in_place = est.mistakes_.tolist(), 0
+    for _ in range(40):
+        before = est.mistakes_
+        est.partial_fit(*data)
+        history.append(int(est.mistakes_[-1]))
+        in_place += np.shares_memory(before, est.mistakes_)
+        assert est.mistakes_.tolist() == history and est.n_iter_ == len(history)
+    assert in_place >= 36  # a new buffer only when the one there is full (twice as long)
+    twin = copy.copy(est)
+    est.partial_fit(*data)
+    mine = est.mistakes_.tolist()
+    twin.partial_fit(*data)
+    assert est.mistakes_.tolist() == mine and twin.mistakes_.tolist()[:-1] == history
+    restored = pickle.loads(pickle.dumps(est))
+    restored.partial_fit(*data)
+    assert restored.mistakes_.tolist()[:-1] == mine
