@@ -29,8 +29,8 @@ LEAVES = {"_threads", "exceptions", "_docs"}
 # the one door into the routines folder
 DISPATCHER = "_backend"
 # what each layer may import from the package (CONTRIBUTING.md: arrows point down only)
-BELOW_MODELS = {"_base", "_training", "_run", "_rows", "_validation", "_backend", "kernels", "theory",
-                "lowlevel", "io", "_params", "_threads", "_linear_model", "_sgd_run",
+BELOW_MODELS = {"_base", "_training", "_run", "_rows", "_validation", "_backend", "kernels",
+                "theory", "lowlevel", "io", "_params", "_threads", "_linear_model", "_sgd_run",
                 "_kernel_rows", "_kernel_model", "_guard", "_tagtext", "_tagger_core",
                 "_state", "_kernel_specs", "_npzfile", "_labels", "_supervised", "_tagger_nltk",
                 "_confusion"} | LEAVES
