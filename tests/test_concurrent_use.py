@@ -13,8 +13,10 @@ import perceptron_c
 from perceptron_c import (
     BudgetKernelPerceptron,
     ConcurrentUseError,
+    KernelPassiveAggressiveClassifier,
     KernelPerceptron,
     PassiveAggressiveClassifier,
+    PassiveAggressiveRegressor,
     Perceptron,
     StructuredPerceptron,
     VotedPerceptron,
@@ -60,6 +62,11 @@ TRAINED = {  # (estimator, rows it trains on in the background)
     "KernelPerceptron": (lambda: KernelPerceptron(max_iter=20), 3000),
     "VotedPerceptron": (lambda: VotedPerceptron(max_iter=3), 2000),
     "BudgetKernelPerceptron": (lambda: BudgetKernelPerceptron(max_iter=5), 3000),
+    "KernelPassiveAggressiveClassifier": (
+        lambda: KernelPassiveAggressiveClassifier(max_iter=20, tol=None), 3000),
+    # (a regressor of the labels 0-4 as real targets)
+    "PassiveAggressiveRegressor": (lambda: PassiveAggressiveRegressor(max_iter=20, tol=None),
+                                   20_000),
     # (the rows of each call one sentence: _OneSentence)
     "StructuredPerceptron": (lambda: _OneSentence(max_iter=60), 20_000),
 }
@@ -79,6 +86,10 @@ def _paused_inside_its_training(model):
         return run
     model._start = paused_start
     return inside, probed
+
+
+def test_every_estimator_is_trained_in_the_background():
+    assert sorted(TRAINED) == sorted(every("classifier") + every("regressor"))
 
 
 @pytest.mark.parametrize("name", sorted(TRAINED))
