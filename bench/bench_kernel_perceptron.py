@@ -40,9 +40,9 @@ import numpy as np
 
 import perceptron_c
 from perceptron_c import KernelPerceptron, VotedPerceptron, _backend
-from perceptron_c._base import epoch_order
-from perceptron_c._rows import take_rows
-from perceptron_c._threads import effective_n_jobs
+from perceptron_c._estimator._base import epoch_order
+from perceptron_c._utils._rows import take_rows
+from perceptron_c._utils._threads import effective_n_jobs
 from perceptron_c.datasets import make_dnf
 from perceptron_c.kernels import gram, pack_bits, resolve_kernel
 

@@ -49,7 +49,7 @@ try:
     from perceptron_c._core import _linear_c as C
     from perceptron_c._core import _linear_py as P
     from perceptron_c._core import _order_c as ORDER
-    from perceptron_c._threads import effective_n_jobs
+    from perceptron_c._utils._threads import effective_n_jobs
 except ImportError as exc:  # not installed, or a pure install: nothing to compare
     sys.exit(f"bench_linear: cannot import perceptron_c with its compiled module ({exc}); "
              "install the package with its extension (without PERCEPTRON_C_NO_EXTENSIONS).")

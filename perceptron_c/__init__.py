@@ -12,7 +12,8 @@ from typing import Any as _Any
 from . import exceptions, kernels
 from . import io as _io
 from ._backend import BACKEND
-from ._docs import fill as _fill
+from ._utils import _moved
+from ._utils._docs import fill as _fill
 from .budget_perceptron import BudgetKernelPerceptron
 from .exceptions import ConcurrentUseError, ConvergenceWarning, FileFormatError, NotFittedError
 from .io import all_estimators
@@ -23,6 +24,8 @@ from .perceptron import Perceptron
 from .sequence import StructuredPerceptron
 from .theory import margin, mistake_bound
 from .voted_perceptron import VotedPerceptron
+
+_moved.install()  # the flat layout's module names, for pickles made before the rooms
 
 __version__ = "0.1.0"
 __all__ = ["BACKEND", "exceptions", "kernels", "Perceptron", "KernelPerceptron",

@@ -32,30 +32,20 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._kernel_model import (
+from ._estimator._run import Run
+from ._estimator._state import StateArray
+from ._utils._params import Constraint, Flag, Integer, Options, declared
+from ._utils._rows import check_finite_state, take_rows
+from ._utils._validation import PackedBits
+from .kernels import resolve_kernel
+from .kernels._model import (
     KernelClassifier,
     averaging_state,
     coefficient_state,
     empty_support,
     support_vector_state,
 )
-from ._kernel_rows import (
-    KERNEL_PARAMS,
-    check_exact_headroom,
-    exponents,
-    record_fit_params,
-)
-from ._params import Constraint, Flag, Integer, Options, declared
-from ._rows import (
-    check_finite_state,
-    take_rows,
-)
-from ._run import Run
-from ._state import StateArray
-from ._validation import (
-    PackedBits,
-)
-from .kernels import resolve_kernel
+from .kernels._rows import KERNEL_PARAMS, check_exact_headroom, exponents, record_fit_params
 
 __all__ = ["BudgetKernelPerceptron", "STRATEGIES"]
 

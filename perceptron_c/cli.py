@@ -34,7 +34,9 @@ from . import (
     VotedPerceptron,
     __version__,
 )
-from ._cli_tagger import (
+from .datasets import DATA_EXTENSIONS, load_data
+from .io import check_regular_file, load_model, replace_file, save_model
+from .tagging._cli import (
     TAGGED_FORMATS,
     add_apply_arguments,
     add_nltk_commands,
@@ -44,8 +46,6 @@ from ._cli_tagger import (
     cmd_tag,
     train_tagger,
 )
-from .datasets import DATA_EXTENSIONS, load_data
-from .io import check_regular_file, load_model, replace_file, save_model
 
 __all__ = ["main"]
 

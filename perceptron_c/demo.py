@@ -16,9 +16,9 @@ import numpy as np
 
 from . import _backend
 from ._backend import BACKEND
-from ._rows import csr_rows, take_rows
-from ._run import fixed_epochs
-from ._validation import CSR, is_sparse
+from ._estimator._run import fixed_epochs
+from ._utils._rows import csr_rows, take_rows
+from ._utils._validation import CSR, is_sparse
 from .datasets import make_blobs, make_dnf, make_separable, make_text, make_xor
 from .kernel_perceptron import KernelPerceptron
 from .perceptron import Perceptron

@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from ._docs import fill
-from ._run import fixed_epochs
+from ._estimator._run import fixed_epochs
+from ._utils._docs import fill
 from .datasets import load_digits_split, make_separable, make_xor
 from .kernel_perceptron import KernelPerceptron
 from .perceptron import Perceptron

@@ -43,10 +43,10 @@ from typing import Any
 
 import numpy as np
 
-from ._docs import fill
-from ._npzfile import MAX_EXPANSION as MAX_EXPANSION  # re-exported: public here first
-from ._npzfile import _write_npz, read_npz, replace_file
-from ._npzfile import check_regular_file as check_regular_file
+from ._utils._docs import fill
+from ._utils._npzfile import MAX_EXPANSION as MAX_EXPANSION  # re-exported: public here first
+from ._utils._npzfile import _write_npz, read_npz, replace_file
+from ._utils._npzfile import check_regular_file as check_regular_file
 from .exceptions import FileFormatError
 
 __all__ = [

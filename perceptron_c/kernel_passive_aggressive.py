@@ -26,10 +26,16 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import STOPPING
-from ._docs import FIT, fill
-from ._kernel_model import PredictTables, WeightedKernelClassifier, empty_support, float_rows
-from ._kernel_rows import (
+from ._estimator._base import STOPPING
+from ._estimator._run import Run, _Stopping, draw_seed, epoch_order, warn_if_not_converged
+from ._estimator._supervised import labels_of
+from ._utils._docs import FIT, fill
+from ._utils._params import ClassWeight, Flag, Options, Real, declared, expand_class_weight
+from ._utils._rows import all_finite, check_finite_decisions, check_finite_state, pool_of, take_rows
+from ._utils._validation import PackedBits
+from .kernels import resolve_kernel
+from .kernels._model import PredictTables, WeightedKernelClassifier, empty_support, float_rows
+from .kernels._rows import (
     KERNEL_PARAMS,
     KernelSource,
     cached_scores,
@@ -38,27 +44,6 @@ from ._kernel_rows import (
     record_fit_params,
     row_blocks_run,
 )
-from ._params import (
-    ClassWeight,
-    Flag,
-    Options,
-    Real,
-    declared,
-    expand_class_weight,
-)
-from ._rows import (
-    all_finite,
-    check_finite_decisions,
-    check_finite_state,
-    pool_of,
-    take_rows,
-)
-from ._run import Run, _Stopping, draw_seed, epoch_order, warn_if_not_converged
-from ._supervised import labels_of
-from ._validation import (
-    PackedBits,
-)
-from .kernels import resolve_kernel
 
 __all__ = ["KernelPassiveAggressiveClassifier"]
 

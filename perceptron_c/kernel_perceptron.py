@@ -9,7 +9,7 @@ of `Perceptron` on the same data and seed.
 Two modes with the same mistakes: when the Gram of the training pool fits in
 ``max_gram_bytes`` it is computed once and every example's score is cached and updated in
 O(n) per mistake; otherwise each block of visited examples gets its kernel rows against the
-support set and the block only (`_kernel_rows.stream`: O(support) kernel values per example,
+support set and the block only (`kernels._rows.stream`: O(support) kernel values per example,
 never the whole Gram again). The conjunction kernel 2^popcount(a AND b) is trained and
 evaluated on exact integer sums (exponents in int16 up to 32767 bits), so its decisions have
 the right sign at any bit count; its ``decision_function`` is clipped to the largest finite
@@ -26,9 +26,13 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._docs import FIT, fill
-from ._kernel_model import WeightedKernelClassifier, empty_support
-from ._kernel_rows import (
+from ._estimator._run import Run, warn_if_not_converged
+from ._utils._docs import FIT, fill
+from ._utils._params import ClassWeight, Flag, declared, expand_class_weight
+from ._utils._rows import check_finite_state, pool_of, take_rows
+from .kernels import resolve_kernel
+from .kernels._model import WeightedKernelClassifier, empty_support
+from .kernels._rows import (
     KERNEL_PARAMS,
     KernelSource,
     cached_scores,
@@ -38,19 +42,6 @@ from ._kernel_rows import (
     record_fit_params,
     stream,
 )
-from ._params import (
-    ClassWeight,
-    Flag,
-    declared,
-    expand_class_weight,
-)
-from ._rows import (
-    check_finite_state,
-    pool_of,
-    take_rows,
-)
-from ._run import Run, warn_if_not_converged
-from .kernels import resolve_kernel
 
 __all__ = ["KernelPerceptron"]
 

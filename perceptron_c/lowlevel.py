@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from . import _backend
-from ._docs import fill
-from ._validation import (
+from ._utils._docs import fill
+from ._utils._validation import (
     check_csr_args,
     check_finite,
     check_inout,

@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from ._kernel_rows import fitted_kernel
-from ._rows import dense_rows
+from ._utils._rows import dense_rows
 from .budget_perceptron import BudgetKernelPerceptron
 from .kernel_passive_aggressive import KernelPassiveAggressiveClassifier
 from .kernel_perceptron import KernelPerceptron
 from .kernels import RBF, Linear, Polynomial, Product, Scaled, Sum, is_builtin
+from .kernels._rows import fitted_kernel
 from .passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
 from .perceptron import Perceptron
 

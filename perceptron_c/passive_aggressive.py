@@ -17,20 +17,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _backend
-from ._base import OVR_FIXED_CLASSES, STOPPING, EpochModel
-from ._docs import BATCH, DECISION, FIT, fill
-from ._linear_model import LinearClassifierMixin, LinearModelMixin, initial_weights
-from ._params import (
-    ClassWeight,
-    Constraint,
-    NJobs,
-    Options,
-    Real,
-    declared,
-    expand_class_weight,
-)
-from ._run import warn_if_not_converged
-from ._sgd_run import (
+from ._estimator._base import OVR_FIXED_CLASSES, STOPPING, EpochModel
+from ._estimator._linear_model import LinearClassifierMixin, LinearModelMixin, initial_weights
+from ._estimator._run import warn_if_not_converged
+from ._estimator._sgd_run import (
     SGDRun,
     SGDSpec,
     classifier_run,
@@ -42,9 +32,19 @@ from ._sgd_run import (
     sgd_state,
     warm_restart,
 )
-from ._state import StateArray, entry_names
-from ._supervised import EpochClassifier, EpochRegressor
-from ._validation import check_X
+from ._estimator._state import StateArray, entry_names
+from ._estimator._supervised import EpochClassifier, EpochRegressor
+from ._utils._docs import BATCH, DECISION, FIT, fill
+from ._utils._params import (
+    ClassWeight,
+    Constraint,
+    NJobs,
+    Options,
+    Real,
+    declared,
+    expand_class_weight,
+)
+from ._utils._validation import check_X
 
 __all__ = ["PassiveAggressiveClassifier", "PassiveAggressiveRegressor"]
 

@@ -18,12 +18,26 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import OVR_FIXED_CLASSES, STOPPING, EpochModel, model_kept
-from ._docs import BATCH, FIT, fill
-from ._guard import trains
-from ._labels import append_labels, encode_labels
-from ._linear_model import LinearClassifierMixin, initial_weights
-from ._params import (
+from ._estimator._base import OVR_FIXED_CLASSES, STOPPING, EpochModel, model_kept
+from ._estimator._linear_model import LinearClassifierMixin, initial_weights
+from ._estimator._run import Run, warn_if_not_converged
+from ._estimator._sgd_run import (
+    SGDRun,
+    SGDSpec,
+    check_sgd_counter,
+    classifier_run,
+    publish_sgd,
+    set_initial,
+    sgd_state,
+    warm_restart,
+)
+from ._estimator._state import StateArray, entry_names, new_state, restore_state
+from ._estimator._supervised import EpochClassifier, first_classes, fit_labels
+from ._estimator._training import gate, hold_out, set_feature_names, start, train
+from ._utils._docs import BATCH, FIT, fill
+from ._utils._guard import trains
+from ._utils._labels import append_labels, encode_labels
+from ._utils._params import (
     ClassWeight,
     Flag,
     NJobs,
@@ -34,23 +48,9 @@ from ._params import (
     declared,
     expand_class_weight,
 )
-from ._rows import check_finite_state
-from ._run import Run, warn_if_not_converged
-from ._sgd_run import (
-    SGDRun,
-    SGDSpec,
-    check_sgd_counter,
-    classifier_run,
-    publish_sgd,
-    set_initial,
-    sgd_state,
-    warm_restart,
-)
-from ._state import StateArray, entry_names, new_state, restore_state
-from ._supervised import EpochClassifier, first_classes, fit_labels
-from ._threads import run_parallel
-from ._training import gate, hold_out, set_feature_names, start, train
-from ._validation import CSR, check_int, check_sample_weight, check_X, check_y, column_names
+from ._utils._rows import check_finite_state
+from ._utils._threads import run_parallel
+from ._utils._validation import CSR, check_int, check_sample_weight, check_X, check_y, column_names
 
 __all__ = ["Perceptron"]
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ._docs import fill
+from ._utils._docs import fill
 
 __all__ = ["plot_learning_curves", "plot_ordering", "plot_mistakes_vs_margin",
            "plot_boundaries_2d", "save_figures", "require_matplotlib", "FILENAMES"]

@@ -17,19 +17,14 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import EpochModel
-from ._docs import ESTIMATOR, fill
-from ._params import Flag, NJobs, declared
-from ._rows import check_finite_state
-from ._run import Run, warn_if_not_converged
-from ._state import StateArray, entry_names, new_state, restore_state
-from ._supervised import EpochClassifier
-from ._validation import (
-    CSR,
-    check_feature_names,
-    check_n_features,
-    check_X,
-)
+from ._estimator._base import EpochModel
+from ._estimator._run import Run, warn_if_not_converged
+from ._estimator._state import StateArray, entry_names, new_state, restore_state
+from ._estimator._supervised import EpochClassifier
+from ._utils._docs import ESTIMATOR, fill
+from ._utils._params import Flag, NJobs, declared
+from ._utils._rows import check_finite_state
+from ._utils._validation import CSR, check_feature_names, check_n_features, check_X
 
 __all__ = ["StructuredPerceptron"]
 
@@ -153,7 +148,7 @@ class StructuredPerceptron(EpochClassifier):
     """
 
     _has_early_stopping = False
-    _mixable_state = True  # perceptron_c.dask.fit mixes it (_dask_sequence)
+    _mixable_state = True  # perceptron_c.dask.fit mixes it (dask._sequence)
     _sentences = True  # ... over blocks of whole sentences, with ``lengths``
     _state: dict[str, np.ndarray]
 

@@ -44,8 +44,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _backend, _labels, _validation
-from ._docs import fill
+from . import _backend
+from ._utils import _labels, _validation
+from ._utils._docs import fill
 
 if TYPE_CHECKING:
     from typing import TypeAlias

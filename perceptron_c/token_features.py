@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._docs import fill
-from ._params import Flag, Integer, NoneOr, Options, Parameters
+from ._utils._docs import fill
+from ._utils._params import Flag, Integer, NoneOr, Options, Parameters
 from .exceptions import NotFittedError
 
 __all__ = ["TokenFeatures"]

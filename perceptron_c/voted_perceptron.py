@@ -21,9 +21,22 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._base import OVR_FIXED_CLASSES
-from ._kernel_model import KernelClassifier, PredictTables, float_rows, support_vector_state
-from ._kernel_rows import (
+from ._estimator._base import OVR_FIXED_CLASSES
+from ._estimator._run import Run
+from ._estimator._state import StateArray, entry_names, new_state
+from ._utils._rows import check_finite_state, pool_of, stack_rows, take_rows
+from ._utils._validation import (
+    CSR,
+    PackedBits,
+    check_csr,
+    check_kernel_input,
+    check_n_features,
+    check_state_array,
+    check_X,
+)
+from .kernels import resolve_kernel
+from .kernels._model import KernelClassifier, PredictTables, float_rows, support_vector_state
+from .kernels._rows import (
     KERNEL_PARAMS,
     KernelSource,
     cached_scores,
@@ -36,24 +49,6 @@ from ._kernel_rows import (
     row_blocks_run,
     stream,
 )
-from ._rows import (
-    check_finite_state,
-    pool_of,
-    stack_rows,
-    take_rows,
-)
-from ._run import Run
-from ._state import StateArray, entry_names, new_state
-from ._validation import (
-    CSR,
-    PackedBits,
-    check_csr,
-    check_kernel_input,
-    check_n_features,
-    check_state_array,
-    check_X,
-)
-from .kernels import resolve_kernel
 
 __all__ = ["VotedPerceptron"]
 

@@ -31,9 +31,9 @@ BACKENDS = ["c", "python"]
 # The package's modules that import an optional package at their top (an extra's), by the
 # package: a test that imports every module skips these where the package is missing. Any
 # other module must import without them.
-OPTIONAL_IMPORTS = {"dask": "dask", "_dask_sequence": "dask", "plots": "matplotlib",
-                    "experiments": "matplotlib", "_river_models": "river",
-                    "_river_pa": "river", "_river_budget": "river"}
+OPTIONAL_IMPORTS = {"dask": "dask", "dask._sequence": "dask", "plots": "matplotlib",
+                    "experiments": "matplotlib", "river._models": "river",
+                    "river._pa": "river", "river._budget": "river"}
 
 
 def skip_without_optional(module):

@@ -10,7 +10,8 @@ import pytest
 from conftest import run_python
 
 import perceptron_c
-from perceptron_c import _datafiles, cli, datasets, io
+from perceptron_c import cli, datasets, io
+from perceptron_c.datasets import _files as _datafiles
 
 
 @pytest.fixture

@@ -4,10 +4,11 @@ import random
 import numpy as np
 import pytest
 
-from perceptron_c import _cli_tagger, cli, io
+from perceptron_c import cli, io
 from perceptron_c.datasets import dump_tagged, load_tagged, make_tagged_sentences
 from perceptron_c.sequence import StructuredPerceptron
 from perceptron_c.tagging import PerceptronTagger
+from perceptron_c.tagging import _cli as _cli_tagger
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import pytest
 from crfsuite_corpus import ALGORITHMS, corpus, train_pycrfsuite
 
 from perceptron_c import FileFormatError
-from perceptron_c._crfsuite_file import hashlittle, read_model, write_model
-from perceptron_c._crfsuite_model import CRFModel
+from perceptron_c.crfsuite._file import hashlittle, read_model, write_model
+from perceptron_c.crfsuite._model import CRFModel
 
 pycrfsuite = pytest.importorskip("pycrfsuite")
 

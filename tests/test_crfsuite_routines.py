@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from conftest import BACKENDS, _module
 
-from perceptron_c import _crfsuite_online as online
+from perceptron_c.crfsuite import _online as online
 
 A = 15
 VALUES = [1.0, 0.5, 2.0, 0.3, -1.25, 1e-3]

@@ -12,7 +12,7 @@ from crfsuite_corpus import ALGORITHMS, corpus, train_pycrfsuite
 
 import perceptron_c.crfsuite as ours
 from perceptron_c import FileFormatError, _backend
-from perceptron_c._crfsuite_model import CRFModel
+from perceptron_c.crfsuite._model import CRFModel
 
 pycrfsuite = pytest.importorskip("pycrfsuite")
 

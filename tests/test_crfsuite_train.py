@@ -8,8 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from perceptron_c._crfsuite_online import glibc_rand
-from perceptron_c._crfsuite_train import Trainer, _items
+from perceptron_c.crfsuite._online import glibc_rand
+from perceptron_c.crfsuite._train import Trainer, _items
 from perceptron_c.datasets import make_tagged_sentences
 
 pycrfsuite = pytest.importorskip("pycrfsuite")
@@ -198,9 +198,9 @@ def test_write_model_called(tmp_path, monkeypatch):
     """train(path) hands the trained model to the file writer."""
     import types
     seen = {}
-    fake = types.ModuleType("perceptron_c._crfsuite_file")
+    fake = types.ModuleType("perceptron_c.crfsuite._file")
     fake.write_model = lambda crf: seen.update(crf=crf) or b"model bytes"
-    monkeypatch.setitem(sys.modules, "perceptron_c._crfsuite_file", fake)
+    monkeypatch.setitem(sys.modules, "perceptron_c.crfsuite._file", fake)
     t = Trainer("ap", params={"max_iterations": 1}, verbose=False)
     t.append([["a"], ["b"]], ["x", "y"])
     t.train(str(tmp_path / "m"))

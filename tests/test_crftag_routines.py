@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from conftest import BACKENDS, HAVE_C, _module
 
-from perceptron_c import _crfsuite_decode as dec
-from perceptron_c._crfsuite_model import CRFModel
 from perceptron_c.crfsuite import ItemSequence
+from perceptron_c.crfsuite import _decode as dec
+from perceptron_c.crfsuite._model import CRFModel
 
 
 def _tables(rng, L, A, grid):
@@ -67,7 +67,7 @@ def test_twins_tag_equal(seed, grid):
     items = _items(rng, A, T, grid)
     c, py = _run("c", t, items, False), _run("python", t, items, False)
     assert np.array_equal(c[0], py[0]) and c[1:] == py[1:]
-    # as the numpy route computes them (_crfsuite_decode), to the bit
+    # as the numpy route computes them (crfsuite._decode), to the bit
     pairs = ItemSequence(items)._packed.pairs()
     for backend in BACKENDS:
         m = _module(backend, "_crftag")

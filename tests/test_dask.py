@@ -30,11 +30,11 @@ from perceptron_c import (  # noqa: E402
     PassiveAggressiveClassifier,
     Perceptron,
     VotedPerceptron,
-    _mixing,
-    _training,
     lowlevel,
 )
 from perceptron_c import dask as pdask  # noqa: E402
+from perceptron_c._estimator import _training  # noqa: E402
+from perceptron_c.dask import _mixing  # noqa: E402
 from perceptron_c.datasets import make_blobs, make_dnf, make_separable  # noqa: E402
 from perceptron_c.kernels import RBF, Polynomial  # noqa: E402
 from perceptron_c.kernels import gram as memory_gram  # noqa: E402
@@ -99,8 +99,8 @@ def _reference_ipm(X, y, bounds, seed, epochs, mixing):
         states, mistakes = [], []
         for s, (lo, hi) in enumerate(bounds):
             ws, bs = w.copy(), b.copy()
-            order = perceptron_c._base.epoch_order(_mixing.shard_seed(seed, s), epoch, hi - lo,
-                                                   True)
+            order = perceptron_c._estimator._base.epoch_order(
+                _mixing.shard_seed(seed, s), epoch, hi - lo, True)
             mistakes.append(lowlevel.perceptron_epoch_dense(X[lo:hi], signs[lo:hi], order,
                                                             ws, bs))
             states.append((ws, bs))
@@ -268,7 +268,7 @@ def test_lazy_prediction_equals_numpy(name, model, X):
 
 
 def _public_estimators():
-    base = perceptron_c._base.BaseEstimator
+    base = perceptron_c._estimator._base.BaseEstimator
     return [getattr(perceptron_c, name) for name in perceptron_c.__all__
             if isinstance(getattr(perceptron_c, name), type)
             and issubclass(getattr(perceptron_c, name), base)]
@@ -279,7 +279,7 @@ def test_lazy_prediction_of_every_public_estimator(cls):
     X, y = _noisy(150, 4, 3, seed=13)
     params = {k: v for k, v in (("random_state", 0), ("max_iter", 3))
               if k in cls._get_param_names()}
-    regressor = isinstance(cls(), perceptron_c._supervised.EpochRegressor)
+    regressor = isinstance(cls(), perceptron_c._estimator._supervised.EpochRegressor)
     # a sentence model: sentences of 30 rows, blocks of whole ones
     sentences = {"lengths": [30] * 5} if getattr(cls, "_sentences", False) else {}
     with warnings.catch_warnings():  # a few epochs: convergence warnings are expected

@@ -4,8 +4,9 @@ decodes each block by its own sentences."""
 import numpy as np
 import pytest
 
-from perceptron_c import _backend, _mixing
-from perceptron_c._base import epoch_order
+from perceptron_c import _backend
+from perceptron_c._estimator._base import epoch_order
+from perceptron_c.dask import _mixing
 from perceptron_c.datasets import make_sequences
 from perceptron_c.sequence import StructuredPerceptron
 

@@ -3,7 +3,7 @@ regressor, and Perceptron with ``tol`` or ``penalty``, trained by parameter mixi
 
 The promises tested: one shard is the serial fit bit for bit (every penalty, averaging,
 early stopping, sample and class weights, shuffling, one-vs-rest machines stopping at their
-own epochs, dense / CSR / float32); several shards mix as `perceptron_c._mixing` documents
+own epochs, dense / CSR / float32); several shards mix as `perceptron_c.dask._mixing` documents
 (against a reference written out on the `_sgd` routines, with the weight scale folded or
 kept); the mixed average is the mix of the shards' averages; a thread cluster gives the
 synchronous scheduler's model.
@@ -27,10 +27,10 @@ from perceptron_c import (  # noqa: E402
     PassiveAggressiveRegressor,
     Perceptron,
     _backend,
-    _mixing,
 )
 from perceptron_c import dask as pdask  # noqa: E402
-from perceptron_c._sgd_run import sklearn_seeds  # noqa: E402
+from perceptron_c._estimator._sgd_run import sklearn_seeds  # noqa: E402
+from perceptron_c.dask import _mixing  # noqa: E402
 from perceptron_c.datasets import make_blobs  # noqa: E402
 
 SYNC = "synchronous"

@@ -3,7 +3,7 @@ import inspect
 
 import pytest
 
-from perceptron_c._docs import expand, fill
+from perceptron_c._utils._docs import expand, fill
 
 FRAGMENTS = {
     "X": """

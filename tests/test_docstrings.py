@@ -1,7 +1,8 @@
 """Public functions and methods have their numpydoc sections; cited keys are in the bibliography.
 
 The public API is each public module's ``__all__`` (the top-level ``perceptron_c/*.py``
-modules without a leading underscore, and ``perceptron_c`` itself) and the public methods of
+modules and rooms (``kernels/``, ``tagging/``, ...) without a leading underscore, the C API's
+declarations aside, and ``perceptron_c`` itself) and the public methods of
 the classes it exports that the package defines (inherited ones are checked once, where they
 are defined). A function with parameters needs a ``Parameters`` section naming each of them; one
 that returns a value needs ``Returns``, a generator ``Yields``; a class whose ``__init__`` takes
@@ -24,7 +25,7 @@ SOURCES = ROOT / "perceptron_c"
 BIBLIOGRAPHY = ROOT / "docs" / "bibliography.md"
 MODULES = ["perceptron_c"] + [
     f"perceptron_c.{m.name}" for m in pkgutil.iter_modules(perceptron_c.__path__)
-    if not m.name.startswith("_") and not m.ispkg]
+    if not m.name.startswith("_") and m.name != "capi"]
 SECTION = re.compile(r"^(\w[\w ]*)\n-{3,}[ \t]*$", re.M)
 # a key of docs/bibliography.md as the sources cite it: author and year ([Collins2002]), or
 # lecturer and course for lecture notes ([Bunescu-CS4900]); not an index such as x[K1]
@@ -151,8 +152,8 @@ def test_the_api_is_found():
     names = {name for name, *_ in API}
     assert len(API) > 100
     for name in ("perceptron_c.load", "perceptron_c.perceptron.Perceptron",
-                 "perceptron_c._supervised.EpochClassifier.fit", "perceptron_c.dask.fit",
-                 "perceptron_c._kernel_specs.gram", "perceptron_c.tagging.PerceptronTagger.tag"):
+                 "perceptron_c._estimator._supervised.EpochClassifier.fit", "perceptron_c.dask.fit",
+                 "perceptron_c.kernels._specs.gram", "perceptron_c.tagging.PerceptronTagger.tag"):
         assert name in names
 
 

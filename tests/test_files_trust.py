@@ -197,7 +197,7 @@ def test_absurd_sizes_are_refused_before_allocating(tmp_path, monkeypatch):
     with pytest.raises(FileFormatError, match="outside"):
         load_data(path)
     path.write_text("1 2000000000:1\n")  # a legal index, but no scipy to keep it sparse
-    from perceptron_c import _datafiles
+    from perceptron_c.datasets import _files as _datafiles
 
     monkeypatch.setattr(_datafiles, "_scipy_sparse", lambda: None)
     with pytest.raises(FileFormatError, match="install scipy"):

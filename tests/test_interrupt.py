@@ -15,7 +15,8 @@ import pytest
 from conftest import DEFAULT_SIGINT, HAVE_C, interrupt_after_real_work, run_python
 from estimators import CASES, every
 
-from perceptron_c import Perceptron, _backend, _training
+from perceptron_c import Perceptron, _backend
+from perceptron_c._estimator import _training
 from perceptron_c.exceptions import ConvergenceWarning
 
 LONG_CALL = DEFAULT_SIGINT + textwrap.dedent("""

@@ -7,7 +7,8 @@ import zipfile
 import numpy as np
 import pytest
 
-from perceptron_c import Perceptron, _datafiles, datasets, io
+from perceptron_c import Perceptron, datasets, io
+from perceptron_c.datasets import _files as _datafiles
 
 
 def dense(X):

@@ -26,7 +26,7 @@ from perceptron_c import (
     VotedPerceptron,
     _backend,
 )
-from perceptron_c._base import epoch_order
+from perceptron_c._estimator._base import epoch_order
 from perceptron_c.kernels import RBF, Linear, Polynomial, gram, pack_bits
 
 # the sizes of the big cases on the Python twins, which run them 50-100x slower: each still
@@ -165,7 +165,7 @@ def test_a_big_conjunction_problem_in_every_mode(rng):
     """A few thousand rows at 1024 bits (exponents up to ~100, kernel values up to 2^100):
     the streaming modes (one row a block, small blocks, threads) and the cached Gram train
     the same model; the old way (full kernel rows, as every block computed them) too."""
-    from perceptron_c._kernel_rows import exponents
+    from perceptron_c.kernels._rows import exponents
 
     n = 1500 // SCALE
     B, y = bits_problem(rng, n, 1024, 2, density=0.1)
@@ -536,7 +536,7 @@ def test_partial_fit_takes_weights_not_balanced(rng):
 
 
 def test_exponents_in_int16_up_to_32767_bits_int32_beyond(model_backend, rng):
-    from perceptron_c._kernel_rows import exponent_dtype, exponents
+    from perceptron_c.kernels._rows import exponent_dtype, exponents
 
     assert exponent_dtype(32767) == np.int16 and exponent_dtype(32768) == np.int32
     for n_bits in (32767, 33000):

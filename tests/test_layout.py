@@ -13,27 +13,41 @@ PACKAGE = pathlib.Path(perceptron_c.__file__).resolve().parent
 CORE = PACKAGE / "_core"
 SUFFIXES = (".py", ".pyx", ".pxd", ".h")
 CHECKOUT_CORE = pathlib.Path(__file__).resolve().parents[1] / "perceptron_c" / "_core"
-# and the C sources the wheel does not ship (the .pyx, the .pxd and headers that no capi
-# declaration reaches), from the checkout beside the tests
-SOURCES = sorted(p for folder in (PACKAGE, CORE) for p in folder.iterdir()
-                 if p.suffix in SUFFIXES) + sorted(
+# every source of the package, its rooms included, and the C sources the wheel does not ship
+# (the .pyx, the .pxd and headers that no capi declaration reaches), from the checkout beside
+# the tests
+SOURCES = sorted(p for p in PACKAGE.rglob("*") if p.suffix in SUFFIXES
+                 and "__pycache__" not in p.parts) + sorted(
     p for p in (CHECKOUT_CORE.iterdir() if CHECKOUT_CORE.is_dir() else ())
     if p.suffix in SUFFIXES[1:] and not (CORE / p.name).exists())
+# modules are named by their dotted path below perceptron_c ("_utils._validation")
 MODELS = {"perceptron", "kernel_perceptron", "voted_perceptron", "passive_aggressive",
           "budget_perceptron", "kernel_passive_aggressive", "sequence",
           "token_features"}
 # models built of models, as a Pipeline is: the tagger is token features plus a sequence model
-COMPOSITES = {"tagging", "_tagger_structured", "_tagger_state", "_tagger_scores"}
+COMPOSITES = {"tagging", "tagging._structured", "tagging._state", "tagging._scores"}
 # modules that import nothing from the package: every layer may use them, routines included
-LEAVES = {"_threads", "exceptions", "_docs"}
+LEAVES = {"_utils._threads", "exceptions", "_utils._docs", "_utils._moved"}
 # the one door into the routines folder
 DISPATCHER = "_backend"
 # what each layer may import from the package (CONTRIBUTING.md: arrows point down only)
-BELOW_MODELS = {"_base", "_training", "_run", "_rows", "_validation", "_backend", "kernels",
-                "theory", "lowlevel", "io", "_params", "_threads", "_linear_model", "_sgd_run",
-                "_kernel_rows", "_kernel_model", "_guard", "_tagtext", "_tagger_core",
-                "_state", "_kernel_specs", "_npzfile", "_labels", "_supervised", "_tagger_nltk",
-                "_confusion"} | LEAVES
+BELOW_MODELS = {"_backend", "kernels", "theory", "lowlevel", "io",
+                "_estimator._base", "_estimator._training", "_estimator._run",
+                "_estimator._linear_model", "_estimator._sgd_run", "_estimator._state",
+                "_estimator._supervised",
+                "_utils._rows", "_utils._validation", "_utils._params", "_utils._guard",
+                "_utils._npzfile", "_utils._labels",
+                "kernels._rows", "kernels._model", "kernels._specs",
+                "tagging._text", "tagging._codes", "tagging._nltk", "tagging._confusion"} | LEAVES
+# the package's top level: the public modules, the dispatcher, and the rooms (folders)
+MAX_TOP_LEVEL = 20
+
+
+def _dotted(path):
+    """A module's dotted name below perceptron_c: "perceptron", "_utils._validation",
+    "kernels" for kernels/__init__.py."""
+    parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def _docstring_lines(tree):
@@ -100,42 +114,42 @@ def test_no_function_over_80_lines(path):
 
 
 def _package_imports(path):
-    """The package's modules a module imports, as (folder, name): folder "" for the
-    package's top level, "_core" for the routines."""
-    inside_core = path.parent == CORE
+    """The package's modules a module imports, by dotted name below perceptron_c
+    ("_core._linear_py", "_utils._validation"): ``from X import name`` counts as X.name when
+    X.name is a module, else as X."""
+    here = list(path.relative_to(PACKAGE).parts[:-1])
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if not isinstance(node, ast.ImportFrom):
             continue
         if node.level:
-            parts = (node.module or "").split(".") if node.module else []
-            base = "_core" if inside_core and node.level == 1 else ""
-            if base == "" and parts[:1] == ["_core"]:
-                base, parts = "_core", parts[1:]
-        elif (node.module or "").startswith("perceptron_c."):
+            base = here[:len(here) - node.level + 1]
+            parts = base + (node.module.split(".") if node.module else [])
+        elif node.module == "perceptron_c" or (node.module or "").startswith("perceptron_c."):
             parts = node.module.split(".")[1:]
-            base = "_core" if parts[0] == "_core" else ""
-            parts = parts[1:] if base else parts
         else:
             continue
-        if parts and parts[0]:
-            yield base, parts[0]
-        else:
-            yield from ((base, alias.name) for alias in node.names)
+        for alias in node.names:
+            sub = PACKAGE.joinpath(*parts, alias.name)
+            if sub.with_suffix(".py").is_file() or (sub / "__init__.py").is_file():
+                yield ".".join(parts + [alias.name])
+            elif parts:
+                yield ".".join(parts)
 
 
 @pytest.mark.parametrize("path", [p for p in SOURCES if p.suffix == ".py"],
-                         ids=lambda p: f"{p.parent.name}/{p.name}")
+                         ids=lambda p: _dotted(p) or "__init__")
 def test_imports_point_down(path):
-    name = path.stem
+    name = _dotted(path)
     imported = set(_package_imports(path))
-    top = {n for folder, n in imported if folder == ""}
-    core = {n for folder, n in imported if folder == "_core"}
+    core = {n for n in imported if n.startswith("_core")}
     if path.parent == CORE:
-        assert top <= LEAVES, f"routine {name} imports {top - LEAVES} from above the core"
+        assert not imported - core - LEAVES, \
+            f"routine {name} imports {imported - core - LEAVES} from above the core"
         return
     assert not core or name == DISPATCHER, \
         f"{name} reaches into _core ({core}): go through {DISPATCHER}"
+    top = imported - core
     if name in LEAVES:
         assert not top, f"{name} imports {top} (it must stay a leaf)"
     elif name in MODELS:
@@ -146,6 +160,18 @@ def test_imports_point_down(path):
     elif name in BELOW_MODELS:
         above = MODELS | COMPOSITES
         assert not top & above, f"{name} imports the models {top & above}"
+
+
+def test_the_top_level_is_the_public_modules_and_the_rooms():
+    """The package's top level holds its public modules, the dispatcher and the rooms; a
+    wing's private modules live in its room (crfsuite/_train.py, not crfsuite/_train.py)."""
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(top) <= MAX_TOP_LEVEL, top
+    private = [n for n in top if n.startswith("_") and not n.startswith("__")]
+    assert private == ["_backend.py"], private
+    rooms = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert rooms == {"_core", "capi", "_estimator", "_utils", "crfsuite", "dask", "datasets",
+                     "kernels", "river", "tagging"}, rooms
 
 
 def test_the_installed_core_holds_the_registry():

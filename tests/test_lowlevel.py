@@ -5,7 +5,7 @@ from test_linear_routines import to_csr
 
 from perceptron_c import _backend, lowlevel
 from perceptron_c import lowlevel as ll
-from perceptron_c._validation import check_csr_args, csr_matrix_parts
+from perceptron_c._utils._validation import check_csr_args, csr_matrix_parts
 
 
 def test_same_result_as_the_routine(rng):

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import perceptron_c
 from perceptron_c import FileFormatError, Perceptron, cli, io
-from perceptron_c._supervised import EpochClassifier
+from perceptron_c._estimator._supervised import EpochClassifier
 
 # every classifier the package exports (one list: the public namespace)
 CLASSIFIERS = [getattr(perceptron_c, name) for name in perceptron_c.__all__

@@ -175,8 +175,8 @@ def test_no_tagger_call_enters_a_python_twin(structured, tmp_path):
 
 
 def test_no_crfsuite_tagger_call_enters_a_python_twin():
-    from perceptron_c._crfsuite_model import CRFModel
     from perceptron_c.crfsuite import ItemSequence, Tagger
+    from perceptron_c.crfsuite._model import CRFModel
 
     model = CRFModel(labels=["A", "B"], attributes=["x", "y"],
                      state_attr=np.array([0, 1], dtype=np.int32),

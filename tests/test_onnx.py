@@ -113,8 +113,8 @@ def _error_bound(est, X, u, package=False):
     """A bound on |exported decision - exact decision| with unit roundoff u (``package``: on
     |decision_function - exact decision|, u of float64), per row and class: gamma_n times the
     magnitude of the terms summed, plus each kernel value's own."""
-    from perceptron_c._kernel_rows import fitted_kernel
-    from perceptron_c._rows import dense_rows
+    from perceptron_c._utils._rows import dense_rows
+    from perceptron_c.kernels._rows import fitted_kernel
 
     if hasattr(est, "coef_"):
         W = np.atleast_2d(est.coef_)

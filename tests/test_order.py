@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conftest import BACKENDS, _module
 
-from perceptron_c._base import epoch_order
+from perceptron_c._estimator._base import epoch_order
 
 
 def _draw(m, n, seed, epoch):

@@ -8,7 +8,7 @@ import pytest
 from estimators import every
 
 import perceptron_c
-from perceptron_c._params import Free
+from perceptron_c._utils._params import Free
 from perceptron_c.tagging import TokenFeatures
 
 # the estimators with scikit-learn's parameters (NLTK's tagger has NLTK's), and the

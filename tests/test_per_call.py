@@ -12,7 +12,7 @@ from perceptron_c import (
     PassiveAggressiveRegressor,
     Perceptron,
 )
-from perceptron_c._validation import plain_rows
+from perceptron_c._utils._validation import plain_rows
 
 pytestmark = pytest.mark.filterwarnings("ignore::perceptron_c.exceptions.ConvergenceWarning")
 

@@ -246,7 +246,7 @@ def test_sparse_duplicates_are_summed(rng):
 
 
 def test_the_gate_finds_a_column_twice_in_a_row_exactly_where_there_is_one(rng):
-    from perceptron_c._validation import CSR, _has_duplicates
+    from perceptron_c._utils._validation import CSR, _has_duplicates
 
     def naive(indices, indptr):
         return any(len(set(indices[a:b])) < b - a for a, b in zip(indptr[:-1], indptr[1:]))
@@ -387,7 +387,7 @@ def test_bad_params_are_named(param, value):
 
 
 def test_unfitted_use_raises():
-    from perceptron_c._validation import NotFittedError
+    from perceptron_c._utils._validation import NotFittedError
 
     for method in ("predict", "decision_function"):
         with pytest.raises(NotFittedError):

@@ -23,7 +23,7 @@ from perceptron_c import (  # noqa: E402
     _backend,
 )
 from perceptron_c import datasets as D  # noqa: E402
-from perceptron_c._validation import check_X  # noqa: E402
+from perceptron_c._utils._validation import check_X  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not HAVE_C, reason="compares the C twins with the Python ones")
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])

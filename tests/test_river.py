@@ -14,7 +14,7 @@ from river import linear_model as lm  # noqa: E402
 import perceptron_c  # noqa: E402
 from perceptron_c import _backend  # noqa: E402
 from perceptron_c import river as pr  # noqa: E402
-from perceptron_c._river_rows import PerCall  # noqa: E402
+from perceptron_c.river._rows import PerCall  # noqa: E402
 
 CLASSES = [pr.Perceptron, pr.MulticlassPerceptron, pr.PAClassifier, pr.PARegressor]
 CASES = [pytest.param(cls, params, id=f"{cls.__name__}-{i}")

@@ -186,7 +186,7 @@ def test_bad_model_files(pair, tmp_path):
 def test_files_hold_the_live_pairs_and_old_dense_files_load(pair, tmp_path, monkeypatch):
     """The .npz holds the updated (feature, tag) pairs only, and a later train goes on from
     a loaded model as from the one saved; files of the dense layout still load."""
-    from perceptron_c import _tagger_state  # where the tagger's state is written
+    from perceptron_c.tagging import _state as _tagger_state  # where the tagger's state is written
 
     _, ours = pair
     sparse = ours.save(tmp_path / "sparse.npz")
@@ -250,7 +250,7 @@ def test_bad_json_files(pair, tmp_path):
 def test_to_nltk_json_writes_all_three_files_or_none(fail, tmp_path, monkeypatch):
     """A failure part-way leaves the model the folder held (it left new weights beside the
     old tag dictionary and classes, which from_nltk_json loaded as one model)."""
-    from perceptron_c import _npzfile
+    from perceptron_c._utils import _npzfile
 
     old, new = _both(1, 1, TRAIN[:300])[1], _both(2, 2, TRAIN[300:900])[1]
     old.to_nltk_json(tmp_path)

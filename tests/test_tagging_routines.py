@@ -9,9 +9,10 @@ from conftest import _module
 from tagged_corpus import tagged_sentences
 
 import perceptron_c
-from perceptron_c import _backend, _tagger_core
+from perceptron_c import _backend
 from perceptron_c._core import _tagging_py as spec
 from perceptron_c.tagging import PerceptronTagger
+from perceptron_c.tagging import _codes as _tagger_core
 
 EMPTY = np.uint64(spec.EMPTY)
 
@@ -28,7 +29,7 @@ def _state(n_ids, K, cap_rows, cap_keys):
 
 
 def _grow(st):
-    """Double the rows and rehash into a table twice as large (as _tagger_core does)."""
+    """Double the rows and rehash into a table twice as large (as tagging._codes does)."""
     cap = 2 * st["weights"].shape[0]
     for name in ("weights", "totals", "stamps", "live", "row_key"):
         old = st[name]

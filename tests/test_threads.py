@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from perceptron_c import _threads
-from perceptron_c._threads import run_parallel, run_shared
+from perceptron_c._utils import _threads
+from perceptron_c._utils._threads import run_parallel, run_shared
 
 
 @pytest.mark.parametrize("n_blocks", [0, 1, 2, 5, 100])

@@ -91,7 +91,7 @@ def freund_schapire(X, y, orders, fit_intercept):
 
 @pytest.mark.parametrize("fit_intercept", [False, True])
 def test_survival_counts_follow_freund_schapire(rng, fit_intercept):
-    from perceptron_c._base import epoch_order
+    from perceptron_c._estimator._base import epoch_order
 
     X, y = int_problem(rng, 50, 4, noise=2.0)
     m = VotedPerceptron(random_state=4, max_iter=6, fit_intercept=fit_intercept).fit(X, y)

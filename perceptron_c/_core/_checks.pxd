@@ -25,7 +25,7 @@ cdef inline int between_chunks() except -1:
     a call stopped by another thread's error or Ctrl-C (`_threads.stop_point`, on the thread
     running one of its blocks). About a microsecond, once every few milliseconds."""
     PyErr_CheckSignals()
-    from perceptron_c._threads import stop_point
+    from perceptron_c._utils._threads import stop_point
     stop_point()
     return 0
 

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._threads import run_shared
+from .._utils._threads import run_shared
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence

@@ -16,7 +16,7 @@ the weights ``w`` are flat: state (a, l) at a * L + l, transition (i, j) at A * 
 + j. ``count`` (one entry) is
 AP's c and PA's u: 1 before the first instance of the first epoch, + 1 per instance.
 
-Arithmetic contract (``perceptron_c._crfsuite_online``'s, which makes the weights equal
+Arithmetic contract (``perceptron_c.crfsuite._online``'s, which makes the weights equal
 CRFsuite's), the same float operations in the same order in both twins:
 
 - the state score of label l at item t is the sum, from 0.0, of w[a, l] * value over the
@@ -61,7 +61,7 @@ __all__ = ["ap_epoch", "pa_epoch", "arow_epoch", "shuffle"]
 def shuffle(perm: _I64, ring: Any, pos: _I64) -> None:
     """CRFsuite's ``dataset_shuffle``: swap perm[i] with perm[rand() % n], i = 0..n-1, with
     glibc's ``rand()`` on its state: ``ring`` (31 uint32) holds x_{i-31} at pos[0] and x_{i-3}
-    28 places on (``_crfsuite_online.glibc_ring``); x_i = x_{i-3} + x_{i-31} mod 2^32 takes
+    28 places on (``crfsuite._online.glibc_ring``); x_i = x_{i-3} + x_{i-31} mod 2^32 takes
     x_{i-31}'s place, rand() is x_i >> 1."""
     need(ring.shape[0] == 31 and pos.shape[0] == 1 and 0 <= pos[0] < 31,
          "ring must have 31 entries and pos one, in [0, 31)")

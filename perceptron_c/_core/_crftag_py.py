@@ -1,6 +1,6 @@
 """Python twin (the specification) of ``_crftag_c``: CRFsuite's crf1d tagging of one item
 sequence, from its feature names to its best labels, as CRFsuite 0.12 computes it
-(``lib/crf/src/crf1d_tag.c``, ``crf1d_context.c``) and ``perceptron_c._crfsuite_decode``
+(``lib/crf/src/crf1d_tag.c``, ``crf1d_context.c``) and ``perceptron_c.crfsuite._decode``
 computes it on numpy.
 
 Reading (python-crfsuite's ``to_item``): an item is a dict or an iterable of names; in a dict,

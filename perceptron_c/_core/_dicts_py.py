@@ -40,7 +40,7 @@ that a call costs what its example costs, never anything proportional to the mod
   the oldest vector's row), then one call of ``_budget_py``'s routine, exactly as
   ``perceptron_c.river`` runs a block of one row. Its score is the 4-lane sum over the slots
   (slot s in lane s % 4) of the (averaged) coefficients times the kernel values, plus the
-  bias: ``_kernel_rows.cached_scores``' sum, which leaves zero coefficients out to the same
+  bias: ``kernels._rows.cached_scores``' sum, which leaves zero coefficients out to the same
   bits (every kernel value is finite, and a lane that starts at +0 is unchanged by adding
   +-0). The C twin reads the two rows' entries only, in lanes by column (``_lanes.pxd``'s
   dot4_merge and sqnorm4_halfdiff): the same bits.

@@ -34,7 +34,7 @@ from perceptron_c._core._popcount cimport (PC_IMPL_AVX2, PC_IMPL_AVX512, PC_IMPL
 
 from perceptron_c._core._contract import (check_float, check_words, effective_jobs,
                                           given_norms, product_blocks, run_blocks)
-from perceptron_c._threads import run_shared, stop_point
+from perceptron_c._utils._threads import run_shared, stop_point
 
 from perceptron_c._core._gram_py import __all__  # no-cython-lint: listed once (test_twins)
 

@@ -1,0 +1,354 @@
+"""The one training skeleton, and the scikit-learn protocol without importing scikit-learn.
+
+`BaseEstimator` gives every estimator ``get_params`` / ``set_params`` / ``repr`` /
+``__sklearn_tags__`` / ``score`` with scikit-learn's meaning; scikit-learn itself is imported
+only when scikit-learn calls in (``__sklearn_tags__``), so ``import perceptron_c`` stays as
+light as numpy.
+
+`EpochModel` is the loop every perceptron shares: parameter checks, ``fit`` /
+``partial_fit`` / ``warm_start``, early stopping on a validation split, per-epoch progress,
+``n_iter_`` / ``mistakes_`` / ``converged_``, and the common part of the saved state
+(`_supervised` adds classes and labels for the classifiers, R^2 for the regressors). An
+estimator supplies its parameters, its input gate, its state, and a `_run.Run`: one training
+call's epoch function (`_run` holds the visiting orders and stopping rules).
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, TypeVar
+
+import numpy as np
+
+from .._utils._docs import ESTIMATOR, fill
+from .._utils._guard import OWNER_KEYS, GuardedModel
+from .._utils._labels import decode_label_state, encode_label_state
+from .._utils._params import Flag, Fraction, Free, Integer, NoneOr, Parameters, Real
+from .._utils._validation import check_n_features, not_fitted
+from ._run import Run, _Stopping, draw_seed, epoch_order, report_epoch
+from ._state import state_entries
+from ._training import gate, hold_out, set_feature_names, start, train
+
+__all__ = ["BaseEstimator", "EARLY_STOPPING", "OVR_FIXED_CLASSES", "STOPPING", "EpochModel",
+           "available_if", "keeps_the_model", "model_kept",
+           # _run's, re-exported: _mixing, _sgd_run, dask and the tests import them from here
+           "Run", "_Stopping", "draw_seed", "epoch_order", "report_epoch"]
+
+# fit / partial_fit / set_params return the estimator itself, typed as its own class
+_Estimator = TypeVar("_Estimator", bound="BaseEstimator")
+
+
+# the rules of the early-stopping parameters, for the estimators that have them
+EARLY_STOPPING = {"early_stopping": Flag(), "n_iter_no_change": Integer(1),
+                  "validation_fraction": Fraction()}
+# ... and scikit-learn's ``tol`` (None: the textbook's rule), for those that have both
+STOPPING = {**EARLY_STOPPING, "tol": NoneOr(Real(0.0))}
+
+
+# why a one-vs-rest model keeps the classes of its first call (EpochClassifier._add_classes)
+OVR_FIXED_CLASSES = (
+    "one-vs-rest trains each class against a rest fixed at the first call: a perceptron added "
+    "later for a new class would never have seen the earlier examples as negatives, unlike "
+    "one declared up front, so it cannot be added consistently; declare every class on the "
+    "first call")
+
+
+# ----------------------------------------------------------------------- scikit-learn protocol
+
+
+class model_kept:
+    """The block of a training call that puts back the model it started from if it fails or
+    is interrupted (Ctrl-C) before it finishes an epoch: the attributes it replaced, and the
+    state arrays a warm start changes in place. Once an epoch has finished, the epochs
+    finished are kept (`_training.run_epochs`): the model of that shorter call."""
+
+    def __init__(self, est: Any) -> None:
+        self.est = est
+        before = {k: v for k, v in est.__dict__.items() if k not in OWNER_KEYS}
+        state = before.get("_state")
+        if isinstance(state, dict) and getattr(est, "warm_start", False):
+            before["_state"] = {k: v.copy() if isinstance(v, np.ndarray) else v
+                                for k, v in state.items()}
+        self.before = before
+
+    def __enter__(self) -> model_kept:
+        return self
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        attributes = self.est.__dict__
+        if kind is not None and not attributes.get("_epochs_done"):
+            for key in [k for k in attributes if k not in OWNER_KEYS]:
+                del attributes[key]
+            attributes.update(self.before)
+        attributes.pop("_epochs_done", None)
+
+
+def keeps_the_model(train: Any) -> Any:
+    """A training method run as a `model_kept` block."""
+    @functools.wraps(train)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with model_kept(self):
+            return train(self, *args, **kwargs)
+    return call
+
+
+class BaseEstimator(Parameters):
+    """get_params / set_params / repr (`_params.Parameters`), tags and score, following
+    scikit-learn's conventions."""
+
+    _estimator_type = "classifier"
+
+    def __sklearn_tags__(self) -> Any:
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    transformer_tags=None, regressor_tags=None,
+                    classifier_tags=ClassifierTags(), input_tags=InputTags(sparse=True))
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy of ``predict(X)`` against ``y``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix
+            Samples, in the input form the estimator was fitted on.
+        y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample in the mean; equal weights when None.
+
+        Returns
+        -------
+        float
+            The (weighted) fraction of samples whose predicted label equals ``y``.
+        """
+        correct = np.asarray(self.predict(X) == np.asarray(y), dtype=np.float64)  # type: ignore[attr-defined]
+        return float(np.average(correct, weights=sample_weight))
+
+
+class available_if:
+    """Method decorator: the method exists on an instance only while ``check(instance)`` is
+    true (``hasattr`` is False otherwise), so duck-typing callers such as scikit-learn see
+    exactly the methods that work for the estimator's current parameters."""
+
+    def __init__(self, check: Any) -> None:
+        self.check = check
+
+    def __call__(self, fn: Any) -> available_if:
+        self.fn = fn
+        self.__doc__ = fn.__doc__
+        return self
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self.fn
+        if not self.check(obj):
+            raise AttributeError(f"{type(obj).__name__}.{self.fn.__name__} is not available "
+                                 "with the current parameters")
+        return self.fn.__get__(obj, owner)
+
+
+class EpochModel(GuardedModel, BaseEstimator):
+    """fit / partial_fit / warm_start and the epoch loop, shared by every estimator.
+
+    Subclasses define ``_spec`` (check the parameters, return what the gate and the run
+    need), ``_gate_X``, ``_init_state``, ``_start`` (a `Run`), ``_publish`` and the state
+    arrays for model files; they may extend ``_check_continuation``. `EpochClassifier` and
+    `EpochRegressor` add what their targets need.
+
+    Two stopping rules: the textbook's (after an epoch without a mistake, or when the
+    validation accuracy of ``early_stopping`` stalls for ``n_iter_no_change`` epochs) and,
+    when ``_sklearn_stopping()`` is true, scikit-learn's SGD rule (``tol`` against the
+    epoch's mean objective, or against the validation score with ``early_stopping``).
+    """
+
+    _classifier = False  # EpochClassifier: classes and labels
+
+    _has_early_stopping = False
+
+    # The common constructor parameters: each subclass's __init__ sets the ones it takes (the
+    # last three only with _has_early_stopping). Declared, not assigned: get_params and
+    # hasattr see exactly what __init__ set.
+    fit_intercept: bool
+    max_iter: int
+    shuffle: bool
+    random_state: Any
+    warm_start: bool
+    verbose: int
+    early_stopping: bool
+    validation_fraction: float
+    n_iter_no_change: int
+
+    _parameter_constraints = {
+        "fit_intercept": Flag(), "max_iter": Integer(1), "shuffle": Flag(),
+        "warm_start": Flag(), "verbose": Integer(0),
+        "random_state": Free("check_random_state, when a training call draws its seed"),
+    }
+
+    # ---- hooks (and Parameters._checked_spec)
+    def _gate_X(self, X: Any, spec: Any, fitting: bool) -> Any:
+        raise NotImplementedError
+
+    def _init_state(self, Xc: Any, spec: Any) -> None:
+        raise NotImplementedError
+
+    def _start(self, Xc: Any, y: np.ndarray, sample_weight: np.ndarray | None,
+               spec: Any) -> Run:
+        raise NotImplementedError
+
+    def _publish(self) -> None:
+        raise NotImplementedError
+
+    def _check_continuation(self, Xc: Any, spec: Any) -> None:
+        check_n_features(Xc, self.n_features_in_, type(self).__name__)
+
+    def _warm_restart(self) -> None:
+        """``fit`` with ``warm_start`` on a fitted model, before its epochs (default: continue
+        the state as it is)."""
+
+    def _set_initial(self, coef_init: Any, intercept_init: Any) -> None:
+        raise TypeError(f"{type(self).__name__}.fit takes no coef_init / intercept_init")
+
+    def _sklearn_stopping(self) -> bool:
+        return False
+
+    def _draw_seed(self) -> int:
+        """The model's seed (epoch orders, validation split), drawn from ``random_state``.
+        In scikit-learn's arithmetic a RandomState is left to the runs, which draw from it
+        exactly as scikit-learn does; the seed is then 0."""
+        if self._sklearn_stopping() and isinstance(self.random_state, np.random.RandomState):
+            return 0
+        return draw_seed(self.random_state)
+
+    def _validation_score(self, run: Run, X: Any, y: np.ndarray,
+                          w: np.ndarray | None) -> float:
+        return float(np.average(run.predict_idx(X) == y, weights=w))
+
+    # ---- common parameters
+    def _is_fitted(self) -> bool:
+        return hasattr(self, "n_features_in_")
+
+    def _check_fitted(self) -> None:
+        if not self._is_fitted():
+            raise not_fitted(self)
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return self._is_fitted()
+
+    # ---- training (the steps are `_training`'s functions; these call them in order for the
+    # estimators whose fit is not yet written out in their own file)
+    def _begin(self, X: Any, first: bool, **call: Any) -> tuple[Any, Any, np.ndarray | None]:
+        """(spec, canonical X, feature names) of a training call; ``call``: the arguments of
+        the call that only the model takes (`_call_spec`)."""
+        spec = self._spec()
+        Xc, names = gate(self, X, lambda X: self._gate_X(X, spec, fitting=True), first)
+        return self._call_spec(spec, Xc, **call), Xc, names
+
+    def _call_spec(self, spec: Any, Xc: Any, **call: Any) -> Any:
+        """The spec of one training call on the rows Xc, given the arguments of the call that
+        only the model takes (StructuredPerceptron's ``lengths``): by default ``spec``."""
+        return spec
+
+    def _fit_encoded(self, Xc: Any, y: np.ndarray, w: np.ndarray | None, spec: Any,
+                     names: np.ndarray | None, fresh: bool, init: tuple | None = None) -> None:
+        """fit, once the targets are encoded: a fresh state (from ``init``, the starting
+        (coef, intercept), when given) or a warm one, the validation split, then up to
+        max_iter epochs."""
+        if fresh:
+            start(self, Xc.shape[1], self._draw_seed())
+            self._init_state(Xc, spec)
+            if init is not None:
+                self._set_initial(*init)
+        else:
+            self._check_continuation(Xc, spec)
+            self._warm_restart()
+        set_feature_names(self, names)
+        Xc, y, w, val = hold_out(self, Xc, y, w)
+        self._train(Xc, y, w, spec, self.max_iter, val, fitting=True)
+
+    def _train(self, Xc: Any, y: np.ndarray, w: np.ndarray | None, spec: Any, epochs: int,
+               val: tuple | None, fitting: bool) -> None:
+        """Train on the rows Xc for up to ``epochs`` epochs (`_training.train`)."""
+        train(self, self._start(Xc, y, w, spec), Xc.shape[0], epochs, val, fitting)
+
+    # ---- model files
+    @fill(ESTIMATOR)
+    def save(self, path: Any) -> str:
+        """Write the fitted model to a versioned ``.npz`` (no pickle).
+
+        Read it back with `perceptron_c.load`. The file is written beside ``path`` and
+        renamed into place, so a failed save never leaves a half-written model.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            Where to write; ``.npz`` is appended when missing.
+
+        Returns
+        -------
+        str
+            The path written.
+
+        {raises_unfitted}
+        ValueError
+            If the state cannot be saved faithfully (a non-finite array, labels or
+            parameters a model file cannot hold).
+        OSError
+            If the file cannot be written; the message names ``path``.
+        """
+        from ..io import save_model
+
+        self._check_fitted()
+        return save_model(self, path)
+
+    def _common_state(self) -> dict[str, np.ndarray]:
+        """The state every estimator saves: per-epoch mistakes, seed and counters (and the
+        labels of a classifier)."""
+        self._check_fitted()
+        arrays = encode_label_state(self.classes_) if hasattr(self, "classes_") else {}
+        arrays.update({"mistakes_": self.mistakes_,
+                       "scalars": np.array([self._seed, self._epochs_seen, self.n_features_in_,
+                                            int(self.converged_)], dtype=np.uint64)})
+        if hasattr(self, "feature_names_in_"):
+            arrays["feature_names_in_"] = self.feature_names_in_.astype(str)
+        return arrays
+
+    def _state_arrays(self) -> dict:
+        """What a model file holds: the common state and the declared state ``_state``
+        (`_state.state_entries`); a model without a declared state says what it saves."""
+        arrays = self._common_state()
+        arrays.update(state_entries(self._state))  # type: ignore[attr-defined]
+        return arrays
+
+    def _restore_common_state(self, arrays: dict, need: set) -> tuple[int, int]:
+        """Check that ``need`` (plus the common keys) are present, set the common attributes
+        and return (number of classes, or 0 for a regressor; n_features)."""
+        classifier = self._classifier
+        missing = (set(need) | {"mistakes_", "scalars"} | ({"classes_"} if classifier
+                                                            else set())) - set(arrays)
+        if missing:
+            raise ValueError(f"model file is missing {sorted(missing)}")
+        scalars = np.asarray(arrays["scalars"])
+        if scalars.shape != (4,) or scalars.dtype != np.uint64:
+            raise ValueError("model file: scalars must be 4 uint64 values")
+        seed, epochs_seen, d, converged = (int(v) for v in scalars)
+        mistakes = np.asarray(arrays["mistakes_"])
+        if mistakes.ndim != 1 or mistakes.dtype != np.int64 or (mistakes < 0).any():
+            raise ValueError("model file: mistakes_ must be 1-D int64 counts >= 0")
+        if not (converged in (0, 1) and 1 <= d < 2**31 and seed < 2**63
+                and mistakes.shape[0] <= epochs_seen < 2**62):
+            raise ValueError(f"model file: scalars out of range ({scalars.tolist()})")
+        k = 0
+        if classifier:
+            self.classes_ = decode_label_state(arrays)
+            k = self.classes_.shape[0]
+        self._seed, self._epochs_seen = seed, epochs_seen
+        self.n_features_in_ = d
+        self.mistakes_ = np.array(mistakes)
+        self.n_iter_ = int(mistakes.shape[0])
+        self.converged_ = bool(converged)
+        if "feature_names_in_" in arrays:
+            names = np.asarray(arrays["feature_names_in_"])
+            if names.shape != (d,) or names.dtype.kind != "U":
+                raise ValueError("model file: feature_names_in_ must be d strings")
+            self.feature_names_in_ = names.astype(object)
+        return k, d

@@ -1,0 +1,271 @@
+"""The supervised models on the training skeleton: classifiers (classes, labels, ``predict``,
+``fit`` / ``partial_fit``, classes that arrive late) and regressors (``score`` as R^2).
+
+`EpochClassifier` and `EpochRegressor` add to `_base.EpochModel` what a classifier or a
+regressor needs; the estimators derive from them.
+"""
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import numpy as np
+
+from .._utils._docs import BATCH, ESTIMATOR, FIT, fill
+from .._utils._labels import (
+    check_classes,
+    check_same_classes,
+    check_two_classes,
+    encode_labels,
+    unknown_labels,
+)
+from .._utils._validation import check_sample_weight, check_targets, check_y
+from ._base import EpochModel, keeps_the_model
+from ._run import Run, warn_if_not_converged
+from ._training import set_feature_names, start
+
+__all__ = ["EpochClassifier", "EpochRegressor", "first_classes", "fit_labels", "labels_of",
+           "r2_score"]
+
+_Classifier = TypeVar("_Classifier", bound="EpochClassifier")
+
+
+def labels_of(scores: np.ndarray) -> np.ndarray:
+    """Class indices from decision scores (n, 1) or (n, K): two classes, 1 where the score is
+    > 0; more, the index of the highest score, ties to the lowest."""
+    if scores.shape[1] == 1:
+        return (scores.reshape(-1) > 0).astype(np.int64)
+    return scores.argmax(axis=1)  # (np.argmax's own call costs more than a row's argmax)
+
+
+def fit_labels(est: Any, y: Any, n: int, fresh: bool) -> np.ndarray:
+    """The class index of each of the ``n`` labels of a ``fit`` call; ``classes_`` set from
+    them for a ``fresh`` model (at least two), checked against the model's when it goes on
+    (``warm_start``)."""
+    classes, y_idx = encode_labels(check_y(y, n))
+    check_two_classes(classes)
+    if fresh:
+        est.classes_ = classes
+        return y_idx
+    check_same_classes(classes, est.classes_)
+    return encode_labels(classes, est.classes_)[1][y_idx]  # classes_ may be unsorted
+
+
+def first_classes(classes: Any) -> np.ndarray:
+    """The classes of a first ``partial_fit`` call, which must declare them (two at least)."""
+    if classes is None:
+        raise ValueError("classes must be passed on the first call to partial_fit")
+    classes = check_classes(classes)
+    check_two_classes(classes)
+    return classes
+
+
+class EpochClassifier(EpochModel):
+    """The skeleton for classifiers: labels of any type become class indices, ``classes_``
+    is fixed by the first training call, ``score`` is the (weighted) accuracy."""
+
+    _classifier = True
+
+    @fill(ESTIMATOR)
+    def predict(self, X: Any) -> np.ndarray:
+        """The label of each row.
+
+        Two classes: ``classes_[1]`` where the decision value is > 0, else ``classes_[0]``;
+        more: the class of the highest score, ties to the lowest class index. Comparisons are
+        exact for the exact (conjunction kernel) models.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits
+            Samples, in the form and with the features the model was fitted on; with
+            ``kernel="precomputed"``, the kernel values between these rows and the training
+            rows, shape (n_samples, n_train).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels, from ``classes_``.
+
+        {raises_unfitted}
+        ValueError
+            If ``X`` is malformed or does not match the training data (its number of
+            features, its feature names), or a decision value is not finite.
+        """
+        idx = self._predict_labels(X)  # (first: it raises NotFittedError on an unfitted model)
+        return self.classes_[idx]
+
+    def _predict_labels(self, X: Any) -> np.ndarray:
+        """The class index of each row of X (gated here)."""
+        raise NotImplementedError
+
+    def _is_fitted(self) -> bool:
+        return hasattr(self, "classes_")
+
+    @keeps_the_model
+    def _fit(self, X: Any, y: Any, sample_weight: Any = None, init: tuple | None = None,
+             **call: Any) -> None:
+        spec, Xc, names = self._begin(X, first=True, **call)
+        fresh = init is not None or not (self.warm_start and self._is_fitted())
+        y_idx = fit_labels(self, y, Xc.shape[0], fresh)
+        w = check_sample_weight(sample_weight, Xc.shape[0])
+        self._fit_encoded(Xc, y_idx, w, spec, names, fresh, init)
+
+    @keeps_the_model
+    def _partial_fit(self, X: Any, y: Any, classes: Any, sample_weight: Any = None,
+                     **call: Any) -> None:
+        first = not self._is_fitted()
+        spec, Xc, names = self._begin(X, first, **call)
+        yc = check_y(y, Xc.shape[0])
+        w = check_sample_weight(sample_weight, Xc.shape[0])
+        if first:
+            self.classes_ = first_classes(classes)
+            start(self, Xc.shape[1], self._draw_seed())
+            self._init_state(Xc, spec)
+            set_feature_names(self, names)
+        else:
+            self._check_continuation(Xc, spec)
+            self._meet_classes(yc, classes)
+        _, y_idx = encode_labels(yc, self.classes_)
+        self._train(Xc, y_idx, w, spec, 1, None, fitting=False)
+
+    # why classes_ cannot grow after the first call (a model that can grow says how instead)
+    _fixed_classes = "this model's classes are fixed by its first training call"
+
+    def _meet_classes(self, y: np.ndarray, classes: Any) -> None:
+        """A later partial_fit call's labels (``y``, and ``classes`` when given) against
+        ``classes_``: the labels new to the model go to `_add_classes`, sorted; ``classes``
+        may not leave out a label of the model."""
+        new = unknown_labels(y, self.classes_)
+        if classes is not None:
+            given = check_classes(classes)
+            if unknown_labels(self.classes_, given).shape[0]:
+                raise ValueError("classes must not change between calls to partial_fit: it "
+                                 f"leaves out labels of the model ({self._fixed_classes})")
+            declared = unknown_labels(given, self.classes_)
+            if declared.shape[0]:
+                new = np.union1d(new, declared)
+        if new.shape[0]:
+            self._add_classes(new)
+
+    def _add_classes(self, new: np.ndarray) -> None:
+        """Take labels new to the model (sorted) after the first training call: here, refuse
+        them, naming why."""
+        self._refuse_classes(new, self._fixed_classes)
+
+    def _refuse_classes(self, new: np.ndarray, reason: str) -> None:
+        raise ValueError("classes must not change between calls to partial_fit: labels not "
+                         f"in classes_ {new[:5].tolist()} ({reason})")
+
+    @fill(FIT)
+    def fit(self: _Classifier, X: Any, y: Any) -> _Classifier:
+        """Train for up to ``max_iter`` epochs; stop after an epoch with no mistake.
+
+        Starts from scratch unless ``warm_start`` is set and the model is fitted, in
+        which case training continues from the current state (the classes must match).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Training samples, in a form the estimator accepts.
+        y : array-like of shape (n_samples,)
+            Labels, of any type numpy can sort; at least two classes.
+
+        {returns_fitted}
+
+        Raises
+        ------
+        ValueError
+            If ``X`` or ``y`` is malformed, ``y`` has fewer than two classes, a parameter
+            is out of range, or (with ``warm_start``) the classes changed.
+        TypeError
+            If a parameter or an input has the wrong type.
+        """
+        self._fit(X, y)
+        warn_if_not_converged(self)
+        return self
+
+    @fill(BATCH)
+    def partial_fit(self: _Classifier, X: Any, y: Any, classes: Any = None) -> _Classifier:
+        """One epoch over this batch, continuing the model's state.
+
+        Parameters
+        ----------
+        {X_batch}
+        {y_classes}
+
+        {returns_batch}
+
+        {raises_batch}
+        """
+        self._partial_fit(X, y, classes)
+        return self
+
+
+class EpochRegressor(EpochModel):
+    """The skeleton for regressors: real-valued targets, ``score`` is R^2."""
+
+    _estimator_type = "regressor"  # what duck-typing callers read (scikit-learn < 1.6's)
+
+    def __sklearn_tags__(self) -> Any:
+        from sklearn.utils import InputTags, RegressorTags, Tags, TargetTags
+
+        return Tags(estimator_type="regressor", target_tags=TargetTags(required=True),
+                    transformer_tags=None, regressor_tags=RegressorTags(),
+                    classifier_tags=None, input_tags=InputTags(sparse=True))
+
+    @keeps_the_model
+    def _fit(self, X: Any, y: Any, sample_weight: Any = None, init: tuple | None = None) -> None:
+        spec, Xc, names = self._begin(X, first=True)
+        yc = check_targets(y, Xc.shape[0])
+        w = check_sample_weight(sample_weight, Xc.shape[0])
+        fresh = init is not None or not (self.warm_start and self._is_fitted())
+        self._fit_encoded(Xc, yc, w, spec, names, fresh, init)
+
+    @keeps_the_model
+    def _partial_fit(self, X: Any, y: Any, sample_weight: Any = None) -> None:
+        first = not self._is_fitted()
+        spec, Xc, names = self._begin(X, first)
+        yc = check_targets(y, Xc.shape[0])
+        w = check_sample_weight(sample_weight, Xc.shape[0])
+        if first:
+            start(self, Xc.shape[1], self._draw_seed())
+            self._init_state(Xc, spec)
+            set_feature_names(self, names)
+        else:
+            self._check_continuation(Xc, spec)
+        self._train(Xc, yc, w, spec, 1, None, fitting=False)
+
+    def _validation_score(self, run: Run, X: Any, y: np.ndarray,
+                          w: np.ndarray | None) -> float:
+        return r2_score(y, run.predict_idx(X), w)
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """The coefficient of determination R^2 of ``predict(X)`` against ``y``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Samples.
+        y : array-like of shape (n_samples,)
+            True targets.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample; equal weights when None.
+
+        Returns
+        -------
+        float
+            ``1 - sum w (y - pred)^2 / sum w (y - mean_w(y))^2``, as scikit-learn defines
+            it (1.0 for a constant ``y`` predicted exactly, 0.0 otherwise for one).
+        """
+        y = check_targets(y, np.shape(y)[0] if np.ndim(y) else 0)
+        return r2_score(y, self.predict(X), check_sample_weight(sample_weight, y.shape[0]))  # type: ignore[attr-defined]
+
+
+def r2_score(y: np.ndarray, pred: np.ndarray, w: np.ndarray | None) -> float:
+    """1 - sum w (y - pred)^2 / sum w (y - mean_w(y))^2 (1.0 for a constant y predicted
+    exactly, 0.0 for a constant y predicted otherwise), as scikit-learn defines it."""
+    weights = np.ones_like(y, dtype=np.float64) if w is None else w
+    residual = float(np.sum(weights * (y - pred) ** 2))
+    total = float(np.sum(weights * (y - np.average(y, weights=weights)) ** 2))
+    if total == 0.0:
+        return 1.0 if residual == 0.0 else 0.0
+    return 1.0 - residual / total
