@@ -15,30 +15,27 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import cast
 
-# old name -> the module's name now, both below perceptron_c
-MOVED = {
-    "_docs": "_utils._docs", "_threads": "_utils._threads", "_npzfile": "_utils._npzfile",
-    "_validation": "_utils._validation", "_params": "_utils._params", "_labels": "_utils._labels",
-    "_guard": "_utils._guard", "_rows": "_utils._rows", "_base": "_estimator._base",
-    "_supervised": "_estimator._supervised", "_training": "_estimator._training",
-    "_run": "_estimator._run", "_state": "_estimator._state",
-    "_linear_model": "_estimator._linear_model", "_sgd_run": "_estimator._sgd_run",
-    "_kernel_specs": "kernels._specs", "_kernel_rows": "kernels._rows",
-    "_kernel_model": "kernels._model", "_crfsuite_crf": "crfsuite._crf",
-    "_crfsuite_decode": "crfsuite._decode", "_crfsuite_file": "crfsuite._file",
-    "_crfsuite_log": "crfsuite._log", "_crfsuite_metrics": "crfsuite._metrics",
-    "_crfsuite_model": "crfsuite._model", "_crfsuite_online": "crfsuite._online",
-    "_crfsuite_train": "crfsuite._train", "_river_budget": "river._budget",
-    "_river_models": "river._models", "_river_pa": "river._pa", "_river_rows": "river._rows",
-    "_river_rules": "river._rules", "_dask_predict": "dask._predict",
-    "_dask_sequence": "dask._sequence", "_mixing": "dask._mixing",
-    "_tagger_core": "tagging._codes", "_tagger_nltk": "tagging._nltk",
-    "_tagger_scores": "tagging._scores", "_tagger_state": "tagging._state",
-    "_tagger_structured": "tagging._structured", "_tagtext": "tagging._text",
-    "_confusion": "tagging._confusion", "_cli_tagger": "tagging._cli",
-    "_datafiles": "datasets._files", "_sequences": "datasets._sequences",
-    "_tagged_files": "datasets._tagged", "_textdata": "datasets._text",
+# old name -> the module's name now, both below perceptron_c: the two shared rooms kept the
+# names of the modules they took in; the wings' rooms dropped the prefix their folder now says
+_KEPT = {"_utils": "_docs _threads _npzfile _validation _params _labels _guard _rows",
+         "_estimator": "_base _supervised _training _run _state _linear_model _sgd_run"}
+_RENAMED = {
+    "kernels": "_kernel_specs:_specs _kernel_rows:_rows _kernel_model:_model",
+    "crfsuite": "_crfsuite_crf:_crf _crfsuite_decode:_decode _crfsuite_file:_file "
+                "_crfsuite_log:_log _crfsuite_metrics:_metrics _crfsuite_model:_model "
+                "_crfsuite_online:_online _crfsuite_train:_train",
+    "river": "_river_budget:_budget _river_models:_models _river_pa:_pa _river_rows:_rows "
+             "_river_rules:_rules",
+    "dask": "_dask_predict:_predict _dask_sequence:_sequence _mixing:_mixing",
+    "tagging": "_tagger_core:_codes _tagger_nltk:_nltk _tagger_scores:_scores "
+               "_tagger_state:_state _tagger_structured:_structured _tagtext:_text "
+               "_confusion:_confusion _cli_tagger:_cli",
+    "datasets": "_datafiles:_files _sequences:_sequences _tagged_files:_tagged "
+                "_textdata:_text",
 }
+MOVED = {name: f"{room}.{name}" for room, names in _KEPT.items() for name in names.split()}
+MOVED.update({old: f"{room}.{new}" for room, pairs in _RENAMED.items()
+              for old, new in (pair.split(":") for pair in pairs.split())})
 
 
 class _Alias:
