@@ -266,7 +266,8 @@ class BudgetKernelPerceptron(KernelClassifier):
     budget : int, default=100
         The most support vectors the model stores. Memory follows the vectors stored, not
         the budget: a budget far above them costs nothing.
-    strategy : str, default="random"
+    strategy : {"random", "stoptron", "oldest", "forgetron", "projectron", "projectron++"}, \
+default="random"
         What a mistake does once ``budget`` vectors are stored: "random" (replace one drawn
         uniformly), "oldest" (replace the oldest), "forgetron" (shrink every coefficient by
         the Forgetron's schedule, then replace the oldest), "stoptron" (no update),

@@ -196,7 +196,8 @@ class KernelPassiveAggressiveClassifier(WeightedKernelClassifier):
         As in `KernelPerceptron`: "linear", "poly", "rbf", "conjunction" (exact, 0/1 rows,
         packed or not), "precomputed" ((n, n) Gram at fit, (m, n_train) at predict), a
         `perceptron_c.kernels` object (sums, products, scalings) or a callable.
-    degree, gamma, coef0 : the parameters of the kernel names "poly" and "rbf".
+    degree, gamma, coef0 : as in `KernelPerceptron`: the parameters of the kernel names "poly"
+        and "rbf".
     fit_intercept : bool, default=True
         Learn b as the coefficient of a constant feature: the kernel is K + 1 (tau uses
         K(x, x) + 1) and b is the sum of the coefficients. scikit-learn's linear PA does not

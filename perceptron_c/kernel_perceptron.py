@@ -185,13 +185,22 @@ class KernelPerceptron(WeightedKernelClassifier):
         "linear", "poly", "rbf", "conjunction", "precomputed" (X is then the Gram matrix:
         (n, n) at fit, (m, n_train) at predict), a `perceptron_c.kernels` object (sums,
         products and scalings included) or a callable ``k(X, Y) -> Gram``.
-    degree, gamma, coef0 : kernel parameters for the names "poly" ((gamma x.y + coef0)^degree,
-        defaults 3, 1.0, 1.0) and "rbf" (exp(-gamma ||x - y||^2), gamma None = 1/n_features).
+    degree : int or None, default=None
+        The degree of "poly", (gamma x.y + coef0)^degree; None is 3.
+    gamma : float or None, default=None
+        The scale of "poly" (None is 1.0) and of "rbf", exp(-gamma ||x - y||^2) (None is
+        1/n_features).
+    coef0 : float or None, default=None
+        The constant of "poly"; None is 1.0.
     fit_intercept : bool, default=True
         Learn b, updated by b += y on a mistake, as in the primal perceptron.
     max_iter : int, default=100
         Maximum number of epochs; training stops earlier after an epoch with no mistake.
-    shuffle, random_state : as in `Perceptron` (the same seed gives the same orders).
+    shuffle : bool, default=True
+        Visit the examples in a new random order every epoch.
+    random_state : None, int, numpy Generator or RandomState, default=None
+        The seed of those orders: an int gives the same orders at every ``fit``; a numpy
+        Generator or RandomState gives the seed drawn from it; None a new seed at each ``fit``.
     average : bool, default=False
         Survival-weighted average of the dual coefficients ([Daume2017] Alg. 7, lazily).
     warm_start : bool, default=False

@@ -242,12 +242,13 @@ class VotedPerceptron(KernelClassifier):
     kernel : None, str, Kernel or callable, default=None
         None trains the primal perceptron (dense or sparse X); otherwise "linear", "poly",
         "rbf", "conjunction", a `perceptron_c.kernels` object or a callable ``k(X, Y)``.
-    degree, gamma, coef0 : kernel parameters for the names "poly" and "rbf".
+    degree, gamma, coef0 : as in `KernelPerceptron`: the parameters of the kernel names "poly"
+        and "rbf".
     fit_intercept : bool, default=True
     max_iter : int, default=10
         Epochs. Training stops after an epoch with no mistake; the final vector is then
         credited with the examples of the skipped epochs (it would have survived them).
-    shuffle, random_state, warm_start, verbose : as in `Perceptron`.
+    shuffle, random_state, warm_start, verbose : as in `KernelPerceptron`.
     max_gram_bytes : int, default=512 MiB
         Memory for kernel matrices (kernel training and prediction are done in blocks).
     n_jobs : int or None, default=None

@@ -1,14 +1,26 @@
 """Every constructor parameter of every estimator has a declared rule
 (``_parameter_constraints``), and each rule refuses its bad values with an error that names
 the parameter, at the first training call, as scikit-learn's estimators do."""
+import ast
 import inspect
+import re
 
 import numpy as np
 import pytest
 from estimators import every
 
 import perceptron_c
-from perceptron_c._utils._params import Free
+from perceptron_c._utils._params import (
+    ClassWeight,
+    Flag,
+    Fraction,
+    Free,
+    Integer,
+    NJobs,
+    NoneOr,
+    Options,
+    Real,
+)
 from perceptron_c.tagging import TokenFeatures
 
 # the estimators with scikit-learn's parameters (NLTK's tagger has NLTK's), and the
@@ -85,3 +97,77 @@ def test_free_rules_say_where_they_are_checked():
         for name, rule in cls._parameter_constraints.items():
             if isinstance(rule, Free):
                 assert rule.where, f"{cls.__name__}.{name}"
+
+
+# ------------------------------------------- the docstring says what the rule and default say
+
+SECTION = re.compile(r"^(\w[\w ]*)\n-{3,}[ \t]*$", re.M)
+REFERENCE = re.compile(r"\b[Aa]s (?:in|for) `(\w+)`")
+SIZE = re.compile(r"(\d+) (KiB|MiB|GiB)")
+# what a rule's values are called in a numpydoc type line
+TYPE_WORDS = {Flag: ("bool",), Integer: ("int",), Real: ("float",), Fraction: ("float",),
+              NJobs: ("int", "None"), ClassWeight: ("dict", '"balanced"', "None")}
+
+
+def _documented(cls):
+    """{parameter: (type line, first line of its description)} of a class docstring's
+    Parameters section; ``a, b : spec`` documents two."""
+    doc = inspect.cleandoc(cls.__doc__)
+    heads = list(SECTION.finditer(doc))
+    start = next(h.end() for h in heads if h.group(1) == "Parameters")
+    end = next((h.start() for h in heads if h.start() > start), len(doc))
+    lines = doc[start:end].strip("\n").splitlines()
+    found = {}
+    for i, line in enumerate(lines):
+        if line and not line[0].isspace():
+            names, _, spec = line.partition(" : ")
+            first = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            for name in names.split(","):
+                found[name.strip()] = (spec.strip(), first)
+    return found
+
+
+def _default(text):
+    """A docstring's default (``default=512 MiB`` included) as a Python value."""
+    size = SIZE.fullmatch(text)
+    if size:
+        return int(size.group(1)) << {"KiB": 10, "MiB": 20, "GiB": 30}[size.group(2)]
+    return ast.literal_eval(text)
+
+
+def _entries():
+    for cls in ESTIMATORS:
+        for name in cls._get_param_names():
+            yield pytest.param(cls, name, id=f"{cls.__name__}-{name}")
+
+
+@pytest.mark.parametrize(("cls", "name"), list(_entries()))
+def test_the_docstring_states_the_rule_and_the_default(cls, name):
+    """Each parameter is documented with the type its rule accepts and the constructor's
+    default, or as "as in `Other`" where Other has the same parameter with the same rule
+    and default (which is then checked instead)."""
+    documented = _documented(cls)
+    assert name in documented, f"{cls.__name__}'s docstring does not document {name}"
+    spec, first = documented[name]
+    default = inspect.signature(cls).parameters[name].default
+    rule = cls._parameter_constraints[name]
+    if "default=" not in spec:
+        reference = REFERENCE.search(spec) or REFERENCE.search(first)
+        assert reference, f"{cls.__name__}.{name}: no type and default, and no 'as in `X`'"
+        other = getattr(perceptron_c, reference.group(1))
+        assert inspect.signature(other).parameters[name].default == default
+        theirs = other._parameter_constraints[name]
+        assert theirs == rule or type(theirs) is type(rule) is Free, (theirs, rule)
+        return
+    types, _, text = spec.rpartition("default=")
+    value = _default(text.strip())
+    assert value == default and type(value) is type(default), \
+        f"{cls.__name__}.{name}: the docstring says default={text.strip()}, the code {default!r}"
+    inner = rule.rule if isinstance(rule, NoneOr) else rule
+    if isinstance(rule, NoneOr):
+        assert "None" in types, f"{cls.__name__}.{name}: None is allowed: {types!r}"
+    if isinstance(inner, Options):
+        missing = [c for c in inner.choices if f'"{c}"' not in types]
+        assert not missing, f"{cls.__name__}.{name}: {types!r} does not name {missing}"
+    for word in TYPE_WORDS.get(type(inner), ()):
+        assert word in types, f"{cls.__name__}.{name}: {types!r} does not say {word}"
