@@ -30,6 +30,7 @@ from ._estimator._base import STOPPING
 from ._estimator._run import Run, _Stopping, draw_seed, epoch_order, warn_if_not_converged
 from ._estimator._supervised import labels_of
 from ._utils._docs import FIT, fill
+from ._utils._guard import trains
 from ._utils._params import ClassWeight, Flag, Options, Real, declared, expand_class_weight
 from ._utils._rows import all_finite, check_finite_decisions, check_finite_state, pool_of, take_rows
 from ._utils._validation import PackedBits
@@ -354,6 +355,7 @@ class KernelPassiveAggressiveClassifier(WeightedKernelClassifier):
         return tables
 
     @fill(FIT)
+    @trains
     def fit(self, X: Any, y: Any,
             sample_weight: Any = None) -> KernelPassiveAggressiveClassifier:
         """Train for up to ``max_iter`` epochs (from the current model with ``warm_start``).

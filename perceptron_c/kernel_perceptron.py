@@ -28,6 +28,7 @@ import numpy as np
 from . import _backend
 from ._estimator._run import Run, warn_if_not_converged
 from ._utils._docs import FIT, fill
+from ._utils._guard import trains
 from ._utils._params import ClassWeight, Flag, declared, expand_class_weight
 from ._utils._rows import check_finite_state, pool_of, take_rows
 from .kernels import resolve_kernel
@@ -264,6 +265,7 @@ class KernelPerceptron(WeightedKernelClassifier):
         return resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
 
     @fill(FIT)
+    @trains
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> KernelPerceptron:
         """Train for up to ``max_iter`` epochs; stop after an epoch with no mistake.
 

@@ -35,6 +35,7 @@ from ._estimator._sgd_run import (
 from ._estimator._state import StateArray, entry_names
 from ._estimator._supervised import EpochClassifier, EpochRegressor
 from ._utils._docs import BATCH, DECISION, FIT, fill
+from ._utils._guard import reads, trains
 from ._utils._params import (
     ClassWeight,
     Constraint,
@@ -281,6 +282,7 @@ shuffle, verbose, random_state, warm_start, average
         self.coef_, self.intercept_ = coef[0], intercept
 
     @fill(DECISION)
+    @reads
     def predict(self, X: Any) -> np.ndarray:
         """The prediction ``w . x + b`` of each row.
 
@@ -298,6 +300,7 @@ shuffle, verbose, random_state, warm_start, average
         return self._gated_scores(X)[:, 0]
 
     @fill(FIT)
+    @trains
     def fit(self, X: Any, y: Any, coef_init: Any = None, intercept_init: Any = None,
             sample_weight: Any = None) -> PassiveAggressiveRegressor:
         """Train for up to ``max_iter`` epochs.
@@ -329,6 +332,7 @@ shuffle, verbose, random_state, warm_start, average
         return self
 
     @fill(BATCH)
+    @trains
     def partial_fit(self, X: Any, y: Any,
                     sample_weight: Any = None) -> PassiveAggressiveRegressor:
         """One epoch over this batch, continuing the model's state.

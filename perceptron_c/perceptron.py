@@ -35,7 +35,7 @@ from ._estimator._state import StateArray, entry_names, new_state, restore_state
 from ._estimator._supervised import EpochClassifier, first_classes, fit_labels
 from ._estimator._training import gate, hold_out, set_feature_names, start, train
 from ._utils._docs import BATCH, FIT, fill
-from ._utils._guard import trains
+from ._utils._guard import reads, trains
 from ._utils._labels import append_labels, encode_labels
 from ._utils._params import (
     ClassWeight,
@@ -452,6 +452,7 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
         self.coef_ = st["w"] - st["u"] / c[:, None]
         self.intercept_ = st["b"] - st["beta"] / c
 
+    @reads
     def top_features(self, k: int = 10, feature_names: Any = None) -> dict:
         """The k most positive and k most negative weights, with feature names.
 

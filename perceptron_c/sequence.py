@@ -22,6 +22,7 @@ from ._estimator._run import Run, warn_if_not_converged
 from ._estimator._state import StateArray, entry_names, new_state, restore_state
 from ._estimator._supervised import EpochClassifier
 from ._utils._docs import ESTIMATOR, fill
+from ._utils._guard import reads, trains
 from ._utils._params import Flag, NJobs, declared
 from ._utils._rows import check_finite_state
 from ._utils._validation import CSR, check_feature_names, check_n_features, check_X
@@ -259,6 +260,7 @@ class StructuredPerceptron(EpochClassifier):
     coef_final_ = property(lambda self: self._published("coef_final_"))
 
     # ------------------------------------------------------------------ training
+    @trains
     def fit(self, X: Any, y: Any, lengths: Any = None) -> StructuredPerceptron:
         """Train for up to ``max_iter`` epochs over the sentences of X.
 
@@ -290,6 +292,7 @@ class StructuredPerceptron(EpochClassifier):
         warn_if_not_converged(self)
         return self
 
+    @trains
     def partial_fit(self, X: Any, y: Any, lengths: Any = None,  # type: ignore[override]
                     classes: Any = None) -> StructuredPerceptron:
         """One epoch over these sentences, continuing the model's state.
@@ -346,6 +349,7 @@ class StructuredPerceptron(EpochClassifier):
         return out
 
     @fill(ESTIMATOR)
+    @reads
     def predict(self, X: Any, lengths: Any = None) -> np.ndarray:
         """The tag of every token: each sentence's best sequence (Viterbi).
 
@@ -374,6 +378,7 @@ class StructuredPerceptron(EpochClassifier):
         return self.classes_[idx]
 
     @fill(ESTIMATOR)
+    @reads
     def score(self, X: Any, y: Any, lengths: Any = None) -> float:
         """The fraction of tokens tagged right.
 

@@ -268,7 +268,7 @@ def test_lazy_prediction_equals_numpy(name, model, X):
 
 
 def _public_estimators():
-    base = perceptron_c._estimator._base.BaseEstimator
+    base = perceptron_c._estimator._base.EpochModel
     return [getattr(perceptron_c, name) for name in perceptron_c.__all__
             if isinstance(getattr(perceptron_c, name), type)
             and issubclass(getattr(perceptron_c, name), base)]

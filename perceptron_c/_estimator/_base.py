@@ -1,11 +1,10 @@
 """The one training skeleton, and the scikit-learn protocol without importing scikit-learn.
 
-`BaseEstimator` gives every estimator ``get_params`` / ``set_params`` / ``repr`` /
-``__sklearn_tags__`` / ``score`` with scikit-learn's meaning; scikit-learn itself is imported
-only when scikit-learn calls in (``__sklearn_tags__``), so ``import perceptron_c`` stays as
-light as numpy.
-
-`EpochModel` is the loop every perceptron shares: parameter checks, ``fit`` /
+`EpochModel` gives every estimator ``get_params`` / ``set_params`` / ``repr`` (from
+`_params.Parameters`), ``__sklearn_tags__`` and ``score`` with scikit-learn's meaning;
+scikit-learn itself is imported only when scikit-learn calls in (``__sklearn_tags__``), so
+``import perceptron_c`` stays as light as numpy. It is also what every perceptron shares:
+parameter checks, ``fit`` /
 ``partial_fit`` / ``warm_start``, early stopping on a validation split, per-epoch progress,
 ``n_iter_`` / ``mistakes_`` / ``converged_``, and the common part of the saved state
 (`_supervised` adds classes and labels for the classifiers, R^2 for the regressors). An
@@ -20,7 +19,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .._utils._docs import ESTIMATOR, fill
-from .._utils._guard import OWNER_KEYS, GuardedModel
+from .._utils._guard import OWNER_KEYS, reads
 from .._utils._labels import decode_label_state, encode_label_state
 from .._utils._params import Flag, Fraction, Free, Integer, NoneOr, Parameters, Real
 from .._utils._validation import check_n_features, not_fitted
@@ -28,13 +27,13 @@ from ._run import Run, _Stopping, draw_seed, epoch_order, report_epoch
 from ._state import state_entries
 from ._training import gate, hold_out, set_feature_names, start, train
 
-__all__ = ["BaseEstimator", "EARLY_STOPPING", "OVR_FIXED_CLASSES", "STOPPING", "EpochModel",
+__all__ = ["EARLY_STOPPING", "OVR_FIXED_CLASSES", "STOPPING", "EpochModel",
            "available_if", "keeps_the_model", "model_kept",
            # _run's, re-exported: _mixing, _sgd_run, dask and the tests import them from here
            "Run", "_Stopping", "draw_seed", "epoch_order", "report_epoch"]
 
 # fit / partial_fit / set_params return the estimator itself, typed as its own class
-_Estimator = TypeVar("_Estimator", bound="BaseEstimator")
+_Estimator = TypeVar("_Estimator", bound="EpochModel")
 
 
 # the rules of the early-stopping parameters, for the estimators that have them
@@ -91,40 +90,6 @@ def keeps_the_model(train: Any) -> Any:
     return call
 
 
-class BaseEstimator(Parameters):
-    """get_params / set_params / repr (`_params.Parameters`), tags and score, following
-    scikit-learn's conventions."""
-
-    _estimator_type = "classifier"
-
-    def __sklearn_tags__(self) -> Any:
-        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
-
-        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
-                    transformer_tags=None, regressor_tags=None,
-                    classifier_tags=ClassifierTags(), input_tags=InputTags(sparse=True))
-
-    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Mean accuracy of ``predict(X)`` against ``y``.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix
-            Samples, in the input form the estimator was fitted on.
-        y : array-like of shape (n_samples,)
-            True labels.
-        sample_weight : array-like of shape (n_samples,), optional
-            Weight of each sample in the mean; equal weights when None.
-
-        Returns
-        -------
-        float
-            The (weighted) fraction of samples whose predicted label equals ``y``.
-        """
-        correct = np.asarray(self.predict(X) == np.asarray(y), dtype=np.float64)  # type: ignore[attr-defined]
-        return float(np.average(correct, weights=sample_weight))
-
-
 class available_if:
     """Method decorator: the method exists on an instance only while ``check(instance)`` is
     true (``hasattr`` is False otherwise), so duck-typing callers such as scikit-learn see
@@ -147,7 +112,7 @@ class available_if:
         return self.fn.__get__(obj, owner)
 
 
-class EpochModel(GuardedModel, BaseEstimator):
+class EpochModel(Parameters):
     """fit / partial_fit / warm_start and the epoch loop, shared by every estimator.
 
     Subclasses define ``_spec`` (check the parameters, return what the gate and the run
@@ -183,6 +148,39 @@ class EpochModel(GuardedModel, BaseEstimator):
         "warm_start": Flag(), "verbose": Integer(0),
         "random_state": Free("check_random_state, when a training call draws its seed"),
     }
+
+    # ---- scikit-learn's protocol: get_params / set_params / repr (`_params.Parameters`),
+    # tags and score
+
+    _estimator_type = "classifier"
+
+    def __sklearn_tags__(self) -> Any:
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    transformer_tags=None, regressor_tags=None,
+                    classifier_tags=ClassifierTags(), input_tags=InputTags(sparse=True))
+
+    @reads
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy of ``predict(X)`` against ``y``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix
+            Samples, in the input form the estimator was fitted on.
+        y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample in the mean; equal weights when None.
+
+        Returns
+        -------
+        float
+            The (weighted) fraction of samples whose predicted label equals ``y``.
+        """
+        correct = np.asarray(self.predict(X) == np.asarray(y), dtype=np.float64)  # type: ignore[attr-defined]
+        return float(np.average(correct, weights=sample_weight))
 
     # ---- hooks (and Parameters._checked_spec)
     def _gate_X(self, X: Any, spec: Any, fitting: bool) -> Any:
@@ -272,6 +270,7 @@ class EpochModel(GuardedModel, BaseEstimator):
 
     # ---- model files
     @fill(ESTIMATOR)
+    @reads
     def save(self, path: Any) -> str:
         """Write the fitted model to a versioned ``.npz`` (no pickle).
 

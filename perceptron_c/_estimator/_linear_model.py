@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import _backend
 from .._utils._docs import BATCH, DECISION, ESTIMATOR, FIT, fill
+from .._utils._guard import reads, trains
 from .._utils._params import check_class_weight
 from .._utils._rows import all_finite, check_finite_decisions
 from .._utils._threads import check_n_jobs, run_shared, stop_point
@@ -131,6 +132,7 @@ class LinearModelMixin:
         return check_finite_decisions(out, self)
 
     @fill(ESTIMATOR)
+    @trains
     def densify(self) -> Any:
         """Make ``coef_`` a numpy array again (after `sparsify`).
 
@@ -144,6 +146,7 @@ class LinearModelMixin:
         return self
 
     @fill(ESTIMATOR)
+    @trains
     def sparsify(self) -> Any:
         """Store ``coef_`` as a scipy.sparse CSR matrix.
 
@@ -179,6 +182,7 @@ class LinearClassifierMixin(LinearModelMixin):
                          sample_weight: Any = None, **call: Any) -> None: ...
 
     @fill(FIT)
+    @trains
     def fit(self: _Linear, X: Any, y: Any, coef_init: Any = None, intercept_init: Any = None,
             sample_weight: Any = None) -> _Linear:
         """Train for up to ``max_iter`` epochs.
@@ -201,6 +205,7 @@ class LinearClassifierMixin(LinearModelMixin):
         return self
 
     @fill(BATCH)
+    @trains
     def partial_fit(self: _Linear, X: Any, y: Any, classes: Any = None,
                     sample_weight: Any = None) -> _Linear:
         """One epoch over this batch, continuing the model's state.
@@ -223,6 +228,7 @@ class LinearClassifierMixin(LinearModelMixin):
         return labels_of(self._scores(Xc))
 
     @fill(DECISION)
+    @reads
     def decision_function(self, X: Any) -> np.ndarray:
         """The decision values ``w . x + b`` of each row.
 

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .._utils._docs import BATCH, ESTIMATOR, FIT, fill
+from .._utils._guard import reads, trains
 from .._utils._labels import (
     check_classes,
     check_same_classes,
@@ -66,6 +67,7 @@ class EpochClassifier(EpochModel):
     _classifier = True
 
     @fill(ESTIMATOR)
+    @reads
     def predict(self, X: Any) -> np.ndarray:
         """The label of each row.
 
@@ -156,6 +158,7 @@ class EpochClassifier(EpochModel):
                          f"in classes_ {new[:5].tolist()} ({reason})")
 
     @fill(FIT)
+    @trains
     def fit(self: _Classifier, X: Any, y: Any) -> _Classifier:
         """Train for up to ``max_iter`` epochs; stop after an epoch with no mistake.
 
@@ -184,6 +187,7 @@ class EpochClassifier(EpochModel):
         return self
 
     @fill(BATCH)
+    @trains
     def partial_fit(self: _Classifier, X: Any, y: Any, classes: Any = None) -> _Classifier:
         """One epoch over this batch, continuing the model's state.
 
@@ -238,6 +242,7 @@ class EpochRegressor(EpochModel):
                           w: np.ndarray | None) -> float:
         return r2_score(y, run.predict_idx(X), w)
 
+    @reads
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """The coefficient of determination R^2 of ``predict(X)`` against ``y``.
 

@@ -13,28 +13,32 @@ makes no promise here either; to train and serve at once, train a copy
 """
 from __future__ import annotations
 
-import copy
 import functools
-import inspect
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ..exceptions import ConcurrentUseError
 
-__all__ = ["GuardedModel", "OWNER_KEYS", "trains", "training"]
+__all__ = ["OWNER_KEYS", "reads", "trains", "training"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# the methods that write the model, and those that read it (wrapped where a class defines
-# them; a subclass's own definition is wrapped again, and the nested call passes through)
-WRITERS = ("fit", "partial_fit", "densify", "sparsify")
+# the public methods that write the model, and those that read it: each is decorated
+# `trains` or `reads` where it is defined (tests/test_concurrent_use.py checks every one)
+WRITERS = ("fit", "partial_fit", "densify", "sparsify", "train")
 READERS = ("predict", "predict_proba", "predict_log_proba", "decision_function", "score",
-           "save", "top_features")
+           "save", "top_features", "tag", "tag_sents", "evaluate", "accuracy", "confusion")
 
 _owner_lock = threading.Lock()
-# the instance attributes that hold the guard's state while a training call runs
+# the instance attributes that hold the guard's state, set by the first training call (an
+# estimator that never trained has no instance attributes but its parameters): the thread
+# that trains, and the count of training calls started and ended
 OWNER_KEYS = ("_training_thread", "_training_calls")
+
+
+def _owner(est: Any) -> tuple[int | None, int]:
+    return getattr(est, "_training_thread", None), getattr(est, "_training_calls", 0)
 
 
 def _busy(est: Any, action: str) -> ConcurrentUseError:
@@ -55,12 +59,12 @@ class training:
     def __enter__(self) -> training:
         me = threading.get_ident()
         with _owner_lock:
-            owner = self.est._training_thread
+            owner, calls = _owner(self.est)
             if owner is not None and owner != me:
                 raise _busy(self.est, "a training call")
             self.nested = owner == me
             if not self.nested:
-                self.est._training_calls += 1
+                self.est._training_calls = calls + 1
                 self.est._training_thread = me
         return self
 
@@ -68,7 +72,7 @@ class training:
         if not self.nested:
             with _owner_lock:
                 self.est._training_thread = None
-                self.est._training_calls += 1
+                self.est._training_calls = _owner(self.est)[1] + 1
 
 
 def _writer(fn: F) -> F:
@@ -83,49 +87,31 @@ def _reader(fn: F) -> F:
     @functools.wraps(fn)
     def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
         me = threading.get_ident()
-        owner, calls = self._training_thread, self._training_calls
+        owner, calls = _owner(self)
         if owner is not None and owner != me:
             raise _busy(self, f"{fn.__name__}")
         try:
             result = fn(self, *args, **kwargs)
         except Exception as exc:
-            if self._training_calls != calls:  # what failed read a model being trained
+            if _owner(self)[1] != calls:  # what failed read a model being trained
                 raise _busy(self, f"{fn.__name__}") from exc
             raise
-        if self._training_calls != calls:
+        if _owner(self)[1] != calls:
             raise _busy(self, f"{fn.__name__}")
         return result
     return wrapped  # type: ignore[return-value]
 
 
-class GuardedModel:
-    """A base that wraps the `WRITERS` and `READERS` of every subclass (see the module)."""
-
-    # class-level defaults: an estimator that never trained has no instance attributes
-    _training_thread: int | None = None
-    _training_calls: int = 0
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        for name in WRITERS + READERS:
-            raw = inspect.getattr_static(cls, name, None)  # (inherited from a mixin too)
-            guard = _writer if name in WRITERS else _reader
-            if inspect.isfunction(raw) and not getattr(raw, "_guarded", False):
-                setattr(cls, name, _mark(guard(raw)))
-            elif inspect.isfunction(getattr(raw, "fn", None)) and not getattr(raw.fn, "_guarded",
-                                                                              False):
-                # a descriptor holding the method (scikit-learn's available_if): kept, with
-                # the guarded method inside
-                raw = copy.copy(raw)
-                raw.fn = _mark(guard(raw.fn))
-                setattr(cls, name, raw)
-
-
 def trains(fn: F) -> F:
-    """A training method (``fit``, ``partial_fit``): the call owns the estimator while it
-    runs (`training`), as every writer a `GuardedModel` wraps by itself; written where the
-    method is defined, so that a reader of ``fit`` sees it."""
+    """A method that writes the model (``fit``, ``partial_fit``, ``densify``): the call owns
+    the estimator while it runs (`training`); nested in the same thread, it passes through."""
     return _mark(_writer(fn))
+
+
+def reads(fn: F) -> F:
+    """A method that reads the model (``predict``, ``score``, ``save``): it raises
+    `ConcurrentUseError` rather than return what it read while another thread trains."""
+    return _mark(_reader(fn))
 
 
 def _mark(fn: F) -> F:

@@ -15,6 +15,7 @@ from .._estimator._base import available_if
 from .._estimator._state import StateArray, entry_names, new_state, restore_state
 from .._estimator._supervised import EpochClassifier, labels_of
 from .._utils._docs import BATCH, DECISION, fill
+from .._utils._guard import reads, trains
 from .._utils._params import Integer, NJobs, check_class_weight, declared
 from .._utils._rows import all_finite, check_finite_decisions
 from .._utils._validation import PackedBits, check_kernel_input, plain_rows
@@ -305,6 +306,7 @@ class KernelClassifier(EpochClassifier):
         return labels_of(self._scores(X))
 
     @fill(DECISION)
+    @reads
     def decision_function(self, X: Any) -> np.ndarray:
         """The decision values of each row.
 
@@ -414,6 +416,7 @@ class WeightedKernelClassifier(KernelClassifier):
 
     @available_if(lambda est: not _precomputed(est))
     @fill(BATCH)
+    @trains
     def partial_fit(self: _Weighted, X: Any, y: Any, classes: Any = None,
                     sample_weight: Any = None) -> _Weighted:
         """One epoch over this batch, keeping the support vectors of earlier calls.

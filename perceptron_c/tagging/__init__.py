@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .. import _backend
-from .._utils._guard import OWNER_KEYS, GuardedModel, _mark, _reader, _writer
+from .._utils._guard import OWNER_KEYS, reads, trains
 from ..exceptions import FileFormatError, NotFittedError
 from ..token_features import TokenFeatures  # re-exported: the issue's name for it
 from ._codes import CodedEpochs, StringEpochs, greedy_tables, tag_codes
@@ -51,7 +51,7 @@ FREQ_THRESH, AMBIGUITY_THRESH = 20, 0.97  # NLTK's _make_tagdict, lines 625-626
 # template slots that depend on the previous tags; the others are computed once per token
 _STATIC = (0, 1, 2, 6, 8, 9, 10, 11, 12, 13)
 
-class PerceptronTagger(TaggerScores, TaggerState, GuardedModel):
+class PerceptronTagger(TaggerScores, TaggerState):
     """Greedy averaged perceptron tagger ([Collins2002]; NLTK's ``PerceptronTagger``).
 
     Parameters
@@ -149,8 +149,7 @@ class PerceptronTagger(TaggerScores, TaggerState, GuardedModel):
                                                              prev, prev2)), 1)
 
     # ---- tagging
-    @_mark
-    @_reader
+    @reads
     def tag(self, tokens: Iterable[str], return_conf: bool = False,
             use_tagdict: bool = True) -> list[tuple]:
         """Tag one sentence (lines 381-401).
@@ -227,8 +226,7 @@ class PerceptronTagger(TaggerScores, TaggerState, GuardedModel):
             conf = float(1.0 / np.sum(np.exp(scores - scores[best])))
         return self._classes[best], conf
 
-    @_mark
-    @_reader
+    @reads
     def tag_sents(self, sentences: Iterable[Iterable[str]]) -> list[list[tuple]]:
         """Tag several sentences: ``[self.tag(sentence) for sentence in sentences]``.
 
@@ -304,8 +302,7 @@ class PerceptronTagger(TaggerScores, TaggerState, GuardedModel):
         return None
 
     # ---- training
-    @_mark
-    @_writer
+    @trains
     def train(self, sentences: Iterable[Any], save_loc: Any = None, nr_iter: int = 5) -> None:
         """Train on ``sentences`` for ``nr_iter`` epochs, then average (lines 403-450).
 

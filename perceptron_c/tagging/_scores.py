@@ -17,7 +17,7 @@ from itertools import chain
 from typing import Any
 
 from .._utils._docs import fill
-from .._utils._guard import _mark, _reader
+from .._utils._guard import reads
 from ._confusion import ConfusionMatrix
 from ._text import check_sentences
 
@@ -63,8 +63,7 @@ class TaggerScores:
         return (list(chain.from_iterable(tags for _, tags in sentences)),
                 [tag for _, tag in chain.from_iterable(tagged)])
 
-    @_mark
-    @_reader
+    @reads
     @fill(_SCORING)
     def accuracy(self, gold: Iterable[Any]) -> float:
         """The fraction of the tokens of ``gold`` tagged as in ``gold`` (``TaggerI.accuracy``).
@@ -84,6 +83,7 @@ class TaggerScores:
         return sum(a == b for a, b in zip(reference, test)) / len(reference)
 
     @fill(_SCORING)
+    @reads
     def evaluate(self, gold: Iterable[Any]) -> float:
         """`accuracy`, with the DeprecationWarning NLTK gives (``nltk/tag/api.py`` 59-61).
 
@@ -110,8 +110,7 @@ class TaggerScores:
                       DeprecationWarning, stacklevel=2)
         return self.accuracy(gold)
 
-    @_mark
-    @_reader
+    @reads
     @fill(_SCORING)
     def confusion(self, gold: Iterable[Any]) -> ConfusionMatrix:
         """The confusion matrix of the tags of ``gold`` (rows) and the tagger's (columns).

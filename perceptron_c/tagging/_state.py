@@ -16,7 +16,7 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from .._utils._docs import fill
-from .._utils._guard import OWNER_KEYS
+from .._utils._guard import OWNER_KEYS, reads
 from .._utils._npzfile import replace_files
 from ..exceptions import NotFittedError
 from ..io import FRAGMENTS, save_model
@@ -190,6 +190,7 @@ class TaggerState:
         return {"lang": self.lang, "structured": self.structured}
 
     @fill(FRAGMENTS)
+    @reads
     def save(self, path: Any) -> str:
         """Write the model to a versioned ``.npz`` (no pickle).
 
