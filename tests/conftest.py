@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import textwrap
 import types
 import warnings
 from fractions import Fraction
@@ -54,6 +55,40 @@ if PROFILE not in ("dev", "ci"):
 # handler of an interactive session. It runs before the script imports the package, so
 # anything the package itself did to SIGINT would still show.
 DEFAULT_SIGINT = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
+
+# the harness of every Ctrl-C test: a case (code that defines ``call``, and ``delay`` if not
+# 0.5 s) runs in a fresh interpreter with numpy as np, _backend and a seeded ``rng``; SIGINT
+# comes ``delay`` seconds into ``call()``
+CTRL_C_RUN = DEFAULT_SIGINT + textwrap.dedent("""
+    import os, signal, sys, threading, time
+    import numpy as np
+    from perceptron_c import _backend
+    rng = np.random.default_rng(0)
+    sent = []
+    def interrupt():
+        sent.append(time.perf_counter())
+        os.kill(os.getpid(), signal.SIGINT)
+    delay = 0.5  # seconds into the call (a case may set it)
+    exec(compile(sys.argv[1], "case", "exec"))
+    threading.Timer(delay, interrupt).start()
+    try:
+        call()
+        print("finished")
+    except KeyboardInterrupt:
+        print("interrupted", time.perf_counter() - sent[0])
+""")
+
+
+def ctrl_c_latency(case, timeout=300):
+    """The seconds from a Ctrl-C to the KeyboardInterrupt of ``call()``, run by `CTRL_C_RUN`
+    on ``case``; the test fails if the call finished first or the interpreter failed."""
+    result = run_python(["-c", CTRL_C_RUN, textwrap.dedent(case)], capture_output=True,
+                        text=True, timeout=timeout)
+    assert result.returncode == 0, result.stderr[-3000:]
+    status, *latency = result.stdout.split()
+    assert status == "interrupted", result.stdout
+    return float(latency[0])
 
 
 def run_python(args, cwd=None, **kwargs):

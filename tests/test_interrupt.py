@@ -12,43 +12,26 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import DEFAULT_SIGINT, HAVE_C, interrupt_after_real_work, run_python
+from conftest import DEFAULT_SIGINT, HAVE_C, ctrl_c_latency, interrupt_after_real_work, run_python
 from estimators import CASES, every
 
 from perceptron_c import Perceptron, _backend
 from perceptron_c._estimator import _training
 from perceptron_c.exceptions import ConvergenceWarning
 
-LONG_CALL = DEFAULT_SIGINT + textwrap.dedent("""
-    import os, signal, threading, time
-    import numpy as np
-    from perceptron_c import _backend
-    rng = np.random.default_rng(0)
+LONG_EPOCH = """
     X = rng.normal(size=(4000, 1000))
     y = np.where(rng.random(4000) < 0.5, -1.0, 1.0)
     order = rng.integers(0, 4000, size=30_000_000)  # 3e10 multiply-adds: tens of seconds
     w, b = np.zeros(1000), np.zeros(1)
-    sent = []
-    def interrupt():
-        sent.append(time.perf_counter())
-        os.kill(os.getpid(), signal.SIGINT)
-    threading.Timer(0.3, interrupt).start()
-    try:
-        _backend.linear.perceptron_epoch_dense(X, y, order, w, b, True, False)
-        print("finished")
-    except KeyboardInterrupt:
-        print("interrupted", time.perf_counter() - sent[0])
-""")
-
+    delay = 0.3
+    call = lambda: _backend.linear.perceptron_epoch_dense(X, y, order, w, b, True, False)
+"""
 
 @pytest.mark.skipif(not HAVE_C, reason="the Python twins look for signals between bytecodes")
 @pytest.mark.skipif(sys.platform == "win32", reason="os.kill(SIGINT) is not Ctrl-C there")
 def test_a_long_c_epoch_is_interrupted_mid_way():
-    result = run_python(["-c", LONG_CALL], capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    status, *latency = result.stdout.split()
-    assert status == "interrupted"
-    assert float(latency[0]) < 5.0
+    assert ctrl_c_latency(LONG_EPOCH, timeout=120) < 5.0
 
 
 # Every estimator of the registry (estimators.CASES), and the arithmetic variants whose runs
@@ -245,36 +228,11 @@ THREADED = {
                         for _ in range(10)]
     """,
 }
-THREADED_RUN = DEFAULT_SIGINT + textwrap.dedent("""
-    import os, signal, sys, threading, time
-    import numpy as np
-    from perceptron_c import _backend
-    rng = np.random.default_rng(0)
-    sent = []
-    def interrupt():
-        sent.append(time.perf_counter())
-        os.kill(os.getpid(), signal.SIGINT)
-    delay = 0.5  # seconds into the call (a case may set it)
-    exec(compile(sys.argv[1], "case", "exec"))
-    threading.Timer(delay, interrupt).start()
-    try:
-        call()
-        print("finished")
-    except KeyboardInterrupt:
-        print("interrupted", time.perf_counter() - sent[0])
-""")
-
-
 @pytest.mark.skipif(not HAVE_C, reason="the Python twins look for signals between bytecodes")
 @pytest.mark.skipif(sys.platform == "win32", reason="os.kill(SIGINT) is not Ctrl-C there")
 @pytest.mark.parametrize("case", sorted(THREADED))
 def test_every_threaded_call_stops_on_ctrl_c(case):
-    result = run_python(["-c", THREADED_RUN, textwrap.dedent(THREADED[case])],
-                        capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
-    status, *latency = result.stdout.split()
-    assert status == "interrupted"
-    assert float(latency[0]) < 2.0
+    assert ctrl_c_latency(THREADED[case]) < 2.0
 
 
 LONG_SENTENCE_UNDONE = DEFAULT_SIGINT + textwrap.dedent("""
