@@ -32,11 +32,11 @@ from ._estimator._sgd_run import (
     warm_restart,
 )
 from ._estimator._state import StateArray, entry_names, new_state, restore_state
-from ._estimator._supervised import EpochClassifier, first_classes, fit_labels
-from ._estimator._training import gate, hold_out, set_feature_names, start, train
+from ._estimator._supervised import EpochClassifier, fit_labels, next_batch
+from ._estimator._training import gate, hold_out, set_feature_names, start_or_continue, train
 from ._utils._docs import BATCH, FIT, fill
 from ._utils._guard import reads, trains
-from ._utils._labels import append_labels, encode_labels
+from ._utils._labels import append_labels
 from ._utils._params import (
     ClassWeight,
     Flag,
@@ -302,14 +302,7 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
             fresh = init is not None or not (self.warm_start and self._is_fitted())
             y_idx = fit_labels(self, y, Xc.shape[0], fresh)
             w = check_sample_weight(sample_weight, Xc.shape[0])
-            if fresh:
-                start(self, Xc.shape[1], self._draw_seed())
-                self._init_state(Xc, spec)
-                if init is not None:
-                    self._set_initial(*init)
-            else:
-                self._check_continuation(Xc, spec)
-                self._warm_restart()
+            start_or_continue(self, Xc, spec, fresh, init)
             set_feature_names(self, names)
             Xc, y_idx, w, val = hold_out(self, Xc, y_idx, w)
             run = self._start(Xc, y_idx, w, spec)
@@ -340,15 +333,7 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
             Xc, names = gate(self, X, check_X, first)
             yc = check_y(y, Xc.shape[0])
             w = check_sample_weight(sample_weight, Xc.shape[0])
-            if first:
-                self.classes_ = first_classes(classes)
-                start(self, Xc.shape[1], self._draw_seed())
-                self._init_state(Xc, spec)
-                set_feature_names(self, names)
-            else:
-                self._check_continuation(Xc, spec)
-                self._meet_classes(yc, classes)
-            _, y_idx = encode_labels(yc, self.classes_)
+            y_idx = next_batch(self, Xc, yc, classes, spec, names, first)
             train(self, self._start(Xc, y_idx, w, spec), Xc.shape[0], 1, None, fitting=False)
         return self
 

@@ -17,15 +17,16 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._estimator._base import EpochModel
+from ._estimator._base import EpochModel, model_kept
 from ._estimator._run import Run, warn_if_not_converged
 from ._estimator._state import StateArray, entry_names, new_state, restore_state
-from ._estimator._supervised import EpochClassifier
+from ._estimator._supervised import EpochClassifier, fit_labels, next_batch
+from ._estimator._training import gate, set_feature_names, start_or_continue, train
 from ._utils._docs import ESTIMATOR, fill
 from ._utils._guard import reads, trains
 from ._utils._params import Flag, NJobs, declared
 from ._utils._rows import check_finite_state
-from ._utils._validation import CSR, check_feature_names, check_n_features, check_X
+from ._utils._validation import CSR, check_feature_names, check_n_features, check_X, check_y
 
 __all__ = ["StructuredPerceptron"]
 
@@ -174,9 +175,6 @@ class StructuredPerceptron(EpochClassifier):
     def _checked_spec(self) -> dict[str, Any]:
         return {}  # the training call adds the sentences' offsets
 
-    def _call_spec(self, spec: dict[str, Any], Xc: Any, **call: Any) -> dict[str, Any]:
-        return {**spec, "offsets": check_lengths(call["lengths"], Xc.shape[0])}
-
     def _need_lengths(self, lengths: Any, method: str, example: str) -> None:
         """A call without ``lengths``: the error that says how to pass it, scikit-learn's
         Pipeline included, before anything else runs."""
@@ -288,7 +286,16 @@ class StructuredPerceptron(EpochClassifier):
             parameter is malformed, or (with ``warm_start``) the tags changed.
         """
         self._need_lengths(lengths, "fit", "fit(X, y, lengths)")
-        self._fit(X, y, lengths=lengths)
+        with model_kept(self):  # an error or Ctrl-C before an epoch ends: the model before
+            spec = self._spec()
+            Xc, names = gate(self, X, check_X, first=True)
+            spec = {**spec, "offsets": check_lengths(lengths, Xc.shape[0])}
+            fresh = not (self.warm_start and self._is_fitted())
+            y_idx = fit_labels(self, y, Xc.shape[0], fresh)
+            start_or_continue(self, Xc, spec, fresh)
+            set_feature_names(self, names)
+            run = self._start(Xc, y_idx, None, spec)
+            train(self, run, Xc.shape[0], self.max_iter, None, fitting=True)
         warn_if_not_converged(self)
         return self
 
@@ -321,7 +328,13 @@ class StructuredPerceptron(EpochClassifier):
             first call or changes, or X does not match the fitted model.
         """
         self._need_lengths(lengths, "partial_fit", "partial_fit(X, y, lengths, classes=...)")
-        self._partial_fit(X, y, classes, lengths=lengths)
+        with model_kept(self):
+            first = not self._is_fitted()
+            spec = self._spec()
+            Xc, names = gate(self, X, check_X, first)
+            spec = {**spec, "offsets": check_lengths(lengths, Xc.shape[0])}
+            y_idx = next_batch(self, Xc, check_y(y, Xc.shape[0]), classes, spec, names, first)
+            train(self, self._start(Xc, y_idx, None, spec), Xc.shape[0], 1, None, fitting=False)
         return self
 
     # ------------------------------------------------------------------ prediction

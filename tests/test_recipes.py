@@ -21,7 +21,13 @@ from perceptron_c._estimator._base import Run, model_kept
 from perceptron_c._estimator._run import warn_if_not_converged
 from perceptron_c._estimator._state import StateArray, entry_names, new_state, restore_state
 from perceptron_c._estimator._supervised import EpochClassifier, fit_labels
-from perceptron_c._estimator._training import gate, hold_out, set_feature_names, start, train
+from perceptron_c._estimator._training import (
+    gate,
+    hold_out,
+    set_feature_names,
+    start_or_continue,
+    train,
+)
 from perceptron_c._utils._guard import reads, trains
 from perceptron_c._utils._validation import check_X
 from perceptron_c.exceptions import ConcurrentUseError
@@ -70,11 +76,7 @@ class ToyPerceptron(EpochClassifier):
             y_idx = fit_labels(self, y, Xc.shape[0], fresh)
             if len(self.classes_) != 2:
                 raise ValueError("ToyPerceptron is binary")
-            if fresh:
-                start(self, Xc.shape[1], self._draw_seed())
-                self._init_state(Xc, spec)
-            else:
-                self._check_continuation(Xc, spec)
+            start_or_continue(self, Xc, spec, fresh)
             set_feature_names(self, names)
             Xc, y_idx, w, val = hold_out(self, Xc, y_idx, None)
             train(self, self._start(Xc, y_idx, w, spec), Xc.shape[0], self.max_iter, val,

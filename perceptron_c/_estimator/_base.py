@@ -25,7 +25,7 @@ from .._utils._params import Flag, Fraction, Free, Integer, NoneOr, Parameters, 
 from .._utils._validation import check_n_features, not_fitted
 from ._run import Run, _Stopping, draw_seed, epoch_order, report_epoch
 from ._state import state_entries
-from ._training import gate, hold_out, set_feature_names, start, train
+from ._training import gate, hold_out, set_feature_names, start_or_continue, train
 
 __all__ = ["EARLY_STOPPING", "OVR_FIXED_CLASSES", "STOPPING", "EpochModel",
            "available_if", "keeps_the_model", "model_kept",
@@ -234,31 +234,17 @@ class EpochModel(Parameters):
 
     # ---- training (the steps are `_training`'s functions; these call them in order for the
     # estimators whose fit is not yet written out in their own file)
-    def _begin(self, X: Any, first: bool, **call: Any) -> tuple[Any, Any, np.ndarray | None]:
-        """(spec, canonical X, feature names) of a training call; ``call``: the arguments of
-        the call that only the model takes (`_call_spec`)."""
+    def _begin(self, X: Any, first: bool) -> tuple[Any, Any, np.ndarray | None]:
+        """(spec, canonical X, feature names) of a training call."""
         spec = self._spec()
         Xc, names = gate(self, X, lambda X: self._gate_X(X, spec, fitting=True), first)
-        return self._call_spec(spec, Xc, **call), Xc, names
-
-    def _call_spec(self, spec: Any, Xc: Any, **call: Any) -> Any:
-        """The spec of one training call on the rows Xc, given the arguments of the call that
-        only the model takes (StructuredPerceptron's ``lengths``): by default ``spec``."""
-        return spec
+        return spec, Xc, names
 
     def _fit_encoded(self, Xc: Any, y: np.ndarray, w: np.ndarray | None, spec: Any,
                      names: np.ndarray | None, fresh: bool, init: tuple | None = None) -> None:
-        """fit, once the targets are encoded: a fresh state (from ``init``, the starting
-        (coef, intercept), when given) or a warm one, the validation split, then up to
-        max_iter epochs."""
-        if fresh:
-            start(self, Xc.shape[1], self._draw_seed())
-            self._init_state(Xc, spec)
-            if init is not None:
-                self._set_initial(*init)
-        else:
-            self._check_continuation(Xc, spec)
-            self._warm_restart()
+        """fit, once the targets are encoded: a fresh state or a warm one, the validation
+        split, then up to max_iter epochs."""
+        start_or_continue(self, Xc, spec, fresh, init)
         set_feature_names(self, names)
         Xc, y, w, val = hold_out(self, Xc, y, w)
         self._train(Xc, y, w, spec, self.max_iter, val, fitting=True)

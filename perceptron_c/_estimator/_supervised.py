@@ -51,6 +51,22 @@ def fit_labels(est: Any, y: Any, n: int, fresh: bool) -> np.ndarray:
     return encode_labels(classes, est.classes_)[1][y_idx]  # classes_ may be unsorted
 
 
+def next_batch(est: Any, Xc: Any, yc: np.ndarray, classes: Any, spec: Any,
+               names: np.ndarray | None, first: bool) -> np.ndarray:
+    """``partial_fit``'s state and labels: on the first call, the declared ``classes`` and a
+    fresh state; after it, the state checked to go on and the batch's labels met
+    (``_meet_classes``). Returns the batch's class indices."""
+    if first:
+        est.classes_ = first_classes(classes)
+        start(est, Xc.shape[1], est._draw_seed())
+        est._init_state(Xc, spec)
+        set_feature_names(est, names)
+    else:
+        est._check_continuation(Xc, spec)
+        est._meet_classes(yc, classes)
+    return encode_labels(yc, est.classes_)[1]
+
+
 def first_classes(classes: Any) -> np.ndarray:
     """The classes of a first ``partial_fit`` call, which must declare them (two at least)."""
     if classes is None:
@@ -103,30 +119,21 @@ class EpochClassifier(EpochModel):
         return hasattr(self, "classes_")
 
     @keeps_the_model
-    def _fit(self, X: Any, y: Any, sample_weight: Any = None, init: tuple | None = None,
-             **call: Any) -> None:
-        spec, Xc, names = self._begin(X, first=True, **call)
+    def _fit(self, X: Any, y: Any, sample_weight: Any = None, init: tuple | None = None
+             ) -> None:
+        spec, Xc, names = self._begin(X, first=True)
         fresh = init is not None or not (self.warm_start and self._is_fitted())
         y_idx = fit_labels(self, y, Xc.shape[0], fresh)
         w = check_sample_weight(sample_weight, Xc.shape[0])
         self._fit_encoded(Xc, y_idx, w, spec, names, fresh, init)
 
     @keeps_the_model
-    def _partial_fit(self, X: Any, y: Any, classes: Any, sample_weight: Any = None,
-                     **call: Any) -> None:
+    def _partial_fit(self, X: Any, y: Any, classes: Any, sample_weight: Any = None) -> None:
         first = not self._is_fitted()
-        spec, Xc, names = self._begin(X, first, **call)
+        spec, Xc, names = self._begin(X, first)
         yc = check_y(y, Xc.shape[0])
         w = check_sample_weight(sample_weight, Xc.shape[0])
-        if first:
-            self.classes_ = first_classes(classes)
-            start(self, Xc.shape[1], self._draw_seed())
-            self._init_state(Xc, spec)
-            set_feature_names(self, names)
-        else:
-            self._check_continuation(Xc, spec)
-            self._meet_classes(yc, classes)
-        _, y_idx = encode_labels(yc, self.classes_)
+        y_idx = next_batch(self, Xc, yc, classes, spec, names, first)
         self._train(Xc, y_idx, w, spec, 1, None, fitting=False)
 
     # why classes_ cannot grow after the first call (a model that can grow says how instead)

@@ -24,8 +24,8 @@ from .._utils._rows import take_rows
 from .._utils._validation import check_feature_names
 from ._run import Run, report_epoch
 
-__all__ = ["epoch", "gate", "hold_out", "run_epochs", "set_feature_names", "start", "train",
-           "validation_split"]
+__all__ = ["epoch", "gate", "hold_out", "run_epochs", "set_feature_names", "start",
+           "start_or_continue", "train", "validation_split"]
 
 
 def gate(est: Any, X: Any, gate_X: Callable[[Any], Any], first: bool) -> tuple[Any, Any]:
@@ -44,6 +44,21 @@ def start(est: Any, n_features: int, seed: int) -> None:
     est.mistakes_ = np.zeros(0, dtype=np.int64)
     est.n_iter_ = 0
     est.converged_ = False
+
+
+def start_or_continue(est: Any, Xc: Any, spec: Any, fresh: bool,
+                      init: tuple | None = None) -> None:
+    """``fit``'s state: a fresh one (`start`, the estimator's own ``_init_state``, then the
+    starting (coef, intercept) ``init`` when given), or the one there, checked to go on with
+    these rows (``_check_continuation``, then ``_warm_restart``)."""
+    if fresh:
+        start(est, Xc.shape[1], est._draw_seed())
+        est._init_state(Xc, spec)
+        if init is not None:
+            est._set_initial(*init)
+    else:
+        est._check_continuation(Xc, spec)
+        est._warm_restart()
 
 
 def set_feature_names(est: Any, names: np.ndarray | None) -> None:
