@@ -29,7 +29,12 @@ def _run(code, env_extra=None, path=None):
 
 
 def _copy_package(tmp_path, with_compiled, pure_marker):
-    for folder in (PACKAGE, PACKAGE / "_core"):
+    """The package's sources (its rooms included: an import of a room missing from the copy
+    would fail, or, beside an editable install, find the checkout's), without the compiled
+    core unless ``with_compiled``."""
+    folders = [PACKAGE] + sorted(p.parent for p in PACKAGE.rglob("__init__.py")
+                                 if p.parent != PACKAGE and "__pycache__" not in p.parts)
+    for folder in folders:
         target = tmp_path / folder.relative_to(PACKAGE.parent)
         target.mkdir()
         for f in folder.iterdir():
