@@ -154,10 +154,9 @@ def test_every_public_method_of_every_estimator_is_guarded(cls):
     base class."""
     from perceptron_c._utils._guard import READERS, WRITERS
 
-    for name in ("fit" if cls is not perceptron_c.tagging.PerceptronTagger else "train",
-                 "predict" if cls is not perceptron_c.tagging.PerceptronTagger else "tag",
-                 "score" if cls is not perceptron_c.tagging.PerceptronTagger else "accuracy",
-                 "save"):
+    tagger = cls is perceptron_c.tagging.PerceptronTagger  # NLTK's names for the same roles
+    for name in (("train", "tag", "accuracy") if tagger else ("fit", "predict", "score")) \
+            + ("save",):
         assert hasattr(cls, name), name
     for name in WRITERS + READERS:
         method = getattr(cls, name, None)

@@ -75,8 +75,7 @@ from .._utils._labels import check_classes, check_same_classes, check_two_classe
 from .._utils._validation import check_choice, feature_names
 from ..passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
 from ..perceptron import Perceptron
-from . import _mixing
-from . import _sequence as _dask_sequence
+from . import _mixing, _sequence
 from ._predict import decision_function, gram, need_dask, predict
 
 if TYPE_CHECKING:
@@ -306,7 +305,7 @@ def fit(estimator: Any, X: Any, y: Any, *, sample_weight: Any = None, client: An
     if sentences:  # whole sentences per block, their lengths in sample_weight's place
         if sample_weight is not None:
             raise ValueError("sample_weight: the structured perceptron takes none")
-        per_block = _dask_sequence.shard_lengths(X, lengths, "fit")
+        per_block = _sequence.shard_lengths(X, lengths, "fit")
     elif lengths is not None:
         raise ValueError(f"lengths: {type(estimator).__name__} trains on rows, not sentences")
     xs, ys, ws, d, names, labels = _inputs(X, y, sample_weight,
@@ -374,7 +373,7 @@ def _fit_copy(est: Any, xs: list, ys: list, ws: list, d: int, names: np.ndarray 
         start(est, d, est._draw_seed())
         est._init_state(np.zeros((1, d)), est._spec())
     set_feature_names(est, names)
-    mixer = _dask_sequence.Sentences if getattr(est, "_sentences", False) else \
+    mixer = _sequence.Sentences if getattr(est, "_sentences", False) else \
         _mixing.mixer_of(est)
     # the workers' estimators: no warm start, seeds passed in (random_state is not drawn)
     params = dict(est.get_params(), warm_start=False, random_state=0)

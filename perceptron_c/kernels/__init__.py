@@ -38,7 +38,7 @@ import numpy as np
 from .. import _backend
 from .._utils._docs import fill
 from .._utils._validation import PackedBits, as_float_rows, as_packed, check_packed
-from . import _specs as _kernel_specs
+from . import _specs
 from ._specs import gram, is_builtin, kernel_from_spec, kernel_to_spec, resolve_kernel
 
 if TYPE_CHECKING:
@@ -550,7 +550,7 @@ def _as_kernel(k: KernelLike, name: str) -> Kernel:
     raise TypeError(f"{name}: expected a kernel object, name or callable, got {k!r}")
 
 
-@fill(_kernel_specs.FRAGMENTS)
+@fill(_specs.FRAGMENTS)
 def get_kernel(spec: KernelLike, degree: int | None = None, gamma: float | None = None,
                coef0: float | None = None) -> Kernel:
     """A kernel object from a name, a kernel object or a callable.
