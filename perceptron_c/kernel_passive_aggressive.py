@@ -27,7 +27,7 @@ import numpy as np
 
 from . import _backend
 from ._estimator._base import STOPPING
-from ._estimator._run import Run, _Stopping, draw_seed, epoch_order, warn_if_not_converged
+from ._estimator._run import Run, _Stopping, draw_seed, epoch_order
 from ._estimator._supervised import labels_of
 from ._utils._docs import FIT, fill
 from ._utils._guard import trains
@@ -35,7 +35,13 @@ from ._utils._params import ClassWeight, Flag, Options, Real, declared, expand_c
 from ._utils._rows import all_finite, check_finite_decisions, check_finite_state, pool_of, take_rows
 from ._utils._validation import PackedBits
 from .kernels import resolve_kernel
-from .kernels._model import PredictTables, WeightedKernelClassifier, empty_support, float_rows
+from .kernels._model import (
+    PredictTables,
+    WeightedKernelClassifier,
+    empty_support,
+    fit_kernel_model,
+    float_rows,
+)
 from .kernels._rows import (
     KERNEL_PARAMS,
     KernelSource,
@@ -370,9 +376,7 @@ class KernelPassiveAggressiveClassifier(WeightedKernelClassifier):
 
         {fit_ends}
         """
-        self._fit(X, y, sample_weight)
-        warn_if_not_converged(self)
-        return self
+        return fit_kernel_model(self, X, y, sample_weight)
 
     # ------------------------------------------------------------------ prediction
     def _decide(self, Xc: Any, sv: Any, coef: np.ndarray, b: np.ndarray, ediag: np.ndarray,

@@ -26,13 +26,13 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._estimator._run import Run, warn_if_not_converged
+from ._estimator._run import Run
 from ._utils._docs import FIT, fill
 from ._utils._guard import trains
 from ._utils._params import ClassWeight, Flag, declared, expand_class_weight
 from ._utils._rows import check_finite_state, pool_of, take_rows
 from .kernels import resolve_kernel
-from .kernels._model import WeightedKernelClassifier, empty_support
+from .kernels._model import WeightedKernelClassifier, empty_support, fit_kernel_model
 from .kernels._rows import (
     KERNEL_PARAMS,
     KernelSource,
@@ -285,9 +285,7 @@ class KernelPerceptron(WeightedKernelClassifier):
 
         {raises_fit}
         """
-        self._fit(X, y, sample_weight)
-        warn_if_not_converged(self)
-        return self
+        return fit_kernel_model(self, X, y, sample_weight)
 
     def _init_state(self, Xc: Any, spec: tuple) -> None:
         kind = spec[0]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _backend
-from ._estimator._base import OVR_FIXED_CLASSES, STOPPING, EpochModel
+from ._estimator._base import OVR_FIXED_CLASSES, STOPPING, EpochModel, model_kept
 from ._estimator._linear_model import LinearClassifierMixin, LinearModelMixin, initial_weights
 from ._estimator._run import warn_if_not_converged
 from ._estimator._sgd_run import (
@@ -33,7 +33,8 @@ from ._estimator._sgd_run import (
     warm_restart,
 )
 from ._estimator._state import StateArray, entry_names
-from ._estimator._supervised import EpochClassifier, EpochRegressor
+from ._estimator._supervised import EpochClassifier, EpochRegressor, fit_labels, next_batch
+from ._estimator._training import gate, hold_out, start_or_continue, train
 from ._utils._docs import BATCH, DECISION, FIT, fill
 from ._utils._guard import reads, trains
 from ._utils._params import (
@@ -42,10 +43,11 @@ from ._utils._params import (
     NJobs,
     Options,
     Real,
+    check_class_weight,
     declared,
     expand_class_weight,
 )
-from ._utils._validation import check_X
+from ._utils._validation import check_sample_weight, check_targets, check_X, check_y
 
 __all__ = ["PassiveAggressiveClassifier", "PassiveAggressiveRegressor"]
 
@@ -198,6 +200,68 @@ class PassiveAggressiveClassifier(_PassiveAggressive, LinearClassifierMixin, Epo
                  average: bool | int = False) -> None:
         self._keep_params(locals())
 
+    # ------------------------------------------------------------------ training
+    @fill(FIT)
+    @trains
+    def fit(self, X: Any, y: Any, coef_init: Any = None, intercept_init: Any = None,
+            sample_weight: Any = None) -> PassiveAggressiveClassifier:
+        """Train for up to ``max_iter`` epochs.
+
+        From ``coef_init`` / ``intercept_init`` when given; from the current weights with
+        ``warm_start``; else from zero. Each example's step is multiplied by its class weight
+        and its ``sample_weight``.
+
+        Parameters
+        ----------
+        {X_fit}
+        {y_labels}
+        {init}
+        {sample_weight}
+
+        {fit_ends}
+        """
+        init = initial_weights(coef_init, intercept_init)
+        with model_kept(self):  # an error or Ctrl-C before an epoch ends: the model before
+            spec = self._spec()
+            Xc, names = gate(self, X, check_X, first=True)
+            fresh = init is not None or not (self.warm_start and self._is_fitted())
+            y_idx = fit_labels(self, y, Xc.shape[0], fresh)
+            w = check_sample_weight(sample_weight, Xc.shape[0])
+            start_or_continue(self, Xc, spec, fresh, names, init)
+            Xc, y_idx, w, val = hold_out(self, Xc, y_idx, w)
+            run = self._start(Xc, y_idx, w, spec)
+            train(self, run, Xc.shape[0], self.max_iter, val, fitting=True)
+        warn_if_not_converged(self)
+        return self
+
+    @fill(BATCH)
+    @trains
+    def partial_fit(self, X: Any, y: Any, classes: Any = None,
+                    sample_weight: Any = None) -> PassiveAggressiveClassifier:
+        """One epoch over this batch, continuing the model's state.
+
+        Parameters
+        ----------
+        {X_batch}
+        {y_classes}
+        {sample_weight}
+
+        {returns_batch}
+
+        {raises_batch}
+        """
+        check_class_weight(self.class_weight, partial=True)
+        with model_kept(self):
+            first = not self._is_fitted()
+            spec = self._spec()
+            Xc, names = gate(self, X, check_X, first)
+            yc = check_y(y, Xc.shape[0])
+            w = check_sample_weight(sample_weight, Xc.shape[0])
+            y_idx = next_batch(self, Xc, yc, classes, spec, names, first)
+            train(self, self._start(Xc, y_idx, w, spec), Xc.shape[0], 1, None, fitting=False)
+        return self
+
+    # ------------------------------------------------------------------ its steps
     def _checked_spec(self) -> SGDSpec:
         return self._pa_spec(_backend.sgd.LOSS_HINGE, 1.0)
 
@@ -327,7 +391,17 @@ shuffle, verbose, random_state, warm_start, average
 
         {warns_fit}
         """
-        self._fit(X, y, sample_weight, initial_weights(coef_init, intercept_init))
+        init = initial_weights(coef_init, intercept_init)
+        with model_kept(self):  # an error or Ctrl-C before an epoch ends: the model before
+            spec = self._spec()
+            Xc, names = gate(self, X, check_X, first=True)
+            yc = check_targets(y, Xc.shape[0])
+            w = check_sample_weight(sample_weight, Xc.shape[0])
+            fresh = init is not None or not (self.warm_start and self._is_fitted())
+            start_or_continue(self, Xc, spec, fresh, names, init)
+            Xc, yc, w, val = hold_out(self, Xc, yc, w)
+            train(self, self._start(Xc, yc, w, spec), Xc.shape[0], self.max_iter, val,
+                  fitting=True)
         warn_if_not_converged(self)
         return self
 
@@ -351,7 +425,17 @@ shuffle, verbose, random_state, warm_start, average
         ValueError
             If an input is malformed or ``X`` does not match the fitted model.
         """
-        self._partial_fit(X, y, sample_weight)
+        with model_kept(self):
+            first = not self._is_fitted()
+            spec = self._spec()
+            Xc, names = gate(self, X, check_X, first)
+            yc = check_targets(y, Xc.shape[0])
+            w = check_sample_weight(sample_weight, Xc.shape[0])
+            if first:
+                start_or_continue(self, Xc, spec, True, names)
+            else:
+                self._check_continuation(Xc, spec)
+            train(self, self._start(Xc, yc, w, spec), Xc.shape[0], 1, None, fitting=False)
         return self
 
     @classmethod

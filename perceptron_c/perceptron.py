@@ -33,7 +33,7 @@ from ._estimator._sgd_run import (
 )
 from ._estimator._state import StateArray, entry_names, new_state, restore_state
 from ._estimator._supervised import EpochClassifier, fit_labels, next_batch
-from ._estimator._training import gate, hold_out, set_feature_names, start_or_continue, train
+from ._estimator._training import gate, hold_out, start_or_continue, train
 from ._utils._docs import BATCH, FIT, fill
 from ._utils._guard import reads, trains
 from ._utils._labels import append_labels
@@ -302,8 +302,7 @@ class Perceptron(LinearClassifierMixin, EpochClassifier):
             fresh = init is not None or not (self.warm_start and self._is_fitted())
             y_idx = fit_labels(self, y, Xc.shape[0], fresh)
             w = check_sample_weight(sample_weight, Xc.shape[0])
-            start_or_continue(self, Xc, spec, fresh, init)
-            set_feature_names(self, names)
+            start_or_continue(self, Xc, spec, fresh, names, init)
             Xc, y_idx, w, val = hold_out(self, Xc, y_idx, w)
             run = self._start(Xc, y_idx, w, spec)
             train(self, run, Xc.shape[0], self.max_iter, val, fitting=True)

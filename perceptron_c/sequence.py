@@ -21,7 +21,7 @@ from ._estimator._base import EpochModel, model_kept
 from ._estimator._run import Run, warn_if_not_converged
 from ._estimator._state import StateArray, entry_names, new_state, restore_state
 from ._estimator._supervised import EpochClassifier, fit_labels, next_batch
-from ._estimator._training import gate, set_feature_names, start_or_continue, train
+from ._estimator._training import gate, start_or_continue, train
 from ._utils._docs import ESTIMATOR, fill
 from ._utils._guard import reads, trains
 from ._utils._params import Flag, NJobs, declared
@@ -292,15 +292,14 @@ class StructuredPerceptron(EpochClassifier):
             spec = {**spec, "offsets": check_lengths(lengths, Xc.shape[0])}
             fresh = not (self.warm_start and self._is_fitted())
             y_idx = fit_labels(self, y, Xc.shape[0], fresh)
-            start_or_continue(self, Xc, spec, fresh)
-            set_feature_names(self, names)
+            start_or_continue(self, Xc, spec, fresh, names)
             run = self._start(Xc, y_idx, None, spec)
             train(self, run, Xc.shape[0], self.max_iter, None, fitting=True)
         warn_if_not_converged(self)
         return self
 
     @trains
-    def partial_fit(self, X: Any, y: Any, lengths: Any = None,  # type: ignore[override]
+    def partial_fit(self, X: Any, y: Any, lengths: Any = None,
                     classes: Any = None) -> StructuredPerceptron:
         """One epoch over these sentences, continuing the model's state.
 

@@ -152,7 +152,7 @@ def test_the_api_is_found():
     names = {name for name, *_ in API}
     assert len(API) > 100
     for name in ("perceptron_c.load", "perceptron_c.perceptron.Perceptron",
-                 "perceptron_c._estimator._supervised.EpochClassifier.fit", "perceptron_c.dask.fit",
+                 "perceptron_c.kernels._model.KernelClassifier.fit", "perceptron_c.dask.fit",
                  "perceptron_c.kernels._specs.gram", "perceptron_c.tagging.PerceptronTagger.tag"):
         assert name in names
 

@@ -24,7 +24,6 @@ from perceptron_c._estimator._supervised import EpochClassifier, fit_labels
 from perceptron_c._estimator._training import (
     gate,
     hold_out,
-    set_feature_names,
     start_or_continue,
     train,
 )
@@ -76,8 +75,7 @@ class ToyPerceptron(EpochClassifier):
             y_idx = fit_labels(self, y, Xc.shape[0], fresh)
             if len(self.classes_) != 2:
                 raise ValueError("ToyPerceptron is binary")
-            start_or_continue(self, Xc, spec, fresh)
-            set_feature_names(self, names)
+            start_or_continue(self, Xc, spec, fresh, names)
             Xc, y_idx, w, val = hold_out(self, Xc, y_idx, None)
             train(self, self._start(Xc, y_idx, w, spec), Xc.shape[0], self.max_iter, val,
                   fitting=True)

@@ -13,8 +13,7 @@ call's epoch function (`_run` holds the visiting orders and stopping rules).
 """
 from __future__ import annotations
 
-import functools
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -25,15 +24,11 @@ from .._utils._params import Flag, Fraction, Free, Integer, NoneOr, Parameters, 
 from .._utils._validation import check_n_features, not_fitted
 from ._run import Run, _Stopping, draw_seed, epoch_order, report_epoch
 from ._state import state_entries
-from ._training import gate, hold_out, set_feature_names, start_or_continue, train
 
 __all__ = ["EARLY_STOPPING", "OVR_FIXED_CLASSES", "STOPPING", "EpochModel",
-           "available_if", "keeps_the_model", "model_kept",
+           "available_if", "model_kept",
            # _run's, re-exported: _mixing, _sgd_run, dask and the tests import them from here
            "Run", "_Stopping", "draw_seed", "epoch_order", "report_epoch"]
-
-# fit / partial_fit / set_params return the estimator itself, typed as its own class
-_Estimator = TypeVar("_Estimator", bound="EpochModel")
 
 
 # the rules of the early-stopping parameters, for the estimators that have them
@@ -79,15 +74,6 @@ class model_kept:
                 del attributes[key]
             attributes.update(self.before)
         attributes.pop("_epochs_done", None)
-
-
-def keeps_the_model(train: Any) -> Any:
-    """A training method run as a `model_kept` block."""
-    @functools.wraps(train)
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with model_kept(self):
-            return train(self, *args, **kwargs)
-    return call
 
 
 class available_if:
@@ -231,28 +217,6 @@ class EpochModel(Parameters):
 
     def __sklearn_is_fitted__(self) -> bool:
         return self._is_fitted()
-
-    # ---- training (the steps are `_training`'s functions; these call them in order for the
-    # estimators whose fit is not yet written out in their own file)
-    def _begin(self, X: Any, first: bool) -> tuple[Any, Any, np.ndarray | None]:
-        """(spec, canonical X, feature names) of a training call."""
-        spec = self._spec()
-        Xc, names = gate(self, X, lambda X: self._gate_X(X, spec, fitting=True), first)
-        return spec, Xc, names
-
-    def _fit_encoded(self, Xc: Any, y: np.ndarray, w: np.ndarray | None, spec: Any,
-                     names: np.ndarray | None, fresh: bool, init: tuple | None = None) -> None:
-        """fit, once the targets are encoded: a fresh state or a warm one, the validation
-        split, then up to max_iter epochs."""
-        start_or_continue(self, Xc, spec, fresh, init)
-        set_feature_names(self, names)
-        Xc, y, w, val = hold_out(self, Xc, y, w)
-        self._train(Xc, y, w, spec, self.max_iter, val, fitting=True)
-
-    def _train(self, Xc: Any, y: np.ndarray, w: np.ndarray | None, spec: Any, epochs: int,
-               val: tuple | None, fitting: bool) -> None:
-        """Train on the rows Xc for up to ``epochs`` epochs (`_training.train`)."""
-        train(self, self._start(Xc, y, w, spec), Xc.shape[0], epochs, val, fitting)
 
     # ---- model files
     @fill(ESTIMATOR)

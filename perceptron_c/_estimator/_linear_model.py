@@ -3,14 +3,13 @@ classifiers' ``fit`` from initial weights and ``partial_fit``, and prediction (t
 w.x + b on row blocks over ``n_jobs`` threads, ``densify`` / ``sparsify``)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import _backend
-from .._utils._docs import BATCH, DECISION, ESTIMATOR, FIT, fill
+from .._utils._docs import DECISION, ESTIMATOR, fill
 from .._utils._guard import reads, trains
-from .._utils._params import check_class_weight
 from .._utils._rows import all_finite, check_finite_decisions
 from .._utils._threads import check_n_jobs, run_shared, stop_point
 from .._utils._validation import (
@@ -22,13 +21,9 @@ from .._utils._validation import (
     is_float64,
     plain_rows,
 )
-from ._base import EpochModel
-from ._run import warn_if_not_converged
 from ._supervised import labels_of
 
 __all__ = ["decision", "initial_weights", "LinearModelMixin", "LinearClassifierMixin"]
-
-_Linear = TypeVar("_Linear", bound="LinearClassifierMixin")
 
 
 # Multiply-adds per block of rows to predict: a few milliseconds, so that Ctrl-C (between
@@ -173,56 +168,6 @@ class LinearClassifierMixin(LinearModelMixin):
 
     classes_: np.ndarray
     class_weight: Any
-
-    if TYPE_CHECKING:  # provided by EpochClassifier, which follows the mixin in the bases
-        def _fit(self, X: Any, y: Any, sample_weight: Any = None,
-                 init: tuple | None = None) -> None: ...
-
-        def _partial_fit(self, X: Any, y: Any, classes: Any,
-                         sample_weight: Any = None) -> None: ...
-
-    @fill(FIT)
-    @trains
-    def fit(self: _Linear, X: Any, y: Any, coef_init: Any = None, intercept_init: Any = None,
-            sample_weight: Any = None) -> _Linear:
-        """Train for up to ``max_iter`` epochs.
-
-        From ``coef_init`` / ``intercept_init`` when given; from the current weights with
-        ``warm_start``; else from zero. Each example's update is multiplied by its class weight
-        and its ``sample_weight`` (and, in `Perceptron`, by ``eta0``).
-
-        Parameters
-        ----------
-        {X_fit}
-        {y_labels}
-        {init}
-        {sample_weight}
-
-        {fit_ends}
-        """
-        self._fit(X, y, sample_weight, initial_weights(coef_init, intercept_init))
-        warn_if_not_converged(cast(EpochModel, self))  # the mixin precedes EpochModel in the bases
-        return self
-
-    @fill(BATCH)
-    @trains
-    def partial_fit(self: _Linear, X: Any, y: Any, classes: Any = None,
-                    sample_weight: Any = None) -> _Linear:
-        """One epoch over this batch, continuing the model's state.
-
-        Parameters
-        ----------
-        {X_batch}
-        {y_classes}
-        {sample_weight}
-
-        {returns_batch}
-
-        {raises_batch}
-        """
-        check_class_weight(self.class_weight, partial=True)
-        self._partial_fit(X, y, classes, sample_weight)
-        return self
 
     def _predict_idx(self, Xc: Any) -> np.ndarray:
         return labels_of(self._scores(Xc))

@@ -6,12 +6,12 @@ regressor needs; the estimators derive from them.
 """
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
-from .._utils._docs import BATCH, ESTIMATOR, FIT, fill
-from .._utils._guard import reads, trains
+from .._utils._docs import ESTIMATOR, fill
+from .._utils._guard import reads
 from .._utils._labels import (
     check_classes,
     check_same_classes,
@@ -20,14 +20,12 @@ from .._utils._labels import (
     unknown_labels,
 )
 from .._utils._validation import check_sample_weight, check_targets, check_y
-from ._base import EpochModel, keeps_the_model
-from ._run import Run, warn_if_not_converged
+from ._base import EpochModel
+from ._run import Run
 from ._training import set_feature_names, start
 
 __all__ = ["EpochClassifier", "EpochRegressor", "first_classes", "fit_labels", "labels_of",
            "r2_score"]
-
-_Classifier = TypeVar("_Classifier", bound="EpochClassifier")
 
 
 def labels_of(scores: np.ndarray) -> np.ndarray:
@@ -118,24 +116,6 @@ class EpochClassifier(EpochModel):
     def _is_fitted(self) -> bool:
         return hasattr(self, "classes_")
 
-    @keeps_the_model
-    def _fit(self, X: Any, y: Any, sample_weight: Any = None, init: tuple | None = None
-             ) -> None:
-        spec, Xc, names = self._begin(X, first=True)
-        fresh = init is not None or not (self.warm_start and self._is_fitted())
-        y_idx = fit_labels(self, y, Xc.shape[0], fresh)
-        w = check_sample_weight(sample_weight, Xc.shape[0])
-        self._fit_encoded(Xc, y_idx, w, spec, names, fresh, init)
-
-    @keeps_the_model
-    def _partial_fit(self, X: Any, y: Any, classes: Any, sample_weight: Any = None) -> None:
-        first = not self._is_fitted()
-        spec, Xc, names = self._begin(X, first)
-        yc = check_y(y, Xc.shape[0])
-        w = check_sample_weight(sample_weight, Xc.shape[0])
-        y_idx = next_batch(self, Xc, yc, classes, spec, names, first)
-        self._train(Xc, y_idx, w, spec, 1, None, fitting=False)
-
     # why classes_ cannot grow after the first call (a model that can grow says how instead)
     _fixed_classes = "this model's classes are fixed by its first training call"
 
@@ -164,53 +144,6 @@ class EpochClassifier(EpochModel):
         raise ValueError("classes must not change between calls to partial_fit: labels not "
                          f"in classes_ {new[:5].tolist()} ({reason})")
 
-    @fill(FIT)
-    @trains
-    def fit(self: _Classifier, X: Any, y: Any) -> _Classifier:
-        """Train for up to ``max_iter`` epochs; stop after an epoch with no mistake.
-
-        Starts from scratch unless ``warm_start`` is set and the model is fitted, in
-        which case training continues from the current state (the classes must match).
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
-            Training samples, in a form the estimator accepts.
-        y : array-like of shape (n_samples,)
-            Labels, of any type numpy can sort; at least two classes.
-
-        {returns_fitted}
-
-        Raises
-        ------
-        ValueError
-            If ``X`` or ``y`` is malformed, ``y`` has fewer than two classes, a parameter
-            is out of range, or (with ``warm_start``) the classes changed.
-        TypeError
-            If a parameter or an input has the wrong type.
-        """
-        self._fit(X, y)
-        warn_if_not_converged(self)
-        return self
-
-    @fill(BATCH)
-    @trains
-    def partial_fit(self: _Classifier, X: Any, y: Any, classes: Any = None) -> _Classifier:
-        """One epoch over this batch, continuing the model's state.
-
-        Parameters
-        ----------
-        {X_batch}
-        {y_classes}
-
-        {returns_batch}
-
-        {raises_batch}
-        """
-        self._partial_fit(X, y, classes)
-        return self
-
-
 class EpochRegressor(EpochModel):
     """The skeleton for regressors: real-valued targets, ``score`` is R^2."""
 
@@ -222,28 +155,6 @@ class EpochRegressor(EpochModel):
         return Tags(estimator_type="regressor", target_tags=TargetTags(required=True),
                     transformer_tags=None, regressor_tags=RegressorTags(),
                     classifier_tags=None, input_tags=InputTags(sparse=True))
-
-    @keeps_the_model
-    def _fit(self, X: Any, y: Any, sample_weight: Any = None, init: tuple | None = None) -> None:
-        spec, Xc, names = self._begin(X, first=True)
-        yc = check_targets(y, Xc.shape[0])
-        w = check_sample_weight(sample_weight, Xc.shape[0])
-        fresh = init is not None or not (self.warm_start and self._is_fitted())
-        self._fit_encoded(Xc, yc, w, spec, names, fresh, init)
-
-    @keeps_the_model
-    def _partial_fit(self, X: Any, y: Any, sample_weight: Any = None) -> None:
-        first = not self._is_fitted()
-        spec, Xc, names = self._begin(X, first)
-        yc = check_targets(y, Xc.shape[0])
-        w = check_sample_weight(sample_weight, Xc.shape[0])
-        if first:
-            start(self, Xc.shape[1], self._draw_seed())
-            self._init_state(Xc, spec)
-            set_feature_names(self, names)
-        else:
-            self._check_continuation(Xc, spec)
-        self._train(Xc, yc, w, spec, 1, None, fitting=False)
 
     def _validation_score(self, run: Run, X: Any, y: np.ndarray,
                           w: np.ndarray | None) -> float:

@@ -46,11 +46,12 @@ def start(est: Any, n_features: int, seed: int) -> None:
     est.converged_ = False
 
 
-def start_or_continue(est: Any, Xc: Any, spec: Any, fresh: bool,
+def start_or_continue(est: Any, Xc: Any, spec: Any, fresh: bool, names: np.ndarray | None,
                       init: tuple | None = None) -> None:
     """``fit``'s state: a fresh one (`start`, the estimator's own ``_init_state``, then the
     starting (coef, intercept) ``init`` when given), or the one there, checked to go on with
-    these rows (``_check_continuation``, then ``_warm_restart``)."""
+    these rows (``_check_continuation``, then ``_warm_restart``); then the rows' feature
+    ``names`` (`set_feature_names`)."""
     if fresh:
         start(est, Xc.shape[1], est._draw_seed())
         est._init_state(Xc, spec)
@@ -59,6 +60,7 @@ def start_or_continue(est: Any, Xc: Any, spec: Any, fresh: bool,
     else:
         est._check_continuation(Xc, spec)
         est._warm_restart()
+    set_feature_names(est, names)
 
 
 def set_feature_names(est: Any, names: np.ndarray | None) -> None:
@@ -151,7 +153,7 @@ def run_epochs(est: Any, run: Run, epochs: int, val: Any, fitting: bool) -> None
             if stop:
                 break
     finally:
-        est.__dict__["_epochs_done"] = done  # (read by keeps_the_model, then dropped)
+        est.__dict__["_epochs_done"] = done  # (read by _base.model_kept, then dropped)
         if history or fitting:
             last = history[-1] if history else None
         else:

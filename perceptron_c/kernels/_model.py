@@ -2,8 +2,9 @@
 `BudgetKernelPerceptron`, `VotedPerceptron`) share above their kernel rows: the kernel input
 gate, continuing a fitted model only with the parameters it was trained with, the support set
 and its coefficients (empty, published, saved and restored), the dual perceptron's decision
-values and ``decision_function``; and, for the two that take sample weights and a precomputed
-kernel, ``partial_fit``."""
+values and ``decision_function``; and their ``fit`` and ``partial_fit``, written out once
+(`fit_kernel_model`, `partial_fit_kernel_model`), which each model's own ``fit`` calls with
+its sample weights or none."""
 from __future__ import annotations
 
 from typing import Any, TypeVar
@@ -11,14 +12,22 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .. import _backend
-from .._estimator._base import available_if
+from .._estimator._base import available_if, model_kept
+from .._estimator._run import warn_if_not_converged
 from .._estimator._state import StateArray, entry_names, new_state, restore_state
-from .._estimator._supervised import EpochClassifier, labels_of
-from .._utils._docs import BATCH, DECISION, fill
+from .._estimator._supervised import EpochClassifier, fit_labels, labels_of, next_batch
+from .._estimator._training import gate, hold_out, start_or_continue, train
+from .._utils._docs import BATCH, DECISION, FIT, fill
 from .._utils._guard import reads, trains
 from .._utils._params import Integer, NJobs, check_class_weight, declared
 from .._utils._rows import all_finite, check_finite_decisions
-from .._utils._validation import PackedBits, check_kernel_input, plain_rows
+from .._utils._validation import (
+    PackedBits,
+    check_kernel_input,
+    check_sample_weight,
+    check_y,
+    plain_rows,
+)
 from . import RBF
 from ._rows import (
     KERNEL_RULES,
@@ -32,7 +41,8 @@ from ._rows import (
 )
 
 __all__ = ["KernelClassifier", "WeightedKernelClassifier", "PredictTables", "empty_support",
-           "coefficient_state", "support_vector_state", "averaging_state"]
+           "coefficient_state", "support_vector_state", "averaging_state", "fit_kernel_model",
+           "partial_fit_kernel_model"]
 
 _Kernel = TypeVar("_Kernel", bound="KernelClassifier")
 _Weighted = TypeVar("_Weighted", bound="WeightedKernelClassifier")
@@ -123,6 +133,36 @@ def float_rows(est: Any, X: Any, kind: str, kern: Any) -> Any:
     return est._gate_X(X, (kind, kern), fitting=False)
 
 
+def fit_kernel_model(est: _Kernel, X: Any, y: Any, sample_weight: Any) -> _Kernel:
+    """A kernel model's ``fit``, step by step as `Perceptron.fit`: its rows through its own
+    kernel gate (``_gate_X``, which knows "precomputed" and packed bits)."""
+    with model_kept(est):  # an error or Ctrl-C before an epoch ends: the model before
+        spec = est._spec()
+        Xc, names = gate(est, X, lambda X: est._gate_X(X, spec, fitting=True), first=True)
+        fresh = not (est.warm_start and est._is_fitted())
+        y_idx = fit_labels(est, y, Xc.shape[0], fresh)
+        w = check_sample_weight(sample_weight, Xc.shape[0])
+        start_or_continue(est, Xc, spec, fresh, names)
+        Xc, y_idx, w, val = hold_out(est, Xc, y_idx, w)
+        train(est, est._start(Xc, y_idx, w, spec), Xc.shape[0], est.max_iter, val, fitting=True)
+    warn_if_not_converged(est)
+    return est
+
+
+def partial_fit_kernel_model(est: _Kernel, X: Any, y: Any, classes: Any,
+                             sample_weight: Any) -> _Kernel:
+    """A kernel model's ``partial_fit``: one epoch over the batch, as `Perceptron.partial_fit`."""
+    with model_kept(est):
+        first = not est._is_fitted()
+        spec = est._spec()
+        Xc, names = gate(est, X, lambda X: est._gate_X(X, spec, fitting=True), first)
+        yc = check_y(y, Xc.shape[0])
+        w = check_sample_weight(sample_weight, Xc.shape[0])
+        y_idx = next_batch(est, Xc, yc, classes, spec, names, first)
+        train(est, est._start(Xc, y_idx, w, spec), Xc.shape[0], 1, None, fitting=False)
+    return est
+
+
 def _attribute(name: str) -> str:
     """The model's attribute holding a declared array (the support vectors: ``_sv``)."""
     if name.startswith("sv"):
@@ -164,6 +204,40 @@ class KernelClassifier(EpochClassifier):
     _beta: Any
     _count: Any
     support_: np.ndarray
+
+    @fill(FIT)
+    @trains
+    def fit(self: _Kernel, X: Any, y: Any) -> _Kernel:
+        """Train for up to ``max_iter`` epochs; stop after an epoch with no mistake.
+
+        Starts from scratch unless ``warm_start`` is set and the model is fitted, in
+        which case training continues from the current state (the classes must match).
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits of shape (n_samples, n_features)
+            Training samples (0/1 rows or `PackedBits` for the conjunction kernel).
+        {y_labels}
+
+        {fit_ends}
+        """
+        return fit_kernel_model(self, X, y, None)
+
+    @fill(BATCH)
+    @trains
+    def partial_fit(self: _Kernel, X: Any, y: Any, classes: Any = None) -> _Kernel:
+        """One epoch over this batch, continuing the model's state.
+
+        Parameters
+        ----------
+        {X_batch_kernel}
+        {y_classes}
+
+        {returns_batch}
+
+        {raises_batch_kernel}
+        """
+        return partial_fit_kernel_model(self, X, y, classes, None)
 
     def _averaged(self) -> bool:
         """Whether the model was trained with ``average`` (its state holds the sums)."""
@@ -435,5 +509,4 @@ class WeightedKernelClassifier(KernelClassifier):
         {raises_batch_kernel}
         """
         check_class_weight(self.class_weight, partial=True)
-        self._partial_fit(X, y, classes, sample_weight)
-        return self
+        return partial_fit_kernel_model(self, X, y, classes, sample_weight)
