@@ -26,9 +26,8 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._estimator._base import STOPPING
+from ._estimator._base import STOPPING, labels_of
 from ._estimator._run import Run, _Stopping, draw_seed, epoch_order
-from ._estimator._supervised import labels_of
 from ._utils._docs import FIT, fill
 from ._utils._guard import trains
 from ._utils._params import ClassWeight, Flag, Options, Real, declared, expand_class_weight

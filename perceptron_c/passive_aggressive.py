@@ -17,8 +17,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _backend
-from ._estimator._base import OVR_FIXED_CLASSES, STOPPING, EpochModel, model_kept
-from ._estimator._linear_model import LinearClassifierMixin, LinearModelMixin, initial_weights
+from ._estimator._base import (
+    OVR_FIXED_CLASSES,
+    STOPPING,
+    EpochModel,
+    EpochRegressor,
+    fit_labels,
+    model_kept,
+    next_batch,
+)
+from ._estimator._linear_model import LinearModel, initial_weights
 from ._estimator._run import warn_if_not_converged
 from ._estimator._sgd_run import (
     SGDRun,
@@ -33,7 +41,6 @@ from ._estimator._sgd_run import (
     warm_restart,
 )
 from ._estimator._state import StateArray, entry_names
-from ._estimator._supervised import EpochClassifier, EpochRegressor, fit_labels, next_batch
 from ._estimator._training import gate, hold_out, start_or_continue, train
 from ._utils._docs import BATCH, DECISION, FIT, fill
 from ._utils._guard import reads, trains
@@ -79,6 +86,7 @@ class _PassiveAggressive:
     """What both estimators share: parameters, state, warm start, model files."""
 
     _has_early_stopping = True
+    _classifier: bool  # (EpochModel's)
     _state: dict[str, np.ndarray]
     _losses: tuple[str, str]  # (PA-I, PA-II) names of ``loss``
     C: float
@@ -104,7 +112,7 @@ class _PassiveAggressive:
         return SGDSpec(loss=loss_kind, learning_rate=rate, penalty=sgd.PENALTY_NONE,
                        alpha=1.0, l1_ratio=0.0, eta0=c, epsilon_or_threshold=margin,
                        average_start=_average_start(self.average),
-                       classifier=isinstance(self, EpochClassifier))
+                       classifier=self._classifier)
 
     def _gate_X(self, X: Any, spec: Any, fitting: bool) -> Any:
         return check_X(X)
@@ -141,7 +149,7 @@ class _PassiveAggressive:
         return est
 
 
-class PassiveAggressiveClassifier(_PassiveAggressive, LinearClassifierMixin, EpochClassifier):
+class PassiveAggressiveClassifier(_PassiveAggressive, LinearModel):
     """Passive-aggressive classifier: binary, or one-vs-rest for more classes.
 
     Parameters are keyword-only, scikit-learn 1.9's with the same defaults and meaning.
@@ -285,7 +293,7 @@ class PassiveAggressiveClassifier(_PassiveAggressive, LinearClassifierMixin, Epo
         return cls._restore(params, arrays)
 
 
-class PassiveAggressiveRegressor(_PassiveAggressive, LinearModelMixin, EpochRegressor):
+class PassiveAggressiveRegressor(_PassiveAggressive, LinearModel, EpochRegressor):
     """Passive-aggressive regressor.
 
     Parameters are keyword-only, scikit-learn 1.9's with the same defaults and meaning.

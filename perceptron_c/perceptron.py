@@ -18,8 +18,15 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._estimator._base import OVR_FIXED_CLASSES, STOPPING, EpochModel, model_kept
-from ._estimator._linear_model import LinearClassifierMixin, initial_weights
+from ._estimator._base import (
+    OVR_FIXED_CLASSES,
+    STOPPING,
+    EpochModel,
+    fit_labels,
+    model_kept,
+    next_batch,
+)
+from ._estimator._linear_model import LinearModel, initial_weights
 from ._estimator._run import Run, warn_if_not_converged
 from ._estimator._sgd_run import (
     SGDRun,
@@ -32,7 +39,6 @@ from ._estimator._sgd_run import (
     warm_restart,
 )
 from ._estimator._state import StateArray, entry_names, new_state, restore_state
-from ._estimator._supervised import EpochClassifier, fit_labels, next_batch
 from ._estimator._training import gate, hold_out, start_or_continue, train
 from ._utils._docs import BATCH, FIT, fill
 from ._utils._guard import reads, trains
@@ -152,7 +158,7 @@ class _LinearRun(Run["Perceptron"]):
         pass
 
 
-class Perceptron(LinearClassifierMixin, EpochClassifier):
+class Perceptron(LinearModel):
     """The perceptron, plain, averaged or normalized, for two or more classes.
 
     Every parameter of scikit-learn's ``Perceptron`` is here with its meaning, plus

@@ -8,7 +8,7 @@ neighbouring tags (``coef_trans_``) and the scores of the first and the last tag
 sentence with the current weights and, when the sequence is wrong, adds the features of the
 gold sequence and subtracts those of the predicted one; averaged by default ([Collins2002],
 section 2.5; lazy, as [Daume2017] Alg. 7, one tick per sentence). The routines are
-`_backend.sequence`'s, the epoch loop `EpochClassifier`'s.
+`_backend.sequence`'s, the epoch loop `_training`'s.
 """
 from __future__ import annotations
 
@@ -17,10 +17,9 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._estimator._base import EpochModel, model_kept
+from ._estimator._base import EpochModel, fit_labels, model_kept, next_batch
 from ._estimator._run import Run, warn_if_not_converged
 from ._estimator._state import StateArray, entry_names, new_state, restore_state
-from ._estimator._supervised import EpochClassifier, fit_labels, next_batch
 from ._estimator._training import gate, start_or_continue, train
 from ._utils._docs import ESTIMATOR, fill
 from ._utils._guard import reads, trains
@@ -109,7 +108,7 @@ class _SequenceRun(Run["StructuredPerceptron"]):
         pass
 
 
-class StructuredPerceptron(EpochClassifier):
+class StructuredPerceptron(EpochModel):
     """The structured perceptron for sequence labeling, averaged by default, Viterbi decoding.
 
     Parameters are keyword-only.

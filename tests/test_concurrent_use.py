@@ -170,7 +170,7 @@ def test_a_failure_inside_an_overlapping_prediction_names_the_cause(rng, monkeyp
     def shape_changes_midway(self, X):
         model._training_calls += 2  # a whole training call ran meanwhile
         raise IndexError("index 3 is out of bounds")
-    monkeypatch.setattr(perceptron_c._estimator._linear_model.LinearModelMixin, "_scores",
+    monkeypatch.setattr(perceptron_c._estimator._linear_model.LinearModel, "_scores",
                         shape_changes_midway)
     with pytest.raises(ConcurrentUseError) as info:
         model.decision_function(np.zeros((2, 3)))

@@ -279,7 +279,7 @@ def test_lazy_prediction_of_every_public_estimator(cls):
     X, y = _noisy(150, 4, 3, seed=13)
     params = {k: v for k, v in (("random_state", 0), ("max_iter", 3))
               if k in cls._get_param_names()}
-    regressor = isinstance(cls(), perceptron_c._estimator._supervised.EpochRegressor)
+    regressor = isinstance(cls(), perceptron_c._estimator._base.EpochRegressor)
     # a sentence model: sentences of 30 rows, blocks of whole ones
     sentences = {"lengths": [30] * 5} if getattr(cls, "_sentences", False) else {}
     with warnings.catch_warnings():  # a few epochs: convergence warnings are expected

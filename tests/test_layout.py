@@ -34,7 +34,6 @@ DISPATCHER = "_backend"
 BELOW_MODELS = {"_backend", "kernels", "theory", "lowlevel", "io",
                 "_estimator._base", "_estimator._training", "_estimator._run",
                 "_estimator._linear_model", "_estimator._sgd_run", "_estimator._state",
-                "_estimator._supervised",
                 "_utils._rows", "_utils._validation", "_utils._params", "_utils._guard",
                 "_utils._npzfile", "_utils._labels",
                 "kernels._rows", "kernels._model", "kernels._specs",

@@ -16,12 +16,13 @@ from hypothesis import strategies as st
 
 import perceptron_c
 from perceptron_c import FileFormatError, Perceptron, cli, io
-from perceptron_c._estimator._supervised import EpochClassifier
+from perceptron_c._estimator._base import EpochModel
 
 # every classifier the package exports (one list: the public namespace)
 CLASSIFIERS = [getattr(perceptron_c, name) for name in perceptron_c.__all__
                if isinstance(getattr(perceptron_c, name), type)
-               and issubclass(getattr(perceptron_c, name), EpochClassifier)]
+               and issubclass(getattr(perceptron_c, name), EpochModel)
+               and getattr(perceptron_c, name)._classifier]
 
 
 def small(cls):

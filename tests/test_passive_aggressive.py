@@ -197,3 +197,12 @@ def test_warm_start_needs_the_same_averaging(rng):
     m = PassiveAggressiveClassifier(random_state=0, max_iter=3, tol=None).fit(X, y)
     with pytest.raises(ValueError, match="average"):
         m.set_params(average=True).partial_fit(X, y)
+
+
+def test_the_regressor_has_no_decision_function_and_the_classifier_has_one():
+    # both stand on the linear models' base; a regressor's decision values are its predict,
+    # as in scikit-learn, where duck-typing callers tell the two apart by this attribute
+    for where in (PassiveAggressiveRegressor, PassiveAggressiveRegressor()):
+        assert not hasattr(where, "decision_function")
+    for where in (PassiveAggressiveClassifier, PassiveAggressiveClassifier()):
+        assert hasattr(where, "decision_function")

@@ -17,10 +17,9 @@ import pytest
 
 import perceptron_c
 from perceptron_c import _backend, io
-from perceptron_c._estimator._base import Run, model_kept
+from perceptron_c._estimator._base import EpochModel, Run, fit_labels, model_kept
 from perceptron_c._estimator._run import warn_if_not_converged
 from perceptron_c._estimator._state import StateArray, entry_names, new_state, restore_state
-from perceptron_c._estimator._supervised import EpochClassifier, fit_labels
 from perceptron_c._estimator._training import (
     gate,
     hold_out,
@@ -54,7 +53,7 @@ class _ToyRun(Run):
                                                       self.est.fit_intercept, False)
 
 
-class ToyPerceptron(EpochClassifier):
+class ToyPerceptron(EpochModel):
     """The binary textbook perceptron, written by the recipe.
 
     Parameters

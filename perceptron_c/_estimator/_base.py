@@ -1,15 +1,17 @@
-"""The one training skeleton, and the scikit-learn protocol without importing scikit-learn.
+"""The base of every estimator, and the scikit-learn protocol without importing scikit-learn.
 
 `EpochModel` gives every estimator ``get_params`` / ``set_params`` / ``repr`` (from
 `_params.Parameters`), ``__sklearn_tags__`` and ``score`` with scikit-learn's meaning;
 scikit-learn itself is imported only when scikit-learn calls in (``__sklearn_tags__``), so
-``import perceptron_c`` stays as light as numpy. It is also what every perceptron shares:
-parameter checks, ``fit`` /
-``partial_fit`` / ``warm_start``, early stopping on a validation split, per-epoch progress,
-``n_iter_`` / ``mistakes_`` / ``converged_``, and the common part of the saved state
-(`_supervised` adds classes and labels for the classifiers, R^2 for the regressors). An
-estimator supplies its parameters, its input gate, its state, and a `_run.Run`: one training
-call's epoch function (`_run` holds the visiting orders and stopping rules).
+``import perceptron_c`` stays as light as numpy. It is a classifier (labels of any type
+become class indices, ``classes_`` is fixed by the first training call) unless it is an
+`EpochRegressor` (real targets, ``score`` as R^2). It also holds what every perceptron's
+``fit`` reads and keeps: the parameter checks, ``warm_start``, ``n_iter_`` / ``mistakes_`` /
+``converged_``, and the common part of the saved state.
+
+The estimators write their own ``fit`` and ``partial_fit`` from the steps of `_training`
+and the label steps here (`fit_labels`, `next_batch`); each supplies its parameters, its
+input gate, its state and a `_run.Run`: one training call's epoch function.
 """
 from __future__ import annotations
 
@@ -19,14 +21,30 @@ import numpy as np
 
 from .._utils._docs import ESTIMATOR, fill
 from .._utils._guard import OWNER_KEYS, reads
-from .._utils._labels import decode_label_state, encode_label_state
+from .._utils._labels import (
+    check_classes,
+    check_same_classes,
+    check_two_classes,
+    decode_label_state,
+    encode_label_state,
+    encode_labels,
+    unknown_labels,
+)
 from .._utils._params import Flag, Fraction, Free, Integer, NoneOr, Parameters, Real
-from .._utils._validation import check_n_features, not_fitted
+from .._utils._validation import (
+    check_n_features,
+    check_sample_weight,
+    check_targets,
+    check_y,
+    not_fitted,
+)
 from ._run import Run, _Stopping, draw_seed, epoch_order, report_epoch
 from ._state import state_entries
+from ._training import set_feature_names, start
 
-__all__ = ["EARLY_STOPPING", "OVR_FIXED_CLASSES", "STOPPING", "EpochModel",
-           "available_if", "model_kept",
+__all__ = ["EARLY_STOPPING", "OVR_FIXED_CLASSES", "STOPPING", "EpochModel", "EpochRegressor",
+           "available_if", "first_classes", "fit_labels", "labels_of", "model_kept",
+           "next_batch", "r2_score",
            # _run's, re-exported: _mixing, _sgd_run, dask and the tests import them from here
            "Run", "_Stopping", "draw_seed", "epoch_order", "report_epoch"]
 
@@ -38,12 +56,61 @@ EARLY_STOPPING = {"early_stopping": Flag(), "n_iter_no_change": Integer(1),
 STOPPING = {**EARLY_STOPPING, "tol": NoneOr(Real(0.0))}
 
 
-# why a one-vs-rest model keeps the classes of its first call (EpochClassifier._add_classes)
+# why a one-vs-rest model keeps the classes of its first call (EpochModel._add_classes)
 OVR_FIXED_CLASSES = (
     "one-vs-rest trains each class against a rest fixed at the first call: a perceptron added "
     "later for a new class would never have seen the earlier examples as negatives, unlike "
     "one declared up front, so it cannot be added consistently; declare every class on the "
     "first call")
+
+
+# ----------------------------------------------------------------------- the label steps
+
+
+def labels_of(scores: np.ndarray) -> np.ndarray:
+    """Class indices from decision scores (n, 1) or (n, K): two classes, 1 where the score is
+    > 0; more, the index of the highest score, ties to the lowest."""
+    if scores.shape[1] == 1:
+        return (scores.reshape(-1) > 0).astype(np.int64)
+    return scores.argmax(axis=1)  # (np.argmax's own call costs more than a row's argmax)
+
+
+def fit_labels(est: Any, y: Any, n: int, fresh: bool) -> np.ndarray:
+    """The class index of each of the ``n`` labels of a ``fit`` call; ``classes_`` set from
+    them for a ``fresh`` model (at least two), checked against the model's when it goes on
+    (``warm_start``)."""
+    classes, y_idx = encode_labels(check_y(y, n))
+    check_two_classes(classes)
+    if fresh:
+        est.classes_ = classes
+        return y_idx
+    check_same_classes(classes, est.classes_)
+    return encode_labels(classes, est.classes_)[1][y_idx]  # classes_ may be unsorted
+
+
+def next_batch(est: Any, Xc: Any, yc: np.ndarray, classes: Any, spec: Any,
+               names: np.ndarray | None, first: bool) -> np.ndarray:
+    """``partial_fit``'s state and labels: on the first call, the declared ``classes`` and a
+    fresh state; after it, the state checked to go on and the batch's labels met
+    (``_meet_classes``). Returns the batch's class indices."""
+    if first:
+        est.classes_ = first_classes(classes)
+        start(est, Xc.shape[1], est._draw_seed())
+        est._init_state(Xc, spec)
+        set_feature_names(est, names)
+    else:
+        est._check_continuation(Xc, spec)
+        est._meet_classes(yc, classes)
+    return encode_labels(yc, est.classes_)[1]
+
+
+def first_classes(classes: Any) -> np.ndarray:
+    """The classes of a first ``partial_fit`` call, which must declare them (two at least)."""
+    if classes is None:
+        raise ValueError("classes must be passed on the first call to partial_fit")
+    classes = check_classes(classes)
+    check_two_classes(classes)
+    return classes
 
 
 # ----------------------------------------------------------------------- scikit-learn protocol
@@ -79,10 +146,12 @@ class model_kept:
 class available_if:
     """Method decorator: the method exists on an instance only while ``check(instance)`` is
     true (``hasattr`` is False otherwise), so duck-typing callers such as scikit-learn see
-    exactly the methods that work for the estimator's current parameters."""
+    exactly the methods that work for the estimator's current parameters. With
+    ``classwide``, ``check`` reads only the class (a regressor has no ``decision_function``),
+    and the class itself lacks the method where it fails."""
 
-    def __init__(self, check: Any) -> None:
-        self.check = check
+    def __init__(self, check: Any, classwide: bool = False) -> None:
+        self.check, self.classwide = check, classwide
 
     def __call__(self, fn: Any) -> available_if:
         self.fn = fn
@@ -90,21 +159,22 @@ class available_if:
         return self
 
     def __get__(self, obj: Any, owner: Any = None) -> Any:
-        if obj is None:
+        if obj is None and not (self.classwide and not self.check(owner)):
             return self.fn
-        if not self.check(obj):
-            raise AttributeError(f"{type(obj).__name__}.{self.fn.__name__} is not available "
-                                 "with the current parameters")
+        if not self.check(owner if obj is None else obj):
+            why = "" if self.classwide else " with the current parameters"
+            raise AttributeError(f"{owner.__name__}.{self.fn.__name__} is not available{why}")
         return self.fn.__get__(obj, owner)
 
 
 class EpochModel(Parameters):
-    """fit / partial_fit / warm_start and the epoch loop, shared by every estimator.
+    """What every estimator trained by epochs has: its parameters, its fitted state and model
+    file, and, unless it is an `EpochRegressor`, what a classifier has (``classes_``,
+    ``predict`` as labels, ``score`` as accuracy, the labels a later ``partial_fit`` meets).
 
-    Subclasses define ``_spec`` (check the parameters, return what the gate and the run
-    need), ``_gate_X``, ``_init_state``, ``_start`` (a `Run`), ``_publish`` and the state
-    arrays for model files; they may extend ``_check_continuation``. `EpochClassifier` and
-    `EpochRegressor` add what their targets need.
+    Subclasses define ``_checked_spec`` (the rules between parameters, and what the gate and
+    the run need), ``_init_state``, ``_start`` (a `Run`), ``_publish``, ``_predict_labels``
+    and the state arrays for model files; they may extend ``_check_continuation``.
 
     Two stopping rules: the textbook's (after an epoch without a mistake, or when the
     validation accuracy of ``early_stopping`` stalls for ``n_iter_no_change`` epochs) and,
@@ -112,7 +182,7 @@ class EpochModel(Parameters):
     epoch's mean objective, or against the validation score with ``early_stopping``).
     """
 
-    _classifier = False  # EpochClassifier: classes and labels
+    _classifier = True  # classes and labels (an EpochRegressor: real targets)
 
     _has_early_stopping = False
 
@@ -165,8 +235,69 @@ class EpochModel(Parameters):
         float
             The (weighted) fraction of samples whose predicted label equals ``y``.
         """
-        correct = np.asarray(self.predict(X) == np.asarray(y), dtype=np.float64)  # type: ignore[attr-defined]
+        correct = np.asarray(self.predict(X) == np.asarray(y), dtype=np.float64)
         return float(np.average(correct, weights=sample_weight))
+
+    @fill(ESTIMATOR)
+    @reads
+    def predict(self, X: Any) -> np.ndarray:
+        """The label of each row.
+
+        Two classes: ``classes_[1]`` where the decision value is > 0, else ``classes_[0]``;
+        more: the class of the highest score, ties to the lowest class index. Comparisons are
+        exact for the exact (conjunction kernel) models.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or PackedBits
+            Samples, in the form and with the features the model was fitted on; with
+            ``kernel="precomputed"``, the kernel values between these rows and the training
+            rows, shape (n_samples, n_train).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels, from ``classes_``.
+
+        {raises_unfitted}
+        ValueError
+            If ``X`` is malformed or does not match the training data (its number of
+            features, its feature names), or a decision value is not finite.
+        """
+        idx = self._predict_labels(X)  # (first: it raises NotFittedError on an unfitted model)
+        return self.classes_[idx]
+
+    def _predict_labels(self, X: Any) -> np.ndarray:
+        """The class index of each row of X (gated here)."""
+        raise NotImplementedError
+
+    # why classes_ cannot grow after the first call (a model that can grow says how instead)
+    _fixed_classes = "this model's classes are fixed by its first training call"
+
+    def _meet_classes(self, y: np.ndarray, classes: Any) -> None:
+        """A later partial_fit call's labels (``y``, and ``classes`` when given) against
+        ``classes_``: the labels new to the model go to `_add_classes`, sorted; ``classes``
+        may not leave out a label of the model."""
+        new = unknown_labels(y, self.classes_)
+        if classes is not None:
+            given = check_classes(classes)
+            if unknown_labels(self.classes_, given).shape[0]:
+                raise ValueError("classes must not change between calls to partial_fit: it "
+                                 f"leaves out labels of the model ({self._fixed_classes})")
+            declared = unknown_labels(given, self.classes_)
+            if declared.shape[0]:
+                new = np.union1d(new, declared)
+        if new.shape[0]:
+            self._add_classes(new)
+
+    def _add_classes(self, new: np.ndarray) -> None:
+        """Take labels new to the model (sorted) after the first training call: here, refuse
+        them, naming why."""
+        self._refuse_classes(new, self._fixed_classes)
+
+    def _refuse_classes(self, new: np.ndarray, reason: str) -> None:
+        raise ValueError("classes must not change between calls to partial_fit: labels not "
+                         f"in classes_ {new[:5].tolist()} ({reason})")
 
     # ---- hooks (and Parameters._checked_spec)
     def _gate_X(self, X: Any, spec: Any, fitting: bool) -> Any:
@@ -209,7 +340,7 @@ class EpochModel(Parameters):
 
     # ---- common parameters
     def _is_fitted(self) -> bool:
-        return hasattr(self, "n_features_in_")
+        return hasattr(self, "classes_" if self._classifier else "n_features_in_")
 
     def _check_fitted(self) -> None:
         if not self._is_fitted():
@@ -301,3 +432,54 @@ class EpochModel(Parameters):
                 raise ValueError("model file: feature_names_in_ must be d strings")
             self.feature_names_in_ = names.astype(object)
         return k, d
+
+
+class EpochRegressor(EpochModel):
+    """The skeleton for regressors: real-valued targets, ``score`` is R^2."""
+
+    _classifier = False
+    _estimator_type = "regressor"  # what duck-typing callers read (scikit-learn < 1.6's)
+
+    def __sklearn_tags__(self) -> Any:
+        from sklearn.utils import InputTags, RegressorTags, Tags, TargetTags
+
+        return Tags(estimator_type="regressor", target_tags=TargetTags(required=True),
+                    transformer_tags=None, regressor_tags=RegressorTags(),
+                    classifier_tags=None, input_tags=InputTags(sparse=True))
+
+    def _validation_score(self, run: Run, X: Any, y: np.ndarray,
+                          w: np.ndarray | None) -> float:
+        return r2_score(y, run.predict_idx(X), w)
+
+    @reads
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """The coefficient of determination R^2 of ``predict(X)`` against ``y``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Samples.
+        y : array-like of shape (n_samples,)
+            True targets.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weight of each sample; equal weights when None.
+
+        Returns
+        -------
+        float
+            ``1 - sum w (y - pred)^2 / sum w (y - mean_w(y))^2``, as scikit-learn defines
+            it (1.0 for a constant ``y`` predicted exactly, 0.0 otherwise for one).
+        """
+        y = check_targets(y, np.shape(y)[0] if np.ndim(y) else 0)
+        return r2_score(y, self.predict(X), check_sample_weight(sample_weight, y.shape[0]))
+
+
+def r2_score(y: np.ndarray, pred: np.ndarray, w: np.ndarray | None) -> float:
+    """1 - sum w (y - pred)^2 / sum w (y - mean_w(y))^2 (1.0 for a constant y predicted
+    exactly, 0.0 for a constant y predicted otherwise), as scikit-learn defines it."""
+    weights = np.ones_like(y, dtype=np.float64) if w is None else w
+    residual = float(np.sum(weights * (y - pred) ** 2))
+    total = float(np.sum(weights * (y - np.average(y, weights=weights)) ** 2))
+    if total == 0.0:
+        return 1.0 if residual == 0.0 else 0.0
+    return 1.0 - residual / total

@@ -1,9 +1,9 @@
-"""What the linear models (`Perceptron`, the passive-aggressive estimators) share: the
-classifiers' ``fit`` from initial weights and ``partial_fit``, and prediction (the input gate,
-w.x + b on row blocks over ``n_jobs`` threads, ``densify`` / ``sparsify``)."""
+"""What the linear models (`Perceptron`, the passive-aggressive estimators) share: their base
+`LinearModel`, which predicts (the input gate, w.x + b on row blocks over ``n_jobs`` threads,
+``densify`` / ``sparsify``), and ``fit``'s starting weights (`initial_weights`)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -21,9 +21,9 @@ from .._utils._validation import (
     is_float64,
     plain_rows,
 )
-from ._supervised import labels_of
+from ._base import EpochModel, available_if, labels_of
 
-__all__ = ["decision", "initial_weights", "LinearModelMixin", "LinearClassifierMixin"]
+__all__ = ["decision", "initial_weights", "LinearModel"]
 
 
 # Multiply-adds per block of rows to predict: a few milliseconds, so that Ctrl-C (between
@@ -75,17 +75,17 @@ def decision(X: Any, W: np.ndarray, b: np.ndarray, n_jobs: Any = None) -> np.nda
     return out
 
 
-class LinearModelMixin:
-    """coef_ / intercept_ models: the prediction gate, the decision values, and scikit-learn's
-    ``densify`` / ``sparsify`` (a scipy.sparse ``coef_`` predicts the same)."""
+class LinearModel(EpochModel):
+    """coef_ / intercept_ models: the prediction gate, the decision values, scikit-learn's
+    ``densify`` / ``sparsify`` (a scipy.sparse ``coef_`` predicts the same) and, for a
+    classifier, ``decision_function`` and its labels: binary by the sign of one row,
+    otherwise the argmax over the classes (ties to the lowest class index)."""
 
     coef_: Any
     intercept_: np.ndarray
     n_features_in_: int
     n_jobs: Any
-
-    if TYPE_CHECKING:  # provided by EpochModel, which follows the mixin in the bases
-        def _check_fitted(self) -> None: ...
+    class_weight: Any
 
     def _gate_predict(self, X: Any) -> Any:
         self._check_fitted()
@@ -160,18 +160,10 @@ class LinearModelMixin:
         self.coef_ = scipy.sparse.csr_matrix(self._dense_coef())
         return self
 
-
-class LinearClassifierMixin(LinearModelMixin):
-    """fit / partial_fit (with initial weights, sample and class weights) and
-    decision_function / predict of a linear classifier: binary by the sign of one row,
-    otherwise the argmax over the classes (ties to the lowest class index)."""
-
-    classes_: np.ndarray
-    class_weight: Any
-
     def _predict_idx(self, Xc: Any) -> np.ndarray:
         return labels_of(self._scores(Xc))
 
+    @available_if(lambda est: est._classifier, classwide=True)  # a regressor's: predict
     @fill(DECISION)
     @reads
     def decision_function(self, X: Any) -> np.ndarray:

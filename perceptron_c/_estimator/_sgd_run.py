@@ -26,10 +26,9 @@ from .. import _backend
 from .._utils._rows import check_finite_state
 from .._utils._threads import run_parallel
 from .._utils._validation import CSR
-from ._base import Run, _Stopping
+from ._base import Run, _Stopping, r2_score
 from ._linear_model import decision
 from ._state import StateArray, new_state, restore_state
-from ._supervised import r2_score
 
 __all__ = ["SGDSpec", "SGDRun", "machines_after_epoch", "sklearn_seeds", "sgd_state",
            "check_sgd_counter", "init_sgd_state", "publish_sgd", "classifier_run",

@@ -68,7 +68,6 @@ import numpy as np
 
 from .._estimator._base import EpochModel, Run
 from .._estimator._run import warn_if_not_converged
-from .._estimator._supervised import EpochClassifier
 from .._estimator._training import run_epochs, set_feature_names, start
 from .._utils._guard import OWNER_KEYS, training
 from .._utils._labels import check_classes, check_same_classes, check_two_classes
@@ -300,7 +299,7 @@ def fit(estimator: Any, X: Any, y: Any, *, sample_weight: Any = None, client: An
     """
     _check_estimator(estimator)
     check_choice(mixing, "mixing", MIXING)
-    classifier = isinstance(estimator, EpochClassifier)
+    classifier = estimator._classifier
     sentences = getattr(type(estimator), "_sentences", False)
     if sentences:  # whole sentences per block, their lengths in sample_weight's place
         if sample_weight is not None:

@@ -40,7 +40,6 @@ from .._estimator._base import _Stopping, epoch_order
 from .._estimator._linear_model import decision
 from .._estimator._sgd_run import machines_after_epoch, sklearn_seeds
 from .._estimator._state import mixing_roles
-from .._estimator._supervised import EpochClassifier
 from .._estimator._training import start, validation_split
 from .._utils._labels import encode_labels
 from .._utils._rows import take_rows
@@ -531,7 +530,7 @@ class SGDLoop:
         rows = est._state["w"].shape[0]
         self.stoppers = [_Stopping(est, False) for _ in range(rows)]
         self.active = (True,) * rows
-        self.classifier = isinstance(est, EpochClassifier)
+        self.classifier = est._classifier
         self.spread = 0.0
         if validating and not self.classifier:  # R^2's denominator, once: the rows are fixed
             moments = compute(SGD.target_moments)
@@ -561,7 +560,7 @@ def sgd_seeds(est: Any) -> tuple[int, ...]:
     """The machines' shuffle seeds of one fit, drawn from ``random_state`` as a serial fit
     draws them (shard 0 uses these)."""
     rows = est._state["w"].shape[0]
-    return tuple(sklearn_seeds(est.random_state, rows, isinstance(est, EpochClassifier)))
+    return tuple(sklearn_seeds(est.random_state, rows, est._classifier))
 
 
 def mixer_of(est: Any) -> Any:

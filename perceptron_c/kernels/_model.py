@@ -12,10 +12,16 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .. import _backend
-from .._estimator._base import available_if, model_kept
+from .._estimator._base import (
+    EpochModel,
+    available_if,
+    fit_labels,
+    labels_of,
+    model_kept,
+    next_batch,
+)
 from .._estimator._run import warn_if_not_converged
 from .._estimator._state import StateArray, entry_names, new_state, restore_state
-from .._estimator._supervised import EpochClassifier, fit_labels, labels_of, next_batch
 from .._estimator._training import gate, hold_out, start_or_continue, train
 from .._utils._docs import BATCH, DECISION, FIT, fill
 from .._utils._guard import reads, trains
@@ -170,14 +176,14 @@ def _attribute(name: str) -> str:
     return name if name.endswith("_") else f"_{name}"
 
 
-class KernelClassifier(EpochClassifier):
+class KernelClassifier(EpochModel):
     """A kernel model: it predicts with the kernel parameters it was trained with
     (``_fit_param_names``, recorded at every training call) and continues only with those of
     ``_fixed_params`` unchanged; ``_scores`` (n_samples, n_rows) are its decision values,
     by default the dual perceptron's: sum_i alpha_i K(x_i, x) + b over the support set
     ``_sv``, averaged when trained with ``average``, exact with `_is_exact`."""
 
-    _parameter_constraints = declared(EpochClassifier, max_gram_bytes=Integer(1),
+    _parameter_constraints = declared(EpochModel, max_gram_bytes=Integer(1),
                                       n_jobs=NJobs(), **KERNEL_RULES)
     _fixed_classes = ("a kernel model's coefficients, cached training scores and saved "
                       "state are laid out for the classes of its first call: declare every "
