@@ -32,8 +32,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._estimator._run import Run
-from ._estimator._state import StateArray
+from ._estimator._training import Run, StateArray
 from ._utils._params import Constraint, Flag, Integer, Options, declared
 from ._utils._rows import check_finite_state, take_rows
 from ._utils._validation import PackedBits

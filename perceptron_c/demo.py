@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _backend
 from ._backend import BACKEND
-from ._estimator._run import fixed_epochs
+from ._estimator._training import fixed_epochs
 from ._utils._rows import csr_rows, take_rows
 from ._utils._validation import CSR, is_sparse
 from .datasets import make_blobs, make_dnf, make_separable, make_text, make_xor

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ._estimator._run import fixed_epochs
+from ._estimator._training import fixed_epochs
 from ._utils._docs import fill
 from .datasets import load_digits_split, make_separable, make_xor
 from .kernel_perceptron import KernelPerceptron

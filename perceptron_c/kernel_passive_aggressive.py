@@ -27,11 +27,11 @@ import numpy as np
 
 from . import _backend
 from ._estimator._base import STOPPING, labels_of
-from ._estimator._run import Run, _Stopping, draw_seed, epoch_order
+from ._estimator._training import Run, _Stopping, draw_seed, epoch_order
 from ._utils._docs import FIT, fill
-from ._utils._guard import trains
 from ._utils._params import ClassWeight, Flag, Options, Real, declared, expand_class_weight
 from ._utils._rows import all_finite, check_finite_decisions, check_finite_state, pool_of, take_rows
+from ._utils._threads import trains
 from ._utils._validation import PackedBits
 from .kernels import resolve_kernel
 from .kernels._model import (

@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._estimator._run import Run
+from ._estimator._training import Run
 from ._utils._docs import FIT, fill
-from ._utils._guard import trains
 from ._utils._params import ClassWeight, Flag, declared, expand_class_weight
 from ._utils._rows import check_finite_state, pool_of, take_rows
+from ._utils._threads import trains
 from .kernels import resolve_kernel
 from .kernels._model import WeightedKernelClassifier, empty_support, fit_kernel_model
 from .kernels._rows import (

@@ -26,13 +26,13 @@ from ._estimator._base import (
     model_kept,
     next_batch,
 )
-from ._estimator._linear_model import LinearModel, initial_weights
-from ._estimator._run import warn_if_not_converged
+from ._estimator._linear_model import LinearModel
 from ._estimator._sgd_run import (
     SGDRun,
     SGDSpec,
     classifier_run,
     init_sgd_state,
+    initial_weights,
     publish_sgd,
     regressor_run,
     restore_sgd_state,
@@ -40,10 +40,16 @@ from ._estimator._sgd_run import (
     sgd_state,
     warm_restart,
 )
-from ._estimator._state import StateArray, entry_names
-from ._estimator._training import gate, hold_out, start_or_continue, train
+from ._estimator._training import (
+    StateArray,
+    entry_names,
+    gate,
+    hold_out,
+    start_or_continue,
+    train,
+    warn_if_not_converged,
+)
 from ._utils._docs import BATCH, DECISION, FIT, fill
-from ._utils._guard import reads, trains
 from ._utils._params import (
     ClassWeight,
     Constraint,
@@ -54,6 +60,7 @@ from ._utils._params import (
     declared,
     expand_class_weight,
 )
+from ._utils._threads import reads, trains
 from ._utils._validation import check_sample_weight, check_targets, check_X, check_y
 
 __all__ = ["PassiveAggressiveClassifier", "PassiveAggressiveRegressor"]

@@ -26,22 +26,31 @@ from ._estimator._base import (
     model_kept,
     next_batch,
 )
-from ._estimator._linear_model import LinearModel, initial_weights
-from ._estimator._run import Run, warn_if_not_converged
+from ._estimator._linear_model import LinearModel
 from ._estimator._sgd_run import (
     SGDRun,
     SGDSpec,
     check_sgd_counter,
     classifier_run,
+    initial_weights,
     publish_sgd,
     set_initial,
     sgd_state,
     warm_restart,
 )
-from ._estimator._state import StateArray, entry_names, new_state, restore_state
-from ._estimator._training import gate, hold_out, start_or_continue, train
+from ._estimator._training import (
+    Run,
+    StateArray,
+    entry_names,
+    gate,
+    hold_out,
+    new_state,
+    restore_state,
+    start_or_continue,
+    train,
+    warn_if_not_converged,
+)
 from ._utils._docs import BATCH, FIT, fill
-from ._utils._guard import reads, trains
 from ._utils._labels import append_labels
 from ._utils._params import (
     ClassWeight,
@@ -55,7 +64,7 @@ from ._utils._params import (
     expand_class_weight,
 )
 from ._utils._rows import check_finite_state
-from ._utils._threads import run_parallel
+from ._utils._threads import reads, run_parallel, trains
 from ._utils._validation import CSR, check_int, check_sample_weight, check_X, check_y, column_names
 
 __all__ = ["Perceptron"]

@@ -18,13 +18,21 @@ import numpy as np
 
 from . import _backend
 from ._estimator._base import EpochModel, fit_labels, model_kept, next_batch
-from ._estimator._run import Run, warn_if_not_converged
-from ._estimator._state import StateArray, entry_names, new_state, restore_state
-from ._estimator._training import gate, start_or_continue, train
+from ._estimator._training import (
+    Run,
+    StateArray,
+    entry_names,
+    gate,
+    new_state,
+    restore_state,
+    start_or_continue,
+    train,
+    warn_if_not_converged,
+)
 from ._utils._docs import ESTIMATOR, fill
-from ._utils._guard import reads, trains
 from ._utils._params import Flag, NJobs, declared
 from ._utils._rows import check_finite_state
+from ._utils._threads import reads, trains
 from ._utils._validation import CSR, check_feature_names, check_n_features, check_X, check_y
 
 __all__ = ["StructuredPerceptron"]

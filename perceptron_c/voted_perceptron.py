@@ -22,8 +22,7 @@ import numpy as np
 
 from . import _backend
 from ._estimator._base import OVR_FIXED_CLASSES
-from ._estimator._run import Run
-from ._estimator._state import StateArray, entry_names, new_state
+from ._estimator._training import Run, StateArray, entry_names, new_state
 from ._utils._rows import check_finite_state, pool_of, stack_rows, take_rows
 from ._utils._validation import (
     CSR,

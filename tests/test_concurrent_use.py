@@ -152,7 +152,7 @@ def test_every_public_method_of_every_estimator_is_guarded(cls):
     """Each method that writes the model is decorated `trains` and each that reads it
     `reads` where it is defined (a mixin's too): the guard is in the source, not added by a
     base class."""
-    from perceptron_c._utils._guard import READERS, WRITERS
+    from perceptron_c._utils._threads import READERS, WRITERS
 
     tagger = cls is perceptron_c.tagging.PerceptronTagger  # NLTK's names for the same roles
     for name in (("train", "tag", "accuracy") if tagger else ("fit", "predict", "score")) \

@@ -24,7 +24,7 @@ from perceptron_c import (  # noqa: E402
 )
 from perceptron_c import dask as pdask  # noqa: E402
 from perceptron_c._estimator import _training  # noqa: E402
-from perceptron_c._utils._guard import OWNER_KEYS  # noqa: E402
+from perceptron_c._utils._threads import OWNER_KEYS  # noqa: E402
 from perceptron_c.dask import _mixing  # noqa: E402
 from perceptron_c.datasets import make_blobs  # noqa: E402
 

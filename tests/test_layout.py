@@ -26,15 +26,16 @@ MODELS = {"perceptron", "kernel_perceptron", "voted_perceptron", "passive_aggres
           "token_features"}
 # models built of models, as a Pipeline is: the tagger is token features plus a sequence model
 COMPOSITES = {"tagging", "tagging._structured", "tagging._state", "tagging._scores"}
-# modules that import nothing from the package: every layer may use them, routines included
+# modules that import nothing from the package but one another (the thread guard raises
+# exceptions' ConcurrentUseError): every layer may use them, routines included
 LEAVES = {"_utils._threads", "exceptions", "_utils._docs", "_utils._moved"}
 # the one door into the routines folder
 DISPATCHER = "_backend"
 # what each layer may import from the package (CONTRIBUTING.md: arrows point down only)
 BELOW_MODELS = {"_backend", "kernels", "theory", "lowlevel", "io",
-                "_estimator._base", "_estimator._training", "_estimator._run",
-                "_estimator._linear_model", "_estimator._sgd_run", "_estimator._state",
-                "_utils._rows", "_utils._validation", "_utils._params", "_utils._guard",
+                "_estimator._base", "_estimator._training",
+                "_estimator._linear_model", "_estimator._sgd_run",
+                "_utils._rows", "_utils._validation", "_utils._params",
                 "_utils._npzfile", "_utils._labels",
                 "kernels._rows", "kernels._model", "kernels._specs",
                 "tagging._text", "tagging._codes", "tagging._nltk", "tagging._confusion"} | LEAVES
@@ -150,7 +151,7 @@ def test_imports_point_down(path):
         f"{name} reaches into _core ({core}): go through {DISPATCHER}"
     top = imported - core
     if name in LEAVES:
-        assert not top, f"{name} imports {top} (it must stay a leaf)"
+        assert top <= LEAVES - {name}, f"{name} imports {top - LEAVES} (it must stay a leaf)"
     elif name in MODELS:
         assert top <= BELOW_MODELS, f"model {name} imports {top - BELOW_MODELS}"
     elif name in COMPOSITES:

@@ -18,15 +18,18 @@ import pytest
 import perceptron_c
 from perceptron_c import _backend, io
 from perceptron_c._estimator._base import EpochModel, Run, fit_labels, model_kept
-from perceptron_c._estimator._run import warn_if_not_converged
-from perceptron_c._estimator._state import StateArray, entry_names, new_state, restore_state
 from perceptron_c._estimator._training import (
+    StateArray,
+    entry_names,
     gate,
     hold_out,
+    new_state,
+    restore_state,
     start_or_continue,
     train,
+    warn_if_not_converged,
 )
-from perceptron_c._utils._guard import reads, trains
+from perceptron_c._utils._threads import reads, trains
 from perceptron_c._utils._validation import check_X
 from perceptron_c.exceptions import ConcurrentUseError
 

@@ -134,7 +134,7 @@ ORDER_DEPENDENT = {
 def test_order_dependent_checks_pass_for_some_orders_only(ours, monkeypatch):
     import sklearn.utils.estimator_checks as checks
 
-    import perceptron_c._estimator._run as run
+    import perceptron_c._estimator._training as run
     import perceptron_c.kernel_passive_aggressive as kpa
 
     estimator = next(e for e in ESTIMATORS if repr(e) == ours)

@@ -14,7 +14,7 @@ from perceptron_c import (
     StructuredPerceptron,
     VotedPerceptron,
 )
-from perceptron_c._estimator._state import StateArray, entry_names, mixing_roles, new_state
+from perceptron_c._estimator._training import StateArray, entry_names, mixing_roles, new_state
 
 X = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, -1.0], [1.0, 1.0, 0.0], [0.0, -1.0, 1.0]] * 5)
 Y3 = np.array([0, 1, 2, 1] * 5)

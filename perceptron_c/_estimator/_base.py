@@ -11,7 +11,7 @@ become class indices, ``classes_`` is fixed by the first training call) unless i
 
 The estimators write their own ``fit`` and ``partial_fit`` from the steps of `_training`
 and the label steps here (`fit_labels`, `next_batch`); each supplies its parameters, its
-input gate, its state and a `_run.Run`: one training call's epoch function.
+input gate, its state and a `_training.Run`: one training call's epoch function.
 """
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from .._utils._docs import ESTIMATOR, fill
-from .._utils._guard import OWNER_KEYS, reads
 from .._utils._labels import (
     check_classes,
     check_same_classes,
@@ -31,6 +30,7 @@ from .._utils._labels import (
     unknown_labels,
 )
 from .._utils._params import Flag, Fraction, Free, Integer, NoneOr, Parameters, Real
+from .._utils._threads import OWNER_KEYS, reads
 from .._utils._validation import (
     check_n_features,
     check_sample_weight,
@@ -38,9 +38,16 @@ from .._utils._validation import (
     check_y,
     not_fitted,
 )
-from ._run import Run, _Stopping, draw_seed, epoch_order, report_epoch
-from ._state import state_entries
-from ._training import set_feature_names, start
+from ._training import (
+    Run,
+    _Stopping,
+    draw_seed,
+    epoch_order,
+    report_epoch,
+    set_feature_names,
+    start,
+    state_entries,
+)
 
 __all__ = ["EARLY_STOPPING", "OVR_FIXED_CLASSES", "STOPPING", "EpochModel", "EpochRegressor",
            "available_if", "first_classes", "fit_labels", "labels_of", "model_kept",

@@ -1,6 +1,6 @@
 """What the linear models (`Perceptron`, the passive-aggressive estimators) share: their base
 `LinearModel`, which predicts (the input gate, w.x + b on row blocks over ``n_jobs`` threads,
-``densify`` / ``sparsify``), and ``fit``'s starting weights (`initial_weights`)."""
+``densify`` / ``sparsify``)."""
 from __future__ import annotations
 
 from typing import Any
@@ -9,9 +9,8 @@ import numpy as np
 
 from .. import _backend
 from .._utils._docs import DECISION, ESTIMATOR, fill
-from .._utils._guard import reads, trains
 from .._utils._rows import all_finite, check_finite_decisions
-from .._utils._threads import check_n_jobs, run_shared, stop_point
+from .._utils._threads import check_n_jobs, reads, run_shared, stop_point, trains
 from .._utils._validation import (
     CSR,
     check_feature_names,
@@ -23,7 +22,7 @@ from .._utils._validation import (
 )
 from ._base import EpochModel, available_if, labels_of
 
-__all__ = ["decision", "initial_weights", "LinearModel"]
+__all__ = ["decision", "LinearModel"]
 
 
 # Multiply-adds per block of rows to predict: a few milliseconds, so that Ctrl-C (between
@@ -36,13 +35,6 @@ def decision_blocks(n: int, n_classes: int, row_len: int) -> list[tuple[int, int
     """[start, stop) blocks of the n rows, about `DECISION_WORK` multiply-adds each."""
     rows = max(1, DECISION_WORK // (max(1, n_classes) * max(1, row_len)))
     return [(a, min(n, a + rows)) for a in range(0, n, rows)]
-
-
-def initial_weights(coef_init: Any, intercept_init: Any) -> tuple | None:
-    """fit's starting (coef, intercept), or None to start from zero (or warm)."""
-    if coef_init is None and intercept_init is None:
-        return None
-    return coef_init, intercept_init
 
 
 def decision(X: Any, W: np.ndarray, b: np.ndarray, n_jobs: Any = None) -> np.ndarray:

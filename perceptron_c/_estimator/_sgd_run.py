@@ -9,10 +9,13 @@ epoch), its own stopping rule (``tol`` on the epoch's mean objective or on the v
 score, ``n_iter_no_change``), stopped machines sitting out the epochs the others still run.
 The epochs are the `_sgd_py` / `_sgd_c` routines.
 
-The model's state (``est._state``): "w" and "b" the plain weights and intercepts, "aw" and
-"ab" the averaged ones when averaging, "t" scikit-learn's ``t_`` (one float). Between the
-epochs of one call the weights are kept as scikit-learn keeps them (scaled by a factor per
-machine); `finish` folds the scale in, as the end of ``_plain_sgd`` does.
+The linear models' state (``est._state``), the textbook's `Perceptron`'s included, is
+declared and published here (`sgd_state`, `publish_sgd`), and started from ``coef_init`` /
+``intercept_init`` (`initial_weights`, `set_initial`): "w" and "b" the plain weights and
+intercepts, "aw" and "ab" the averaged ones when averaging, "t" scikit-learn's ``t_`` (one
+float). Between the epochs of one call the weights are kept as scikit-learn keeps them
+(scaled by a factor per machine); `finish` folds the scale in, as the end of ``_plain_sgd``
+does.
 """
 from __future__ import annotations
 
@@ -28,12 +31,12 @@ from .._utils._threads import run_parallel
 from .._utils._validation import CSR
 from ._base import Run, _Stopping, r2_score
 from ._linear_model import decision
-from ._state import StateArray, new_state, restore_state
+from ._training import StateArray, new_state, restore_state
 
 __all__ = ["SGDSpec", "SGDRun", "machines_after_epoch", "sklearn_seeds", "sgd_state",
            "check_sgd_counter", "init_sgd_state", "publish_sgd", "classifier_run",
            "regressor_run", "restore_sgd_state",
-           "warm_restart", "set_initial"]
+           "warm_restart", "initial_weights", "set_initial"]
 
 
 MAX_INT = 2**31 - 1
@@ -271,6 +274,13 @@ def warm_restart(st: dict[str, np.ndarray], coef: Any, intercept: np.ndarray) ->
     if "aw" in st:
         st["aw"][...] = 0.0
         st["ab"][...] = 0.0
+
+
+def initial_weights(coef_init: Any, intercept_init: Any) -> tuple | None:
+    """fit's starting (coef, intercept), or None to start from zero (or warm)."""
+    if coef_init is None and intercept_init is None:
+        return None
+    return coef_init, intercept_init
 
 
 def set_initial(st: dict[str, np.ndarray], coef_init: Any, intercept_init: Any) -> None:

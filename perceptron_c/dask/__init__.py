@@ -49,9 +49,9 @@ scikit-learn's ``tol`` rule per machine.
 
 An estimator of the textbook kind plugs in when its class sets ``_mixable_state = True``:
 its training state is ``_state``, a dict of arrays declared by ``_declared_state(spec)``
-(`perceptron_c._estimator._state.StateArray`: float64 arrays that mix linearly, and optionally the
-averaging sums and their clock ``count``); an epoch is ``epoch(order)`` of the `Run` that
-``_start(X, y, weights, spec)`` returns, as in the serial loop.
+(`perceptron_c._estimator._training.StateArray`: float64 arrays that mix linearly, and
+optionally the averaging sums and their clock ``count``); an epoch is ``epoch(order)`` of the
+`Run` that ``_start(X, y, weights, spec)`` returns, as in the serial loop.
 
 `predict`, `decision_function` (any fitted estimator of the package; a `StructuredPerceptron`
 predicts with ``lengths``, blocks of whole sentences) and `gram` (any kernel) return lazy dask
@@ -67,10 +67,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._estimator._base import EpochModel, Run
-from .._estimator._run import warn_if_not_converged
-from .._estimator._training import run_epochs, set_feature_names, start
-from .._utils._guard import OWNER_KEYS, training
+from .._estimator._training import run_epochs, set_feature_names, start, warn_if_not_converged
 from .._utils._labels import check_classes, check_same_classes, check_two_classes
+from .._utils._threads import OWNER_KEYS, training
 from .._utils._validation import check_choice, feature_names
 from ..passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
 from ..perceptron import Perceptron

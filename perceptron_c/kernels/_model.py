@@ -20,13 +20,21 @@ from .._estimator._base import (
     model_kept,
     next_batch,
 )
-from .._estimator._run import warn_if_not_converged
-from .._estimator._state import StateArray, entry_names, new_state, restore_state
-from .._estimator._training import gate, hold_out, start_or_continue, train
+from .._estimator._training import (
+    StateArray,
+    entry_names,
+    gate,
+    hold_out,
+    new_state,
+    restore_state,
+    start_or_continue,
+    train,
+    warn_if_not_converged,
+)
 from .._utils._docs import BATCH, DECISION, FIT, fill
-from .._utils._guard import reads, trains
 from .._utils._params import Integer, NJobs, check_class_weight, declared
 from .._utils._rows import all_finite, check_finite_decisions
+from .._utils._threads import reads, trains
 from .._utils._validation import (
     PackedBits,
     check_kernel_input,

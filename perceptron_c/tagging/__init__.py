@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .. import _backend
-from .._utils._guard import OWNER_KEYS, reads, trains
+from .._utils._threads import OWNER_KEYS, reads, trains
 from ..exceptions import FileFormatError, NotFittedError
 from ..token_features import TokenFeatures  # re-exported: the name for it
 from ._codes import CodedEpochs, StringEpochs, greedy_tables, tag_codes

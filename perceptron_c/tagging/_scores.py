@@ -17,7 +17,7 @@ from itertools import chain
 from typing import Any
 
 from .._utils._docs import fill
-from .._utils._guard import reads
+from .._utils._threads import reads
 from ._confusion import ConfusionMatrix
 from ._text import check_sentences
 

@@ -16,8 +16,8 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from .._utils._docs import fill
-from .._utils._guard import OWNER_KEYS, reads
 from .._utils._npzfile import replace_files
+from .._utils._threads import OWNER_KEYS, reads
 from ..exceptions import NotFittedError
 from ..io import FRAGMENTS, save_model
 from ._codes import reserve

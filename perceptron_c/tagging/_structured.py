@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import _backend
-from .._estimator._run import fixed_epochs
+from .._estimator._training import fixed_epochs
 from .._utils._validation import CSR
 from ..sequence import StructuredPerceptron
 from ..token_features import TokenFeatures
