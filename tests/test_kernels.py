@@ -364,3 +364,25 @@ def test_backend_using_swaps_kernels():
     if not NO_EXTENSIONS:
         with _backend.using("c"):
             assert _backend.gram.__name__ == "perceptron_c._core._gram_c"
+
+
+def test_a_subclass_of_a_builtin_kernel_is_not_written_as_the_builtin(rng, tmp_path):
+    # its values are its own: written as the built-in it derives from, the model file would
+    # read back as that kernel (or not at all); it is refused when the model is saved
+    class Sharper(K.RBF):
+        def __call__(self, X, Y=None, n_jobs=None):
+            return super().__call__(X, Y, n_jobs) ** 2
+
+    with pytest.raises(TypeError, match="Sharper .*cannot be written to a model file"):
+        K.kernel_to_spec(Sharper(gamma=0.5))
+    with pytest.raises(TypeError, match="cannot be written to a model file"):
+        K.kernel_to_spec(K.Sum(K.Linear(), Sharper(gamma=0.5)))
+    assert K.kernel_to_spec(K.RBF(gamma=0.5)) == ["RBF", 0.5]
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    import perceptron_c
+
+    model = perceptron_c.KernelPerceptron(kernel=Sharper(gamma=0.5), max_iter=50).fit(X, y)
+    with pytest.raises(TypeError, match="cannot be written to a model file"):
+        model.save(tmp_path / "sharper")
+    assert not list(tmp_path.iterdir())  # nothing half-written

@@ -52,7 +52,7 @@ __all__ = [
     "Kernel", "Linear", "Polynomial", "RBF", "Conjunction", "Sum", "Product", "Scaled",
     "CallableKernel", "PackedBits", "pack_bits", "unpack_bits", "get_kernel", "gram",
     "KERNEL_NAMES", "kernel_to_spec", "kernel_from_spec", "resolve_kernel", "apply_kernel",
-    "is_builtin",
+    "is_builtin", "BUILTIN_KERNELS",
 ]
 
 # float64's largest power of two is 2^1023.
@@ -505,6 +505,11 @@ class CallableKernel(Kernel):
         return f"CallableKernel({self.func!r})"
 
 
+# The package's own kernels. Each is written to a model file as its class name and its
+# ``_key()`` (`kernel_to_spec`), read back as the class called with them
+# (`kernel_from_spec`), and counted as the package's arithmetic (`is_builtin`): a new
+# built-in kernel is added here (CONTRIBUTING.md, "Adding a kernel").
+BUILTIN_KERNELS: tuple[type[Kernel], ...] = (Linear, Polynomial, RBF, Conjunction)
 
 KERNEL_NAMES = ("linear", "poly", "rbf", "conjunction")
 _TAKES_N_JOBS: dict[type, bool] = {}

@@ -48,13 +48,13 @@ def is_builtin(k: Any) -> bool:
         True for `Linear`, `Polynomial`, `RBF`, `Conjunction` and their sums, products and
         scalings.
     """
-    from . import RBF, Conjunction, Linear, Polynomial, Product, Scaled, Sum
+    from . import BUILTIN_KERNELS, Product, Scaled, Sum
 
     if type(k) in (Sum, Product):
         return is_builtin(k.k1) and is_builtin(k.k2)
     if type(k) is Scaled:
         return is_builtin(k.k)
-    return type(k) in (Linear, Polynomial, RBF, Conjunction)
+    return type(k) in BUILTIN_KERNELS
 
 
 
@@ -154,20 +154,17 @@ def kernel_to_spec(k: Kernel) -> list[Any]:
         If ``k`` has a part with no such description (a callable, a `CallableKernel`, a
         kernel class defined elsewhere).
     """
-    from . import RBF, Conjunction, Linear, Polynomial, Product, Scaled, Sum
+    from . import BUILTIN_KERNELS, Product, Scaled, Sum
 
-    if isinstance(k, (Linear, Conjunction)):
-        return [type(k).__name__]
-    if isinstance(k, Polynomial):
-        return ["Polynomial", k.degree, k.gamma, k.coef0]
-    if isinstance(k, RBF):
-        return ["RBF", k.gamma]
+    if type(k) in BUILTIN_KERNELS:  # (a subclass may compute otherwise: it is refused)
+        return [type(k).__name__, *k._key()]
     if isinstance(k, (Sum, Product)):
         return [type(k).__name__, kernel_to_spec(k.k1), kernel_to_spec(k.k2)]
     if isinstance(k, Scaled):
         return ["Scaled", k.c, kernel_to_spec(k.k)]
-    raise TypeError(f"{k!r} cannot be written to a model file (only the built-in kernels and "
-                    "their sums, products and scalings can)")
+    raise TypeError(f"{type(k).__name__} {k!r} cannot be written to a model file (only the "
+                    "package's own kernels, not their subclasses, and their sums, products and "
+                    "scalings can)")
 
 
 @fill(FRAGMENTS)
@@ -187,17 +184,13 @@ def kernel_from_spec(spec: Any) -> Kernel:
         If ``spec`` is malformed: an unknown name, the wrong number of arguments, or
         arguments the kernel refuses.
     """
-    from . import RBF, Conjunction, Linear, Polynomial, Product, Scaled, Sum
+    from . import BUILTIN_KERNELS, Product, Scaled, Sum
 
-    simple = {"Linear": Linear, "Conjunction": Conjunction}
+    builtin = {cls.__name__: cls for cls in BUILTIN_KERNELS}
     try:
         name, *args = spec
-        if name in simple and not args:
-            return simple[name]()
-        if name == "Polynomial":
-            return Polynomial(*args)
-        if name == "RBF":
-            return RBF(*args)
+        if name in builtin:
+            return builtin[name](*args)
         if name in ("Sum", "Product"):
             k1, k2 = args
             return (Sum if name == "Sum" else Product)(kernel_from_spec(k1),
