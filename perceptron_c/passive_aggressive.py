@@ -238,14 +238,14 @@ class PassiveAggressiveClassifier(_PassiveAggressive, LinearModel):
         init = initial_weights(coef_init, intercept_init)
         with model_kept(self):  # an error or Ctrl-C before an epoch ends: the model before
             spec = self._spec()
-            Xc, names = gate(self, X, check_X, first=True)
+            X, names = gate(self, X, check_X, first=True)
             fresh = init is not None or not (self.warm_start and self._is_fitted())
-            y_idx = fit_labels(self, y, Xc.shape[0], fresh)
-            w = check_sample_weight(sample_weight, Xc.shape[0])
-            start_or_continue(self, Xc, spec, fresh, names, init)
-            Xc, y_idx, w, val = hold_out(self, Xc, y_idx, w)
-            run = self._start(Xc, y_idx, w, spec)
-            train(self, run, Xc.shape[0], self.max_iter, val, fitting=True)
+            y_idx = fit_labels(self, y, X.shape[0], fresh)
+            w = check_sample_weight(sample_weight, X.shape[0])
+            start_or_continue(self, X, spec, fresh, names, init)
+            X, y_idx, w, val = hold_out(self, X, y_idx, w)
+            run = self._start(X, y_idx, w, spec)
+            train(self, run, X.shape[0], self.max_iter, val, fitting=True)
         warn_if_not_converged(self)
         return self
 
@@ -269,11 +269,11 @@ class PassiveAggressiveClassifier(_PassiveAggressive, LinearModel):
         with model_kept(self):
             first = not self._is_fitted()
             spec = self._spec()
-            Xc, names = gate(self, X, check_X, first)
-            yc = check_y(y, Xc.shape[0])
-            w = check_sample_weight(sample_weight, Xc.shape[0])
-            y_idx = next_batch(self, Xc, yc, classes, spec, names, first)
-            train(self, self._start(Xc, y_idx, w, spec), Xc.shape[0], 1, None, fitting=False)
+            X, names = gate(self, X, check_X, first)
+            yc = check_y(y, X.shape[0])
+            w = check_sample_weight(sample_weight, X.shape[0])
+            y_idx = next_batch(self, X, yc, classes, spec, names, first)
+            train(self, self._start(X, y_idx, w, spec), X.shape[0], 1, None, fitting=False)
         return self
 
     # ------------------------------------------------------------------ its steps
@@ -409,13 +409,13 @@ shuffle, verbose, random_state, warm_start, average
         init = initial_weights(coef_init, intercept_init)
         with model_kept(self):  # an error or Ctrl-C before an epoch ends: the model before
             spec = self._spec()
-            Xc, names = gate(self, X, check_X, first=True)
-            yc = check_targets(y, Xc.shape[0])
-            w = check_sample_weight(sample_weight, Xc.shape[0])
+            X, names = gate(self, X, check_X, first=True)
+            yc = check_targets(y, X.shape[0])
+            w = check_sample_weight(sample_weight, X.shape[0])
             fresh = init is not None or not (self.warm_start and self._is_fitted())
-            start_or_continue(self, Xc, spec, fresh, names, init)
-            Xc, yc, w, val = hold_out(self, Xc, yc, w)
-            train(self, self._start(Xc, yc, w, spec), Xc.shape[0], self.max_iter, val,
+            start_or_continue(self, X, spec, fresh, names, init)
+            X, yc, w, val = hold_out(self, X, yc, w)
+            train(self, self._start(X, yc, w, spec), X.shape[0], self.max_iter, val,
                   fitting=True)
         warn_if_not_converged(self)
         return self
@@ -443,14 +443,14 @@ shuffle, verbose, random_state, warm_start, average
         with model_kept(self):
             first = not self._is_fitted()
             spec = self._spec()
-            Xc, names = gate(self, X, check_X, first)
-            yc = check_targets(y, Xc.shape[0])
-            w = check_sample_weight(sample_weight, Xc.shape[0])
+            X, names = gate(self, X, check_X, first)
+            yc = check_targets(y, X.shape[0])
+            w = check_sample_weight(sample_weight, X.shape[0])
             if first:
-                start_or_continue(self, Xc, spec, True, names)
+                start_or_continue(self, X, spec, True, names)
             else:
-                self._check_continuation(Xc, spec)
-            train(self, self._start(Xc, yc, w, spec), Xc.shape[0], 1, None, fitting=False)
+                self._check_continuation(X, spec)
+            train(self, self._start(X, yc, w, spec), X.shape[0], 1, None, fitting=False)
         return self
 
     @classmethod

@@ -295,13 +295,13 @@ class StructuredPerceptron(EpochModel):
         self._need_lengths(lengths, "fit", "fit(X, y, lengths)")
         with model_kept(self):  # an error or Ctrl-C before an epoch ends: the model before
             spec = self._spec()
-            Xc, names = gate(self, X, check_X, first=True)
-            spec = {**spec, "offsets": check_lengths(lengths, Xc.shape[0])}
+            X, names = gate(self, X, check_X, first=True)
+            spec = {**spec, "offsets": check_lengths(lengths, X.shape[0])}
             fresh = not (self.warm_start and self._is_fitted())
-            y_idx = fit_labels(self, y, Xc.shape[0], fresh)
-            start_or_continue(self, Xc, spec, fresh, names)
-            run = self._start(Xc, y_idx, None, spec)
-            train(self, run, Xc.shape[0], self.max_iter, None, fitting=True)
+            y_idx = fit_labels(self, y, X.shape[0], fresh)
+            start_or_continue(self, X, spec, fresh, names)
+            run = self._start(X, y_idx, None, spec)
+            train(self, run, X.shape[0], self.max_iter, None, fitting=True)
         warn_if_not_converged(self)
         return self
 
@@ -337,10 +337,10 @@ class StructuredPerceptron(EpochModel):
         with model_kept(self):
             first = not self._is_fitted()
             spec = self._spec()
-            Xc, names = gate(self, X, check_X, first)
-            spec = {**spec, "offsets": check_lengths(lengths, Xc.shape[0])}
-            y_idx = next_batch(self, Xc, check_y(y, Xc.shape[0]), classes, spec, names, first)
-            train(self, self._start(Xc, y_idx, None, spec), Xc.shape[0], 1, None, fitting=False)
+            X, names = gate(self, X, check_X, first)
+            spec = {**spec, "offsets": check_lengths(lengths, X.shape[0])}
+            y_idx = next_batch(self, X, check_y(y, X.shape[0]), classes, spec, names, first)
+            train(self, self._start(X, y_idx, None, spec), X.shape[0], 1, None, fitting=False)
         return self
 
     # ------------------------------------------------------------------ prediction

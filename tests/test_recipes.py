@@ -72,14 +72,14 @@ class ToyPerceptron(EpochModel):
     def fit(self, X, y):
         with model_kept(self):
             spec = self._spec()
-            Xc, names = gate(self, X, check_X, first=True)
+            X, names = gate(self, X, check_X, first=True)
             fresh = not (self.warm_start and self._is_fitted())
-            y_idx = fit_labels(self, y, Xc.shape[0], fresh)
+            y_idx = fit_labels(self, y, X.shape[0], fresh)
             if len(self.classes_) != 2:
                 raise ValueError("ToyPerceptron is binary")
-            start_or_continue(self, Xc, spec, fresh, names)
-            Xc, y_idx, w, val = hold_out(self, Xc, y_idx, None)
-            train(self, self._start(Xc, y_idx, w, spec), Xc.shape[0], self.max_iter, val,
+            start_or_continue(self, X, spec, fresh, names)
+            X, y_idx, w, val = hold_out(self, X, y_idx, None)
+            train(self, self._start(X, y_idx, w, spec), X.shape[0], self.max_iter, val,
                   fitting=True)
         warn_if_not_converged(self)
         return self

@@ -152,13 +152,13 @@ def fit_kernel_model(est: _Kernel, X: Any, y: Any, sample_weight: Any) -> _Kerne
     kernel gate (``_gate_X``, which knows "precomputed" and packed bits)."""
     with model_kept(est):  # an error or Ctrl-C before an epoch ends: the model before
         spec = est._spec()
-        Xc, names = gate(est, X, lambda X: est._gate_X(X, spec, fitting=True), first=True)
+        X, names = gate(est, X, lambda rows: est._gate_X(rows, spec, fitting=True), first=True)
         fresh = not (est.warm_start and est._is_fitted())
-        y_idx = fit_labels(est, y, Xc.shape[0], fresh)
-        w = check_sample_weight(sample_weight, Xc.shape[0])
-        start_or_continue(est, Xc, spec, fresh, names)
-        Xc, y_idx, w, val = hold_out(est, Xc, y_idx, w)
-        train(est, est._start(Xc, y_idx, w, spec), Xc.shape[0], est.max_iter, val, fitting=True)
+        y_idx = fit_labels(est, y, X.shape[0], fresh)
+        w = check_sample_weight(sample_weight, X.shape[0])
+        start_or_continue(est, X, spec, fresh, names)
+        X, y_idx, w, val = hold_out(est, X, y_idx, w)
+        train(est, est._start(X, y_idx, w, spec), X.shape[0], est.max_iter, val, fitting=True)
     warn_if_not_converged(est)
     return est
 
@@ -169,11 +169,11 @@ def partial_fit_kernel_model(est: _Kernel, X: Any, y: Any, classes: Any,
     with model_kept(est):
         first = not est._is_fitted()
         spec = est._spec()
-        Xc, names = gate(est, X, lambda X: est._gate_X(X, spec, fitting=True), first)
-        yc = check_y(y, Xc.shape[0])
-        w = check_sample_weight(sample_weight, Xc.shape[0])
-        y_idx = next_batch(est, Xc, yc, classes, spec, names, first)
-        train(est, est._start(Xc, y_idx, w, spec), Xc.shape[0], 1, None, fitting=False)
+        X, names = gate(est, X, lambda rows: est._gate_X(rows, spec, fitting=True), first)
+        yc = check_y(y, X.shape[0])
+        w = check_sample_weight(sample_weight, X.shape[0])
+        y_idx = next_batch(est, X, yc, classes, spec, names, first)
+        train(est, est._start(X, y_idx, w, spec), X.shape[0], 1, None, fitting=False)
     return est
 
 
