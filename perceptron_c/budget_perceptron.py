@@ -36,7 +36,7 @@ from ._estimator._training import Run, StateArray
 from ._utils._params import Constraint, Flag, Integer, Options, declared
 from ._utils._rows import check_finite_state, take_rows
 from ._utils._validation import PackedBits
-from .kernels import resolve_kernel
+from .kernels import KernelSpec, resolve_kernel
 from .kernels._model import (
     KernelClassifier,
     averaging_state,
@@ -349,20 +349,20 @@ default="random"
         self._keep_params(locals())
 
     # ------------------------------------------------------------------ skeleton hooks
-    def _checked_spec(self) -> tuple[str, Any]:
-        kind, kern = resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
-        if kind == "precomputed":
+    def _checked_spec(self) -> KernelSpec:
+        spec = resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
+        if spec.kind == "precomputed":
             raise ValueError("BudgetKernelPerceptron: kernel='precomputed' is not available "
                              "(the kernel between stored vectors and new rows is needed)")
-        return kind, kern
+        return spec
 
     def _check_growth(self) -> None:
         if self.budget < self._alpha.shape[1]:
             raise ValueError(f"budget={self.budget} is below the {self._alpha.shape[1]} "
                              "support vectors the model holds")
 
-    def _init_state(self, Xc: Any, spec: tuple) -> None:
-        kind = spec[0]
+    def _init_state(self, Xc: Any, spec: KernelSpec) -> None:
+        kind = spec.kind
         rows = 1 if len(self.classes_) == 2 else len(self.classes_)
         self._kind, self._strategy = kind, self.strategy
         record_fit_params(self)
@@ -377,7 +377,7 @@ default="random"
         self._publish()
 
     def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,
-               spec: tuple) -> _BudgetRun:
+               spec: KernelSpec) -> _BudgetRun:
         return _BudgetRun(self, Xc, y_idx, *spec)
 
     def _publish(self) -> None:

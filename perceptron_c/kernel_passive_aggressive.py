@@ -33,7 +33,7 @@ from ._utils._params import ClassWeight, Flag, Options, Real, declared, expand_c
 from ._utils._rows import all_finite, check_finite_decisions, check_finite_state, pool_of, take_rows
 from ._utils._threads import trains
 from ._utils._validation import PackedBits
-from .kernels import resolve_kernel
+from .kernels import KernelSpec, resolve_kernel
 from .kernels._model import (
     PredictTables,
     WeightedKernelClassifier,
@@ -280,12 +280,12 @@ class KernelPassiveAggressiveClassifier(WeightedKernelClassifier):
         self._keep_params(locals())
 
     # ------------------------------------------------------------------ skeleton hooks
-    def _checked_spec(self) -> tuple[str, Any]:
-        kind, kern = resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
-        if kind == "precomputed" and self.early_stopping:
+    def _checked_spec(self) -> KernelSpec:
+        spec = resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
+        if spec.kind == "precomputed" and self.early_stopping:
             raise ValueError("early_stopping is not available with kernel='precomputed' (the "
                              "validation rows' kernel with the training rows is not given)")
-        return kind, kern
+        return spec
 
     def _step_params(self) -> tuple[float, bool, bool]:
         """(C, PA-II?, fit_intercept) for the routines; C=inf is the plain PA."""
@@ -298,8 +298,8 @@ class KernelPassiveAggressiveClassifier(WeightedKernelClassifier):
     def _draw_seed(self) -> int:
         return draw_seed(self.random_state)  # our shuffles, whichever stopping rule
 
-    def _init_state(self, Xc: Any, spec: tuple) -> None:
-        kind = spec[0]
+    def _init_state(self, Xc: Any, spec: KernelSpec) -> None:
+        kind = spec.kind
         rows = 1 if len(self.classes_) == 2 else len(self.classes_)
         self._kind = kind
         record_fit_params(self)
@@ -311,7 +311,7 @@ class KernelPassiveAggressiveClassifier(WeightedKernelClassifier):
         self._publish()
 
     def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,
-               spec: tuple) -> _KPARun:
+               spec: KernelSpec) -> _KPARun:
         return _KPARun(self, Xc, y_idx, sample_weight, *spec)
 
     def _coefs(self) -> tuple[np.ndarray, np.ndarray]:

@@ -31,7 +31,7 @@ from ._utils._docs import FIT, fill
 from ._utils._params import ClassWeight, Flag, declared, expand_class_weight
 from ._utils._rows import check_finite_state, pool_of, take_rows
 from ._utils._threads import trains
-from .kernels import resolve_kernel
+from .kernels import KernelSpec, resolve_kernel
 from .kernels._model import WeightedKernelClassifier, empty_support, fit_kernel_model
 from .kernels._rows import (
     KERNEL_PARAMS,
@@ -261,7 +261,7 @@ class KernelPerceptron(WeightedKernelClassifier):
         self._keep_params(locals())
 
     # ------------------------------------------------------------------ skeleton hooks
-    def _checked_spec(self) -> tuple[str, Any]:
+    def _checked_spec(self) -> KernelSpec:
         return resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
 
     @fill(FIT)
@@ -287,8 +287,8 @@ class KernelPerceptron(WeightedKernelClassifier):
         """
         return fit_kernel_model(self, X, y, sample_weight)
 
-    def _init_state(self, Xc: Any, spec: tuple) -> None:
-        kind = spec[0]
+    def _init_state(self, Xc: Any, spec: KernelSpec) -> None:
+        kind = spec.kind
         rows = 1 if len(self.classes_) == 2 else len(self.classes_)
         dtype = np.int64 if kind == "conjunction" else np.float64
         self._kind = kind
@@ -298,7 +298,7 @@ class KernelPerceptron(WeightedKernelClassifier):
         self._publish()
 
     def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,
-               spec: tuple) -> _DualRun:
+               spec: KernelSpec) -> _DualRun:
         return _DualRun(self, Xc, y_idx, sample_weight, *spec)
 
     # ------------------------------------------------------------------ prediction, persistence

@@ -33,7 +33,7 @@ from ._utils._validation import (
     check_state_array,
     check_X,
 )
-from .kernels import resolve_kernel
+from .kernels import KernelSpec, resolve_kernel
 from .kernels._model import KernelClassifier, PredictTables, float_rows, support_vector_state
 from .kernels._rows import (
     KERNEL_PARAMS,
@@ -291,35 +291,35 @@ class VotedPerceptron(KernelClassifier):
         self._keep_params(locals())
 
     # ------------------------------------------------------------------ skeleton hooks
-    def _checked_spec(self) -> tuple[str, Any]:
+    def _checked_spec(self) -> KernelSpec:
         if self.kernel is None:
             if any(getattr(self, n) is not None for n in ("degree", "gamma", "coef0")):
                 raise ValueError("degree, gamma and coef0 need a kernel (kernel=None is the "
                                  "primal perceptron)")
-            return "primal", None
+            return KernelSpec("primal", None)
         if isinstance(self.kernel, str) and self.kernel == "precomputed":
             raise ValueError("kernel='precomputed' is not supported by VotedPerceptron; pass "
                              "the kernel itself")
         return resolve_kernel(self.kernel, self.degree, self.gamma, self.coef0)
 
-    def _fitted_spec(self) -> tuple[str, Any]:
+    def _fitted_spec(self) -> KernelSpec:
         """(kind, kernel) of the parameters the model was trained with."""
         p = fit_params(self)
         if p["kernel"] is None:
-            return "primal", None
+            return KernelSpec("primal", None)
         return resolve_kernel(p["kernel"], p["degree"], p["gamma"], p["coef0"])
 
-    def _gate_X(self, X: Any, spec: tuple, fitting: bool) -> Any:
+    def _gate_X(self, X: Any, spec: KernelSpec, fitting: bool) -> Any:
         n_features = None if fitting else self.n_features_in_
-        if spec[0] == "primal":
+        if spec.kind == "primal":
             Xc = check_X(X)
             if n_features is not None:
                 check_n_features(Xc, n_features, type(self).__name__)
             return Xc
-        return check_kernel_input(X, spec[0], n_features, type(self).__name__)
+        return check_kernel_input(X, spec.kind, n_features, type(self).__name__)
 
-    def _init_state(self, Xc: Any, spec: tuple) -> None:
-        kind = spec[0]
+    def _init_state(self, Xc: Any, spec: KernelSpec) -> None:
+        kind = spec.kind
         machines = 1 if len(self.classes_) == 2 else len(self.classes_)
         exact = kind == "conjunction"
         self._kind = kind
@@ -340,7 +340,7 @@ class VotedPerceptron(KernelClassifier):
         self._publish()
 
     def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,
-               spec: tuple) -> _VotedRun:
+               spec: KernelSpec) -> _VotedRun:
         return _VotedRun(self, Xc, y_idx, *spec)
 
     def _machine(self, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -386,3 +386,11 @@ def test_a_subclass_of_a_builtin_kernel_is_not_written_as_the_builtin(rng, tmp_p
     with pytest.raises(TypeError, match="cannot be written to a model file"):
         model.save(tmp_path / "sharper")
     assert not list(tmp_path.iterdir())  # nothing half-written
+
+
+def test_resolve_kernel_names_its_pair():
+    spec = K.resolve_kernel("rbf", gamma=0.5)
+    assert isinstance(spec, K.KernelSpec) and spec.kind == "float" and spec.kernel == K.RBF(0.5)
+    kind, kern = K.resolve_kernel("conjunction")  # still the pair it was
+    assert (kind, kern) == ("conjunction", K.Conjunction())
+    assert K.resolve_kernel("precomputed") == K.KernelSpec("precomputed", None)

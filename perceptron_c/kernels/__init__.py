@@ -39,7 +39,14 @@ from .. import _backend
 from .._utils._docs import fill
 from .._utils._validation import PackedBits, as_float_rows, as_packed, check_packed
 from . import _specs
-from ._specs import gram, is_builtin, kernel_from_spec, kernel_to_spec, resolve_kernel
+from ._specs import (
+    KernelSpec,
+    gram,
+    is_builtin,
+    kernel_from_spec,
+    kernel_to_spec,
+    resolve_kernel,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -52,7 +59,7 @@ __all__ = [
     "Kernel", "Linear", "Polynomial", "RBF", "Conjunction", "Sum", "Product", "Scaled",
     "CallableKernel", "PackedBits", "pack_bits", "unpack_bits", "get_kernel", "gram",
     "KERNEL_NAMES", "kernel_to_spec", "kernel_from_spec", "resolve_kernel", "apply_kernel",
-    "is_builtin", "BUILTIN_KERNELS",
+    "is_builtin", "BUILTIN_KERNELS", "KernelSpec",
 ]
 
 # float64's largest power of two is 2^1023.

@@ -42,7 +42,7 @@ from .._utils._validation import (
     check_y,
     plain_rows,
 )
-from . import RBF
+from . import RBF, KernelSpec
 from ._rows import (
     KERNEL_RULES,
     check_fit_params,
@@ -144,7 +144,7 @@ def float_rows(est: Any, X: Any, kind: str, kern: Any) -> Any:
         rows = plain_rows(X, est.n_features_in_)
         if rows is not None and all_finite(rows):
             return rows if rows.dtype == np.float64 else rows.astype(np.float64)
-    return est._gate_X(X, (kind, kern), fitting=False)
+    return est._gate_X(X, KernelSpec(kind, kern), fitting=False)
 
 
 def fit_kernel_model(est: _Kernel, X: Any, y: Any, sample_weight: Any) -> _Kernel:
@@ -321,12 +321,12 @@ class KernelClassifier(EpochModel):
             tables = self._prepare_tables()
         return tables
 
-    def _gate_X(self, X: Any, spec: tuple, fitting: bool) -> Any:
-        return check_kernel_input(X, spec[0], None if fitting else self.n_features_in_,
+    def _gate_X(self, X: Any, spec: KernelSpec, fitting: bool) -> Any:
+        return check_kernel_input(X, spec.kind, None if fitting else self.n_features_in_,
                                   type(self).__name__)
 
-    def _check_continuation(self, Xc: Any, spec: tuple) -> None:
-        if spec[0] == "precomputed":
+    def _check_continuation(self, Xc: Any, spec: KernelSpec) -> None:
+        if spec.kind == "precomputed":
             raise ValueError("warm_start is not available with kernel='precomputed' (the "
                              "Gram between old support vectors and new rows is unknown)")
         check_fit_params(self, self._fixed_params or self._fit_param_names)

@@ -49,6 +49,7 @@ from .._utils._validation import CSR, PackedBits
 from . import (
     RBF,
     Kernel,
+    KernelSpec,
     Linear,
     Polynomial,
     apply_kernel,
@@ -462,7 +463,7 @@ def fit_params(est: Any) -> dict[str, Any]:
     return record
 
 
-def fitted_kernel(est: Any) -> tuple[str, Any]:
+def fitted_kernel(est: Any) -> KernelSpec:
     """`resolve_kernel` of the kernel parameters the model was trained with."""
     p = fit_params(est)
     return resolve_kernel(p["kernel"], p["degree"], p["gamma"], p["coef0"])

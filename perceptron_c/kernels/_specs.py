@@ -9,7 +9,7 @@ called (that module imports this one, so this one imports it only inside its fun
 from __future__ import annotations
 
 import numbers
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -18,7 +18,17 @@ from .._utils._docs import fill
 if TYPE_CHECKING:
     from . import Kernel, KernelLike
 
-__all__ = ["is_builtin", "resolve_kernel", "kernel_to_spec", "kernel_from_spec", "gram"]
+__all__ = ["is_builtin", "resolve_kernel", "kernel_to_spec", "kernel_from_spec", "gram",
+           "KernelSpec"]
+
+
+class KernelSpec(NamedTuple):
+    """What a kernel model's parameters say it trains with: the ``kind`` of its rows
+    ("float", "conjunction" for 0/1 rows, "precomputed" for a Gram, and `VotedPerceptron`'s
+    "primal" without a kernel) and the kernel object (None for "precomputed" and "primal")."""
+
+    kind: str
+    kernel: Kernel | None
 
 # what the functions returning a kernel object say of it (kernels.get_kernel's too)
 FRAGMENTS = {
@@ -63,7 +73,7 @@ _NAMES_WITH = {"poly": ("degree", "gamma", "coef0"), "polynomial": ("degree", "g
 
 
 def resolve_kernel(k: KernelLike, degree: int | None = None, gamma: float | None = None,
-                   coef0: float | None = None) -> tuple[str, Kernel | None]:
+                   coef0: float | None = None) -> KernelSpec:
     """The kind and kernel object of an estimator's kernel parameters, checked.
 
     The one place the kernel estimators read them.
@@ -82,10 +92,10 @@ def resolve_kernel(k: KernelLike, degree: int | None = None, gamma: float | None
 
     Returns
     -------
-    kind : {"precomputed", "conjunction", "float"}
-        How the estimator takes its rows: a Gram matrix, 0/1 rows, or float rows.
-    kernel : Kernel or None
-        The kernel object; None for "precomputed".
+    KernelSpec
+        A named pair: ``kind`` ("precomputed", "conjunction" or "float"), how the estimator
+        takes its rows (a Gram matrix, 0/1 rows, or float rows), and ``kernel``, the kernel
+        object (None for "precomputed").
 
     Raises
     ------
@@ -109,7 +119,7 @@ def resolve_kernel(k: KernelLike, degree: int | None = None, gamma: float | None
             raise ValueError(f"kernel={k!r} takes no {', '.join(unused)}; leave "
                              f"{'it' if len(unused) == 1 else 'them'} None")
         if k == "precomputed":
-            return "precomputed", None
+            return KernelSpec("precomputed", None)
         if "degree" in given:
             d = given["degree"]
             if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
@@ -130,7 +140,7 @@ def resolve_kernel(k: KernelLike, degree: int | None = None, gamma: float | None
             raise ValueError(f"kernel must be a name, a kernel object or a callable, got "
                              f"{k!r}")
         kern = get_kernel(k)
-    return ("conjunction" if isinstance(kern, Conjunction) else "float"), kern
+    return KernelSpec("conjunction" if isinstance(kern, Conjunction) else "float", kern)
 
 
 def kernel_to_spec(k: Kernel) -> list[Any]:
