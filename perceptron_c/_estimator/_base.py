@@ -44,8 +44,7 @@ from ._training import (
     draw_seed,
     epoch_order,
     report_epoch,
-    set_feature_names,
-    start,
+    start_or_continue,
     state_entries,
 )
 
@@ -102,9 +101,7 @@ def next_batch(est: Any, Xc: Any, yc: np.ndarray, classes: Any, spec: Any,
     (``_meet_classes``). Returns the batch's class indices."""
     if first:
         est.classes_ = first_classes(classes)
-        start(est, Xc.shape[1], est._draw_seed())
-        est._init_state(Xc, spec)
-        set_feature_names(est, names)
+        start_or_continue(est, Xc, spec, True, names)  # a fresh state
     else:
         est._check_continuation(Xc, spec)
         est._meet_classes(yc, classes)
