@@ -27,7 +27,7 @@ import numpy as np
 
 from . import _backend
 from ._estimator._base import STOPPING, labels_of
-from ._estimator._training import Run, _Stopping, draw_seed, epoch_order
+from ._estimator._training import Run, _Stopping, epoch_order
 from ._utils._docs import FIT, fill
 from ._utils._params import ClassWeight, Flag, Options, Real, declared, expand_class_weight
 from ._utils._rows import all_finite, check_finite_decisions, check_finite_state, pool_of, take_rows
@@ -294,9 +294,6 @@ class KernelPassiveAggressiveClassifier(WeightedKernelClassifier):
 
     def _sklearn_stopping(self) -> bool:
         return self.tol is not None
-
-    def _draw_seed(self) -> int:
-        return draw_seed(self.random_state)  # our shuffles, whichever stopping rule
 
     def _init_state(self, Xc: Any, spec: KernelSpec) -> None:
         kind = spec.kind

@@ -36,15 +36,7 @@ import numpy as np
 
 from . import _backend
 from ._utils._docs import fill
-from ._utils._validation import (
-    check_csr_args,
-    check_finite,
-    check_inout,
-    check_order,
-    check_rows_arg,
-    csr_matrix_parts,
-    is_sparse,
-)
+from ._utils._validation import CSR, check_csr, check_finite, is_sparse
 
 __all__ = [
     "perceptron_epoch_dense", "perceptron_epoch_csr", "averaged_epoch_dense",
@@ -164,6 +156,80 @@ _DOCS = {
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
+# ---------------------------------------------------------------------------------- the gate
+
+def _check_order(order: Any, n: int) -> np.ndarray:
+    """Row indices for the low-level API: integers only (floats would be truncated and a
+    boolean mask read as indices 0 and 1, both silently), 1-D, each in [0, n)."""
+    order = np.asarray(order)
+    if order.dtype.kind not in "iu" and not (order.size == 0 and order.dtype.kind == "f"):
+        raise TypeError(f"order must hold integer row indices, got dtype {order.dtype}")
+    order = np.ascontiguousarray(order, dtype=np.int64)
+    if order.ndim != 1 or (order.size and (order.min() < 0 or order.max() >= n)):
+        raise ValueError(f"order must be a 1-D array of row indices in [0, {n})")
+    return order
+
+
+def _check_rows_arg(X: Any, check_values: bool) -> np.ndarray:
+    """Dense rows for the low-level API: 2-D, real (converted to float64 unless float32)."""
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got shape {X.shape}")
+    if X.dtype not in (np.float32, np.float64):
+        if X.dtype.kind not in "biuf":
+            raise TypeError(f"X must hold real numbers, got dtype {X.dtype}")
+        X = X.astype(np.float64)
+    X = np.ascontiguousarray(X)
+    if check_values:
+        check_finite(X, "X")
+    return X
+
+
+def _check_csr_args(data: Any, indices: Any, indptr: Any, n_features: int,
+                   check_values: bool) -> CSR:
+    """CSR rows for the low-level API, every stored entry used (indptr[-1] == len(data))."""
+    data, indices, indptr = np.asarray(data), np.asarray(indices), np.asarray(indptr)
+    if indptr.ndim != 1 or indptr.shape[0] < 1:
+        raise ValueError("indptr must be 1-D with at least one entry")
+    if data.ndim == 1 and indices.ndim == 1 and indices.shape[0] != data.shape[0]:
+        raise ValueError("indices and data must have the same length")
+    if indptr.dtype.kind in "iu" and indptr[-1] != data.shape[0]:
+        raise ValueError("indptr must rise monotonically from 0 to len(data)")
+    if data.dtype.kind not in "biuf":
+        raise TypeError(f"data must hold real numbers, got dtype {data.dtype}")
+    return check_csr(data, indices, indptr, (indptr.shape[0] - 1, n_features), "CSR rows",
+                     check_values=check_values)
+
+
+def _csr_matrix_parts(X: Any, n_features: int) -> tuple[Any, Any, Any]:
+    """A scipy CSR matrix or array as the low-level API's (data, indices, indptr): views of
+    its own arrays (`_check_csr_args` then copies only what is not float32/float64, int32
+    indices or int64 indptr)."""
+    if getattr(X, "format", None) != "csr":
+        raise TypeError(f"X: the CSR routines take a scipy csr_matrix or csr_array, got format "
+                        f"{getattr(X, 'format', type(X).__name__)!r}; convert with X.tocsr()")
+    if len(X.shape) != 2 or X.shape[1] != n_features:
+        raise ValueError(f"X must have {n_features} columns (one per weight), got shape "
+                         f"{X.shape}")
+    nnz = int(X.indptr[-1]) if X.indptr.shape[0] else 0
+    return X.data[:nnz], X.indices[:nnz], X.indptr
+
+
+def _check_inout(a: Any, name: str, shape: tuple, dtype: Any = np.float64) -> np.ndarray:
+    """An array the low-level API writes into: exact dtype and shape, C-contiguous, writeable
+    (never converted, since the caller keeps the reference)."""
+    if not isinstance(a, np.ndarray) or a.dtype != dtype:
+        raise TypeError(f"{name} must be a numpy array of dtype {np.dtype(dtype)} (it is "
+                        "updated in place, so it is never converted)")
+    if not a.flags.c_contiguous or not a.flags.writeable:
+        raise ValueError(f"{name} must be C-contiguous and writeable")
+    if a.shape != tuple(shape):
+        raise ValueError(f"{name} must have shape {tuple(shape)}, got {a.shape}")
+    return a
+
+
+# ------------------------------------------------------------------------------ the wrappers
+
 def _csr_matrix(weights_at: int, axis: int) -> Callable[[_F], _F]:
     """A CSR routine that also takes a scipy CSR matrix in place of (data, indices, indptr):
     its arrays, through the gate, spliced in; n_features from the weights at ``weights_at``
@@ -177,7 +243,7 @@ def _csr_matrix(weights_at: int, axis: int) -> Callable[[_F], _F]:
                     kwargs.get("W", kwargs.get("w"))
                 if w is None:
                     raise TypeError(f"{fn.__name__}: the weights are missing")
-                args = (*csr_matrix_parts(args[0], np.shape(w)[axis]), *rest)
+                args = (*_csr_matrix_parts(args[0], np.shape(w)[axis]), *rest)
             return fn(*args, **kwargs)
         return routine  # type: ignore[return-value]
     return wrap
@@ -188,11 +254,11 @@ def _rows(rows: tuple[npt.ArrayLike, ...], weights: np.ndarray, axis: int,
     """The samples as the routine takes them, ``(X,)`` or ``(data, indices, indptr)``,
     checked, with n_samples and n_features (CSR rows have as many as the weights' ``axis``)."""
     if len(rows) == 1:
-        X = check_rows_arg(rows[0], check)
+        X = _check_rows_arg(rows[0], check)
         return (X,), X.shape[0], X.shape[1]
     data, indices, indptr = rows
     d = np.shape(weights)[axis]
-    P = check_csr_args(data, indices, indptr, d, check)
+    P = _check_csr_args(data, indices, indptr, d, check)
     return (P.data, P.indices, P.indptr), P.indptr.shape[0] - 1, d
 
 
@@ -211,30 +277,30 @@ def _binary_args(n: int, d: int, y: npt.ArrayLike, order: npt.ArrayLike, w: np.n
     y = np.ascontiguousarray(y, dtype=np.float64)
     if y.shape != (n,) or not np.all(np.abs(y) == 1.0):
         raise ValueError(f"y must be {n} labels, each +1.0 or -1.0")
-    check_inout(w, "w", (d,))
-    check_inout(b, "b", (1,))
+    _check_inout(w, "w", (d,))
+    _check_inout(b, "b", (1,))
     _finite(w, "w", check)
-    return y, check_order(order, n)
+    return y, _check_order(order, n)
 
 
 def _multi_args(n: int, d: int, y: npt.ArrayLike, order: npt.ArrayLike, W: np.ndarray,
                 b: np.ndarray, check: bool) -> tuple[np.ndarray, np.ndarray]:
     k = W.shape[0]  # W is a 2-D array of float64 (_epoch checked it)
-    check_inout(b, "b", (k,))
+    _check_inout(b, "b", (k,))
     _finite(W, "W", check)
     y = np.asarray(y)
     if y.shape != (n,) or y.dtype.kind not in "iu" or (n and (y.min() < 0 or y.max() >= k)):
         raise ValueError(f"y must be {n} class indices in [0, {k})")
-    y, order = np.ascontiguousarray(y, dtype=np.int64), check_order(order, n)
+    y, order = np.ascontiguousarray(y, dtype=np.int64), _check_order(order, n)
     _columns(W, d)
     return y, order
 
 
 def _avg_args(shape_w: tuple[int, ...], shape_b: tuple[int, ...], u: np.ndarray,
               beta: np.ndarray, count: np.ndarray) -> None:
-    check_inout(u, "u", shape_w)
-    check_inout(beta, "beta", shape_b)
-    check_inout(count, "count", (1,), np.int64)
+    _check_inout(u, "u", shape_w)
+    _check_inout(beta, "beta", shape_b)
+    _check_inout(count, "count", (1,), np.int64)
     if count[0] < 1:
         raise ValueError("count must be >= 1 (it starts at 1)")
 
@@ -260,7 +326,7 @@ def _epoch(name: str, rows: tuple[npt.ArrayLike, ...], y: npt.ArrayLike, order: 
     multiclass = name.startswith("multiclass")
     weights, ndim, shape = ("W", 2, "(n_classes, n_features)") if multiclass else \
         ("w", 1, "(n_features,)")
-    check_inout(w, weights, np.shape(w))  # an ndarray of float64 of the right rank, before
+    _check_inout(w, weights, np.shape(w))  # an ndarray of float64 of the right rank, before
     if w.ndim != ndim:                    # the CSR rows read n_features from it
         raise ValueError(f"{weights} must be a {ndim}-D array {shape}")
     head, n, d = _rows(rows, w, -1 if multiclass else 0, check)
@@ -456,7 +522,7 @@ def _decision_args(W: npt.ArrayLike, b: npt.ArrayLike, d: int | None,
 
 
 def _out(out: np.ndarray | None, n: int, k: int) -> np.ndarray:
-    return np.empty((n, k)) if out is None else check_inout(out, "out", (n, k))
+    return np.empty((n, k)) if out is None else _check_inout(out, "out", (n, k))
 
 
 @fill(_DOCS)
@@ -469,7 +535,7 @@ def decision_dense(X: npt.ArrayLike, W: npt.ArrayLike, b: npt.ArrayLike,
     {X}
     {decision}
     """
-    X = check_rows_arg(X, check_finite)
+    X = _check_rows_arg(X, check_finite)
     W, b = _decision_args(W, b, X.shape[1], check_finite)
     out = _out(out, X.shape[0], W.shape[0])
     _backend.linear.decision_dense(X, W, b, out)

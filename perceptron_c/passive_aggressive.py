@@ -17,15 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _backend
-from ._estimator._base import (
-    OVR_FIXED_CLASSES,
-    STOPPING,
-    EpochModel,
-    EpochRegressor,
-    fit_labels,
-    model_kept,
-    next_batch,
-)
+from ._estimator._base import OVR_FIXED_CLASSES, STOPPING, EpochModel, EpochRegressor
 from ._estimator._linear_model import LinearModel
 from ._estimator._sgd_run import (
     SGDRun,
@@ -37,14 +29,18 @@ from ._estimator._sgd_run import (
     regressor_run,
     restore_sgd_state,
     set_initial,
+    sgd_seed,
     sgd_state,
     warm_restart,
 )
 from ._estimator._training import (
     StateArray,
     entry_names,
+    fit_labels,
     gate,
     hold_out,
+    model_kept,
+    next_batch,
     start_or_continue,
     train,
     warn_if_not_converged,
@@ -108,6 +104,9 @@ class _PassiveAggressive:
 
     def _sklearn_stopping(self) -> bool:
         return True
+
+    def _draw_seed(self) -> int:
+        return sgd_seed(self)
 
     def _pa_spec(self, loss_kind: int, margin: float) -> SGDSpec:
         sgd = _backend.sgd

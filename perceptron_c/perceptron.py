@@ -18,14 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._estimator._base import (
-    OVR_FIXED_CLASSES,
-    STOPPING,
-    EpochModel,
-    fit_labels,
-    model_kept,
-    next_batch,
-)
+from ._estimator._base import OVR_FIXED_CLASSES, STOPPING, EpochModel
 from ._estimator._linear_model import LinearModel
 from ._estimator._sgd_run import (
     SGDRun,
@@ -35,6 +28,7 @@ from ._estimator._sgd_run import (
     initial_weights,
     publish_sgd,
     set_initial,
+    sgd_seed,
     sgd_state,
     warm_restart,
 )
@@ -42,16 +36,18 @@ from ._estimator._training import (
     Run,
     StateArray,
     entry_names,
+    fit_labels,
     gate,
     hold_out,
+    model_kept,
     new_state,
+    next_batch,
     restore_state,
     start_or_continue,
     train,
     warn_if_not_converged,
 )
 from ._utils._docs import BATCH, FIT, fill
-from ._utils._labels import append_labels
 from ._utils._params import (
     ClassWeight,
     Flag,
@@ -65,7 +61,15 @@ from ._utils._params import (
 )
 from ._utils._rows import check_finite_state
 from ._utils._threads import reads, run_parallel, trains
-from ._utils._validation import CSR, check_int, check_sample_weight, check_X, check_y, column_names
+from ._utils._validation import (
+    CSR,
+    append_labels,
+    check_int,
+    check_sample_weight,
+    check_X,
+    check_y,
+    column_names,
+)
 
 __all__ = ["Perceptron"]
 
@@ -358,6 +362,9 @@ class Perceptron(LinearModel):
 
     def _sklearn_stopping(self) -> bool:
         return self._sgd_mode()
+
+    def _draw_seed(self) -> int:
+        return sgd_seed(self)
 
     def _checked_spec(self) -> SGDSpec | None:
         eta0, alpha, l1_ratio = float(self.eta0), float(self.alpha), float(self.l1_ratio)

@@ -17,13 +17,16 @@ from typing import Any
 import numpy as np
 
 from . import _backend
-from ._estimator._base import EpochModel, fit_labels, model_kept, next_batch
+from ._estimator._base import EpochModel
 from ._estimator._training import (
     Run,
     StateArray,
     entry_names,
+    fit_labels,
     gate,
+    model_kept,
     new_state,
+    next_batch,
     restore_state,
     start_or_continue,
     train,

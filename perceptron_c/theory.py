@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _backend
-from ._utils import _labels, _validation
+from ._utils import _validation
 from ._utils._docs import fill
 
 if TYPE_CHECKING:
@@ -188,7 +188,7 @@ def _check_inputs(X: Any, y: Any, coef: Any,
 def _signs(labels: np.ndarray) -> np.ndarray:
     """+1/-1 per sample: classes_[1] -> +1 in np.unique order, as the estimator encodes."""
     try:
-        classes, index = _labels.encode_labels(labels, name="y")
+        classes, index = _validation.encode_labels(labels, name="y")
     except TypeError as exc:  # e.g. an object array mixing str and int
         raise TypeError(f"y: labels must be mutually comparable to be sorted: {exc}") from exc
     if classes.shape[0] != 2:

@@ -36,7 +36,7 @@ BELOW_MODELS = {"_backend", "kernels", "theory", "lowlevel", "io",
                 "_estimator._base", "_estimator._training",
                 "_estimator._linear_model", "_estimator._sgd_run",
                 "_utils._rows", "_utils._validation", "_utils._params",
-                "_utils._npzfile", "_utils._labels",
+                "_utils._npzfile",
                 "kernels._rows", "kernels._model", "kernels._specs",
                 "tagging._text", "tagging._codes", "tagging._nltk", "tagging._confusion"} | LEAVES
 # the package's top level: the public modules, the dispatcher, and the rooms (folders)
@@ -202,3 +202,49 @@ def test_every_registry_entry_has_its_accessor():
         assert f"from ._core import _{name}_py as {name}\n" in source, name
         assert f"{name} = _Twins({name!r})" in source.replace('"', "'"), name
         assert name in _backend.__all__
+
+
+# the route of a fit at its defaults, read as a reader reads it: the Python files whose
+# functions run from the call to its first epoch (CONTRIBUTING.md: "the route of a fit")
+MAX_FILES_TO_THE_FIRST_EPOCH = 6
+
+
+def _route_to_first_epoch(fit):
+    """The package's Python files (relative to it, in order of first call) whose functions
+    run from ``fit()`` until ``_training.epoch`` is called, and whether it was."""
+    import sys
+
+    files, reached = [], []
+
+    def profile(frame, event, arg):
+        if reached or event != "call":
+            return
+        path = pathlib.Path(frame.f_code.co_filename).resolve()
+        if frame.f_code.co_name == "epoch" and path == PACKAGE / "_estimator" / "_training.py":
+            reached.append(True)
+        elif PACKAGE in path.parents and CORE not in path.parents:
+            rel = path.relative_to(PACKAGE).as_posix()
+            if rel not in files:
+                files.append(rel)
+
+    old = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        fit()
+    finally:
+        sys.setprofile(old)
+    return files, bool(reached)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_a_perceptron_fit_reaches_its_first_epoch_through_six_files(n_classes):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = rng.integers(0, n_classes, size=40)
+    files, reached = _route_to_first_epoch(
+        lambda: perceptron_c.Perceptron(max_iter=1).fit(X, y))
+    assert reached
+    assert "perceptron.py" in files and "_estimator/_training.py" in files
+    assert len(files) <= MAX_FILES_TO_THE_FIRST_EPOCH, files

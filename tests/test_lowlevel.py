@@ -5,7 +5,7 @@ from test_linear_routines import to_csr
 
 from perceptron_c import _backend, lowlevel
 from perceptron_c import lowlevel as ll
-from perceptron_c._utils._validation import check_csr_args, csr_matrix_parts
+from perceptron_c.lowlevel import _check_csr_args, _csr_matrix_parts
 
 
 def test_same_result_as_the_routine(rng):
@@ -173,8 +173,8 @@ def test_csr_routines_take_a_scipy_matrix(kind):
         assert all(np.array_equal(a, b) for a, b in zip(runs[0][1], runs[1][1])), name
     W, b = rng.normal(size=(2, 6)), rng.normal(size=2)
     assert np.array_equal(ll.decision_csr(X, W, b), ll.decision_csr(*triple, W, b))
-    data, indices, _ = csr_matrix_parts(X, 6)
-    P = check_csr_args(data, indices, X.indptr, 6, True)
+    data, indices, _ = _csr_matrix_parts(X, 6)
+    P = _check_csr_args(data, indices, X.indptr, 6, True)
     assert np.shares_memory(P.data, X.data) and np.shares_memory(P.indices, X.indices)
     with pytest.raises(ValueError, match="6 columns"):
         ll.decision_csr(make(dense[:, :5]), W, b)

@@ -17,12 +17,14 @@ import pytest
 
 import perceptron_c
 from perceptron_c import _backend, io
-from perceptron_c._estimator._base import EpochModel, Run, fit_labels, model_kept
+from perceptron_c._estimator._base import EpochModel, Run
 from perceptron_c._estimator._training import (
     StateArray,
     entry_names,
+    fit_labels,
     gate,
     hold_out,
+    model_kept,
     new_state,
     restore_state,
     start_or_continue,

@@ -10,8 +10,8 @@ become class indices, ``classes_`` is fixed by the first training call) unless i
 ``converged_``, and the common part of the saved state.
 
 The estimators write their own ``fit`` and ``partial_fit`` from the steps of `_training`
-and the label steps here (`fit_labels`, `next_batch`); each supplies its parameters, its
-input gate, its state and a `_training.Run`: one training call's epoch function.
+(the label steps, `fit_labels` and `next_batch`, among them); each supplies its parameters,
+its input gate, its state and a `_training.Run`: one training call's epoch function.
 """
 from __future__ import annotations
 
@@ -20,23 +20,17 @@ from typing import Any
 import numpy as np
 
 from .._utils._docs import ESTIMATOR, fill
-from .._utils._labels import (
-    check_classes,
-    check_same_classes,
-    check_two_classes,
-    decode_label_state,
-    encode_label_state,
-    encode_labels,
-    unknown_labels,
-)
 from .._utils._params import Flag, Fraction, Free, Integer, NoneOr, Parameters, Real
-from .._utils._threads import OWNER_KEYS, reads
+from .._utils._threads import reads
 from .._utils._validation import (
+    check_classes,
     check_n_features,
     check_sample_weight,
     check_targets,
-    check_y,
+    decode_label_state,
+    encode_label_state,
     not_fitted,
+    unknown_labels,
 )
 from ._training import (
     Run,
@@ -44,13 +38,11 @@ from ._training import (
     draw_seed,
     epoch_order,
     report_epoch,
-    start_or_continue,
     state_entries,
 )
 
 __all__ = ["EARLY_STOPPING", "OVR_FIXED_CLASSES", "STOPPING", "EpochModel", "EpochRegressor",
-           "available_if", "first_classes", "fit_labels", "labels_of", "model_kept",
-           "next_batch", "r2_score",
+           "available_if", "labels_of", "r2_score",
            # _run's, re-exported: _mixing, _sgd_run, dask and the tests import them from here
            "Run", "_Stopping", "draw_seed", "epoch_order", "report_epoch"]
 
@@ -70,7 +62,7 @@ OVR_FIXED_CLASSES = (
     "first call")
 
 
-# ----------------------------------------------------------------------- the label steps
+# ------------------------------------------------------------------- labels from scores
 
 
 def labels_of(scores: np.ndarray) -> np.ndarray:
@@ -81,70 +73,7 @@ def labels_of(scores: np.ndarray) -> np.ndarray:
     return scores.argmax(axis=1)  # (np.argmax's own call costs more than a row's argmax)
 
 
-def fit_labels(est: Any, y: Any, n: int, fresh: bool) -> np.ndarray:
-    """The class index of each of the ``n`` labels of a ``fit`` call; ``classes_`` set from
-    them for a ``fresh`` model (at least two), checked against the model's when it goes on
-    (``warm_start``)."""
-    classes, y_idx = encode_labels(check_y(y, n))
-    check_two_classes(classes)
-    if fresh:
-        est.classes_ = classes
-        return y_idx
-    check_same_classes(classes, est.classes_)
-    return encode_labels(classes, est.classes_)[1][y_idx]  # classes_ may be unsorted
-
-
-def next_batch(est: Any, Xc: Any, yc: np.ndarray, classes: Any, spec: Any,
-               names: np.ndarray | None, first: bool) -> np.ndarray:
-    """``partial_fit``'s state and labels: on the first call, the declared ``classes`` and a
-    fresh state; after it, the state checked to go on and the batch's labels met
-    (``_meet_classes``). Returns the batch's class indices."""
-    if first:
-        est.classes_ = first_classes(classes)
-        start_or_continue(est, Xc, spec, True, names)  # a fresh state
-    else:
-        est._check_continuation(Xc, spec)
-        est._meet_classes(yc, classes)
-    return encode_labels(yc, est.classes_)[1]
-
-
-def first_classes(classes: Any) -> np.ndarray:
-    """The classes of a first ``partial_fit`` call, which must declare them (two at least)."""
-    if classes is None:
-        raise ValueError("classes must be passed on the first call to partial_fit")
-    classes = check_classes(classes)
-    check_two_classes(classes)
-    return classes
-
-
 # ----------------------------------------------------------------------- scikit-learn protocol
-
-
-class model_kept:
-    """The block of a training call that puts back the model it started from if it fails or
-    is interrupted (Ctrl-C) before it finishes an epoch: the attributes it replaced, and the
-    state arrays a warm start changes in place. Once an epoch has finished, the epochs
-    finished are kept (`_training.run_epochs`): the model of that shorter call."""
-
-    def __init__(self, est: Any) -> None:
-        self.est = est
-        before = {k: v for k, v in est.__dict__.items() if k not in OWNER_KEYS}
-        state = before.get("_state")
-        if isinstance(state, dict) and getattr(est, "warm_start", False):
-            before["_state"] = {k: v.copy() if isinstance(v, np.ndarray) else v
-                                for k, v in state.items()}
-        self.before = before
-
-    def __enter__(self) -> model_kept:
-        return self
-
-    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
-        attributes = self.est.__dict__
-        if kind is not None and not attributes.get("_epochs_done"):
-            for key in [k for k in attributes if k not in OWNER_KEYS]:
-                del attributes[key]
-            attributes.update(self.before)
-        attributes.pop("_epochs_done", None)
 
 
 class available_if:
@@ -331,11 +260,8 @@ class EpochModel(Parameters):
         return False
 
     def _draw_seed(self) -> int:
-        """The model's seed (epoch orders, validation split), drawn from ``random_state``.
-        In scikit-learn's arithmetic a RandomState is left to the runs, which draw from it
-        exactly as scikit-learn does; the seed is then 0."""
-        if self._sklearn_stopping() and isinstance(self.random_state, np.random.RandomState):
-            return 0
+        """The model's seed (epoch orders, validation split), drawn from ``random_state``
+        (the linear models in scikit-learn's arithmetic: `_sgd_run.sgd_seed`)."""
         return draw_seed(self.random_state)
 
     def _validation_score(self, run: Run, X: Any, y: np.ndarray,

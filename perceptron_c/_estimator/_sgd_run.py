@@ -31,9 +31,9 @@ from .._utils._threads import run_parallel
 from .._utils._validation import CSR
 from ._base import Run, _Stopping, r2_score
 from ._linear_model import decision
-from ._training import StateArray, new_state, restore_state
+from ._training import StateArray, draw_seed, new_state, restore_state
 
-__all__ = ["SGDSpec", "SGDRun", "machines_after_epoch", "sklearn_seeds", "sgd_state",
+__all__ = ["SGDSpec", "SGDRun", "machines_after_epoch", "sgd_seed", "sklearn_seeds", "sgd_state",
            "check_sgd_counter", "init_sgd_state", "publish_sgd", "classifier_run",
            "regressor_run", "restore_sgd_state",
            "warm_restart", "initial_weights", "set_initial"]
@@ -55,6 +55,16 @@ class SGDSpec:
     epsilon_or_threshold: float
     average_start: int  # 0: no averaging
     classifier: bool = True
+
+
+def sgd_seed(est: Any) -> int:
+    """The model's seed (epoch orders, validation split) when its runs may be scikit-learn's:
+    in scikit-learn's arithmetic a RandomState is left to the runs, which draw from it exactly
+    as scikit-learn does (`sklearn_seeds`), and the seed is then 0; otherwise drawn from
+    ``random_state`` as every model draws it."""
+    if est._sklearn_stopping() and isinstance(est.random_state, np.random.RandomState):
+        return 0
+    return draw_seed(est.random_state)
 
 
 def sklearn_seeds(random_state: Any, machines: int, classifier: bool) -> list[int]:

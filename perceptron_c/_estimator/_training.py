@@ -2,15 +2,20 @@
 call in order, in plain sight (`perceptron.Perceptron.fit` reads as the list below), and that
 dask's mixed fit calls too:
 
+0. `model_kept` around them all: an error or Ctrl-C before an epoch ends leaves the model as
+   it was;
 1. ``est._spec()``: the parameters checked against their rules (`_params.Parameters._spec`),
    then what the call needs from them;
 2. `gate`: the rows checked and made canonical, with their feature names;
-3. `start` a fresh model (seed, counters, feature names), or continue one (the estimator's
-   own check that its state fits the rows);
-4. `hold_out`: the validation split of ``early_stopping``;
-5. the estimator's `Run`: one training call's epoch function over the state arrays;
-6. `run_epochs`: the loop, each epoch all or nothing (`epoch`), then the model published;
-7. `warn_if_not_converged`.
+3. the labels: `fit_labels` (``classes_`` from them), or `next_batch` for ``partial_fit``
+   (the first call's declared ``classes`` and a fresh state, later calls' continuation);
+4. `start_or_continue`: `start` a fresh model (seed, counters, feature names), or continue
+   one (the estimator's own check that its state fits the rows);
+5. `hold_out`: the validation split of ``early_stopping``;
+6. the estimator's `Run`: one training call's epoch function over the state arrays;
+7. `train` (`run_epochs`): the loop, each epoch all or nothing (`epoch`), then the model
+   published;
+8. `warn_if_not_converged`.
 
 Below the steps, what they drive: the `Run` protocol of one training call, which
 `run_epochs` drives, the visiting order of every epoch (reproducible from the seed and the
@@ -45,17 +50,55 @@ import numpy as np
 
 from .. import _backend
 from .._utils._rows import take_rows
-from .._utils._validation import check_feature_names, check_state_array
+from .._utils._threads import OWNER_KEYS
+from .._utils._validation import (
+    check_classes,
+    check_feature_names,
+    check_same_classes,
+    check_state_array,
+    check_two_classes,
+    check_y,
+    encode_labels,
+)
 from ..exceptions import ConvergenceWarning, sklearn_flavoured
 
 if TYPE_CHECKING:  # _base imports this module
     from ._base import EpochModel
 
-__all__ = ["epoch", "gate", "hold_out", "run_epochs", "set_feature_names", "start",
-           "start_or_continue", "train", "validation_split", "Run", "draw_seed",
-           "epoch_order", "report_epoch", "warn_if_not_converged", "fixed_epochs",
-           "TEXTBOOK_WARNING", "StateArray", "new_state", "state_entries", "entry_names",
-           "restore_state", "mixing_roles"]
+__all__ = ["model_kept", "gate", "fit_labels", "next_batch", "first_classes", "start",
+           "start_or_continue", "set_feature_names", "hold_out", "epoch", "run_epochs", "train",
+           "validation_split", "Run", "draw_seed", "epoch_order", "report_epoch",
+           "warn_if_not_converged", "fixed_epochs", "TEXTBOOK_WARNING", "StateArray", "new_state",
+           "state_entries", "entry_names", "restore_state", "mixing_roles"]
+
+
+# --------------------------------------------------------------------------- the steps
+
+class model_kept:
+    """The block of a training call that puts back the model it started from if it fails or
+    is interrupted (Ctrl-C) before it finishes an epoch: the attributes it replaced, and the
+    state arrays a warm start changes in place. Once an epoch has finished, the epochs
+    finished are kept (`_training.run_epochs`): the model of that shorter call."""
+
+    def __init__(self, est: Any) -> None:
+        self.est = est
+        before = {k: v for k, v in est.__dict__.items() if k not in OWNER_KEYS}
+        state = before.get("_state")
+        if isinstance(state, dict) and getattr(est, "warm_start", False):
+            before["_state"] = {k: v.copy() if isinstance(v, np.ndarray) else v
+                                for k, v in state.items()}
+        self.before = before
+
+    def __enter__(self) -> model_kept:
+        return self
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        attributes = self.est.__dict__
+        if kind is not None and not attributes.get("_epochs_done"):
+            for key in [k for k in attributes if k not in OWNER_KEYS]:
+                del attributes[key]
+            attributes.update(self.before)
+        attributes.pop("_epochs_done", None)
 
 
 def gate(est: Any, X: Any, gate_X: Callable[[Any], Any], first: bool) -> tuple[Any, Any]:
@@ -64,6 +107,42 @@ def gate(est: Any, X: Any, gate_X: Callable[[Any], Any], first: bool) -> tuple[A
     names = check_feature_names(X, getattr(est, "feature_names_in_", None),
                                 type(est).__name__, reset=first)
     return gate_X(X), names
+
+
+def fit_labels(est: Any, y: Any, n: int, fresh: bool) -> np.ndarray:
+    """The class index of each of the ``n`` labels of a ``fit`` call; ``classes_`` set from
+    them for a ``fresh`` model (at least two), checked against the model's when it goes on
+    (``warm_start``)."""
+    classes, y_idx = encode_labels(check_y(y, n))
+    check_two_classes(classes)
+    if fresh:
+        est.classes_ = classes
+        return y_idx
+    check_same_classes(classes, est.classes_)
+    return encode_labels(classes, est.classes_)[1][y_idx]  # classes_ may be unsorted
+
+
+def next_batch(est: Any, Xc: Any, yc: np.ndarray, classes: Any, spec: Any,
+               names: np.ndarray | None, first: bool) -> np.ndarray:
+    """``partial_fit``'s state and labels: on the first call, the declared ``classes`` and a
+    fresh state; after it, the state checked to go on and the batch's labels met
+    (``_meet_classes``). Returns the batch's class indices."""
+    if first:
+        est.classes_ = first_classes(classes)
+        start_or_continue(est, Xc, spec, True, names)  # a fresh state
+    else:
+        est._check_continuation(Xc, spec)
+        est._meet_classes(yc, classes)
+    return encode_labels(yc, est.classes_)[1]
+
+
+def first_classes(classes: Any) -> np.ndarray:
+    """The classes of a first ``partial_fit`` call, which must declare them (two at least)."""
+    if classes is None:
+        raise ValueError("classes must be passed on the first call to partial_fit")
+    classes = check_classes(classes)
+    check_two_classes(classes)
+    return classes
 
 
 def start(est: Any, n_features: int, seed: int) -> None:
@@ -183,7 +262,7 @@ def run_epochs(est: Any, run: Run, epochs: int, val: Any, fitting: bool) -> None
             if stop:
                 break
     finally:
-        est.__dict__["_epochs_done"] = done  # (read by _base.model_kept, then dropped)
+        est.__dict__["_epochs_done"] = done  # (read by model_kept, then dropped)
         if history or fitting:
             last = history[-1] if history else None
         else:

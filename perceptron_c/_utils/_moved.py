@@ -17,10 +17,10 @@ from typing import cast
 
 # old name -> the module's name now, both below perceptron_c: the two shared rooms kept the
 # names of the modules they took in; the wings' rooms dropped the prefix their folder now says
-_KEPT = {"_utils": "_docs _threads _npzfile _validation _params _labels _rows",
+_KEPT = {"_utils": "_docs _threads _npzfile _validation _params _rows",
          "_estimator": "_base _training _linear_model _sgd_run"}
 _RENAMED = {
-    "_utils": "_guard:_threads",
+    "_utils": "_guard:_threads _labels:_validation",
     "_estimator": "_supervised:_base _state:_training _run:_training",
     "kernels": "_kernel_specs:_specs _kernel_rows:_rows _kernel_model:_model",
     "crfsuite": "_crfsuite_crf:_crf _crfsuite_decode:_decode _crfsuite_file:_file "

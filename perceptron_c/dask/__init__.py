@@ -68,9 +68,14 @@ import numpy as np
 
 from .._estimator._base import EpochModel, Run
 from .._estimator._training import run_epochs, set_feature_names, start, warn_if_not_converged
-from .._utils._labels import check_classes, check_same_classes, check_two_classes
 from .._utils._threads import OWNER_KEYS, training
-from .._utils._validation import check_choice, feature_names
+from .._utils._validation import (
+    check_choice,
+    check_classes,
+    check_same_classes,
+    check_two_classes,
+    feature_names,
+)
 from ..passive_aggressive import PassiveAggressiveClassifier, PassiveAggressiveRegressor
 from ..perceptron import Perceptron
 from . import _mixing, _sequence

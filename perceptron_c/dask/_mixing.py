@@ -40,9 +40,14 @@ from .._estimator._base import _Stopping, epoch_order
 from .._estimator._linear_model import decision
 from .._estimator._sgd_run import machines_after_epoch, sklearn_seeds
 from .._estimator._training import mixing_roles, start, validation_split
-from .._utils._labels import encode_labels
 from .._utils._rows import take_rows
-from .._utils._validation import check_n_features, check_sample_weight, check_targets, check_y
+from .._utils._validation import (
+    check_n_features,
+    check_sample_weight,
+    check_targets,
+    check_y,
+    encode_labels,
+)
 
 __all__ = ["Job", "Shard", "When", "Textbook", "SGD", "SGDLoop", "mixer_of",
            "prepare", "shard_seed", "sgd_seeds", "block_classes", "block_rows", "mix_sum",

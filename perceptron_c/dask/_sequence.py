@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._utils._labels import encode_labels
-from .._utils._validation import check_y
+from .._utils._validation import check_y, encode_labels
 from ._mixing import Job, Shard, Textbook, When, _shard_epoch, gate_block
 
 

@@ -12,20 +12,16 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .. import _backend
-from .._estimator._base import (
-    EpochModel,
-    available_if,
-    fit_labels,
-    labels_of,
-    model_kept,
-    next_batch,
-)
+from .._estimator._base import EpochModel, available_if, labels_of
 from .._estimator._training import (
     StateArray,
     entry_names,
+    fit_labels,
     gate,
     hold_out,
+    model_kept,
     new_state,
+    next_batch,
     restore_state,
     start_or_continue,
     train,
