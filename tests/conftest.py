@@ -159,16 +159,37 @@ def twin(backend, *names):
     return merged
 
 
-@pytest.fixture(params=BACKENDS)
-def backend(request):
-    """The `_linear` routine module of one twin."""
-    return _module(request.param, "_linear")
+def routine_fixtures(*names):
+    """The two fixtures of the tests of routine modules: the routines of one twin (a test
+    that takes it runs on each) and the pair (C twin, Python twin) for the cross tests. One
+    name is that module itself; several are merged by `twin`. A test module binds them to the
+    names its tests take: ``sgd, sgd_twins = routine_fixtures("_sgd")``."""
+    def routines(backend):
+        return _module(backend, names[0]) if len(names) == 1 else twin(backend, *names)
+
+    @pytest.fixture(params=BACKENDS)
+    def one_twin(request):
+        """The routines of one twin: the test runs on each."""
+        return routines(request.param)
+
+    @pytest.fixture
+    def both_twins():
+        """(C twin, Python twin) for cross tests."""
+        return routines("c"), routines("python")
+
+    return one_twin, both_twins
 
 
-@pytest.fixture
-def linear_twins():
-    """(C twin, Python twin) for cross tests."""
-    return _module("c", "_linear"), _module("python", "_linear")
+# the `_linear` routines of one twin, and both for the cross tests
+backend, linear_twins = routine_fixtures("_linear")
+
+
+def to_csr(X):
+    """Row-major non-zeros of a dense array as (data, indices int32, indptr int64)."""
+    rows, cols = np.nonzero(X)
+    indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
+    return np.ascontiguousarray(X[rows, cols]), cols.astype(np.int32), indptr
 
 
 @pytest.fixture(params=BACKENDS)
@@ -248,3 +269,30 @@ def interrupt_after_real_work(monkeypatch, module, name, after_calls):
         return result
 
     monkeypatch.setattr(module, name, wrapped)
+
+
+def assert_same_state(a, b, *counters):
+    """Two fitted linear models (a serial fit and a dask one, say) alike: the same state
+    arrays bit for bit, mistakes_, coef_ and intercept_, and each attribute named in
+    ``counters`` (n_iter_, converged_, ...)."""
+    assert a._state.keys() == b._state.keys()
+    for key in a._state:
+        assert np.array_equal(a._state[key], b._state[key]), key
+    assert np.array_equal(a.mistakes_, b.mistakes_)
+    for name in counters:
+        assert getattr(a, name) == getattr(b, name), name
+    assert np.array_equal(a.coef_, b.coef_) and np.array_equal(a.intercept_, b.intercept_)
+
+
+def run_threads(threads):
+    """Start the threads and wait for them all, Python switching threads every microsecond
+    meanwhile (at the default 5 ms a short thread may run through alone)."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)

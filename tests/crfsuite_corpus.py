@@ -37,3 +37,11 @@ def train_pycrfsuite(pycrfsuite, algorithm, path, X, y):
         trainer.append(xseq, yseq)
     trainer.train(str(path))
     return path
+
+
+def pycrfsuite_files(pycrfsuite, folder):
+    """python-crfsuite's model file of every trainer (ALGORITHMS), each trained on the same
+    corpus: {algorithm: path} in ``folder``."""
+    X, y = corpus(0, 80)
+    return {alg: train_pycrfsuite(pycrfsuite, alg, folder / f"{alg}.crfsuite", X, y)
+            for alg in ALGORITHMS}

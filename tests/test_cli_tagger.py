@@ -161,10 +161,14 @@ def test_errors_are_one_line(corpus, capsys):
     _one_line_error(capsys, "bad.txt:2")
 
 
+def _sentence_model(folder):
+    """The path of a saved StructuredPerceptron (a model of sentences of rows), seq.npz."""
+    structured = StructuredPerceptron(max_iter=2).fit(np.eye(4), [0, 1, 0, 1], [2, 2])
+    return io.save_model(structured, folder / "seq.npz")
+
+
 def test_tag_refuses_other_models(tmp_path, capsys):
-    X = np.eye(4)
-    structured = StructuredPerceptron(max_iter=2).fit(X, [0, 1, 0, 1], [2, 2])
-    path = io.save_model(structured, tmp_path / "seq.npz")
+    path = _sentence_model(tmp_path)
     (tmp_path / "t.txt").write_text("a b\n", encoding="utf-8")
     assert cli.main(["tag", path, str(tmp_path / "t.txt")]) == 2
     _one_line_error(capsys, "a StructuredPerceptron model, not a PerceptronTagger")
@@ -175,9 +179,7 @@ def test_tag_refuses_other_models(tmp_path, capsys):
 
 def test_predict_refuses_a_sentence_model(tmp_path, capsys):
     """A data file has no sentence boundaries: predict decoded all its rows as one sentence."""
-    X = np.eye(4)
-    structured = StructuredPerceptron(max_iter=2).fit(X, [0, 1, 0, 1], [2, 2])
-    path = io.save_model(structured, tmp_path / "seq.npz")
+    path = _sentence_model(tmp_path)
     (tmp_path / "rows.csv").write_text("1,0,0,0\n0,1,0,0\n", encoding="utf-8")
     assert cli.main(["predict", path, str(tmp_path / "rows.csv")]) == 2
     _one_line_error(capsys, "seq.npz", "labels sentences", "model.predict(X, lengths)")

@@ -10,20 +10,7 @@ from conftest import HAVE_C
 from estimators import every
 
 import perceptron_c
-from perceptron_c import (
-    BudgetKernelPerceptron,
-    ConcurrentUseError,
-    KernelPassiveAggressiveClassifier,
-    KernelPerceptron,
-    PassiveAggressiveClassifier,
-    PassiveAggressiveRegressor,
-    Perceptron,
-    StructuredPerceptron,
-    VotedPerceptron,
-)
-
-ESTIMATORS = [cls for name, cls in perceptron_c.all_estimators() if name in
-              every("classifier") + every("regressor")]
+from perceptron_c import ConcurrentUseError, Perceptron
 
 
 def _train_in_background(fit):
@@ -42,7 +29,7 @@ def _train_in_background(fit):
     return thread, done, errors
 
 
-class _OneSentence(StructuredPerceptron):
+class _OneSentence(perceptron_c.StructuredPerceptron):
     """Called on rows as the other estimators are: each call's rows are one sentence."""
 
     def fit(self, X, y, lengths=None):
@@ -56,17 +43,17 @@ class _OneSentence(StructuredPerceptron):
 # Python twins (about 50x slower) a twentieth of them
 SCALE = 1 if HAVE_C else 20
 TRAINED = {  # (estimator, rows it trains on in the background)
-    "Perceptron": (lambda: Perceptron(max_iter=20), 20_000),
-    "PassiveAggressiveClassifier": (lambda: PassiveAggressiveClassifier(max_iter=20, tol=None),
-                                    20_000),
-    "KernelPerceptron": (lambda: KernelPerceptron(max_iter=20), 3000),
-    "VotedPerceptron": (lambda: VotedPerceptron(max_iter=3), 2000),
-    "BudgetKernelPerceptron": (lambda: BudgetKernelPerceptron(max_iter=5), 3000),
+    "Perceptron": (lambda: perceptron_c.Perceptron(max_iter=20), 20_000),
+    "PassiveAggressiveClassifier": (
+        lambda: perceptron_c.PassiveAggressiveClassifier(max_iter=20, tol=None), 20_000),
+    "KernelPerceptron": (lambda: perceptron_c.KernelPerceptron(max_iter=20), 3000),
+    "VotedPerceptron": (lambda: perceptron_c.VotedPerceptron(max_iter=3), 2000),
+    "BudgetKernelPerceptron": (lambda: perceptron_c.BudgetKernelPerceptron(max_iter=5), 3000),
     "KernelPassiveAggressiveClassifier": (
-        lambda: KernelPassiveAggressiveClassifier(max_iter=20, tol=None), 3000),
+        lambda: perceptron_c.KernelPassiveAggressiveClassifier(max_iter=20, tol=None), 3000),
     # (a regressor of the labels 0-4 as real targets)
-    "PassiveAggressiveRegressor": (lambda: PassiveAggressiveRegressor(max_iter=20, tol=None),
-                                   20_000),
+    "PassiveAggressiveRegressor": (
+        lambda: perceptron_c.PassiveAggressiveRegressor(max_iter=20, tol=None), 20_000),
     # (the rows of each call one sentence: _OneSentence)
     "StructuredPerceptron": (lambda: _OneSentence(max_iter=60), 20_000),
 }

@@ -4,7 +4,7 @@ import struct
 
 import numpy as np
 import pytest
-from crfsuite_corpus import ALGORITHMS, corpus, train_pycrfsuite
+from crfsuite_corpus import ALGORITHMS, pycrfsuite_files
 
 from perceptron_c import FileFormatError
 from perceptron_c.crfsuite._file import hashlittle, read_model, write_model
@@ -15,10 +15,8 @@ pycrfsuite = pytest.importorskip("pycrfsuite")
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("crfsuite")
-    X, y = corpus(0, 80)
-    return {alg: train_pycrfsuite(pycrfsuite, alg, folder / f"{alg}.crfsuite", X, y)
-            .read_bytes() for alg in ALGORITHMS}
+    paths = pycrfsuite_files(pycrfsuite, tmp_path_factory.mktemp("crfsuite"))
+    return {alg: path.read_bytes() for alg, path in paths.items()}
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)

@@ -8,7 +8,7 @@ import threading
 import numpy as np
 import pytest
 from conftest import BACKENDS, HAVE_C
-from crfsuite_corpus import ALGORITHMS, corpus, train_pycrfsuite
+from crfsuite_corpus import ALGORITHMS, corpus, pycrfsuite_files
 
 import perceptron_c.crfsuite as ours
 from perceptron_c import FileFormatError, _backend
@@ -19,10 +19,7 @@ pycrfsuite = pytest.importorskip("pycrfsuite")
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("crfsuite")
-    X, y = corpus(0, 80)
-    return {alg: train_pycrfsuite(pycrfsuite, alg, folder / f"{alg}.crfsuite", X, y)
-            for alg in ALGORITHMS}
+    return pycrfsuite_files(pycrfsuite, tmp_path_factory.mktemp("crfsuite"))
 
 
 @pytest.fixture(scope="module")

@@ -16,28 +16,22 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import assert_same_state
+
+import perceptron_c
+from perceptron_c import KernelPerceptron, Perceptron, VotedPerceptron, lowlevel
+from perceptron_c._estimator import _training
+from perceptron_c.datasets import make_blobs, make_dnf, make_separable
+from perceptron_c.kernels import RBF, Polynomial
+from perceptron_c.kernels import gram as memory_gram
 
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 sp = pytest.importorskip("scipy.sparse")
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    import perceptron_c
-from perceptron_c import (  # noqa: E402
-    KernelPerceptron,
-    PassiveAggressiveClassifier,
-    Perceptron,
-    VotedPerceptron,
-    lowlevel,
-)
 from perceptron_c import dask as pdask  # noqa: E402
-from perceptron_c._estimator import _training  # noqa: E402
 from perceptron_c.dask import _mixing  # noqa: E402
-from perceptron_c.datasets import make_blobs, make_dnf, make_separable  # noqa: E402
-from perceptron_c.kernels import RBF, Polynomial  # noqa: E402
-from perceptron_c.kernels import gram as memory_gram  # noqa: E402
 
 SYNC = "synchronous"
 
@@ -49,13 +43,7 @@ def _noisy(n=600, d=8, k=3, seed=0):
 
 
 def _same_model(a, b):
-    assert a._state.keys() == b._state.keys()
-    for key in a._state:
-        assert np.array_equal(a._state[key], b._state[key]), key
-    assert np.array_equal(a.mistakes_, b.mistakes_)
-    assert (a.n_iter_, a.converged_, a._epochs_seen, a._seed) == \
-        (b.n_iter_, b.converged_, b._epochs_seen, b._seed)
-    assert np.array_equal(a.coef_, b.coef_) and np.array_equal(a.intercept_, b.intercept_)
+    assert_same_state(a, b, "n_iter_", "converged_", "_epochs_seen", "_seed")
     assert np.array_equal(a.classes_, b.classes_)
 
 
@@ -345,7 +333,8 @@ def _slow_block(block):
 
 
 KILLED = {"perceptron": (Perceptron, {"average": True}),
-          "pa-sklearn-arithmetic": (PassiveAggressiveClassifier, {"average": True, "tol": None})}
+          "pa-sklearn-arithmetic": (perceptron_c.PassiveAggressiveClassifier,
+                                    {"average": True, "tol": None})}
 
 
 @pytest.mark.processes

@@ -9,29 +9,22 @@ kept); the mixed average is the mix of the shards' averages; a thread cluster gi
 synchronous scheduler's model.
 """
 import re
-import warnings
 
 import numpy as np
 import pytest
+from conftest import assert_same_state
+
+import perceptron_c
+from perceptron_c import PassiveAggressiveClassifier, PassiveAggressiveRegressor, Perceptron
+from perceptron_c._estimator._sgd_run import sklearn_seeds
+from perceptron_c.datasets import make_blobs
 
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 sp = pytest.importorskip("scipy.sparse")
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    import perceptron_c
-from perceptron_c import (  # noqa: E402
-    KernelPerceptron,
-    PassiveAggressiveClassifier,
-    PassiveAggressiveRegressor,
-    Perceptron,
-    _backend,
-)
 from perceptron_c import dask as pdask  # noqa: E402
-from perceptron_c._estimator._sgd_run import sklearn_seeds  # noqa: E402
 from perceptron_c.dask import _mixing  # noqa: E402
-from perceptron_c.datasets import make_blobs  # noqa: E402
 
 SYNC = "synchronous"
 pytestmark = pytest.mark.filterwarnings("ignore::perceptron_c.exceptions.ConvergenceWarning")
@@ -50,13 +43,7 @@ def _targets(n=300, d=6, seed=0):
 
 
 def _same(a, b):
-    assert a._state.keys() == b._state.keys()
-    for key in a._state:
-        assert np.array_equal(a._state[key], b._state[key]), key
-    assert np.array_equal(a.mistakes_, b.mistakes_)
-    assert (a.n_iter_, a.t_, a.converged_, a._epochs_seen) == \
-        (b.n_iter_, b.t_, b.converged_, b._epochs_seen)
-    assert np.array_equal(a.coef_, b.coef_) and np.array_equal(a.intercept_, b.intercept_)
+    assert_same_state(a, b, "n_iter_", "t_", "converged_", "_epochs_seen")
 
 
 def _one_shard(est_cls, params, X, y, sw=None):
@@ -122,7 +109,7 @@ def test_one_vs_rest_machines_stop_at_their_own_epochs():
 
 
 def test_sklearn_order_composes_the_shuffle(model_backend):
-    sgd = _backend.sgd
+    sgd = perceptron_c._backend.sgd
     for n, seed in [(1, 5), (7, 0), (100, 12345), (257, 2**32 - 1)]:
         index = np.arange(n, dtype=np.int64)
         for epochs in range(9):
@@ -133,7 +120,7 @@ def test_sklearn_order_composes_the_shuffle(model_backend):
 def _reference_ipm(X, y, bounds, seeds, epochs, mixing, penalty, alpha):
     """Parameter mixing of scikit-learn's binary PA-I / perceptron epochs, written out on the
     `_sgd` routines: every shard's state is folded into true weights before the mix."""
-    sgd = _backend.sgd
+    sgd = perceptron_c._backend.sgd
     d = X.shape[1]
     signs = np.where(y == 1, 1.0, -1.0)
     l1 = penalty in (sgd.PENALTY_L1, sgd.PENALTY_ELASTICNET)
@@ -171,7 +158,7 @@ def _reference_ipm(X, y, bounds, seeds, epochs, mixing, penalty, alpha):
 @pytest.mark.parametrize("mixing", ["uniform", "mistakes"])
 @pytest.mark.parametrize("penalty", ["pa", "l2", "elasticnet"])
 def test_several_shards_mix_as_documented(mixing, penalty):
-    sgd = _backend.sgd
+    sgd = perceptron_c._backend.sgd
     X, y = _noisy(500, 5, 2, seed=1)
     chunks = (120, 200, 180)  # unequal: with l2 the shards' weight scales differ (folded)
     if penalty == "pa":
@@ -229,7 +216,7 @@ def test_convergence_warning_and_refusals():
         pdask.fit(PassiveAggressiveClassifier(max_iter=2, tol=1e-12, random_state=0), Xd, yd,
                   client=SYNC)
     with pytest.raises(TypeError, match="parameter mixing trains a Perceptron"):
-        pdask.fit(KernelPerceptron(), Xd, yd, client=SYNC)
+        pdask.fit(perceptron_c.KernelPerceptron(), Xd, yd, client=SYNC)
     with pytest.raises(ValueError, match="balanced"):
         pdask.fit(PassiveAggressiveClassifier(class_weight="balanced"), Xd, yd, client=SYNC)
 

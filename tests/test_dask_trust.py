@@ -4,29 +4,22 @@ import copy
 import signal
 import threading
 import uuid
-import warnings
 
 import numpy as np
 import pytest
+
+from perceptron_c import PassiveAggressiveClassifier, PassiveAggressiveRegressor, Perceptron
+from perceptron_c._estimator import _training
+from perceptron_c._utils._threads import OWNER_KEYS
+from perceptron_c.datasets import make_blobs
 
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 pd = pytest.importorskip("pandas")
 distributed = pytest.importorskip("distributed")
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    import perceptron_c  # noqa: F401
-from perceptron_c import (  # noqa: E402
-    PassiveAggressiveClassifier,
-    PassiveAggressiveRegressor,
-    Perceptron,
-)
 from perceptron_c import dask as pdask  # noqa: E402
-from perceptron_c._estimator import _training  # noqa: E402
-from perceptron_c._utils._threads import OWNER_KEYS  # noqa: E402
 from perceptron_c.dask import _mixing  # noqa: E402
-from perceptron_c.datasets import make_blobs  # noqa: E402
 
 SYNC = "synchronous"
 pytestmark = pytest.mark.filterwarnings("ignore::perceptron_c.exceptions.ConvergenceWarning")

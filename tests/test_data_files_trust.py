@@ -68,13 +68,14 @@ def test_csv_quoted_cells_on_one_line_are_read(tmp_path):
     assert y.tolist() == ["cat, big", 'say "hi"', "plain"]
 
 
-def test_csv_errors_after_blank_lines_name_the_physical_line(tmp_path):
+@pytest.mark.parametrize("text, match", [
+    ("\n\n1,x,a\n2,3,b\n", r"b\.csv:3: column 2 value 'x'"),
+    ("1,2,a\r\n\r\n3,4,b\r5,z,a\n", r"b\.csv:4: column 2 value 'z'"),
+], ids=["blank-lines-first", "mixed-line-ends"])
+def test_csv_errors_after_blank_lines_name_the_physical_line(tmp_path, text, match):
     path = tmp_path / "b.csv"
-    path.write_text("\n\n1,x,a\n2,3,b\n")
-    with pytest.raises(FileFormatError, match=r"b\.csv:3: column 2 value 'x'"):
-        load_data(path)
-    path.write_text("1,2,a\r\n\r\n3,4,b\r5,z,a\n")
-    with pytest.raises(FileFormatError, match=r"b\.csv:4: column 2 value 'z'"):
+    path.write_text(text)
+    with pytest.raises(FileFormatError, match=match):
         load_data(path)
 
 
@@ -280,6 +281,23 @@ TEXT_LABELS = st.text(st.sampled_from("abcXYZ é,\"ü中"), min_size=1, max_size
     lambda s: s.strip(" ") and s.strip(" ")[0] not in "0123456789.+-")
 
 
+def _read_back(path, case):
+    """Write the file a generated case describes to ``path`` and read it: the (X, y) read, or
+    None where the read failed as it must (the file unreadable or holding a bad cell), with
+    an error naming the file and, where one is expected, the line."""
+    lines, ends, final_end, encoding, _, _, bad = case
+    text, raw = _write(path, lines, ends, final_end, encoding)
+    bad_line = None if bad is None else _line_of(text, bad)
+    try:
+        read = load_data(path)
+    except FileFormatError as exc:
+        assert bad_line is not None or not _readable(text, raw, encoding), str(exc)
+        _errors_name(path, exc, bad_line if encoding.startswith("utf-8") else None)
+        return None
+    assert bad_line is None and _readable(text, raw, encoding)
+    return read
+
+
 def _errors_name(path, exc, line=None):
     """The error names the file first, and the line where one is expected."""
     text = str(exc)
@@ -360,17 +378,11 @@ def csv_files(draw):
 @given(csv_files())
 @settings(max_examples=examples(300), **SETTINGS)
 def test_csv_files_keep_every_row_exactly_or_fail_naming_the_file(tmp_path_factory, case):
-    lines, ends, final_end, encoding, X, y, bad = case
-    path = tmp_path_factory.mktemp("csv") / "d.csv"
-    text, raw = _write(path, lines, ends, final_end, encoding)
-    bad_line = None if bad is None else _line_of(text, bad)
-    try:
-        X_read, y_read = load_data(path)
-    except FileFormatError as exc:
-        assert bad_line is not None or not _readable(text, raw, encoding), str(exc)
-        _errors_name(path, exc, bad_line if encoding.startswith("utf-8") else None)
+    _, _, _, _, X, y, _ = case
+    read = _read_back(tmp_path_factory.mktemp("csv") / "d.csv", case)
+    if read is None:
         return
-    assert bad_line is None and _readable(text, raw, encoding)
+    X_read, y_read = read
     assert X_read.shape == X.shape and np.array_equal(X_read, X)
     assert y_read.tolist() == y
 
@@ -419,17 +431,11 @@ def svmlight_files(draw):
 @settings(max_examples=examples(300), **SETTINGS)
 def test_svmlight_files_keep_every_row_exactly_or_fail_naming_the_file(tmp_path_factory,
                                                                         case):
-    lines, ends, final_end, encoding, X, y, bad = case
-    path = tmp_path_factory.mktemp("svm") / "d.svm"
-    text, raw = _write(path, lines, ends, final_end, encoding)
-    bad_line = None if bad is None else _line_of(text, bad)
-    try:
-        X_read, y_read = load_data(path)
-    except FileFormatError as exc:
-        assert bad_line is not None or not _readable(text, raw, encoding), str(exc)
-        _errors_name(path, exc, bad_line if encoding.startswith("utf-8") else None)
+    _, _, _, _, X, y, _ = case
+    read = _read_back(tmp_path_factory.mktemp("svm") / "d.svm", case)
+    if read is None:
         return
-    assert bad_line is None and _readable(text, raw, encoding)
+    X_read, y_read = read
     X_read = X_read.toarray() if hasattr(X_read, "toarray") else X_read
     assert X_read.shape == X.shape and np.array_equal(X_read, X)
     assert y_read.dtype == np.int64 and y_read.tolist() == y

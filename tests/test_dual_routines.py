@@ -8,22 +8,14 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import BACKENDS, _module, twin
+from conftest import _module, routine_fixtures
 
 DBL_MAX = np.finfo(np.float64).max
 FLAGS = list(itertools.product([False, True], [False, True]))  # (fit_intercept, averaged)
 
 
-@pytest.fixture(params=BACKENDS)
-def dual_backend(request):
-    """The float `_dual` and exact `_conjunction` routines of one twin."""
-    return twin(request.param, "_dual", "_conjunction")
-
-
-@pytest.fixture
-def dual_twins():
-    """(C twin, Python twin) for cross tests."""
-    return twin("c", "_dual", "_conjunction"), twin("python", "_dual", "_conjunction")
+# the float `_dual` and exact `_conjunction` routines of one twin, and both for cross tests
+dual_backend, dual_twins = routine_fixtures("_dual", "_conjunction")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -33,6 +25,14 @@ def idx(a):
 
 def signs(rng, n):
     return np.where(rng.random(n) < 0.5, -1.0, 1.0)
+
+
+def labels_and_shape(rng, n, k):
+    """Random labels of n rows, k classes (int64) or, where k is 0, signs (binary); with the
+    shape of the state's alpha and its number of biases."""
+    if k:
+        return rng.integers(0, k, n).astype(np.int64), (k, n), k
+    return signs(rng, n), n, 1
 
 
 def rbf_gram(rng, n, d=5, gamma=0.3):
@@ -200,12 +200,7 @@ def test_cached_equals_rows_on_integer_gram(dual_backend, rng, fi, averaged, k):
     X = rng.integers(-2, 3, size=(n, 4)).astype(np.float64)
     G = X @ X.T
     order = rng.integers(0, n, size=2 * n).astype(np.int64)
-    if k:
-        y = rng.integers(0, k, n).astype(np.int64)
-        shape, nb = (k, n), k
-    else:
-        y = signs(rng, n)
-        shape, nb = n, 1
+    y, shape, nb = labels_and_shape(rng, n, k)
     cached, rows = state(shape, nb, averaged), state(shape, nb, averaged)
     cached["scores"] = np.zeros(shape)
     for _ in range(3):
@@ -223,12 +218,7 @@ def test_c_equals_python_float(dual_twins, rng, fi, averaged, k):
     C, P = dual_twins
     n = 37
     G = rbf_gram(rng, n)
-    if k:
-        y = rng.integers(0, k, n).astype(np.int64)
-        shape, nb = (k, n), k
-    else:
-        y = signs(rng, n)
-        shape, nb = n, 1
+    y, shape, nb = labels_and_shape(rng, n, k)
     st = state(shape, nb, averaged)
     st["alpha"][...] = rng.integers(-2, 3, size=shape)  # any state, not only reachable ones
     st["b"][...] = rng.normal(size=nb)
@@ -255,12 +245,7 @@ def test_c_equals_python_conjunction_epochs(dual_twins, rng, fi, averaged, k, d)
     n = 30
     X01 = bits01(rng, n, d, density=0.6 if d < 100 else 0.5)
     E = conj_exponents(X01, X01)
-    if k:
-        y = rng.integers(0, k, n).astype(np.int64)
-        shape, nb = (k, n), k
-    else:
-        y = signs(rng, n)
-        shape, nb = n, 1
+    y, shape, nb = labels_and_shape(rng, n, k)
     sc = state(shape, nb, averaged, np.int64)
     sp = copy_state(sc)
     for _ in range(4):
@@ -296,8 +281,7 @@ def test_support_columns_and_weights_on_both_twins(dual_twins, rng, fi, averaged
     else:
         G = rbf_gram(rng, n)
         w = rng.uniform(0.0, 2.0, n)
-    y = rng.integers(0, k, n).astype(np.int64) if k else signs(rng, n)
-    shape, nb = ((k, n), k) if k else (n, 1)
+    y, shape, nb = labels_and_shape(rng, n, k)
     dtype = np.int64 if exact else np.float64
     finals = []
     for mod, use_cols, weights, narrow in [(m, c, ww, nn) for m in dual_twins

@@ -143,6 +143,19 @@ def _behaviour(model, X):
         return ("error", type(exc).__name__, str(exc))
 
 
+def _alike_on_both_twins(behaviour, model, inputs, where):
+    """``behaviour(model, inputs)`` on the default twin and on the Python twin: equal where
+    the C core is in use; any exception fails the test, naming the mutant (``where``)."""
+    try:
+        c_side = behaviour(model, inputs)
+        with _backend.using("python"):
+            py_side = behaviour(model, inputs)
+    except BaseException as exc:
+        pytest.fail(f"{where}: the model raised {type(exc).__name__}: {exc}")
+    if HAVE_C:
+        assert c_side == py_side, f"{where}: the twins differ"
+
+
 def test_every_mutant_is_refused_or_behaves_alike_on_both_twins(saved, tmp_path):
     rng = np.random.default_rng(20261123)
     names = sorted(saved)
@@ -162,15 +175,7 @@ def test_every_mutant_is_refused_or_behaves_alike_on_both_twins(saved, tmp_path)
         except BaseException as exc:
             pytest.fail(f"{name}: {what}: load raised {type(exc).__name__}: {exc}")
         counts["loaded"] += 1
-        try:
-            c_side = _behaviour(model, X)
-            with _backend.using("python"):
-                py_side = _behaviour(model, X)
-        except BaseException as exc:
-            pytest.fail(f"{name}: {what}: the loaded model raised {type(exc).__name__}: "
-                        f"{exc}")
-        if HAVE_C:
-            assert c_side == py_side, f"{name}: {what}: the twins differ"
+        _alike_on_both_twins(_behaviour, model, X, f"{name}: {what}: loaded")
     assert counts["refused"] > n // 4 and counts["loaded"] > n // 10, counts
 
 
@@ -254,13 +259,5 @@ def test_every_crfsuite_mutant_is_refused_or_tags_alike_on_both_twins(crfsuite_f
             pytest.fail(f"{name} mutant {k}: open raised {type(exc).__name__}: {exc}")
         counts["loaded"] += 1
         tagger._need().model.check()
-        try:
-            c_side = _crfsuite_behaviour(tagger, xs)
-            with _backend.using("python"):
-                py_side = _crfsuite_behaviour(tagger, xs)
-        except BaseException as exc:
-            pytest.fail(f"{name} mutant {k}: the opened model raised {type(exc).__name__}: "
-                        f"{exc}")
-        if HAVE_C:
-            assert c_side == py_side, f"{name} mutant {k}: the twins differ"
+        _alike_on_both_twins(_crfsuite_behaviour, tagger, xs, f"{name} mutant {k}: opened")
     assert counts["refused"] > n // 4 and counts["loaded"] > n // 20, counts

@@ -63,14 +63,6 @@ def test_svmlight_n_features_pads_and_checks(tmp_path):
         datasets.load_data(path, n_features=1)
 
 
-def test_svmlight_float_labels_stay_float(tmp_path):
-    path = tmp_path / "r.txt"
-    path.write_text("0.5 1:1\n2 1:2\n")
-    _, y = datasets.load_data(path)
-    assert y.dtype == np.float64
-    np.testing.assert_array_equal(y, [0.5, 2.0])
-
-
 @pytest.mark.parametrize("bad_line, message", [
     ("1 3:abc", "malformed pair '3:abc'"),
     ("1 3", "expected idx:value, got '3'"),
@@ -96,13 +88,6 @@ def test_svmlight_unlabeled_rows_when_labels_optional(tmp_path):
     path.write_text("1 1:1\n2:5\n")
     with pytest.raises(ValueError, match="some lines have a label"):
         datasets.load_data(path, require_labels=False)
-
-
-def test_svmlight_empty_file_is_an_error(tmp_path):
-    path = tmp_path / "empty.svm"
-    path.write_text("# nothing here\n\n")
-    with pytest.raises(ValueError, match="no samples"):
-        datasets.load_data(path)
 
 
 # --------------------------------------------------------------------------- csv
@@ -134,25 +119,16 @@ def test_csv_with_a_byte_order_mark_keeps_its_first_row(tmp_path):
     assert y.tolist() == ["a", "b"]
 
 
-def test_csv_float_labels(tmp_path):
-    path = tmp_path / "d.csv"
-    path.write_text("a,b\n1,0.25\n2,1\n")
+@pytest.mark.parametrize("name, text, labels", [
+    ("r.txt", "0.5 1:1\n2 1:2\n", [0.5, 2.0]),
+    ("d.csv", "a,b\n1,0.25\n2,1\n", [0.25, 1.0]),
+], ids=["svmlight", "csv"])
+def test_float_labels_stay_float(tmp_path, name, text, labels):
+    path = tmp_path / name
+    path.write_text(text)
     _, y = datasets.load_data(path)
     assert y.dtype == np.float64
-    np.testing.assert_array_equal(y, [0.25, 1.0])
-
-
-def test_csv_errors_name_the_line(tmp_path):
-    path = tmp_path / "d.csv"
-    path.write_text("x,y,label\n1,2,a\n3,b\n")
-    with pytest.raises(ValueError, match=r"d\.csv:3: 2 columns, expected 3"):
-        datasets.load_data(path)
-    path.write_text("1,2,a\n3,oops,b\n")
-    with pytest.raises(ValueError, match=r"d\.csv:2: column 2 value 'oops' is not a finite number"):
-        datasets.load_data(path)
-    path.write_text("x,label\n")
-    with pytest.raises(ValueError, match="no data rows"):
-        datasets.load_data(path)
+    np.testing.assert_array_equal(y, labels)
 
 
 def test_csv_width_and_optional_labels(tmp_path):
@@ -225,10 +201,18 @@ def test_npz_data_errors(tmp_path, arrays, message):
         datasets.load_data(path)
 
 
-def test_unknown_extension(tmp_path):
-    path = tmp_path / "d.parquet"
-    path.write_text("")
-    with pytest.raises(ValueError, match="unknown data format '.parquet'"):
+@pytest.mark.parametrize("name, text, match", [
+    ("empty.svm", "# nothing here\n\n", "no samples"),
+    ("d.csv", "x,y,label\n1,2,a\n3,b\n", r"d\.csv:3: 2 columns, expected 3"),
+    ("d.csv", "1,2,a\n3,oops,b\n", r"d\.csv:2: column 2 value 'oops' is not a finite number"),
+    ("d.csv", "x,label\n", "no data rows"),
+    ("d.parquet", "", "unknown data format '.parquet'"),
+], ids=["svmlight-empty", "csv-short-row", "csv-bad-number", "csv-header-only",
+        "unknown-extension"])
+def test_unreadable_text_files_are_errors_saying_why(tmp_path, name, text, match):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(ValueError, match=match):
         datasets.load_data(path)
 
 

@@ -3,7 +3,7 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import BACKENDS, NO_EXTENSIONS, _module, dot4_gram
+from conftest import NO_EXTENSIONS, _module, dot4_gram, routine_fixtures
 
 from perceptron_c import _backend
 from perceptron_c import kernels as K
@@ -21,15 +21,7 @@ def numpy_popcount(words):
     return BYTE_POPCOUNT[words.view(np.uint8)].reshape(*words.shape, 8).sum(-1)
 
 
-@pytest.fixture(params=BACKENDS)
-def kernels_backend(request):
-    """The `_gram` routine module of one twin."""
-    return _module(request.param, "_gram")
-
-
-@pytest.fixture
-def kernels_twins():
-    return _module("c", "_gram"), _module("python", "_gram")
+kernels_backend, kernels_twins = routine_fixtures("_gram")
 
 
 def random_words(rng, n, n_bits, density=0.5):

@@ -7,17 +7,10 @@ import itertools
 
 import numpy as np
 import pytest
+from conftest import to_csr
 
 FLOATS = [np.float32, np.float64]
 FLAGS = list(itertools.product([False, True], [False, True]))  # (fit_intercept, normalize)
-
-
-def to_csr(X):
-    """Row-major non-zeros of a dense array as (data, indices int32, indptr int64)."""
-    rows, cols = np.nonzero(X)
-    indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
-    return np.ascontiguousarray(X[rows, cols]), cols.astype(np.int32), indptr
 
 
 def int_data(rng, n, d, density=1.0, dtype=np.float64):

@@ -65,18 +65,23 @@ def reference(P, A, B):
     return out
 
 
+def assert_every_path_gives(C, every_path, A, B, ref, dtypes=(np.int64, np.int32, np.int16)):
+    """On each path, the C twin's Gram of A and B into an out of each dtype is ref (out is
+    filled with -7 first: an entry left unwritten shows)."""
+    for impl in every_path():
+        for dtype in dtypes:
+            out = np.full(ref.shape, -7, dtype=dtype)
+            C.gram_conjunction_log2(A, B, out)
+            assert np.array_equal(out, ref), (impl, dtype)
+
+
 @needs_c
 @pytest.mark.parametrize("nw", WIDTHS)
 def test_every_path_equals_the_python_twin(C, P, every_path, rng, nw):
     # 13 rows of A (4 + 4 + 4 + 1, 3 * 4 + 1); 70 of B (2 x 32 + 6, 64 + 6, 23 x 3 + 1)
     A, B = random_words(rng, 13, nw), random_words(rng, 70, nw)
     B[5] = A[1]
-    ref = reference(P, A, B)
-    for impl in every_path():
-        for dtype in (np.int64, np.int32, np.int16):
-            out = np.full(ref.shape, -7, dtype=dtype)
-            C.gram_conjunction_log2(A, B, out)
-            assert np.array_equal(out, ref), (impl, dtype)
+    assert_every_path_gives(C, every_path, A, B, reference(P, A, B))
 
 
 @needs_c
@@ -87,11 +92,7 @@ def test_word_blocks_add_up(C, P, every_path, rng, nw):
     B[0] = A[1]
     ref = reference(P, A, B)
     assert ref.max() == 64 * nw
-    for impl in every_path():
-        for dtype in (np.int64, np.int32):
-            out = np.full(ref.shape, -7, dtype=dtype)
-            C.gram_conjunction_log2(A, B, out)
-            assert np.array_equal(out, ref), (impl, dtype)
+    assert_every_path_gives(C, every_path, A, B, ref, (np.int64, np.int32))
 
 
 @needs_c
@@ -99,12 +100,7 @@ def test_word_blocks_add_up(C, P, every_path, rng, nw):
 @pytest.mark.parametrize("nw", [1, 3, 16, 33])
 def test_single_rows_and_ragged_tiles(C, P, every_path, rng, na, nb, nw):
     A, B = random_words(rng, na, nw), random_words(rng, nb, nw)
-    ref = reference(P, A, B)
-    for impl in every_path():
-        for dtype in (np.int64, np.int32, np.int16):
-            out = np.full((na, nb), -7, dtype=dtype)
-            C.gram_conjunction_log2(A, B, out)
-            assert np.array_equal(out, ref), (impl, dtype)
+    assert_every_path_gives(C, every_path, A, B, reference(P, A, B))
 
 
 @needs_c

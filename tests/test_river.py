@@ -3,7 +3,7 @@ import pickle
 
 import numpy as np
 import pytest
-from conftest import run_python
+from conftest import interrupt_after_real_work, run_python
 
 river = pytest.importorskip("river")
 pd = pytest.importorskip("pandas")
@@ -654,21 +654,6 @@ ROUTINES = {pr.Perceptron: ("linear", "averaged_epoch_csr"),
             BUDGET: ("budget", "budget_epoch")}
 
 
-def _interrupt_after(monkeypatch, module, name, after_calls=1):
-    """The routine ``name`` runs for real, then raises KeyboardInterrupt at its
-    ``after_calls``-th call: what it wrote must be undone."""
-    original, calls = getattr(module, name), []
-
-    def wrapped(*args, **kwargs):
-        result = original(*args, **kwargs)
-        calls.append(1)
-        if len(calls) == after_calls:
-            raise KeyboardInterrupt
-        return result
-
-    monkeypatch.setattr(module, name, wrapped)
-
-
 def _state(m):
     """What a model holds, attribute by attribute (one pickle of the whole shares objects in
     its memo: two equal models may pickle apart)."""
@@ -694,7 +679,7 @@ def test_an_interrupted_learn_many_leaves_no_trace(monkeypatch, cls):
     frame = pd.DataFrame(X[100:], columns=[f"x{j}" for j in range(6)]).assign(new=1.0)
     labels = pd.Series([_label_of(cls, v, k=1) for v in t[100:]])
     module, name = ROUTINES[cls]
-    _interrupt_after(monkeypatch, getattr(_backend, module), name)
+    interrupt_after_real_work(monkeypatch, getattr(_backend, module), name, 1)
     with pytest.raises(KeyboardInterrupt):
         m.learn_many(frame, labels)
     assert _state(m) == _state(pickle.loads(before))

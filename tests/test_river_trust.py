@@ -5,10 +5,11 @@ import json
 import pathlib
 import pickle
 import sys
+import threading
 
 import numpy as np
 import pytest
-from conftest import HAVE_C, run_python
+from conftest import HAVE_C, run_python, run_threads
 
 pytest.importorskip("river")
 pd = pytest.importorskip("pandas")
@@ -222,12 +223,23 @@ def _reads(m, probes, frame):
     return out
 
 
+def _learner(learn):
+    """A thread that runs ``learn``, and the event it sets when ``learn`` has returned or
+    raised."""
+    done = threading.Event()
+
+    def run():
+        try:
+            learn()
+        finally:
+            done.set()
+    return threading.Thread(target=run), done
+
+
 @pytest.mark.parametrize("cls", LINEAR + [pr.BudgetKernelPerceptron])
 def test_predictions_from_many_threads_are_the_serial_ones(cls):
     """8 threads predict at once (switching every microsecond): every answer is the serial
     one, bit for bit."""
-    import threading
-
     rows, labels = _stream_with_news(cls)
     m = _make(cls)
     for x, y in zip(rows, labels):
@@ -244,16 +256,7 @@ def test_predictions_from_many_threads_are_the_serial_ones(cls):
         except Exception as e:  # (reported below)
             errors.append(e)
 
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=reader) for _ in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(interval)
+    run_threads([threading.Thread(target=reader) for _ in range(8)])
     assert not errors, errors[:3]
     assert len(results) == 48 and all(r == serial for r in results)
 
@@ -265,8 +268,6 @@ def test_predicting_while_one_thread_learns_sees_the_model_before_or_after_each_
     predict: each prediction (each predict_many whole) is that of the model after some number
     of the examples, never of one between two (a new name's column was given before its
     weight existed: the readers raised ValueError)."""
-    import threading
-
     rows, labels = _stream_with_news(cls)
     probes = _probes(12)
     frame = pd.DataFrame(probes)
@@ -281,14 +282,12 @@ def test_predicting_while_one_thread_learns_sees_the_model_before_or_after_each_
             ref.learn_one(rows[i], labels[i])
     allowed_one = [set(s[j] for s in seen["one"]) for j in range(len(probes))]
     allowed_many = set(seen["many"])
-    observed, errors, done = [], [], threading.Event()
+    observed, errors = [], []
 
-    def learner():
-        try:
-            for x, y in zip(rows, labels):
-                m.learn_one(x, y)
-        finally:
-            done.set()
+    def learn():
+        for x, y in zip(rows, labels):
+            m.learn_one(x, y)
+    learner, done = _learner(learn)
 
     def reader():
         try:
@@ -299,17 +298,7 @@ def test_predicting_while_one_thread_learns_sees_the_model_before_or_after_each_
         except Exception as e:  # (reported below)
             errors.append(e)
 
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=reader) for _ in range(8)]
-        threads.append(threading.Thread(target=learner))
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(interval)
+    run_threads([threading.Thread(target=reader) for _ in range(8)] + [learner])
     assert not errors, errors[:3]
     assert _state(m) == _state(ref)  # the learner's model is the serial one
     for what, value in observed:
@@ -329,8 +318,6 @@ def test_a_call_during_another_threads_learn_many_raises_or_sees_before_or_after
     another thread meanwhile would read half a batch, and a learning call would write between
     its rows. Both raise ConcurrentUseError; outside the batch they see the model before or
     after it."""
-    import threading
-
     from perceptron_c import ConcurrentUseError
 
     rng = np.random.default_rng(4)
@@ -343,13 +330,8 @@ def test_a_call_during_another_threads_learn_many_raises_or_sees_before_or_after
     after = pickle.loads(pickle.dumps(m))
     after.learn_many(X, y)
     allowed = {m.predict_one(probe), after.predict_one(probe)}
-    outcomes, errors, done = [], [], threading.Event()
-
-    def learner():
-        try:
-            m.learn_many(X, y)
-        finally:
-            done.set()
+    outcomes, errors = [], []
+    learner, done = _learner(lambda: m.learn_many(X, y))
 
     def other():
         try:
@@ -368,8 +350,7 @@ def test_a_call_during_another_threads_learn_many_raises_or_sees_before_or_after
         except Exception as e:  # (reported below)
             errors.append(e)
 
-    threads = [threading.Thread(target=learner)] + [threading.Thread(target=other)
-                                                      for _ in range(3)]
+    threads = [learner] + [threading.Thread(target=other) for _ in range(3)]
     for t in threads:
         t.start()
     for t in threads:

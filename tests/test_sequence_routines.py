@@ -4,29 +4,14 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import HAVE_C, _module
+from conftest import HAVE_C, _module, routine_fixtures, to_csr
 
 from perceptron_c._core import _contract
 
 FLOATS = [np.float32, np.float64]
 
 
-@pytest.fixture(params=["c", "python"])
-def seq(request):
-    """The `_sequence` routine module of one twin."""
-    return _module(request.param, "_sequence")
-
-
-@pytest.fixture
-def seq_twins():
-    return _module("c", "_sequence"), _module("python", "_sequence")
-
-
-def to_csr(X):
-    rows, cols = np.nonzero(X)
-    indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
-    return np.ascontiguousarray(X[rows, cols]), cols.astype(np.int32), indptr
+seq, seq_twins = routine_fixtures("_sequence")
 
 
 def offsets_of(lengths):

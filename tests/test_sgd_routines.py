@@ -13,28 +13,14 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import BACKENDS, HAVE_C, _module, pad_to_blas_block
+from conftest import BACKENDS, HAVE_C, _module, pad_to_blas_block, routine_fixtures, to_csr
 from sklearn_versions import differs, fit_pa
 
 FLOATS = [np.float32, np.float64]
 PENALTY = {None: 0, "l1": 1, "l2": 2, "elasticnet": 3}
 
 
-@pytest.fixture(params=BACKENDS)
-def sgd(request):
-    return _module(request.param, "_sgd")
-
-
-@pytest.fixture
-def sgd_twins():
-    return _module("c", "_sgd"), _module("python", "_sgd")
-
-
-def to_csr(X):
-    rows, cols = np.nonzero(X)
-    indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
-    return np.ascontiguousarray(X[rows, cols]), cols.astype(np.int32), indptr
+sgd, sgd_twins = routine_fixtures("_sgd")
 
 
 def make_params(m, alpha=0.0, l1_ratio=0.15, eta0=1.0, decay=1.0, wpos=1.0, wneg=1.0,

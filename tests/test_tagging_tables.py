@@ -4,12 +4,11 @@ making them when its model is trained, loaded or changed, and many threads at on
 import itertools
 import pickle
 import random
-import sys
 import threading
 
 import numpy as np
 import pytest
-from conftest import _module, interrupt_after_real_work
+from conftest import _module, interrupt_after_real_work, run_threads
 from tagged_corpus import tagged_sentences
 
 from perceptron_c import _backend
@@ -317,16 +316,7 @@ def test_eight_threads_tag_as_one(structured):
         except Exception as e:  # pragma: no cover - reported below
             errors.append(e)
 
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(before)
+    run_threads([threading.Thread(target=work, args=(k,)) for k in range(8)])
     assert not errors
     for k in range(8):
         assert results[k] == serial[k::2] + serial
