@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .._utils._docs import fill
 from .._utils._params import Parameters
 from ._metrics import flat_accuracy_score
 
@@ -32,6 +33,16 @@ _NAMES = {"min_freq": "feature.minfreq", "all_possible_states": "feature.possibl
           "calibration_max_trials": "calibration.max_trials", "pa_type": "type", "c": "c",
           "error_sensitive": "error_sensitive", "averaging": "averaging",
           "variance": "variance", "gamma": "gamma"}
+
+# the sequences the prediction methods take
+_DOCS = {
+    "X": """
+        X : list of item sequences
+            The sequences.""",
+    "xseq": """
+        xseq : item sequence
+            One sequence.""",
+}
 
 
 class CRF(Parameters):
@@ -163,13 +174,13 @@ class CRF(Parameters):
         """
         return [self.predict_single(xseq) for xseq in X]
 
+    @fill(_DOCS)
     def predict_single(self, xseq: Any) -> list[str]:
         """The labels of one sequence.
 
         Parameters
         ----------
-        xseq : item sequence
-            One sequence.
+        {xseq}
 
         Returns
         -------
@@ -178,13 +189,13 @@ class CRF(Parameters):
         """
         return self._tagger().tag(xseq)
 
+    @fill(_DOCS)
     def predict_marginals(self, X: Sequence[Any]) -> list[list[dict[str, float]]]:
         """For each sequence of X, each item's marginal probability of every label.
 
         Parameters
         ----------
-        X : list of item sequences
-            The sequences.
+        {X}
 
         Returns
         -------
@@ -193,13 +204,13 @@ class CRF(Parameters):
         """
         return [self.predict_marginals_single(xseq) for xseq in X]
 
+    @fill(_DOCS)
     def predict_marginals_single(self, xseq: Any) -> list[dict[str, float]]:
         """Each item's marginal probability of every label, for one sequence.
 
         Parameters
         ----------
-        xseq : item sequence
-            One sequence.
+        {xseq}
 
         Returns
         -------
@@ -212,13 +223,13 @@ class CRF(Parameters):
         return [{label: tagger.marginal(label, t) for label in labels}
                 for t in range(len(xseq))]
 
+    @fill(_DOCS)
     def score(self, X: Sequence[Any], y: Sequence[Sequence[str]]) -> float:
         """The share of items labeled right (sklearn-crfsuite's flat accuracy).
 
         Parameters
         ----------
-        X : list of item sequences
-            The sequences.
+        {X}
         y : list of list of str
             Their true labels.
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import _backend
+from .._utils._docs import fill
 from . import _online as online
 from ._log import LabelScore, TrainLog
 from ._model import CRFModel
@@ -63,6 +64,29 @@ _ALIASES = {"averaged-perceptron": "ap", "passive-aggressive": "pa"}
 _TITLES = {"ap": "Averaged perceptron", "pa": "Passive Aggressive",
            "arow": "Adaptive Regularization of Weights (AROW)"}
 _NOT_HERE = {"lbfgs", "l2sgd"}
+# numpydoc blocks the trainers' docstrings share (`fill` places them)
+_DOCS = {
+    # both trainers' parameters
+    "trainer_params": """
+        Parameters
+        ----------
+        algorithm : {'ap', 'pa', 'arow'}, optional
+            The training algorithm (see `select`).
+        params : dict, optional
+            Training parameters (see `set_params`).
+        verbose : bool
+            Whether to print CRFsuite's log while training (default True).
+        """,
+    # what each of Trainer's on_* callbacks says after its own summary
+    "prints_log": """
+        Prints the log's part when ``verbose`` (override to do otherwise).
+
+        Parameters
+        ----------
+        log : str
+            The part of the log this event ends.
+        """,
+}
 _PROGRESS = ["0"] + [str(p // 10) if p % 10 == 0 else "." for p in range(2, 101, 2)] + ["\n"]
 
 
@@ -101,17 +125,11 @@ def _items(xseq: Any) -> list[tuple[list[str], np.ndarray]]:
             for item in packed.pairs()]
 
 
+@fill(_DOCS)
 class BaseTrainer:
     """python-crfsuite's trainer with CRFsuite's perceptron-family trainers.
 
-    Parameters
-    ----------
-    algorithm : {'ap', 'pa', 'arow'}, optional
-        The training algorithm (see `select`).
-    params : dict, optional
-        Training parameters (see `set_params`).
-    verbose : bool
-        Whether to print CRFsuite's log while training (default True).
+    {trainer_params}
     """
 
     def __init__(self, algorithm: str | None = None, params: dict | None = None,
@@ -516,19 +534,13 @@ def _as_printed(value: float, spec: str) -> float:
     return float(format(float(value), spec))
 
 
+@fill(_DOCS)
 class Trainer(BaseTrainer):
     """python-crfsuite's ``Trainer``: `BaseTrainer` whose log is kept in ``logparser`` (a
     `TrainLog`: each iteration's numbers, the feature count, the seconds) and shown, when
     ``verbose``, through the ``on_*`` callbacks, one call per part of the log.
 
-    Parameters
-    ----------
-    algorithm : {'ap', 'pa', 'arow'}, optional
-        The training algorithm (see `select`).
-    params : dict, optional
-        Training parameters (see `set_params`).
-    verbose : bool
-        Whether to print CRFsuite's log while training (default True).
+    {trainer_params}
     """
 
     logparser: Any = None
@@ -557,94 +569,70 @@ class Trainer(BaseTrainer):
         else:
             getattr(self, "on_" + name)(log)
 
+    @fill(_DOCS)
     def on_start(self, log: str) -> None:
-        """The log's start: prints the log's part when ``verbose`` (override to do
-        otherwise).
+        """The log's start.
 
-        Parameters
-        ----------
-        log : str
-            The part of the log this event ends.
+        {prints_log}
         """
         print(log, end="")
 
+    @fill(_DOCS)
     def on_featgen_progress(self, log: str, percent: int) -> None:
-        """Feature generation's progress: prints the log's part when ``verbose`` (override to do
-        otherwise).
+        """Feature generation's progress.
 
-        Parameters
-        ----------
-        log : str
-            The part of the log this event ends.
+        {prints_log}
         percent : int
             How much of the features is generated.
         """
         print(log, end="")
 
+    @fill(_DOCS)
     def on_featgen_end(self, log: str) -> None:
-        """The end of feature generation: prints the log's part when ``verbose`` (override to do
-        otherwise).
+        """The end of feature generation.
 
-        Parameters
-        ----------
-        log : str
-            The part of the log this event ends.
+        {prints_log}
         """
         print(log, end="")
 
+    @fill(_DOCS)
     def on_prepared(self, log: str) -> None:
-        """The trainer ready: prints the log's part when ``verbose`` (override to do
-        otherwise).
+        """The trainer ready.
 
-        Parameters
-        ----------
-        log : str
-            The part of the log this event ends.
+        {prints_log}
         """
         print(log, end="")
 
+    @fill(_DOCS)
     def on_prepare_error(self, log: str) -> None:
-        """A failure before training: prints the log's part when ``verbose`` (override to do
-        otherwise).
+        """A failure before training.
 
-        Parameters
-        ----------
-        log : str
-            The part of the log this event ends.
+        {prints_log}
         """
         print(log, end="")
 
+    @fill(_DOCS)
     def on_iteration(self, log: str, info: dict) -> None:
-        """An iteration's end: prints the log's part when ``verbose`` (override to do
-        otherwise).
+        """An iteration's end.
 
-        Parameters
-        ----------
-        log : str
-            The part of the log this event ends.
+        {prints_log}
         info : dict
             The iteration's numbers (``logparser.iterations[-1]``).
         """
         print(log, end="")
 
+    @fill(_DOCS)
     def on_optimization_end(self, log: str) -> None:
-        """The end of training: prints the log's part when ``verbose`` (override to do
-        otherwise).
+        """The end of training.
 
-        Parameters
-        ----------
-        log : str
-            The part of the log this event ends.
+        {prints_log}
         """
         print(log, end="")
 
+    @fill(_DOCS)
     def on_end(self, log: str) -> None:
-        """The end of the log: prints the log's part when ``verbose`` (override to do
-        otherwise).
+        """The end of the log.
 
-        Parameters
-        ----------
-        log : str
-            The part of the log this event ends.
+        {prints_log}
         """
         print(log, end="")

@@ -112,10 +112,14 @@ def train_tagger(args: argparse.Namespace, save: Any) -> str:
 # --------------------------------------------------------------------------- tag
 
 def add_apply_arguments(command: Any, saved: str, data: str, data_help: str,
-                        output: str) -> None:
-    """What predict and tag take: a model saved by train, the file it reads, and -o OUT
-    (written by `replace_file`, whole or not at all)."""
-    command.add_argument("model", metavar="MODEL.npz", help=f"a {saved} saved by 'train'")
+                        output: str, instead: str | None = None) -> None:
+    """What predict and tag take: a model saved by train (optional when the option
+    ``instead`` can give the model), the file it reads, and -o OUT (written by
+    `replace_file`, whole or not at all)."""
+    optional = instead is not None
+    command.add_argument("model", metavar="MODEL.npz", nargs="?" if optional else None,
+                         help=f"a {saved} saved by 'train'"
+                              + (f" (or give {instead} instead)" if optional else ""))
     command.add_argument(data, metavar=data.upper(), help=data_help)
     command.add_argument("-o", "--output", metavar="OUT",
                          help=f"write {output}; OUT is replaced whole, or left as it was if "
@@ -133,12 +137,8 @@ def add_tag(commands: Any) -> None:
                     "one token per line (its first column; further columns are ignored), "
                     "a blank line between sentences, written back as word<TAB>TAG lines "
                     "with a blank line after each sentence. The input is UTF-8.")
-    tag.add_argument("model", metavar="MODEL.npz", nargs="?",
-                     help="a tagger saved by 'train' (or give --nltk-json instead)")
-    tag.add_argument("text", metavar="TEXT", help="the text file to tag")
-    tag.add_argument("-o", "--output", metavar="OUT",
-                     help="write the tagged text to OUT instead of stdout; OUT is replaced "
-                          "whole, or left as it was if writing fails")
+    add_apply_arguments(tag, "tagger", "text", "the text file to tag",
+                        "the tagged text to OUT instead of stdout", instead="--nltk-json")
     tag.add_argument("--nltk-json", metavar="DIR",
                      help="tag with the NLTK JSON model in DIR (a folder, or a .zip holding "
                           "one, as NLTK's save_to_json or 'export-nltk' writes it) instead of "

@@ -11,7 +11,32 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+from .._utils._docs import fill
+
 __all__ = ["ConfusionMatrix"]
+
+# numpydoc blocks the methods' docstrings share (`fill` places them)
+_DOCS = {
+    "value": """
+        value : hashable
+            A value of the matrix.""",
+    # the tables' choice of values
+    "ordering": """
+        truncate : int, optional
+            Show only the first ``truncate`` values (after sorting).
+        sort_by_count : bool, default=False
+            Order the values by their count in the reference, most frequent first.""",
+    # recall's and precision's sections; {share} says which share the number is
+    "value_share": """
+        Parameters
+        ----------
+        {value}
+
+        Returns
+        -------
+        float
+            {share}""",
+}
 
 
 class ConfusionMatrix:
@@ -71,6 +96,7 @@ class ConfusionMatrix:
             values = sorted(values, key=lambda v: -self._row_totals[self._indices[v]])
         return values[:truncate] if truncate else values
 
+    @fill(_DOCS)
     def pretty_format(self, show_percents: bool = False, values_in_chart: bool = True,
                       truncate: int | None = None, sort_by_count: bool = False) -> str:
         """The matrix as text, NLTK's layout: column labels written downwards, the diagonal
@@ -82,10 +108,7 @@ class ConfusionMatrix:
             Each count as a percentage of all pairs.
         values_in_chart : bool, default=True
             Label rows and columns with the values; False numbers them and adds a key.
-        truncate : int, optional
-            Show only the first ``truncate`` values (after sorting).
-        sort_by_count : bool, default=False
-            Order the values by their count in the reference, most frequent first.
+        {ordering}
 
         Returns
         -------
@@ -145,45 +168,35 @@ class ConfusionMatrix:
         return "Value key:\n" + "".join(f"  {i:{width}d}: {v}\n"
                                         for i, v in enumerate(self._values))
 
+    def _share(self, value: Hashable, totals: Counter[int]) -> float:
+        """Pairs of ``value`` in both / its row's or column's total in ``totals``; 0.0 when
+        that total is 0."""
+        total = totals[self._indices[value]]
+        return self[value, value] / total if total else 0.0
+
+    @fill(_DOCS, share="The recall; 0.0 when the reference never holds ``value``.")
     def recall(self, value: Hashable) -> float:
         """Pairs of ``value`` in both / pairs with ``value`` in the reference (its row).
 
-        Parameters
-        ----------
-        value : hashable
-            A value of the matrix.
-
-        Returns
-        -------
-        float
-            The recall; 0.0 when the reference never holds ``value``.
+        {value_share}
         """
-        total = self._row_totals[self._indices[value]]
-        return self[value, value] / total if total else 0.0
+        return self._share(value, self._row_totals)
 
+    @fill(_DOCS, share="The precision; 0.0 when the test never holds ``value``.")
     def precision(self, value: Hashable) -> float:
         """Pairs of ``value`` in both / pairs with ``value`` in the test (its column).
 
-        Parameters
-        ----------
-        value : hashable
-            A value of the matrix.
-
-        Returns
-        -------
-        float
-            The precision; 0.0 when the test never holds ``value``.
+        {value_share}
         """
-        total = self._col_totals[self._indices[value]]
-        return self[value, value] / total if total else 0.0
+        return self._share(value, self._col_totals)
 
+    @fill(_DOCS)
     def f_measure(self, value: Hashable, alpha: float = 0.5) -> float:
         """``1 / (alpha / p + (1 - alpha) / r)`` of precision ``p`` and recall ``r``.
 
         Parameters
         ----------
-        value : hashable
-            A value of the matrix.
+        {value}
         alpha : float, default=0.5
             The weight of precision against recall (0.5: their harmonic mean).
 
@@ -197,6 +210,7 @@ class ConfusionMatrix:
             return 0.0
         return 1.0 / (alpha / p + (1 - alpha) / r)
 
+    @fill(_DOCS)
     def evaluate(self, alpha: float = 0.5, truncate: int | None = None,
                  sort_by_count: bool = False) -> str:
         """The table of precision, recall and F-measure of each value, NLTK's layout.
@@ -205,10 +219,7 @@ class ConfusionMatrix:
         ----------
         alpha : float, default=0.5
             As `f_measure`.
-        truncate : int, optional
-            Show only the first ``truncate`` values (after sorting).
-        sort_by_count : bool, default=False
-            Order the values by their count in the reference, most frequent first.
+        {ordering}
 
         Returns
         -------
