@@ -8,11 +8,23 @@ gram_py = _module("python", "_gram")
 
 @pytest.fixture
 def dot_paths():
-    """Each product path of the C twin this CPU runs (portable, SSE2/NEON, AVX2), in turn."""
+    """Each product path of the C twin this CPU runs (portable, SSE2/NEON, AVX2), in turn;
+    the test sets each (and each loop nest, `loop_nests`)."""
     c = _module("c", "_gram")
     before = c._set_dot_path(c._dot_paths()[-1])
+    packed = c._set_dot_packing(True)
     yield c, c._dot_paths()
     c._set_dot_path(before)
+    c._set_dot_packing(packed)
+
+
+def loop_nests(c, paths):
+    """(path, packed) for every path and both loop nests of _dot.h, each set in turn."""
+    for path in paths:
+        for packed in (True, False):
+            c._set_dot_path(path)
+            c._set_dot_packing(packed)
+            yield path, packed
 
 
 def _rows(rng, m, d):
@@ -44,12 +56,11 @@ def test_every_path_computes_the_contract(dot_paths, rng, same):
         Y = X if same else _rows(rng, n, d)
         ref = np.empty((m, Y.shape[0]))
         gram_py._products(X, Y, ref)
-        for path in paths:
-            c._set_dot_path(path)
+        for path, packed in loop_nests(c, paths):
             for threads in (1, 2):
                 out = np.full_like(ref, np.nan)
                 c._products(X, Y, out, threads)
-                assert np.array_equal(out, ref), (path, m, n, d, threads)
+                assert np.array_equal(out, ref), (path, packed, m, n, d, threads)
             assert np.array_equal(c.row_sqnorms(X), gram_py.row_sqnorms(X)), path
         if same:
             assert np.array_equal(ref, ref.T)
@@ -64,11 +75,38 @@ def test_paths_on_many_blocks_and_odd_strides(dot_paths, rng):
     ref = np.empty((45, 3000))
     gram_py._products(X, Y, ref)
     assert len(gram_py.product_blocks(45, 3000, 700)) > 1
-    for path in paths:
-        c._set_dot_path(path)
+    for path, packed in loop_nests(c, paths):
         out = np.empty_like(ref)
         c._products(X, Y, out, 2)
-        assert np.array_equal(out, ref), path
+        assert np.array_equal(out, ref), (path, packed)
+
+
+@pytest.mark.skipif(not HAVE_C, reason="the C core is not in use")
+@pytest.mark.parametrize("same", [False, True])
+def test_packed_products_carry_the_lane_sums_across_k_blocks(dot_paths, rng, same):
+    # _dot.h's packed loop (16 rows of X or more): d up to and past one k-block (PC_DOT_KC,
+    # 256) and its tails, strips and tiles cut short by the ends of X and Y, several panels
+    # of Y (PC_DOT_NC, 128) and chunks of columns, a symmetric product of several blocks
+    c, paths = dot_paths
+    for m, n, d in [(16, 5, 256), (17, 130, 257), (33, 129, 515), (70, 300, 1030),
+                    (130, 260, 4), (200, 3, 9)]:
+        X = _rows(rng, m, d)
+        Y = X if same else _rows(rng, n, d)
+        ref = np.empty((m, Y.shape[0]))
+        gram_py._products(X, Y, ref)
+        for path in paths:
+            c._set_dot_path(path)
+            for threads in (1, 2):
+                out = np.full_like(ref, np.nan)
+                c._products(X, Y, out, threads)
+                assert np.array_equal(out, ref), (path, m, n, d, threads)
+
+
+@pytest.mark.skipif(not HAVE_C, reason="the C core is not in use")
+def test_set_dot_packing_returns_the_setting_it_replaces(dot_paths):
+    c, _ = dot_paths
+    assert c._set_dot_packing(False) is True
+    assert c._set_dot_packing(True) is False
 
 
 @pytest.mark.skipif(not HAVE_C, reason="the C core is not in use")

@@ -120,7 +120,8 @@ UNIT = """#include "_dot.h"
 #endif
 int best(void) { return pc_best_impl() + pc_rbf_best_path() + pc_dot_best_path(); }
 void dots(const double *X, const double *Y, double *out, int path) {
-    pc_gram_dot(X, 5, Y, 7, 9, out, 7, path);
+    pc_gram_dot(X, 5, Y, 7, 9, out, 7, path, 1);
+    pc_gram_dot(X, 20, Y, 7, 300, out, 7, path, 1);
     pc_row_sqnorms(X, 5, 9, out);
 }
 void gram(int impl, const uint64_t *A, ptrdiff_t na, const uint64_t *B, ptrdiff_t nb,

@@ -414,10 +414,22 @@ def given_norms(X: Any, Y: Any, norms: tuple) -> tuple[Any, Any]:
     return xx, yy
 
 
-def product_blocks(m: int, n: int, d: int) -> list[tuple[int, int]]:
-    """[a, z) blocks of the rows of an m x n product of rows of d features."""
-    rows = max(1, PRODUCT_WORK // max(1, n * max(1, d)))
+def product_blocks(m: int, n: int, d: int, min_rows: int = 1,
+                   multiple: int = 1) -> list[tuple[int, int]]:
+    """[a, z) blocks of the rows of an m x n product of rows of d features: about
+    `PRODUCT_WORK` multiply-adds each, at least ``min_rows`` rows, a multiple of ``multiple``
+    (the C twin's packed products gain on strips of many rows, whole tiles of rows; it then
+    cuts a block's columns into chunks of about `PRODUCT_WORK`, `product_chunk`)."""
+    rows = max(1, min_rows, PRODUCT_WORK // max(1, n * max(1, d)))
+    rows += -rows % multiple
     return [(a, min(m, a + rows)) for a in range(0, m, rows)]
+
+
+def product_chunk(rows: int, d: int, min_cols: int) -> int:
+    """The columns of a chunk of a block of ``rows`` rows: about `PRODUCT_WORK`
+    multiply-adds, at least ``min_cols`` (a packed panel), a multiple of it."""
+    cols = max(min_cols, PRODUCT_WORK // max(1, rows * max(1, d)))
+    return cols - cols % min_cols
 
 
 # Multiply-adds per block of sentences to decode: a few milliseconds (as _linear_model's

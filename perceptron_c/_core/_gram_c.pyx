@@ -33,7 +33,8 @@ from perceptron_c._core._popcount cimport (PC_IMPL_AVX2, PC_IMPL_AVX512, PC_IMPL
                                            pc_packed_words, pc_sym_pays)
 
 from perceptron_c._core._contract import (check_float, check_words, effective_jobs,
-                                          given_norms, product_blocks, run_blocks)
+                                          given_norms, product_blocks, product_chunk,
+                                          run_blocks)
 from perceptron_c._utils._threads import run_shared, stop_point
 
 from perceptron_c._core._gram_py import __all__  # no-cython-lint: listed once (test_twins)
@@ -46,7 +47,8 @@ cdef extern from "_dot.h":
     int pc_dot_best_path() noexcept nogil
     int pc_dot_path_available(int path) noexcept nogil
     void pc_gram_dot(const double* X, Py_ssize_t m, const double* Y, Py_ssize_t n,
-                     Py_ssize_t d, double* out, Py_ssize_t ldo, int path) noexcept nogil
+                     Py_ssize_t d, double* out, Py_ssize_t ldo, int path,
+                     int pack) noexcept nogil
     void pc_row_sqnorms(const double* X, Py_ssize_t m, Py_ssize_t d, double* out) noexcept nogil
 
 cdef extern from "_rbf.h":
@@ -275,6 +277,27 @@ def _set_dot_path(name):
     return before
 
 
+# The products' loop nest (_dot.h): packed (1, the default) or not (0, for the tests: the
+# same bits).
+cdef int _dot_packed = 1
+
+
+def _set_dot_packing(packed):
+    """Use the packed loop nest of the products (True) or the unpacked one (False), for
+    the tests; returns the setting it replaces."""
+    global _dot_packed
+    before, _dot_packed = bool(_dot_packed), 1 if packed else 0
+    return before
+
+
+# The packed products' strips and panels (_dot.h): a block of rows of a product has at least
+# PACKED_ROWS rows, a multiple of PACKED_TILE_ROWS (of every path's tile rows: no strip cut
+# short but the last), its chunks a multiple of PACKED_COLS columns (PC_DOT_NC: whole
+# packed panels).
+PACKED_ROWS = 64
+PACKED_TILE_ROWS = 4
+PACKED_COLS = 128
+
 # Entries per block of the mirror of a symmetric product (_gram_py.MIRROR_ENTRIES).
 MIRROR_ENTRIES = 1 << 18
 
@@ -290,15 +313,17 @@ cdef void _mirror_rows(double* o, Py_ssize_t m, Py_ssize_t a, Py_ssize_t z) noex
 
 def _products(X, Y, out, n_threads=1):
     """_gram_py._products: out = X . Y^T, each entry the 4-lane dot (``_dot.h``), without the
-    GIL, by the twin's blocks of rows on up to n_threads threads; when Y is X, the entries
-    from the diagonal on, then the rest by symmetry (dot4 is symmetric), by the blocks of
-    _gram_py.mirror_lower."""
+    GIL, on up to n_threads threads, by blocks of rows (`product_blocks`, at least
+    PACKED_ROWS: ``_dot.h`` packs strips of many rows) whose columns go in chunks of about
+    the same work (`product_chunk`), Ctrl-C and a stopped call seen between chunks; when Y is
+    X, the entries from the diagonal on, then the rest by symmetry (dot4 is symmetric), by the
+    blocks of _gram_py.mirror_lower."""
     cdef const double[:, ::1] xv = X
     cdef const double[:, ::1] yv = Y
     cdef double[:, ::1] o = out
     cdef Py_ssize_t m = o.shape[0], n = o.shape[1], d = xv.shape[1]
     cdef bint sym = Y is X, mirror = False
-    cdef int path = _dot_path
+    cdef int path = _dot_path, pack = _dot_packed
     if m == 0 or n == 0:
         return
     if d == 0:
@@ -306,16 +331,19 @@ def _products(X, Y, out, n_threads=1):
         return
 
     def block(Py_ssize_t a, Py_ssize_t z):
+        cdef Py_ssize_t first = a if sym else 0, b, e
+        cdef Py_ssize_t step = product_chunk(z - a, d, PACKED_COLS)
         if mirror:
             with nogil:
                 _mirror_rows(&o[0, 0], m, a, z)
-        elif sym:
+            return
+        for b in range(first, n, step):
+            e = min(n, b + step)
+            if b > first:
+                stop_point()
             with nogil:
-                pc_gram_dot(&xv[a, 0], z - a, &xv[a, 0], m - a, d, &o[a, a], n, path)
-        else:
-            with nogil:
-                pc_gram_dot(&xv[a, 0], z - a, &yv[0, 0], n, d, &o[a, 0], n, path)
-    blocks = product_blocks(m, n, d)
+                pc_gram_dot(&xv[a, 0], z - a, &yv[b, 0], e - b, d, &o[a, b], n, path, pack)
+    blocks = product_blocks(m, n, d, PACKED_ROWS, PACKED_TILE_ROWS)
     if len(blocks) == 1:  # run_blocks of one block: the same call, in this thread
         stop_point()
         block(0, m)

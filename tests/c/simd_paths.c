@@ -178,7 +178,9 @@ static int check_rbf_paths(void) {
 }
 
 static int check_dot_paths(void) {
-    enum { M = 23, N = 37, D = 71 };
+    /* both loop nests: unpacked (pack 0, or fewer than PC_DOT_PACK_MIN_ROWS rows) and packed,
+     * d past one k-block (PC_DOT_KC) */
+    enum { M = 45, N = 37, D = 530 };
     static const char *names[] = {"portable", "simd", "avx2"};
     static double X[M * D], Y[N * D], ref[M * N], got[M * N];
     for (ptrdiff_t i = 0; i < M * D; i++) /* products of every scale: each order rounds apart */
@@ -188,11 +190,12 @@ static int check_dot_paths(void) {
     for (int path = 1; path <= PC_DOT_AVX2_PATH; path++) {
         if (!pc_dot_path_available(path)) continue;
         for (ptrdiff_t d = 0; d <= D; d += (d < 9 ? 1 : 31)) /* every tail, then wide rows */
-            for (ptrdiff_t m = 1; m <= M; m += 11) {
-                pc_gram_dot(X, m, Y, N, d, ref, N, PC_DOT_PORTABLE);
-                pc_gram_dot(X, m, Y, N, d, got, N, path);
-                if (!same_bits(ref, got, m * N)) return fail(names[path], (long)m, (long)d);
-            }
+            for (ptrdiff_t m = 1; m <= M; m += 11)
+                for (int pack = 0; pack <= 1; pack++) {
+                    pc_gram_dot(X, m, Y, N, d, ref, N, PC_DOT_PORTABLE, 0);
+                    pc_gram_dot(X, m, Y, N, d, got, N, path, pack);
+                    if (!same_bits(ref, got, m * N)) return fail(names[path], (long)m, (long)d);
+                }
         printf("dot path %s: ok\n", names[path]);
     }
     return 0;
