@@ -8,7 +8,7 @@ gram_py = _module("python", "_gram")
 
 @pytest.fixture
 def dot_paths():
-    """Each product path of the C twin this CPU runs (portable, SSE2/NEON, AVX2), in turn;
+    """Each product path of the C twin this CPU runs (portable, SSE2/NEON, AVX2, AVX-512), in turn;
     the test sets each (and each loop nest, `loop_nests`)."""
     c = _module("c", "_gram")
     before = c._set_dot_path(c._dot_paths()[-1])

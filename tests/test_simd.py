@@ -53,6 +53,8 @@ def test_every_path_the_cpu_has_is_compiled_in():
     rbf = ("portable", "sse2", "avx2") if "AVX2" in has else ("portable", "sse2")
     assert C._rbf_paths() == rbf, sorted(has)
     dot = ("portable", "simd", "avx2") if "AVX2" in has else ("portable", "simd")
+    if "AVX2" in has and {"AVX512F", "AVX512VL"} <= has:
+        dot += ("avx512",)
     assert C._dot_paths() == dot, sorted(has)
 
 

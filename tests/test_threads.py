@@ -152,3 +152,54 @@ def test_a_block_under_way_stops_at_its_next_stop_point(failing):
 def test_stop_point_outside_a_call_does_nothing():
     _threads.stop_point()
     run_shared(lambda b: _threads.stop_point(), 3, 1)
+
+
+@pytest.mark.parametrize("values,expected", [
+    ({}, "cores"),
+    ({"OMP_NUM_THREADS": "1"}, 1),
+    ({"OMP_NUM_THREADS": "1,4"}, 1),  # OpenMP's list form: the outer level
+    ({"PERCEPTRON_C_NUM_THREADS": "1", "OMP_NUM_THREADS": "8"}, 1),
+    ({"OMP_NUM_THREADS": "0"}, "cores"),  # not a positive count: ignored
+    ({"OMP_NUM_THREADS": "many"}, "cores"),
+    ({"OMP_NUM_THREADS": "100000"}, "cores"),  # never more than the cores
+])
+def test_a_product_without_n_jobs_uses_every_core_unless_a_limit_says(monkeypatch, values,
+                                                                      expected):
+    from perceptron_c._core._contract import effective_jobs
+
+    for var in _threads.THREAD_LIMIT_VARIABLES:
+        monkeypatch.delenv(var, raising=False)
+    for var, value in values.items():
+        monkeypatch.setenv(var, value)
+    cores = _threads._cpu_count()
+    want = cores if expected == "cores" else min(cores, expected)
+    assert _threads.default_threads() == want
+    assert effective_jobs(None) == want
+    assert effective_jobs(1) == 1 and effective_jobs(-1) == cores  # n_jobs given: as it says
+
+
+def test_a_gram_without_n_jobs_runs_on_the_default_threads(monkeypatch):
+    # the products and the elementwise pass of a Gram called at its defaults take
+    # default_threads() threads (here 3, whatever the machine has): the blocks of each pass
+    # are offered to that many threads, and the Gram is the one-thread Gram bit for bit
+    import numpy as np
+
+    from perceptron_c.kernels import gram
+
+    X = np.random.default_rng(0).normal(size=(300, 40))
+    one = gram(X, kernel="rbf", gamma=0.1, n_jobs=1)
+    asked = []
+    real = _threads.run_shared
+
+    def recording(fn, n_blocks, n_jobs):
+        asked.append(n_jobs)
+        return real(fn, n_blocks, n_jobs)
+
+    monkeypatch.setattr(_threads, "default_threads", lambda: 3)
+    monkeypatch.setattr(_threads, "run_shared", recording)
+    import perceptron_c._core._contract as contract
+
+    monkeypatch.setattr(contract, "default_threads", lambda: 3)
+    monkeypatch.setattr(contract, "run_shared", recording)
+    assert np.array_equal(gram(X, kernel="rbf", gamma=0.1), one)
+    assert asked and set(asked) == {3}, asked

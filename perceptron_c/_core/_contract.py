@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._utils._threads import run_shared
+from .._utils._threads import default_threads, run_shared
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -354,10 +354,12 @@ PRODUCT_WORK = 1 << 23
 
 
 def effective_jobs(n_jobs: object) -> int:
-    """Threads for ``n_jobs`` with scikit-learn's meaning (None: 1, -1: every core, -2: all
-    but one, ...), any integer type but bool; anything else is a ValueError."""
+    """Threads of a Gram for ``n_jobs``: None, the default, every core as BLAS uses them
+    (`_threads.default_threads`: fewer when PERCEPTRON_C_NUM_THREADS or OMP_NUM_THREADS says
+    so); an integer with scikit-learn's meaning (-1: every core, -2: all but one, ...), any
+    integer type but bool; anything else is a ValueError."""
     if n_jobs is None:
-        return 1
+        return default_threads()
     if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral) \
             or n_jobs == 0:
         raise ValueError(f"n_jobs must be None or a nonzero integer, got {n_jobs!r}")

@@ -22,11 +22,13 @@
  *   four lane sums are carried from one k-block to the next (stored in S, loaded again), and
  *   the last k-block finishes them: the tail of d past a multiple of 4, then the sum. The
  *   zero rows make every tile whole (no scalar edge path); their pairs are never stored.
- *   Tiles: AVX2 4 x 3, SSE2 2 x 2, NEON 2 x 4 (measured: bench/README.md).
+ *   Tiles: AVX-512 4 x 6, AVX2 4 x 3, SSE2 2 x 2, NEON 2 x 4 (measured: bench/README.md).
  * - unpacked (fewer rows, or no memory for the packs): the rows of Y go through in panels of
  *   about PC_DOT_PANEL_BYTES while the rows of X stream past them; AVX2 3 x 4 tiles.
  * Paths: 0 portable (plain C, unpacked), 1 SSE2 (every x86-64) or NEON (every aarch64), 2
- * AVX2 (chosen at run time after a CPU check: _simd.h, which MSVC compiles too). */
+ * AVX2, 3 AVX-512 (AVX2's operations on AVX-512VL's 32 registers: larger tiles; unpacked, it
+ * is AVX2's loop); 2 and 3 chosen at run time after a CPU check (_simd.h, which MSVC
+ * compiles too). */
 #ifndef PERCEPTRON_C_DOT_H
 #define PERCEPTRON_C_DOT_H
 #include <stddef.h>
@@ -322,10 +324,12 @@ PC_DOT_TILE_AVX2(1, 4)
 #define PC_DOT_TILE_NAME_AVX2(R, C) pc_dot_tile_avx2_##R##x##C
 PC_DOT_DRIVER(avx2, PC_DOT_AVX2_ATTR, 3, 4, PC_DOT_TILE_NAME_AVX2)
 
-/* AVX2, packed: a pair's four lanes in one register; 4 x 3 tiles keep the 12 sums, 4 x
- * and a y, and the product in the 16 registers (3 x 4 would spill one). */
-#define PC_DOT_PTILE_AVX2(R, C)                                                               \
-    PC_DOT_AVX2_ATTR static void pc_dot_ptile_avx2_##R##x##C(                                 \
+/* AVX2, packed: a pair's four lanes in one register. With AVX2's 16 registers, 4 x 3 tiles
+ * (the 12 sums, a y and the product in registers, the x read from L1 as they are multiplied:
+ * measured the fastest of 3 x 3, 3 x 4, 4 x 3, 2 x 6 and 6 x 2); the AVX-512 path is the
+ * same code with AVX-512VL's 32 registers, in 4 x 6 tiles (every x in a register too). */
+#define PC_DOT_PTILE_AVX2(NAME, ATTR, R, C)                                                   \
+    ATTR static void pc_dot_ptile_##NAME##_##R##x##C(                                         \
         const double *Ap, const double *Bp, ptrdiff_t k4s, double *S, ptrdiff_t ldS,          \
         int first, const pc_dot_fin *fin) {                                                   \
         __m256d acc[R][C], x[R], y;                                                           \
@@ -362,9 +366,17 @@ PC_DOT_DRIVER(avx2, PC_DOT_AVX2_ATTR, 3, 4, PC_DOT_TILE_NAME_AVX2)
                 if (fin) pc_dot_store(fin, r, c, s);                                          \
             }                                                                                 \
     }
-PC_DOT_PTILE_AVX2(4, 3)
+PC_DOT_PTILE_AVX2(avx2, PC_DOT_AVX2_ATTR, 4, 3)
 #define PC_DOT_PTILE_NAME_AVX2(R, C) pc_dot_ptile_avx2_##R##x##C
 PC_DOT_PACKED(avx2, PC_DOT_AVX2_ATTR, 4, 3, PC_DOT_PTILE_NAME_AVX2)
+
+#ifdef PC_HAVE_AVX512
+#define PC_DOT_AVX512 1 /* AVX2's instructions on AVX-512VL's 32 registers, after a CPU check */
+#define PC_DOT_AVX512_ATTR PC_TARGET("avx2,avx512f,avx512vl")
+PC_DOT_PTILE_AVX2(avx512, PC_DOT_AVX512_ATTR, 4, 6)
+#define PC_DOT_PTILE_NAME_AVX512(R, C) pc_dot_ptile_avx512_##R##x##C
+PC_DOT_PACKED(avx512, PC_DOT_AVX512_ATTR, 4, 6, PC_DOT_PTILE_NAME_AVX512)
+#endif
 #endif
 
 #elif defined(__aarch64__) || defined(_M_ARM64)
@@ -448,7 +460,7 @@ PC_DOT_PTILE_NEON(2, 4)
 PC_DOT_PACKED(simd, , 2, 4, PC_DOT_PTILE_NAME_NEON)
 #endif
 
-enum { PC_DOT_PORTABLE = 0, PC_DOT_SIMD = 1, PC_DOT_AVX2_PATH = 2 };
+enum { PC_DOT_PORTABLE = 0, PC_DOT_SIMD = 1, PC_DOT_AVX2_PATH = 2, PC_DOT_AVX512_PATH = 3 };
 
 /* 1 when path p runs on this CPU (0 is always there). */
 PC_SIMD_API int pc_dot_path_available(int p) {
@@ -459,13 +471,17 @@ PC_SIMD_API int pc_dot_path_available(int p) {
 #ifdef PC_DOT_AVX2
     if (p == PC_DOT_AVX2_PATH) return pc_x86_has(PC_X86_AVX2);
 #endif
+#ifdef PC_DOT_AVX512
+    if (p == PC_DOT_AVX512_PATH)
+        return pc_x86_has(PC_X86_AVX2 | PC_X86_AVX512F | PC_X86_AVX512VL);
+#endif
     return 0;
 }
 
 /* The widest path this CPU has. */
 PC_SIMD_API int pc_dot_best_path(void) {
     int p;
-    for (p = PC_DOT_AVX2_PATH; p > 0; p--)
+    for (p = PC_DOT_AVX512_PATH; p > 0; p--)
         if (pc_dot_path_available(p)) return p;
     return PC_DOT_PORTABLE;
 }
@@ -476,6 +492,13 @@ PC_SIMD_API int pc_dot_best_path(void) {
 PC_SIMD_API void pc_gram_dot(const double *X, ptrdiff_t m, const double *Y, ptrdiff_t n,
                              ptrdiff_t d, double *out, ptrdiff_t ldo, int path, int pack) {
     int packed = pack && m >= PC_DOT_PACK_MIN_ROWS;
+#ifdef PC_DOT_AVX512
+    if (path == PC_DOT_AVX512_PATH) { /* unpacked: AVX2's tiles, the same bits */
+        if (!(packed && pc_gram_packed_avx512(X, m, Y, n, d, out, ldo)))
+            pc_gram_dot_avx2(X, m, Y, n, d, out, ldo);
+        return;
+    }
+#endif
 #ifdef PC_DOT_AVX2
     if (path == PC_DOT_AVX2_PATH) {
         if (!(packed && pc_gram_packed_avx2(X, m, Y, n, d, out, ldo)))

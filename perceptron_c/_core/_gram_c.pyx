@@ -255,8 +255,9 @@ _impl_from_environment()
 # ---------------------------------------------------------------- float Gram matrices
 
 # The paths of the products (the same bits on each): 0 portable, 1 SSE2 (x86-64) or NEON
-# (aarch64), 2 AVX2; the widest this CPU has unless a test picks another (_set_dot_path).
-_DOT_PATHS = {0: "portable", 1: "simd", 2: "avx2"}
+# (aarch64), 2 AVX2, 3 AVX-512 (AVX-512VL's registers); the widest this CPU has unless a test
+# picks another (_set_dot_path).
+_DOT_PATHS = {0: "portable", 1: "simd", 2: "avx2", 3: "avx512"}
 cdef int _dot_path = pc_dot_best_path()
 _DOT_AVAILABLE = tuple(name for p, name in _DOT_PATHS.items() if pc_dot_path_available(p))
 
@@ -290,11 +291,12 @@ def _set_dot_packing(packed):
     return before
 
 
-# The packed products' strips and panels (_dot.h): a block of rows of a product has at least
-# PACKED_ROWS rows, a multiple of PACKED_TILE_ROWS (of every path's tile rows: no strip cut
-# short but the last), its chunks a multiple of PACKED_COLS columns (PC_DOT_NC: whole
-# packed panels).
-PACKED_ROWS = 64
+# The packed products' strips and panels (_dot.h): a block of rows of a product has m / 8
+# rows, within PACKED_ROWS (a packed panel of Y then serves that many rows: measured at
+# d = 1024, 256 rows run 1.25x faster than 64), a multiple of PACKED_TILE_ROWS (of every
+# path's tile rows: no strip cut short but the last); its chunks are a multiple of
+# PACKED_COLS columns (PC_DOT_NC: whole packed panels).
+PACKED_ROWS = (64, 256)
 PACKED_TILE_ROWS = 4
 PACKED_COLS = 128
 
@@ -313,8 +315,8 @@ cdef void _mirror_rows(double* o, Py_ssize_t m, Py_ssize_t a, Py_ssize_t z) noex
 
 def _products(X, Y, out, n_threads=1):
     """_gram_py._products: out = X . Y^T, each entry the 4-lane dot (``_dot.h``), without the
-    GIL, on up to n_threads threads, by blocks of rows (`product_blocks`, at least
-    PACKED_ROWS: ``_dot.h`` packs strips of many rows) whose columns go in chunks of about
+    GIL, on up to n_threads threads, by blocks of rows (`product_blocks`, 64 to 256 rows:
+    ``_dot.h`` packs strips of many rows) whose columns go in chunks of about
     the same work (`product_chunk`), Ctrl-C and a stopped call seen between chunks; when Y is
     X, the entries from the diagonal on, then the rest by symmetry (dot4 is symmetric), by the
     blocks of _gram_py.mirror_lower."""
@@ -343,7 +345,8 @@ def _products(X, Y, out, n_threads=1):
                 stop_point()
             with nogil:
                 pc_gram_dot(&xv[a, 0], z - a, &yv[b, 0], e - b, d, &o[a, b], n, path, pack)
-    blocks = product_blocks(m, n, d, PACKED_ROWS, PACKED_TILE_ROWS)
+    rows = min(PACKED_ROWS[1], max(PACKED_ROWS[0], m // 8))
+    blocks = product_blocks(m, n, d, rows, PACKED_TILE_ROWS)
     if len(blocks) == 1:  # run_blocks of one block: the same call, in this thread
         stop_point()
         block(0, m)

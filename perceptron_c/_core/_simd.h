@@ -36,8 +36,9 @@
  *                      differ there: __forceinline, __declspec(noinline), __popcnt64.
  *
  * The bits: PC_X86_POPCNT, PC_X86_AVX (also AVX's 256-bit float operations), PC_X86_AVX2,
- * PC_X86_FMA, PC_X86_AVX512F, PC_X86_AVX512BW, PC_X86_AVX512VPOPCNTDQ. A path asks for every
- * set its target string names (avx2 implies avx; avx512 paths ask for F plus their extension).
+ * PC_X86_FMA, PC_X86_AVX512F, PC_X86_AVX512BW, PC_X86_AVX512VPOPCNTDQ, PC_X86_AVX512VL. A
+ * path asks for every set its target string names (avx2 implies avx; avx512 paths ask for F
+ * plus their extension).
  * FMA is for a path allowed to round differently: the twins' float contract forbids fusing
  * (the build passes -ffp-contract=off and /fp:precise), so a bit-exact path never uses it.
  *
@@ -108,7 +109,8 @@ enum {
     PC_X86_FMA = 1 << 3,
     PC_X86_AVX512F = 1 << 4,
     PC_X86_AVX512BW = 1 << 5,
-    PC_X86_AVX512VPOPCNTDQ = 1 << 6
+    PC_X86_AVX512VPOPCNTDQ = 1 << 6,
+    PC_X86_AVX512VL = 1 << 7
 };
 
 #ifdef PC_X86_64
@@ -138,7 +140,8 @@ PC_SIMD_API uint64_t pc_x86_xcr0(void) {
 #endif /* PC_X86_64 */
 
 /* CPUID leaf 1 ECX: POPCNT 23, FMA 12, AVX 28, OSXSAVE 27 (the OS uses XSAVE, so XGETBV
- * works); leaf 7 (subleaf 0) EBX: AVX2 5, AVX512F 16, AVX512BW 30; ECX: VPOPCNTDQ 14. XCR0:
+ * works); leaf 7 (subleaf 0) EBX: AVX2 5, AVX512F 16, AVX512BW 30, AVX512VL 31; ECX:
+ * VPOPCNTDQ 14. XCR0:
  * SSE (1) and YMM (2) state saved for AVX; opmask, ZMM 0-15 upper halves and ZMM 16-31 (5-7)
  * for AVX-512 (Intel SDM vol. 1, 13.3), except on macOS (as in compiler-rt's cpu_model). */
 PC_SIMD_API int pc_x86_features(void) {
@@ -167,6 +170,7 @@ PC_SIMD_API int pc_x86_features(void) {
         if (zmm && ((r[1] >> 16) & 1)) {
             f |= PC_X86_AVX512F;
             if ((r[1] >> 30) & 1) f |= PC_X86_AVX512BW;
+            if ((r[1] >> 31) & 1) f |= PC_X86_AVX512VL;
             if ((r[2] >> 14) & 1) f |= PC_X86_AVX512VPOPCNTDQ;
         }
     }

@@ -34,7 +34,8 @@ from ..exceptions import ConcurrentUseError
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["OWNER_KEYS", "check_n_jobs", "effective_n_jobs", "reads", "run_parallel",
+__all__ = ["OWNER_KEYS", "THREAD_LIMIT_VARIABLES", "check_n_jobs", "default_threads",
+           "effective_n_jobs", "reads", "run_parallel",
            "run_shared", "row_blocks", "stop_point", "trains", "training"]
 
 T = TypeVar("T")
@@ -45,6 +46,25 @@ def _cpu_count() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
+
+
+# What limits the threads of a product called with n_jobs=None: this package's own variable,
+# then the one OpenMP runtimes and BLAS libraries read (a job that sets OMP_NUM_THREADS=1 to
+# keep every library on one core keeps this one too).
+THREAD_LIMIT_VARIABLES = ("PERCEPTRON_C_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def default_threads() -> int:
+    """The threads of a Gram product called with ``n_jobs=None``: every core this process
+    may run on, as BLAS uses them, unless a variable of `THREAD_LIMIT_VARIABLES` (the first
+    set to a positive integer; OMP_NUM_THREADS's list form gives its first) asks for fewer.
+    Read at each call (a few hundred nanoseconds), so a limit set at run time holds."""
+    cores = _cpu_count()
+    for var in THREAD_LIMIT_VARIABLES:
+        value = os.environ.get(var, "").split(",")[0].strip()
+        if value.isdigit() and int(value) > 0:
+            return min(cores, int(value))
+    return cores
 
 
 def check_n_jobs(n_jobs: Any, name: str = "n_jobs") -> None:

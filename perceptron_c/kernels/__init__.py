@@ -16,8 +16,10 @@ matrix. ``gram(X, Y=None, kernel="linear", n_jobs=None, **params)`` does the sam
 an object or any callable ``k(X, Y) -> Gram``. 0/1 data for the conjunction kernel may be
 given packed (``pack_bits`` -> ``PackedBits``): the result is the same either way.
 
-``n_jobs`` has scikit-learn's meaning (None: 1 thread, -1: every core, -2: all but one) and
-never changes the result, nor does the machine: the popcount Gram shares its rows among
+``n_jobs`` counts threads as scikit-learn counts them (-1: every core, -2: all but one); None,
+the default, is every core, as BLAS uses them in scikit-learn's pairwise kernels, or fewer
+where PERCEPTRON_C_NUM_THREADS or OMP_NUM_THREADS says so. It never changes the result,
+nor does the machine: the popcount Gram shares its rows among
 threads; a float kernel's products x . y are the package's 4-lane dots (the same sums as
 every linear routine's, computed in C, not by BLAS, whose sums change with its kernel and
 its thread count), by blocks of rows that n_jobs threads share, and what follows them (the

@@ -181,13 +181,13 @@ static int check_dot_paths(void) {
     /* both loop nests: unpacked (pack 0, or fewer than PC_DOT_PACK_MIN_ROWS rows) and packed,
      * d past one k-block (PC_DOT_KC) */
     enum { M = 45, N = 37, D = 530 };
-    static const char *names[] = {"portable", "simd", "avx2"};
+    static const char *names[] = {"portable", "simd", "avx2", "avx512"};
     static double X[M * D], Y[N * D], ref[M * N], got[M * N];
     for (ptrdiff_t i = 0; i < M * D; i++) /* products of every scale: each order rounds apart */
         X[i] = ldexp((double)(int64_t)(next64() >> 20) * 0x1p-44, (int)(next64() % 41) - 20);
     for (ptrdiff_t i = 0; i < N * D; i++)
         Y[i] = ldexp((double)(int64_t)(next64() >> 20) * 0x1p-44, (int)(next64() % 41) - 20);
-    for (int path = 1; path <= PC_DOT_AVX2_PATH; path++) {
+    for (int path = 1; path <= PC_DOT_AVX512_PATH; path++) {
         if (!pc_dot_path_available(path)) continue;
         for (ptrdiff_t d = 0; d <= D; d += (d < 9 ? 1 : 31)) /* every tail, then wide rows */
             for (ptrdiff_t m = 1; m <= M; m += 11)
