@@ -12,7 +12,11 @@ second) for reference; the goals as PASS/MISS with ratios; and 2 threads against
 are the best of --repeat rounds, each round timing every variant once, so a noisy moment hits
 them all alike.
 Poly and RBF: 2000 x 2000 rows of 1024 features against scikit-learn's pairwise kernels
-(when installed), ours at one thread and at every core (n_jobs=-1).
+(when installed), ours at one thread and at every core (n_jobs=-1). The float products alone
+(d = 64, 256, 1024) on one thread, on every product path and the unpacked loop, against
+OpenBLAS's dgemm on one thread; and the polynomial and RBF Grams with each library at its
+defaults (every core for both), in a process without this script's one-thread BLAS setting.
+--float-only runs the float parts alone.
 Then a big set, 20000 x 20000 at 1024 bits (--large-rows), whose output is gigabytes: every out
 type, one thread and every core, next to writing the output alone (goal: 6e8 pairs/s).
 Goal: the conjunction Gram at 1024 bits >= 20x numpy. Tests never assert on time; this does not
@@ -20,9 +24,11 @@ either, it reports. Single-threaded BLAS, like the rest of bench/.
 """
 import os
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-             "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+_ONE_THREAD = [_var for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                                  "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
+                                  "NUMEXPR_NUM_THREADS") if _var not in os.environ]
+for _var in _ONE_THREAD:
+    os.environ[_var] = "1"
 
 import argparse  # noqa: E402
 import datetime  # noqa: E402
@@ -175,6 +181,106 @@ def kernel_perceptron_training(rng, n, d=20, epochs=5):
     print(f"goal: training epochs >= {GOAL_KP_VS_PYTHON}x the Python twin: got {ratio:.0f}x "
           f"({'met' if ratio >= GOAL_KP_VS_PYTHON else 'NOT met'})")
     return rows
+
+
+# The goals of the float products (issue 38): the products alone on one thread against
+# OpenBLAS's dgemm on one thread, and the polynomial and RBF Grams at their defaults against
+# scikit-learn's at its own (BLAS on every core).
+GOAL_PRODUCTS_VS_DGEMM = 0.9
+GOAL_DEFAULTS_VS_SKLEARN = 1.0
+
+
+def products(results, rng, n, repeat):
+    """The float Gram's products alone, X . Y^T of n x n rows, one thread, on every product
+    path this CPU has (packed, and the unpacked loop on the default path) against OpenBLAS's
+    X @ Y.T on one thread, side by side in each round."""
+    paths = [p for p in C._dot_paths() if p != "portable"]
+    default = paths[-1]
+    print(f"\nfloat products alone, {n} x {n}, one thread, GF/s (x OpenBLAS dgemm, one thread)")
+    print(f"{'d':>6} " + " ".join(f"{p:>16}" for p in paths) + f" {default + ' unpacked':>20}"
+          f" {'dgemm':>8}")
+    rows = []
+    for d in (64, 256, 1024):
+        X, Y = rng.normal(size=(n, d)), rng.normal(size=(n, d))
+        out = np.empty((n, n))
+
+        def ours(path, packed):
+            def fn():
+                C._set_dot_path(path)
+                C._set_dot_packing(packed)
+                C._products(X, Y, out, 1)
+            return fn
+        fns = {p: ours(p, True) for p in paths}
+        fns["unpacked"] = ours(default, False)
+        fns["dgemm"] = lambda: X @ Y.T
+        best = best_times(fns, repeat)
+        C._set_dot_path(default)
+        C._set_dot_packing(True)
+        flops = 2.0 * n * n * d
+        row = {"d": d, **{f"{k}_gflops": flops / v / 1e9 for k, v in best.items()},
+               **{f"{k}_over_dgemm": best["dgemm"] / v for k, v in best.items()}}
+        rows.append(row)
+        cells = [f"{flops / best[p] / 1e9:>9.1f} ({best['dgemm'] / best[p]:.2f}x)"
+                 for p in paths + ["unpacked"]]
+        print(f"{d:>6} " + " ".join(cells) + f" {flops / best['dgemm'] / 1e9:>8.1f}")
+    worst = min(r[f"{default}_over_dgemm"] for r in rows)
+    print(f"goal: products >= {GOAL_PRODUCTS_VS_DGEMM}x dgemm on one thread ({default}): worst "
+          f"{worst:.2f}x ({'met' if worst >= GOAL_PRODUCTS_VS_DGEMM else 'NOT met'})")
+    results["products"] = rows
+
+
+_DEFAULTS_SCRIPT = """
+import json, sys, time
+import numpy as np
+from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
+from perceptron_c.kernels import gram
+n, repeat = int(sys.argv[1]), int(sys.argv[2])
+rng = np.random.default_rng(0)
+rows = []
+for d in (64, 256, 1024):
+    X = rng.normal(size=(n, d))
+    fns = {("poly", "sklearn"): lambda: polynomial_kernel(X, degree=3),
+           ("poly", "ours"): lambda: gram(X, kernel="poly", degree=3, gamma=1 / d, coef0=1.0),
+           ("rbf", "sklearn"): lambda: rbf_kernel(X),
+           ("rbf", "ours"): lambda: gram(X, kernel="rbf", gamma=1 / d)}
+    best = {k: float("inf") for k in fns}
+    # each variant repeat times in a row (OpenBLAS's threads spin a while after a call and
+    # would take a core from a variant timed right after it), in two rounds
+    for _ in range(2):
+        for k, fn in fns.items():
+            for _ in range(repeat):
+                t = time.perf_counter(); fn(); best[k] = min(best[k], time.perf_counter() - t)
+    for kernel in ("poly", "rbf"):
+        rows.append({"d": d, "kernel": kernel, "sklearn_s": best[(kernel, "sklearn")],
+                     "ours_s": best[(kernel, "ours")]})
+print(json.dumps(rows))
+"""
+
+
+def defaults_vs_sklearn(results, n, repeat):
+    """The polynomial and RBF Grams of n rows, each library at its defaults (scikit-learn:
+    BLAS on every core; ours: every core), in a process of their own without this script's
+    one-thread BLAS settings."""
+    import subprocess
+
+    if sklearn is None:
+        print("\n(scikit-learn not installed: no comparison at the defaults)")
+        return
+    env = {k: v for k, v in os.environ.items() if k not in _ONE_THREAD}
+    done = subprocess.run([sys.executable, "-c", _DEFAULTS_SCRIPT, str(n), str(repeat)],
+                          env=env, capture_output=True, text=True, check=True)
+    rows = json.loads(done.stdout)
+    print(f"\npolynomial (degree 3) and RBF Grams of {n} rows, each library at its defaults "
+          f"({os.cpu_count()} cores), seconds")
+    print(f"{'d':>6} {'kernel':>7} {'sklearn':>9} {'ours':>9} {'sk/ours':>8}")
+    for row in rows:
+        row["sklearn_over_ours"] = row["sklearn_s"] / row["ours_s"]
+        print(f"{row['d']:>6} {row['kernel']:>7} {row['sklearn_s']:>9.4f} {row['ours_s']:>9.4f} "
+              f"{row['sklearn_over_ours']:>7.2f}x")
+    worst = min(r["sklearn_over_ours"] for r in rows)
+    print(f"goal: >= {GOAL_DEFAULTS_VS_SKLEARN}x scikit-learn at the defaults: worst {worst:.2f}x "
+          f"({'met' if worst >= GOAL_DEFAULTS_VS_SKLEARN else 'NOT met'})")
+    results["defaults_vs_sklearn"] = rows
 
 
 CASES = [("int64", "A x B"), ("int32", "A x B"), ("int64", "A x A"), ("int32", "A x A")]
@@ -361,6 +467,8 @@ def main():
                     help="rows of the big conjunction Gram (out int64: 8 x rows^2 bytes)")
     ap.add_argument("--conjunction-only", action="store_true",
                     help="only the popcount Gram (no float Gram, no kernel perceptron)")
+    ap.add_argument("--float-only", action="store_true",
+                    help="only the float Grams (no popcount Gram, no kernel perceptron)")
     args = ap.parse_args()
     n = 500 if args.quick else 2000
     rng = np.random.default_rng(0)
@@ -374,11 +482,15 @@ def main():
                "date": datetime.datetime.now().isoformat(timespec="seconds"),
                "conjunction": [], "float": []}
 
-    conjunction(results, rng, n, impls, default_impl, args.repeat)
-    large(results, rng, 3000 if args.quick else args.large_rows, max(1, args.repeat // 2))
+    results["dot_paths"] = list(C._dot_paths())
+    if not args.float_only:
+        conjunction(results, rng, n, impls, default_impl, args.repeat)
+        large(results, rng, 3000 if args.quick else args.large_rows, max(1, args.repeat // 2))
     if args.conjunction_only:
         write(results, args.json)
         return
+    products(results, rng, n, args.repeat)
+    defaults_vs_sklearn(results, n, args.repeat)
 
     print(f"\nfloat Gram, {n} x {n} rows of 1024 features, seconds (lower is better)")
     Xf = rng.normal(size=(n, 1024))
@@ -393,10 +505,10 @@ def main():
     print(f"{'kernel':>8} {'ours, 1':>9} {'ours, all':>10} {'1/all':>6} {'sklearn':>9} "
           f"{'sk/ours1':>9} {'sk/all':>7}")
     for name, params, sk in cases:
-        ours = best_time(lambda: gram(Xf, **params), args.repeat)
+        ours = best_time(lambda: gram(Xf, n_jobs=1, **params), args.repeat)
         ours_all = best_time(lambda: gram(Xf, n_jobs=-1, **params), args.repeat)
         theirs = best_time(sk, args.repeat) if sk else float("nan")
-        assert np.array_equal(gram(Xf, **params), gram(Xf, n_jobs=-1, **params))
+        assert np.array_equal(gram(Xf, n_jobs=1, **params), gram(Xf, n_jobs=-1, **params))
         if sk:
             np.testing.assert_allclose(gram(Xf, **params), sk(), rtol=1e-9, atol=1e-12)
         results["float"].append({"kernel": name, "perceptron_c_s": ours,
@@ -406,7 +518,9 @@ def main():
         print(f"{name:>8} {ours:>9.4f} {ours_all:>10.4f} {ours / ours_all:>5.2f}x "
               f"{theirs:>9.4f} {theirs / ours:>8.2f}x {theirs / ours_all:>6.2f}x")
 
-    results["kernel_perceptron"] = kernel_perceptron_training(rng, 1000 if args.quick else 5000)
+    if not args.float_only:
+        results["kernel_perceptron"] = kernel_perceptron_training(rng, 1000 if args.quick
+                                                                  else 5000)
 
     write(results, args.json)
 
