@@ -15,6 +15,13 @@ HUGE = 10**6
 ROWS = {"c": 300, "python": 100}  # the Python twin's Projectron is O(n^2) a step in lists
 
 
+@pytest.fixture(autouse=True)
+def _one_thread(monkeypatch):
+    """The Grams on one thread: two threads' blocks may hold their temporaries at once or
+    one after the other, as the scheduler has it, and these peaks compare two runs."""
+    monkeypatch.setenv("PERCEPTRON_C_NUM_THREADS", "1")
+
+
 def _peak(train):
     """(train(), the peak of the memory traced during it: numpy reports its arrays)."""
     started = not tracemalloc.is_tracing()
