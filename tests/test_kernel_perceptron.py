@@ -282,3 +282,36 @@ def test_verbose_and_attributes(rng, capsys):
     mb = KernelPerceptron(kernel="linear", max_iter=3, random_state=0).fit(X, y == 0)
     assert mb.dual_coef_.shape == (1, mb.n_support_)
     assert np.abs(mb.dual_coef_).sum() == mb.mistakes_.sum()
+
+
+def test_training_rows_without_n_jobs_run_ahead_on_the_default_threads(monkeypatch):
+    # a streamed epoch (the Gram over max_gram_bytes) at n_jobs=None computes the next
+    # block's kernel rows on a thread of its own, as n_jobs=2 does, when default_threads()
+    # gives 2 (whatever this machine has); the model is the one-thread model bit for bit
+    import concurrent.futures
+
+    from perceptron_c.kernels import _rows
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(600, 5))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    params = dict(kernel="rbf", gamma=0.5, max_iter=2, random_state=0, max_gram_bytes=1 << 12)
+    one = KernelPerceptron(n_jobs=1, **params).fit(X, y)
+    pools = []
+    real = concurrent.futures.ThreadPoolExecutor
+
+    class Counted(real):
+        def __init__(self, *args, **kwargs):
+            pools.append(args)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(concurrent.futures, "ThreadPoolExecutor", Counted)
+    monkeypatch.setattr(_rows, "default_threads", lambda: 2)
+    default = KernelPerceptron(**params).fit(X, y)
+    assert pools, "the epochs did not compute their next block ahead"
+    assert np.array_equal(default.dual_coef_, one.dual_coef_)
+    assert np.array_equal(default.decision_function(X), one.decision_function(X))
+    monkeypatch.setattr(_rows, "default_threads", lambda: 1)
+    pools.clear()
+    KernelPerceptron(**params).fit(X, y)
+    assert not pools  # one thread: no pool

@@ -10,14 +10,16 @@ other column are 0, so the activations are the same sums as over the whole pool 
 check that ``cols`` covers them); a block costs rows x (support + rows) kernel values, never
 the whole Gram again.
 
-Threads (``n_jobs``, scikit-learn's meaning): the popcount kernels share the rows of a block
-among threads themselves; a float kernel's block is cut into tasks of a fixed number of rows
-(whatever n_jobs is) that run on n_jobs threads. The built-in kernels compute every value on
-its own, by the same IEEE operations on any thread (their products are the package's 4-lane
-dots, not BLAS), so the result does not depend on n_jobs. A kernel with user code in it (a
-callable, or a Kernel subclass of one's own) is called as it is, one task after another in
-the calling thread: it need not be thread-safe, and whatever it does with BLAS's threads is
-its own. Prediction (`row_blocks_run`) cuts the rows to predict into blocks the same way and
+Threads (``n_jobs``, scikit-learn's meaning; None, as for the Grams, every core unless
+PERCEPTRON_C_NUM_THREADS or OMP_NUM_THREADS says fewer: `_threads.default_threads`): the
+popcount kernels share the rows of a block among threads themselves; a float kernel's block
+is cut into tasks of a fixed number of rows (whatever n_jobs is) that run on n_jobs threads,
+and a training epoch computes the next block's rows while the routine runs this one. The
+built-in kernels compute every value on its own, by the same IEEE operations on any thread
+(their products are the package's 4-lane dots, not BLAS), so the result does not depend on
+n_jobs. A kernel with user code in it (a callable, or a Kernel subclass of one's own) is
+called as it is, one task after another in the calling thread: it need not be thread-safe,
+and whatever it does with BLAS's threads is its own. Prediction (`row_blocks_run`) cuts the rows to predict into blocks the same way and
 runs each block (kernel rows, then the decision) as one task.
 
 Fitted parameters (`record_fit_params` and the functions after it): a fitted kernel model
@@ -44,7 +46,7 @@ import numpy as np
 from .. import _backend
 from .._utils._params import Free
 from .._utils._rows import dense_rows, take_rows
-from .._utils._threads import effective_n_jobs, run_parallel
+from .._utils._threads import default_threads, effective_n_jobs, run_parallel
 from .._utils._validation import CSR, PackedBits
 from . import (
     RBF,
@@ -297,7 +299,8 @@ def stream(source: KernelSource, order: np.ndarray, support: np.ndarray,
 
     total, start, m_total = 0, 0, order.shape[0]
     n = source.n
-    threads = effective_n_jobs(source.n_jobs)
+    # a model's training rows are products: without n_jobs, on every core, as its Grams are
+    threads = default_threads() if source.n_jobs is None else effective_n_jobs(source.n_jobs)
     mark = np.zeros(n, dtype=bool)
     plan: list[tuple[np.ndarray, np.ndarray | None]] = []  # (rows, cols) of the next block
 
