@@ -19,8 +19,9 @@ built-in kernels compute every value on its own, by the same IEEE operations on 
 (their products are the package's 4-lane dots, not BLAS), so the result does not depend on
 n_jobs. A kernel with user code in it (a callable, or a Kernel subclass of one's own) is
 called as it is, one task after another in the calling thread: it need not be thread-safe,
-and whatever it does with BLAS's threads is its own. Prediction (`row_blocks_run`) cuts the rows to predict into blocks the same way and
-runs each block (kernel rows, then the decision) as one task.
+and whatever it does with BLAS's threads is its own. Prediction (`row_blocks_run`) cuts the
+rows to predict into blocks the same way and runs each block (kernel rows, then the
+decision) as one task.
 
 Fitted parameters (`record_fit_params` and the functions after it): a fitted kernel model
 predicts with the parameters it was trained with, not with what ``set_params`` put there
