@@ -22,7 +22,7 @@
  *   four lane sums are carried from one k-block to the next (stored in S, loaded again), and
  *   the last k-block finishes them: the tail of d past a multiple of 4, then the sum. The
  *   zero rows make every tile whole (no scalar edge path); their pairs are never stored.
- *   Tiles: AVX-512 4 x 6, AVX2 4 x 3, SSE2 2 x 2, NEON 2 x 4 (measured: bench/README.md).
+ *   Tiles: AVX-512 4 x 6, AVX2 4 x 3, SSE2 2 x 2, NEON 2 x 4 (why: the AVX2 tile's comment).
  * - unpacked (fewer rows, or no memory for the packs): the rows of Y go through in panels of
  *   about PC_DOT_PANEL_BYTES while the rows of X stream past them; AVX2 3 x 4 tiles.
  * Paths: 0 portable (plain C, unpacked), 1 SSE2 (every x86-64) or NEON (every aarch64), 2
