@@ -28,12 +28,12 @@ from ._utils._validation import (
     CSR,
     PackedBits,
     check_csr,
+    check_kernel_input,
     check_n_features,
     check_state_array,
     check_X,
 )
 from .kernels import KernelSpec, resolve_kernel
-from .kernels._input import check_kernel_input
 from .kernels._model import KernelClassifier, PredictTables, float_rows, support_vector_state
 from .kernels._rows import (
     KERNEL_PARAMS,

@@ -39,9 +39,8 @@ import numpy as np
 
 from .. import _backend
 from .._utils._docs import fill
-from .._utils._validation import PackedBits
+from .._utils._validation import PackedBits, as_float_rows, as_packed, check_packed
 from . import _specs
-from ._input import as_float_rows, as_packed, check_packed
 from ._specs import (
     KernelSpec,
     gram,

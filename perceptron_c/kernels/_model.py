@@ -33,12 +33,12 @@ from .._utils._rows import all_finite, check_finite_decisions
 from .._utils._threads import reads, trains
 from .._utils._validation import (
     PackedBits,
+    check_kernel_input,
     check_sample_weight,
     check_y,
     plain_rows,
 )
 from . import RBF, KernelSpec
-from ._input import check_kernel_input
 from ._rows import (
     KERNEL_RULES,
     check_fit_params,
