@@ -49,7 +49,7 @@ def _data(n=60, seed=0, groups=1):
 def _reference(tmp_path, alg, params, data, holdout=-1):
     out = subprocess.run([sys.executable, "-c", _REFERENCE, str(tmp_path / "ref.crfsuite")],
                          input=json.dumps([alg, params, data, holdout]), capture_output=True,
-                         text=True, check=True).stdout
+                         text=True, check=True, timeout=600).stdout
     return json.loads(out)
 
 

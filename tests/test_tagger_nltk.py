@@ -401,7 +401,7 @@ def test_nltk_is_not_imported():
     code = ("import sys, perceptron_c.tagging as t; g = t.PerceptronTagger(load=False); "
             "g.train([[('a', 'DT'), ('cat', 'NN')]] * 30); g.tag(['a', 'dog']); "
             "sys.exit('nltk' in sys.modules)")
-    assert run_python(["-c", code], env=dict(os.environ)).returncode == 0
+    assert run_python(["-c", code], env=dict(os.environ), timeout=300).returncode == 0
 
 
 # ---------------------------------------------------------------- the routines by hand
