@@ -51,6 +51,8 @@ def test_every_path_the_cpu_has_is_compiled_in():
     if not os.environ.get("PERCEPTRON_C_POPCOUNT"):  # the default is the widest
         assert C.popcount_impl() == C.available_popcount_impls()[-1]
     rbf = ("portable", "sse2", "avx2") if "AVX2" in has else ("portable", "sse2")
+    if "AVX2" in has and "AVX512F" in has:
+        rbf += ("avx512",)
     assert C._rbf_paths() == rbf, sorted(has)
     dot = ("portable", "simd", "avx2") if "AVX2" in has else ("portable", "simd")
     if "AVX2" in has and {"AVX512F", "AVX512VL"} <= has:
@@ -95,6 +97,8 @@ def test_every_path_agrees_with_the_portable_one_in_both_branches(tmp_path, cc):
         if " avx2=1" in run.stdout:  # the CPU check itself is compared with the compiler's
             assert {"dispatch: x86", "popcount path avx2: ok", "rbf path avx2: ok",
                     "dot path avx2: ok", "viterbi path avx2: ok"} <= set(lines)
+        if " avx512f=1" in run.stdout:
+            assert "rbf path avx512: ok" in lines, run.stdout
     # every path compiles in the MSVC branch, AVX-512 included where this CPU lacks it
     wide = ["-mpopcnt", "-mavx2", "-mavx512f", "-mavx512bw", "-mavx512vpopcntdq"]
     build = _run(flags + msvc + wide + ["-c", str(source), "-o", str(tmp_path / "all.o")])

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The wheel stays small: print each wheel's size and fail above the limit, 1,330,000 bytes (the
+# The wheel stays small: print each wheel's size and fail above the limit, 1,340,000 bytes (the
 # 1 MB of issue 23, plus the per-call paths of issue 33: three routine modules' worth, issue
-# 34's guarantees, 20 KB, issue 35's adapters, 25 KB, and issue 36's CRFsuite door: two
-# routine modules and its Python, 120 KB). The Linux wheel is 1,304,030 bytes on CPython 3.11
-# (before auditwheel). A
+# 34's guarantees, 20 KB, issue 35's adapters, 25 KB, issue 36's CRFsuite door: two routine
+# modules and its Python, 120 KB, and issue 38's float kernels: the packed products and the
+# AVX-512 paths of the products and of the RBF, 10 KB). The repaired Linux wheel is 1,330,935
+# bytes on CPython 3.10, the largest. A
 # change that grows one past the limit fails here; CONTRIBUTING.md, "The wheel's size", lists
 # what each module and option costs.
 #   bash tools/check-wheel.sh dist/*.whl      (no argument: builds one from the checkout first;
@@ -11,7 +12,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=${PYTHON:-python3}
-limit=${WHEEL_LIMIT_BYTES:-1330000}
+limit=${WHEEL_LIMIT_BYTES:-1340000}
 
 wheels=("$@")
 if [ ${#wheels[@]} -eq 0 ]; then

@@ -59,9 +59,9 @@ cdef extern from "_rbf.h":
                           double ng, Py_ssize_t skip, int64_t* pos, Py_ssize_t count,
                           Py_ssize_t cap, int64_t base, int path) noexcept nogil
 
-# The paths of the RBF's elementwise part (the same bits on each): 0 portable, 1 SSE2, 2 AVX2;
-# the widest this CPU has unless a test picks another (_set_rbf_path).
-_RBF_PATHS = {0: "portable", 1: "sse2", 2: "avx2"}
+# The paths of the RBF's elementwise part (the same bits on each): 0 portable, 1 SSE2, 2 AVX2,
+# 3 AVX-512F; the widest this CPU has unless a test picks another (_set_rbf_path).
+_RBF_PATHS = {0: "portable", 1: "sse2", 2: "avx2", 3: "avx512"}
 cdef int _rbf_best = pc_rbf_best_path()
 cdef int _rbf_path = _rbf_best
 

@@ -12,9 +12,10 @@
  * libm's exp is not used because no two libms (nor numpy's SIMD loops) agree to the last bit.
  *
  * Every step is one IEEE operation, none fused (-ffp-contract=off; /fp:precise on MSVC), so the
- * portable, SSE2 and AVX2 paths give the same bits; a vector step with a lane that needs care
- * (flagged, a result that is not a normal number, the diagonal) is redone lane by lane by the
- * scalar steps, which are the same operations. The paths are chosen at run time (_simd.h). */
+ * portable, SSE2, AVX2 and AVX-512 paths give the same bits; a vector step with a lane that
+ * needs care (flagged, a result that is not a normal number, the diagonal) is redone lane by
+ * lane by the scalar steps, which are the same operations. The paths are chosen at run time
+ * (_simd.h). */
 #ifndef PERCEPTRON_C_RBF_H
 #define PERCEPTRON_C_RBF_H
 #include <float.h>
@@ -200,8 +201,104 @@ PC_DEF_RBF_PATHS(avx2, PC_TARGET("avx2"), 256, 256, 4, PC_GE256, PC_NLE256, PC_L
 #endif
 #endif
 
-/* 0: portable, 1: SSE2, 2: AVX2: the widest this CPU has. */
+#ifdef PC_HAVE_AVX512
+/* AVX-512F: eight lanes a register, the compares into mask registers; the steps of the
+ * paths above, lane for lane (AVX-512F has no andnot_pd: |v| is _mm512_abs_pd). */
+#define PC_RBF_AVX512 1
+#define PC_RBF_AVX512_ATTR PC_TARGET("avx512f")
+#define PC_GE512(a, b) _mm512_cmp_pd_mask(a, b, _CMP_GE_OQ)
+
+/* 2^k for integral doubles kd in [-1021, 1023] (PC_EXP_SCALE's steps). */
+PC_RBF_AVX512_ATTR static inline __m512d pc_exp_scale_avx512(__m512d kd, __m512d magic) {
+    __m512i k = _mm512_sub_epi64(_mm512_castpd_si512(_mm512_add_pd(kd, magic)),
+                                 _mm512_castpd_si512(magic));
+    return _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(k, _mm512_set1_epi64(1023)),
+                                                 52));
+}
+
+/* exp(e0), exp(e1) into *p0, *p1 (PC_EXP_V2's steps); returns the mask of the 16 lanes whose
+ * result is a normal number (bits 0-7: e0, 8-15: e1). */
+PC_RBF_AVX512_ATTR static inline __mmask16 pc_exp_v2_avx512(__m512d e0, __m512d e1,
+                                                            __m512d *p0, __m512d *p1) {
+    const __m512d lo = _mm512_set1_pd(-800.0), magic = _mm512_set1_pd(PC_EXP_MAGIC);
+    const __m512d il2 = _mm512_set1_pd(PC_EXP_INV_LN2), h2 = _mm512_set1_pd(PC_EXP_LN2_HI);
+    const __m512d l2 = _mm512_set1_pd(PC_EXP_LN2_LO), mk = _mm512_set1_pd(-1021.0);
+    const __m512d xk = _mm512_set1_pd(1023.0);
+    __m512d v0 = _mm512_mask_blend_pd(PC_GE512(e0, lo), lo, e0); /* NaN: -800 */
+    __m512d v1 = _mm512_mask_blend_pd(PC_GE512(e1, lo), lo, e1);
+    __m512d d0 = _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(v0, il2), magic), magic);
+    __m512d d1 = _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(v1, il2), magic), magic);
+    __m512d r0 = _mm512_sub_pd(_mm512_sub_pd(v0, _mm512_mul_pd(d0, h2)), _mm512_mul_pd(d0, l2));
+    __m512d r1 = _mm512_sub_pd(_mm512_sub_pd(v1, _mm512_mul_pd(d1, h2)), _mm512_mul_pd(d1, l2));
+    __m512d q0 = _mm512_set1_pd(pc_exp_coef[0]), q1 = q0;
+    for (int c = 1; c < 14; c++) {
+        __m512d cc = _mm512_set1_pd(pc_exp_coef[c]);
+        q0 = _mm512_add_pd(_mm512_mul_pd(q0, r0), cc);
+        q1 = _mm512_add_pd(_mm512_mul_pd(q1, r1), cc);
+    }
+    unsigned ok0 = PC_GE512(d0, mk) & PC_GE512(xk, d0), ok1 = PC_GE512(d1, mk) & PC_GE512(xk, d1);
+    *p0 = _mm512_mul_pd(q0, pc_exp_scale_avx512(d0, magic));
+    *p1 = _mm512_mul_pd(q1, pc_exp_scale_avx512(d1, magic));
+    return (__mmask16)(ok0 | ok1 << 8);
+}
+
+PC_RBF_AVX512_ATTR static void pc_exp_avx512(double *x, ptrdiff_t n) {
+    ptrdiff_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512d p0, p1;
+        if (pc_exp_v2_avx512(_mm512_loadu_pd(x + i), _mm512_loadu_pd(x + i + 8), &p0, &p1) ==
+            0xFFFF) {
+            _mm512_storeu_pd(x + i, p0);
+            _mm512_storeu_pd(x + i + 8, p1);
+        } else {
+            for (int l = 0; l < 16; l++) x[i + l] = pc_exp1(x[i + l]);
+        }
+    }
+    for (; i < n; i++) x[i] = pc_exp1(x[i]);
+}
+
+/* -gamma d of row[0..7] (PC_RBF_ARGS's steps); returns the flagged lanes. */
+PC_RBF_AVX512_ATTR static inline unsigned pc_rbf_args_avx512(const double *row, const double *yy,
+                                                             double xi, double tiny, double ng,
+                                                             __m512d *e) {
+    __m512d nrm = _mm512_add_pd(_mm512_set1_pd(xi), _mm512_loadu_pd(yy));
+    __m512d v = _mm512_add_pd(_mm512_mul_pd(_mm512_loadu_pd(row), _mm512_set1_pd(-2.0)), nrm);
+    v = _mm512_max_pd(_mm512_setzero_pd(), v); /* v < 0 ? 0 : v; NaN, -0.0 kept */
+    *e = _mm512_mul_pd(v, _mm512_set1_pd(ng));
+    return _mm512_cmp_pd_mask(_mm512_abs_pd(v), _mm512_set1_pd(DBL_MAX), _CMP_NLE_UQ) |
+           _mm512_cmp_pd_mask(v, _mm512_mul_pd(_mm512_set1_pd(tiny), nrm), _CMP_LE_OQ);
+}
+
+PC_RBF_AVX512_ATTR static ptrdiff_t pc_rbf_row_avx512(double *row, ptrdiff_t n, double xi,
+                                                      const double *yy, double tiny, double ng,
+                                                      ptrdiff_t skip, int64_t *pos,
+                                                      ptrdiff_t count, ptrdiff_t cap,
+                                                      int64_t base) {
+    ptrdiff_t j = 0;
+    for (; j + 16 <= n; j += 16) {
+        __m512d e0, e1, p0, p1;
+        unsigned flagged = pc_rbf_args_avx512(row + j, yy + j, xi, tiny, ng, &e0) |
+                           pc_rbf_args_avx512(row + j + 8, yy + j + 8, xi, tiny, ng, &e1) << 8;
+        unsigned ok = pc_exp_v2_avx512(e0, e1, &p0, &p1);
+        if ((ok & ~flagged) == 0xFFFF && (skip < j || skip >= j + 16)) {
+            _mm512_storeu_pd(row + j, p0);
+            _mm512_storeu_pd(row + j + 8, p1);
+            continue;
+        }
+        for (int l = 0; l < 16; l++)
+            count = pc_rbf_entry(row, j + l, xi, yy, tiny, ng, skip, pos, count, cap, base);
+    }
+    for (; j < n; j++)
+        count = pc_rbf_entry(row, j, xi, yy, tiny, ng, skip, pos, count, cap, base);
+    return count;
+}
+#endif
+
+/* 0: portable, 1: SSE2, 2: AVX2, 3: AVX-512F: the widest this CPU has. */
 static int pc_rbf_best_path(void) {
+#ifdef PC_RBF_AVX512
+    if (pc_x86_has(PC_X86_AVX512F)) return 3;
+#endif
 #ifdef PC_RBF_AVX2
     if (pc_x86_has(PC_X86_AVX2)) return 2;
 #endif
@@ -213,6 +310,12 @@ static int pc_rbf_best_path(void) {
 }
 
 static void pc_exp_nonpositive(double *x, ptrdiff_t n, int path) {
+#ifdef PC_RBF_AVX512
+    if (path == 3) {
+        pc_exp_avx512(x, n);
+        return;
+    }
+#endif
 #ifdef PC_RBF_AVX2
     if (path == 2) {
         pc_exp_avx2(x, n);
@@ -234,6 +337,9 @@ static void pc_exp_nonpositive(double *x, ptrdiff_t n, int path) {
 static ptrdiff_t pc_rbf_row(double *row, ptrdiff_t n, double xi, const double *yy,
                             double tiny, double ng, ptrdiff_t skip, int64_t *pos,
                             ptrdiff_t count, ptrdiff_t cap, int64_t base, int path) {
+#ifdef PC_RBF_AVX512
+    if (path == 3) return pc_rbf_row_avx512(row, n, xi, yy, tiny, ng, skip, pos, count, cap, base);
+#endif
 #ifdef PC_RBF_AVX2
     if (path == 2) return pc_rbf_row_avx2(row, n, xi, yy, tiny, ng, skip, pos, count, cap, base);
 #endif

@@ -139,7 +139,7 @@ static int same_bits(const double *x, const double *y, ptrdiff_t n) {
 
 static int check_rbf_paths(void) {
     enum { N = 4099 };
-    static const char *names[] = {"portable", "sse2", "avx2"};
+    static const char *names[] = {"portable", "sse2", "avx2", "avx512"};
     static double x[N], ref[N], got[N], yy[N], row[N], rrow[N];
     static int64_t pos[64], rpos[64];
     int best = pc_rbf_best_path();
@@ -154,7 +154,7 @@ static int check_rbf_paths(void) {
         pc_exp_nonpositive(ref, N, 0);
         pc_exp_nonpositive(got, N, path);
         if (!same_bits(ref, got, N)) return fail(names[path], 0, 0);
-        for (ptrdiff_t n = 0; n < 40; n++) { /* every tail of the 2 x 4 lanes */
+        for (ptrdiff_t n = 0; n < 40; n++) { /* every tail of the 2 x 8 lanes */
             memcpy(got, x, sizeof x);
             pc_exp_nonpositive(got, n, path);
             if (!same_bits(ref, got, n)) return fail(names[path], (long)n, 0);
