@@ -186,13 +186,13 @@ def test_a_gram_without_n_jobs_runs_on_the_default_threads(monkeypatch):
 
     from perceptron_c.kernels import gram
 
-    X = np.random.default_rng(0).normal(size=(300, 40))
+    X = np.random.default_rng(0).normal(size=(600, 40))  # every pass in 2 blocks or more
     one = gram(X, kernel="rbf", gamma=0.1, n_jobs=1)
     asked = []
     real = _threads.run_shared
 
     def recording(fn, n_blocks, n_jobs):
-        asked.append(n_jobs)
+        asked.append((n_blocks, n_jobs))
         return real(fn, n_blocks, n_jobs)
 
     monkeypatch.setattr(_threads, "default_threads", lambda: 3)
@@ -202,4 +202,27 @@ def test_a_gram_without_n_jobs_runs_on_the_default_threads(monkeypatch):
     monkeypatch.setattr(contract, "default_threads", lambda: 3)
     monkeypatch.setattr(contract, "run_shared", recording)
     assert np.array_equal(gram(X, kernel="rbf", gamma=0.1), one)
-    assert asked and set(asked) == {3}, asked
+    assert len(asked) >= 3 and {jobs for _, jobs in asked} == {3}, asked
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "conjunction"])
+def test_a_call_of_one_block_does_not_look_up_the_default_threads(monkeypatch, kernel):
+    # the thread count of n_jobs=None reads the environment (2.5 us): a call with nothing to
+    # share (a row's kernel values) never asks for it, and gives the same values
+    import numpy as np
+
+    import perceptron_c._core._contract as contract
+    from perceptron_c.kernels import gram
+
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, size=(2000, 1024)) if kernel == "conjunction" else \
+        rng.normal(size=(2000, 24))
+    want = gram(X[:1], X, kernel=kernel, n_jobs=1)
+
+    def no_lookup():
+        raise AssertionError("a one-row call looked up the default threads")
+
+    monkeypatch.setattr(contract, "default_threads", no_lookup)
+    assert np.array_equal(gram(X[:1], X, kernel=kernel), want)
+    with pytest.raises(AssertionError, match="looked up"):  # a large call still does
+        gram(X, kernel=kernel)

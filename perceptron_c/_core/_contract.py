@@ -373,10 +373,24 @@ def effective_jobs(n_jobs: object) -> int:
     return max(1, cores + 1 + jobs)
 
 
+def check_jobs(n_jobs: object) -> int | None:
+    """``n_jobs`` checked as `effective_jobs` checks it, and its thread count, except for None:
+    that count (every core unless a variable limits it) is looked up by `thread_count` only
+    where a call has blocks to share, so a call of one block (a row's kernel values) never
+    reads the environment (2.5 microseconds a call)."""
+    return None if n_jobs is None else effective_jobs(n_jobs)
+
+
+def thread_count(jobs: int | None) -> int:
+    """The threads of `check_jobs`'s result: None is `_threads.default_threads`."""
+    return default_threads() if jobs is None else jobs
+
+
 def check_words(A: Any, B: Any, out: Any, n_jobs: object,
-                max_row_popcount: Callable[[Any], int]) -> int:
+                max_row_popcount: Callable[[Any], int]) -> int | None:
     """The checks of a popcount Gram's arguments, in this order and these words (the twin's
-    ``max_row_popcount`` counts the ones of the densest row); returns the thread count."""
+    ``max_row_popcount`` counts the ones of the densest row); returns `check_jobs`'s
+    thread count (None: the default, looked up where there are blocks to share)."""
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1]:
         raise ValueError(f"A_words and B_words must be 2-D with the same number of words, got "
                          f"shapes {A.shape} and {B.shape}")
@@ -394,7 +408,7 @@ def check_words(A: Any, B: Any, out: Any, n_jobs: object,
         if top > INT16_MAX_BITS:
             raise ValueError(f"int16 out holds popcounts up to {INT16_MAX_BITS}, but rows have "
                              f"up to {top} ones in common: use int32 out")
-    return effective_jobs(n_jobs)
+    return check_jobs(n_jobs)
 
 
 def check_float(X: Any, Y: Any, out: Any) -> None:
@@ -474,9 +488,11 @@ def decode_blocks(block: Callable[[int, int], int], offsets: Any, n_tags: int, r
 
 
 def run_blocks(fn: Callable[[int, int], None], blocks: Sequence[tuple[int, int]],
-               n_threads: int) -> None:
-    """fn(a, z) for every (a, z) of blocks, on up to n_threads threads (`run_shared`: the
-    shared pool, each thread taking the next block as it finishes one, in copies of the
-    caller's context; serially, between bytecodes where Ctrl-C is seen, for one thread or
-    one block); every call has ended before the first error raised by one is raised here."""
-    run_shared(lambda b: fn(*blocks[b]), len(blocks), n_threads)
+               n_threads: int | None) -> None:
+    """fn(a, z) for every (a, z) of blocks, on up to n_threads threads (`check_jobs`'s
+    result; `run_shared`: the shared pool, each thread taking the next block as it finishes
+    one, in copies of the caller's context; serially, between bytecodes where Ctrl-C is seen,
+    for one thread or one block); every call has ended before the first error raised by one
+    is raised here."""
+    threads = thread_count(n_threads) if len(blocks) > 1 else 1
+    run_shared(lambda b: fn(*blocks[b]), len(blocks), threads)

@@ -32,9 +32,9 @@ from perceptron_c._core._popcount cimport (PC_IMPL_AVX2, PC_IMPL_AVX512, PC_IMPL
                                            pc_best_impl, pc_gram_rows, pc_impl_available, pc_pack_b,
                                            pc_packed_words, pc_sym_pays)
 
-from perceptron_c._core._contract import (check_float, check_words, effective_jobs,
-                                          given_norms, product_blocks, product_chunk,
-                                          run_blocks)
+from perceptron_c._core._contract import (check_float, check_jobs, check_words, given_norms,
+                                          product_blocks, product_chunk, run_blocks,
+                                          thread_count)
 from perceptron_c._utils._threads import run_shared, stop_point
 
 from perceptron_c._core._gram_py import __all__  # no-cython-lint: listed once (test_twins)
@@ -203,6 +203,8 @@ def gram_conjunction_log2(const uint64_t[:, ::1] A_words, const uint64_t[:, ::1]
         # under about a millisecond threads gain little or lose (square Grams of 1024-bit rows
         # measured on 2 cores: 0.79x at 0.4 ms of work, 1.18x at 1 ms, 1.69x at 2.3 ms)
         n_threads = 1
+    else:
+        n_threads = thread_count(n_threads)
     job.rows = max(1, _BLOCK_WORK[job.impl] // (nb * (nw + 2)))
     if n_threads > 1:
         job.rows = min(job.rows, (na + 4 * n_threads - 1) // (4 * n_threads))  # 4 blocks each
@@ -374,7 +376,7 @@ def row_sqnorms(X):
 def gram_linear(X, Y, out, *, n_jobs=None):
     """out[i, j] = x_i . y_j (the 4-lane dot), on n_jobs threads."""
     check_float(X, Y, out)
-    _products(X, Y, out, effective_jobs(n_jobs))
+    _products(X, Y, out, check_jobs(n_jobs))
 
 
 # Entries of out per elementwise block on a thread: a few hundred microseconds of work.
@@ -384,7 +386,9 @@ _FLOAT_BLOCK = 1 << 16
 def _elementwise(fn, Py_ssize_t n_rows, Py_ssize_t n_cols, n_threads):
     """fn(start, stop) over blocks of rows of out, on up to n_threads threads (`run_blocks`)."""
     cdef Py_ssize_t step = max(1, _FLOAT_BLOCK // max(1, n_cols))
-    if n_threads <= 1 or n_rows * n_cols < 2 * _FLOAT_BLOCK:
+    if n_rows * n_cols >= 2 * _FLOAT_BLOCK:
+        n_threads = thread_count(n_threads)  # (check_jobs's: looked up only here)
+    if n_rows * n_cols < 2 * _FLOAT_BLOCK or n_threads <= 1:
         fn(0, n_rows)
         return
     step = max(step, (n_rows + 4 * n_threads - 1) // (4 * n_threads))  # up to 4 blocks each
@@ -417,7 +421,7 @@ cdef void _poly_entries(double* o, Py_ssize_t n, double gamma, double coef0,
 def gram_poly(X, Y, degree, gamma, coef0, out, *, n_jobs=None):
     """out[i, j] = (gamma x_i . y_j + coef0) ** degree."""
     check_float(X, Y, out)
-    n_threads = effective_jobs(n_jobs)
+    n_threads = check_jobs(n_jobs)
     _products(X, Y, out, n_threads)
     if out.size == 0:
         return
@@ -495,7 +499,7 @@ def gram_rbf(X, Y, double gamma, out, *, n_jobs=None, norms=None):
     """out[i, j] = exp(-gamma ||x_i - y_j||^2), exactly as the twin computes it (read its
     docstring); the products and the rest on n_jobs threads."""
     check_float(X, Y, out)
-    cdef Py_ssize_t n_threads = effective_jobs(n_jobs)
+    n_threads = check_jobs(n_jobs)
     cdef bint sym = Y is X
     _products(X, Y, out, n_threads)
     if norms is None:

@@ -27,8 +27,8 @@ import numpy as np
 
 from ._contract import (
     check_float,
+    check_jobs,
     check_words,
-    effective_jobs,
     given_norms,
     product_blocks,
     run_blocks,
@@ -127,7 +127,8 @@ def _dot4_products(A: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:
             out[a:z] += lanes[2] + lanes[3]
 
 
-def _products(X: np.ndarray, Y: np.ndarray, out: np.ndarray, n_threads: int = 1) -> None:
+def _products(X: np.ndarray, Y: np.ndarray, out: np.ndarray,
+              n_threads: int | None = 1) -> None:
     """out = X . Y^T entry by entry (`_dot4_products`), by blocks of rows (`product_blocks`)
     on up to n_threads threads. When Y is X, a block [a, z) computes its rows from column a
     on, and `mirror_lower` then fills the rest: dot4 is symmetric (each product is the same
@@ -149,7 +150,7 @@ def _products(X: np.ndarray, Y: np.ndarray, out: np.ndarray, n_threads: int = 1)
 MIRROR_ENTRIES = 1 << 18
 
 
-def mirror_lower(out: np.ndarray, n_threads: int = 1) -> None:
+def mirror_lower(out: np.ndarray, n_threads: int | None = 1) -> None:
     """out[i, j] = out[j, i] for every j < i (the upper triangle holds the values), by blocks
     of rows on up to n_threads threads. Each block writes its own rows only: a fresh ``out``
     is first touched (its pages faulted in) across many short blocks, not all in the first
@@ -188,14 +189,14 @@ def gram_linear(X: np.ndarray, Y: np.ndarray, out: np.ndarray, *,
     """out[i, j] = x_i . y_j, the products on n_jobs threads (`_products`). (The elementwise
     part of the other float kernels runs on one thread in this twin, on n_jobs in the C one.)"""
     check_float(X, Y, out)
-    _products(X, Y, out, effective_jobs(n_jobs))
+    _products(X, Y, out, check_jobs(n_jobs))
 
 
 def gram_poly(X: np.ndarray, Y: np.ndarray, degree: int, gamma: float, coef0: float,
               out: np.ndarray, *, n_jobs: int | None = None) -> None:
     """out[i, j] = (gamma x_i . y_j + coef0) ** degree."""
     check_float(X, Y, out)
-    _products(X, Y, out, effective_jobs(n_jobs))
+    _products(X, Y, out, check_jobs(n_jobs))
     out *= gamma
     out += coef0
     int_power(out, degree)
@@ -246,7 +247,7 @@ def gram_rbf(X: np.ndarray, Y: np.ndarray, gamma: float, out: np.ndarray, *,
     ``norms``: (||x_i||^2, ||y_j||^2) as `row_sqnorms` computes them, when the caller has
     them already (a kernel perceptron computes its pool's once)."""
     check_float(X, Y, out)
-    n_threads = effective_jobs(n_jobs)
+    n_threads = check_jobs(n_jobs)
     with np.errstate(over="ignore", invalid="ignore"):
         _products(X, Y, out, n_threads)
         xx, yy = _norms(X, Y, norms)

@@ -58,7 +58,8 @@ def default_threads() -> int:
     """The threads of a Gram product called with ``n_jobs=None``: every core this process
     may run on, as BLAS uses them, unless a variable of `THREAD_LIMIT_VARIABLES` (the first
     set to a positive integer; OMP_NUM_THREADS's list form gives its first) asks for fewer.
-    Read at each call (a few hundred nanoseconds), so a limit set at run time holds."""
+    Read at each call that has blocks to share (about 2.5 microseconds: a call of one block
+    never asks, `_contract.check_jobs`), so a limit set at run time holds."""
     cores = _cpu_count()
     for var in THREAD_LIMIT_VARIABLES:
         value = os.environ.get(var, "").split(",")[0].strip()
