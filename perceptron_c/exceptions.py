@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 __all__ = ["NotFittedError", "DataConversionWarning", "ConvergenceWarning", "FileFormatError",
-           "ConcurrentUseError", "PureBuildWarning", "LabelError"]
+           "ConcurrentUseError", "PureBuildWarning", "LabelError", "UndefinedMetricWarning"]
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -28,6 +28,12 @@ class ConvergenceWarning(UserWarning):
     """``fit`` ran ``max_iter`` epochs without meeting the ``tol`` stopping rule, as
     scikit-learn warns in the same case (when scikit-learn is loaded, the warning is also an
     instance of ``sklearn.exceptions.ConvergenceWarning``)."""
+
+
+class UndefinedMetricWarning(UserWarning):
+    """A score divided by zero (no entity predicted, or none to find) was set to 0, as
+    scikit-learn and seqeval warn in the same case (when scikit-learn is loaded, the warning
+    is also an instance of ``sklearn.exceptions.UndefinedMetricWarning``)."""
 
 
 class FileFormatError(ValueError):

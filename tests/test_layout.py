@@ -38,7 +38,8 @@ BELOW_MODELS = {"_backend", "kernels", "theory", "lowlevel", "io",
                 "_utils._rows", "_utils._validation", "_utils._params",
                 "_utils._npzfile",
                 "kernels._rows", "kernels._model", "kernels._specs",
-                "tagging._text", "tagging._codes", "tagging._nltk", "tagging._confusion"} | LEAVES
+                "tagging._text", "tagging._codes", "tagging._nltk", "tagging._confusion",
+                "tagging._entities"} | LEAVES
 # the package's top level: the public modules, the dispatcher, and the rooms (folders)
 MAX_TOP_LEVEL = 20
 

@@ -37,6 +37,17 @@ from ..token_features import TokenFeatures  # re-exported: the issue's name for 
 from ._codes import CodedEpochs, StringEpochs, greedy_tables, tag_codes
 from ._codes import ordered as _ordered
 from ._confusion import ConfusionMatrix
+from ._entities import (
+    accuracy_score,
+    classification_report,
+    entities_strict,
+    f1_score,
+    get_entities,
+    performance_measure,
+    precision_recall_fscore_support,
+    precision_score,
+    recall_score,
+)
 from ._nltk import NLTKServing, use_for_nltk
 from ._scores import TaggerScores
 from ._state import TaggerState
@@ -44,7 +55,11 @@ from ._structured import StructuredCore
 from ._text import check_sentences, check_tokens, unpack_text
 
 __all__ = ["PerceptronTagger", "TokenFeatures", "ConfusionMatrix", "use_for_nltk",
-           "NLTKServing"]
+           "NLTKServing",
+           # entity scores of tag sequences, seqeval's (tagging._entities)
+           "get_entities", "entities_strict", "precision_recall_fscore_support",
+           "precision_score", "recall_score", "f1_score", "accuracy_score",
+           "classification_report", "performance_measure"]
 
 _logger = logging.getLogger(__name__)
 FREQ_THRESH, AMBIGUITY_THRESH = 20, 0.97  # NLTK's _make_tagdict, lines 625-626
