@@ -108,6 +108,16 @@ def _same_model(a: Any, b: Any, X: Any) -> bool:
     return bool(np.array_equal(a.predict(X), b.predict(X)))  # voted: no single weight vector
 
 
+def _seconds(t: float) -> str:
+    """t in 6 characters (4 decimals under 10 s, fewer above): the table keeps its width,
+    80 columns, on a slow or loaded machine too."""
+    for digits in (4, 3, 2, 1):
+        text = f"{t:.{digits}f}"
+        if len(text) <= 6:
+            return text
+    return f"{t:.0f}"
+
+
 def _train_row(plan: tuple, data: dict, bounds: dict, epochs: int, python_epochs: int,
                seed: int, have_c: bool) -> dict:
     name, dataset, cls, extra = plan
@@ -117,12 +127,12 @@ def _train_row(plan: tuple, data: dict, bounds: dict, epochs: int, python_epochs
     row = {"algorithm": name, "data": dataset, "n": Xtr.shape[0], "d": Xtr.shape[1],
            "epochs": model.n_iter_, "mistakes": int(model.mistakes_.sum()), "(R/g)^2": "-",
            "train": f"{model.score(Xtr, ytr):.3f}", "test": f"{model.score(Xte, yte):.3f}",
-           "C s": f"{seconds:.4f}" if have_c else "n/a", "Python s": "-",
+           "C s": _seconds(seconds) if have_c else "n/a", "Python s": "-",
            "agree": True, "c_time": 0.0, "py_time": 0.0, "partial": False}
     if dataset == "separable":
         row["(R/g)^2"] = f"{bounds['normalized' if extra.get('normalize') else '']:.0f}"
     if not have_c:
-        row["Python s"] = f"{seconds:.4f}"
+        row["Python s"] = _seconds(seconds)
         return row
     py_epochs = min(python_epochs, model.n_iter_)
     if py_epochs <= 0:
@@ -133,7 +143,7 @@ def _train_row(plan: tuple, data: dict, bounds: dict, epochs: int, python_epochs
     if py_epochs == model.n_iter_:
         row["agree"] = row["agree"] and _same_model(model, twin, Xtr)
     row["partial"] = py_epochs < model.n_iter_
-    row["Python s"] = f"{py_seconds:.4f}" + ("*" if row["partial"] else "")
+    row["Python s"] = _seconds(py_seconds) + ("*" if row["partial"] else "")
     # per-epoch rates, so a Python run cut short still compares fairly
     row["c_time"], row["py_time"] = seconds * py_epochs / model.n_iter_, py_seconds
     return row
