@@ -64,6 +64,18 @@ _DOCS = {
         scheme : str or seqeval scheme class, optional
             One of `SCHEMES` (``"IOB2"``...) or seqeval's class of that name: with
             ``mode="strict"``, the scheme whose chunks are entities.""",
+    "score_sections": """
+        Parameters
+        ----------
+        {y_pair}
+        {options}
+
+        Returns
+        -------
+        float or ndarray of float
+            The score (``average=None``: one per type, in the sorted order of the types).
+
+        {raises}""",
     "raises": """
         Raises
         ------
@@ -459,17 +471,7 @@ def precision_score(y_true: Any, y_pred: Any, *, average: str | None = "micro",
     """Entity precision (seqeval's ``precision_score``): the share of predicted entities
     that are entities of ``y_true``, same type, same span.
 
-    Parameters
-    ----------
-    {y_pair}
-    {options}
-
-    Returns
-    -------
-    float or ndarray of float
-        The score (``average=None``: one per type, in the sorted order of the types).
-
-    {raises}
+    {score_sections}
     """
     return _one("precision", y_true, y_pred, average, suffix, mode, sample_weight,
                 zero_division, scheme)
@@ -482,17 +484,7 @@ def recall_score(y_true: Any, y_pred: Any, *, average: str | None = "micro",
     """Entity recall (seqeval's ``recall_score``): the share of the entities of ``y_true``
     that are predicted, same type, same span.
 
-    Parameters
-    ----------
-    {y_pair}
-    {options}
-
-    Returns
-    -------
-    float or ndarray of float
-        The score (``average=None``: one per type, in the sorted order of the types).
-
-    {raises}
+    {score_sections}
     """
     return _one("recall", y_true, y_pred, average, suffix, mode, sample_weight,
                 zero_division, scheme)
@@ -505,17 +497,7 @@ def f1_score(y_true: Any, y_pred: Any, *, average: str | None = "micro",
     """Entity F1 (seqeval's ``f1_score``): 2 p r / (p + r) of `precision_score` p and
     `recall_score` r, per type or averaged.
 
-    Parameters
-    ----------
-    {y_pair}
-    {options}
-
-    Returns
-    -------
-    float or ndarray of float
-        The score (``average=None``: one per type, in the sorted order of the types).
-
-    {raises}
+    {score_sections}
     """
     return _one("f-score", y_true, y_pred, average, suffix, mode, sample_weight,
                 zero_division, scheme)
