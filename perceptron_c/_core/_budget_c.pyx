@@ -349,6 +349,32 @@ cdef void _init(Sup* S, Py_ssize_t R, Py_ssize_t B, int64_t[:, ::1] slots, int64
     S.ia = S.ib = S.iu = S.ibeta = NULL
 
 
+cdef bint _check_avg(object u, object beta, object count, Py_ssize_t R,
+                     Py_ssize_t B) except -1:
+    return check_avg(u, beta, count, u is not None and u.shape[0] == R and u.shape[1] == B,
+                     beta is not None and beta.shape[0] == R)
+
+
+cdef void _floats(Sup* S, double[:, ::1] alpha, double[::1] b, double[:, ::1] u,
+                  double[::1] beta):
+    # the float coefficients (the exact ones are S.ia, S.ib, S.iu, S.ibeta)
+    S.alpha, S.b = &alpha[0, 0], &b[0]
+    if S.avg:
+        S.u, S.beta = &u[0, 0], &beta[0]
+
+
+cdef Py_ssize_t _chunk_end(Sup* S, int64_t[::1] count, Py_ssize_t r,
+                           const int64_t[::1] rows) except -1:
+    # after a chunk: the averaging count kept, a stop at a non-finite activation of rows[-1 - r]
+    # raised (what ran before it is kept), Ctrl-C checked; the chunk's mistakes
+    if S.avg:
+        count[0] = S.c
+    if r < 0:
+        non_finite(-1 - r, rows[-1 - r])
+    between_chunks()
+    return r
+
+
 def budget_epoch(const double[:, ::1] K, const int64_t[::1] rows, const int64_t[::1] y,
                  double[:, ::1] alpha, double[::1] b, int64_t[:, ::1] slots,
                  int64_t[::1] where, int64_t[::1] counts, bint fit_intercept, int policy,
@@ -362,14 +388,11 @@ def budget_epoch(const double[:, ::1] K, const int64_t[::1] rows, const int64_t[
     _check_policy(policy, rand, m, B)
     need(shrink is None or (policy == 2 and shrink.shape[0] == 1 and isfinite(shrink[0])),
          "shrink (the Forgetron's Q) must be finite, shape (1,), with policy 2")
-    check_avg(u, beta, count, u is not None and u.shape[0] == R and u.shape[1] == B,
-              beta is not None and beta.shape[0] == R)
+    _check_avg(u, beta, count, R, B)
     if m == 0:
         return 0
     _init(&S, R, B, slots, where, counts, fit_intercept, count)
-    S.alpha, S.b = &alpha[0, 0], &b[0]
-    if S.avg:
-        S.u, S.beta = &u[0, 0], &beta[0]
+    _floats(&S, alpha, b, u, beta)
     kbuf, f = np.empty(B), np.empty(R)
     cdef double[::1] kb = kbuf, fb = f
     chunk = rows_per_chunk(2 * R * B)
@@ -379,15 +402,12 @@ def budget_epoch(const double[:, ::1] K, const int64_t[::1] rows, const int64_t[
             r = budget_rows(&S, &K[0, 0], K.shape[1], &rows[0], start, stop, n0, &y[0],
                             policy, &rand[0] if rand is not None else NULL,
                             &shrink[0] if shrink is not None else NULL, &kb[0], &fb[0], info)
-        if S.avg:
-            count[0] = S.c
         if r < 0 and info[0] == 2:
+            if S.avg:
+                count[0] = S.c
             raise ValueError(f"K has no row for slot {info[1]}, which the Forgetron removes")
-        if r < 0:
-            non_finite(-1 - r, rows[-1 - r])
-        total += r
+        total += _chunk_end(&S, count, r, rows)
         start = stop
-        between_chunks()
     return total
 
 
@@ -415,8 +435,7 @@ def budget_epoch_exact(const int32_t[:, ::1] E, const int64_t[::1] rows, const i
     n0 = _check(E.shape[0], E.shape[1], rows, y, R, B, b.shape[0], slots, where, counts)
     _check_policy(policy, rand, m, B)
     mx = _max_exponent(E)
-    check_avg(u, beta, count, u is not None and u.shape[0] == R and u.shape[1] == B,
-              beta is not None and beta.shape[0] == R)
+    _check_avg(u, beta, count, R, B)
     for k in range(R):
         check_headroom(alpha[k], abs(int(b[k])) + 2 * int(m), "alpha")
         if u is not None:
@@ -437,11 +456,8 @@ def budget_epoch_exact(const int32_t[:, ::1] E, const int64_t[::1] rows, const i
         with nogil:
             r = exact_rows(&S, &E[0, 0], E.shape[1], &rows[0], start, stop, n0, &y[0],
                            policy, &rand[0] if rand is not None else NULL, &eb[0], &bk[0])
-        if S.avg:
-            count[0] = S.c
-        total += r
+        total += _chunk_end(&S, count, r, rows)
         start = stop
-        between_chunks()
     return total
 
 
@@ -456,14 +472,11 @@ def projectron_epoch(const double[:, ::1] K, const int64_t[::1] rows, const int6
     n0 = _check(K.shape[0], K.shape[1], rows, y, R, B, b.shape[0], slots, where, counts)
     need(Kinv.shape[0] == B and Kinv.shape[1] == B, "Kinv must be (B, B)")
     need(isfinite(eta) and eta >= 0.0, "eta must be finite and >= 0")
-    check_avg(u, beta, count, u is not None and u.shape[0] == R and u.shape[1] == B,
-              beta is not None and beta.shape[0] == R)
+    _check_avg(u, beta, count, R, B)
     if m == 0:
         return 0
     _init(&S, R, B, slots, where, counts, fit_intercept, count)
-    S.alpha, S.b = &alpha[0, 0], &b[0]
-    if S.avg:
-        S.u, S.beta = &u[0, 0], &beta[0]
+    _floats(&S, alpha, b, u, beta)
     kbuf, dbuf, f = np.empty(2 * B), np.empty(B), np.empty(R)
     cdef double[::1] kb = kbuf, db = dbuf, fb = f
     chunk = rows_per_chunk(B * B + 2 * R * B)
@@ -472,11 +485,6 @@ def projectron_epoch(const double[:, ::1] K, const int64_t[::1] rows, const int6
         with nogil:
             r = projectron_rows(&S, &K[0, 0], K.shape[1], &rows[0], start, stop, n0, &y[0],
                                 &Kinv[0, 0], eta, aggressive, &kb[0], &db[0], &fb[0])
-        if S.avg:
-            count[0] = S.c
-        if r < 0:
-            non_finite(-1 - r, rows[-1 - r])
-        total += r
+        total += _chunk_end(&S, count, r, rows)
         start = stop
-        between_chunks()
     return total

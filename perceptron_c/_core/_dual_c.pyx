@@ -11,20 +11,25 @@ from libc.stdint cimport int64_t
 
 from perceptron_c._core._checks cimport (all_in_range, check_avg, check_steps, chunk_done, need,
                                          rows_per_chunk)
-from perceptron_c._core._lanes cimport dot4_cols, move
+from perceptron_c._core._lanes cimport add, better, dot4_cols, move
 
 
 from perceptron_c._core._dual_py import __all__  # no-cython-lint: listed once (test_twins)
 
 
-cdef Py_ssize_t binary_cached_weighted(const double* G, const double* y, const int64_t* order,
-                                       Py_ssize_t m, Py_ssize_t n, double* alpha, double* b,
-                                       double* scores, double* u, double* beta,
-                                       int64_t* count, bint fit_intercept, int64_t* steps,
-                                       const double* sample_weight) noexcept nogil:
+cdef inline Py_ssize_t _binary(const double* G, double* scores, const double* Krows,
+                               const int64_t* cols, Py_ssize_t nc, const double* y,
+                               const int64_t* order, Py_ssize_t m, Py_ssize_t n,
+                               double* alpha, double* b, double* u, double* beta,
+                               int64_t* count, bint fit_intercept, int64_t* steps,
+                               const double* sample_weight) noexcept nogil:
+    # The binary epoch of both modes over order[:m]. Cached (G not NULL): example i's
+    # activation is scores[i] + b, and a mistake adds its step times row i of G to scores.
+    # Rows (G NULL): row t of Krows holds the kernel of example order[t] with the pool's
+    # examples cols (NULL: all n, nc = n), and the activation is their 4-lane dot with alpha.
     cdef Py_ssize_t t, j, mistakes = 0
     cdef int64_t i
-    cdef double yi, step, cy, a
+    cdef double yi, step, a
     cdef const double* g
     cdef double bias = b[0]
     cdef bint averaged = u != NULL
@@ -32,7 +37,10 @@ cdef Py_ssize_t binary_cached_weighted(const double* G, const double* y, const i
     for t in range(m):
         i = order[t]
         yi = y[i]
-        a = scores[i] + bias
+        if G != NULL:
+            a = scores[i] + bias
+        else:
+            a = dot4_cols(alpha, Krows + t * nc, cols, nc) + bias
         if not isfinite(a):  # stop, the caller raises
             mistakes = -1 - t
             break
@@ -41,17 +49,11 @@ cdef Py_ssize_t binary_cached_weighted(const double* G, const double* y, const i
                 steps[mistakes] = t
             mistakes += 1
             step = yi if sample_weight == NULL else yi * sample_weight[i]
-            alpha[i] += step
-            g = G + i * n
-            for j in range(n):
-                scores[j] += step * g[j]
-            if fit_intercept:
-                bias += step
-            if averaged:
-                cy = step * <double>c
-                u[i] += cy
-                if fit_intercept:
-                    beta[0] += cy
+            if G != NULL:
+                g = G + i * n
+                for j in range(n):
+                    scores[j] += step * g[j]
+            add(alpha, &bias, u, beta, i, step, c, fit_intercept)
         if averaged:
             c += 1
     b[0] = bias
@@ -60,24 +62,19 @@ cdef Py_ssize_t binary_cached_weighted(const double* G, const double* y, const i
     return mistakes
 
 
-cdef Py_ssize_t binary_cached(const double* G, const double* y, const int64_t* order,
-                              Py_ssize_t m, Py_ssize_t n, double* alpha, double* b,
-                              double* scores, double* u, double* beta, int64_t* count,
-                              bint fit_intercept, int64_t* steps) noexcept nogil:
-    return binary_cached_weighted(G, y, order, m, n, alpha, b, scores, u, beta, count,
-                                  fit_intercept, steps, NULL)
-
-
-cdef Py_ssize_t multiclass_cached_weighted(const double* G, const int64_t* y,
-                                           const int64_t* order, Py_ssize_t m, Py_ssize_t n,
-                                           Py_ssize_t n_classes, double* alpha, double* b,
-                                           double* scores, double* U, double* beta,
-                                           int64_t* count, bint fit_intercept,
-                                           const double* sample_weight) noexcept nogil:
+cdef inline Py_ssize_t _multiclass(const double* G, double* scores, const double* Krows,
+                                   const int64_t* cols, Py_ssize_t nc, const int64_t* y,
+                                   const int64_t* order, Py_ssize_t m, Py_ssize_t n,
+                                   Py_ssize_t n_classes, double* alpha, double* b, double* U,
+                                   double* beta, int64_t* count, bint fit_intercept,
+                                   const double* sample_weight) noexcept nogil:
+    # The K-class epoch of both modes, as _binary: class k's score of example i is
+    # scores[k, i] + b[k] (cached) or the 4-lane dot of row t of Krows with alpha[k] (rows).
     cdef Py_ssize_t t, j, k, pred, mistakes = 0
     cdef int64_t i, yi
-    cdef double s, best, step
+    cdef double best, step
     cdef const double* g
+    cdef const double* kr = NULL
     cdef double* st
     cdef double* sp
     cdef bint averaged = U != NULL, finite
@@ -86,14 +83,17 @@ cdef Py_ssize_t multiclass_cached_weighted(const double* G, const int64_t* y,
         i = order[t]
         yi = y[i]
         pred = 0
-        best = scores[i] + b[0]
+        if G != NULL:
+            best = scores[i] + b[0]
+        else:
+            kr = Krows + t * nc
+            best = dot4_cols(alpha, kr, cols, nc) + b[0]
         finite = isfinite(best)
         for k in range(1, n_classes):
-            s = scores[k * n + i] + b[k]
-            finite = finite and isfinite(s)
-            if s > best:
-                pred = k
-                best = s
+            if G != NULL:
+                better(scores[k * n + i] + b[k], k, &best, &pred, &finite)
+            else:
+                better(dot4_cols(alpha + k * n, kr, cols, nc) + b[k], k, &best, &pred, &finite)
         if not finite:  # stop, the caller raises
             mistakes = -1 - t
             break
@@ -101,12 +101,13 @@ cdef Py_ssize_t multiclass_cached_weighted(const double* G, const int64_t* y,
             mistakes += 1
             step = 1.0 if sample_weight == NULL else sample_weight[i]
             move(alpha, b, n, i, yi, pred, step, fit_intercept)
-            g = G + i * n
-            st = scores + yi * n
-            sp = scores + pred * n
-            for j in range(n):
-                st[j] += step * g[j]
-                sp[j] -= step * g[j]
+            if G != NULL:
+                g = G + i * n
+                st = scores + yi * n
+                sp = scores + pred * n
+                for j in range(n):
+                    st[j] += step * g[j]
+                    sp[j] -= step * g[j]
             if averaged:
                 move(U, beta, n, i, yi, pred, step * <double>c, fit_intercept)
         if averaged:
@@ -116,13 +117,40 @@ cdef Py_ssize_t multiclass_cached_weighted(const double* G, const int64_t* y,
     return mistakes
 
 
+cdef Py_ssize_t binary_cached_weighted(const double* G, const double* y, const int64_t* order,
+                                       Py_ssize_t m, Py_ssize_t n, double* alpha, double* b,
+                                       double* scores, double* u, double* beta,
+                                       int64_t* count, bint fit_intercept, int64_t* steps,
+                                       const double* sample_weight) noexcept nogil:
+    return _binary(G, scores, NULL, NULL, 0, y, order, m, n, alpha, b, u, beta, count,
+                   fit_intercept, steps, sample_weight)
+
+
+cdef Py_ssize_t binary_cached(const double* G, const double* y, const int64_t* order,
+                              Py_ssize_t m, Py_ssize_t n, double* alpha, double* b,
+                              double* scores, double* u, double* beta, int64_t* count,
+                              bint fit_intercept, int64_t* steps) noexcept nogil:
+    return _binary(G, scores, NULL, NULL, 0, y, order, m, n, alpha, b, u, beta, count,
+                   fit_intercept, steps, NULL)
+
+
+cdef Py_ssize_t multiclass_cached_weighted(const double* G, const int64_t* y,
+                                           const int64_t* order, Py_ssize_t m, Py_ssize_t n,
+                                           Py_ssize_t n_classes, double* alpha, double* b,
+                                           double* scores, double* U, double* beta,
+                                           int64_t* count, bint fit_intercept,
+                                           const double* sample_weight) noexcept nogil:
+    return _multiclass(G, scores, NULL, NULL, 0, y, order, m, n, n_classes, alpha, b, U, beta,
+                       count, fit_intercept, sample_weight)
+
+
 cdef Py_ssize_t multiclass_cached(const double* G, const int64_t* y, const int64_t* order,
                                   Py_ssize_t m, Py_ssize_t n, Py_ssize_t n_classes,
                                   double* alpha, double* b, double* scores, double* U,
                                   double* beta, int64_t* count,
                                   bint fit_intercept) noexcept nogil:
-    return multiclass_cached_weighted(G, y, order, m, n, n_classes, alpha, b, scores, U, beta,
-                                      count, fit_intercept, NULL)
+    return _multiclass(G, scores, NULL, NULL, 0, y, order, m, n, n_classes, alpha, b, U, beta,
+                       count, fit_intercept, NULL)
 
 
 cdef Py_ssize_t binary_support_rows(const double* Krows, const int64_t* rows, Py_ssize_t m,
@@ -130,46 +158,16 @@ cdef Py_ssize_t binary_support_rows(const double* Krows, const int64_t* rows, Py
                                     const double* y, double* alpha, double* b, double* u,
                                     double* beta, int64_t* count, bint fit_intercept,
                                     int64_t* steps, const double* sample_weight) noexcept nogil:
-    cdef Py_ssize_t t, mistakes = 0
-    cdef int64_t i
-    cdef double yi, step, cy, a
-    cdef double bias = b[0]
-    cdef bint averaged = u != NULL
-    cdef int64_t c = count[0] if averaged else 0
-    for t in range(m):
-        i = rows[t]
-        yi = y[i]
-        a = dot4_cols(alpha, Krows + t * nc, cols, nc) + bias
-        if not isfinite(a):  # stop, the caller raises
-            mistakes = -1 - t
-            break
-        if yi * a <= 0.0:
-            if steps != NULL:
-                steps[mistakes] = t
-            mistakes += 1
-            step = yi if sample_weight == NULL else yi * sample_weight[i]
-            alpha[i] += step
-            if fit_intercept:
-                bias += step
-            if averaged:
-                cy = step * <double>c
-                u[i] += cy
-                if fit_intercept:
-                    beta[0] += cy
-        if averaged:
-            c += 1
-    b[0] = bias
-    if averaged:
-        count[0] = c
-    return mistakes
+    return _binary(NULL, NULL, Krows, cols, nc, y, rows, m, n, alpha, b, u, beta, count,
+                   fit_intercept, steps, sample_weight)
 
 
 cdef Py_ssize_t binary_rows(const double* Krows, const int64_t* rows, Py_ssize_t m,
                             Py_ssize_t n, const double* y, double* alpha, double* b, double* u,
                             double* beta, int64_t* count, bint fit_intercept,
                             int64_t* steps) noexcept nogil:
-    return binary_support_rows(Krows, rows, m, n, NULL, n, y, alpha, b, u, beta, count,
-                               fit_intercept, steps, NULL)
+    return _binary(NULL, NULL, Krows, NULL, n, y, rows, m, n, alpha, b, u, beta, count,
+                   fit_intercept, steps, NULL)
 
 
 cdef Py_ssize_t multiclass_support_rows(const double* Krows, const int64_t* rows, Py_ssize_t m,
@@ -178,47 +176,16 @@ cdef Py_ssize_t multiclass_support_rows(const double* Krows, const int64_t* rows
                                         double* b, double* U, double* beta, int64_t* count,
                                         bint fit_intercept,
                                         const double* sample_weight) noexcept nogil:
-    cdef Py_ssize_t t, k, pred, mistakes = 0
-    cdef int64_t i, yi
-    cdef double s, best, step
-    cdef const double* kr
-    cdef bint averaged = U != NULL, finite
-    cdef int64_t c = count[0] if averaged else 0
-    for t in range(m):
-        i = rows[t]
-        yi = y[i]
-        kr = Krows + t * nc
-        pred = 0
-        best = dot4_cols(alpha, kr, cols, nc) + b[0]
-        finite = isfinite(best)
-        for k in range(1, n_classes):
-            s = dot4_cols(alpha + k * n, kr, cols, nc) + b[k]
-            finite = finite and isfinite(s)
-            if s > best:
-                pred = k
-                best = s
-        if not finite:  # stop, the caller raises
-            mistakes = -1 - t
-            break
-        if pred != yi:
-            mistakes += 1
-            step = 1.0 if sample_weight == NULL else sample_weight[i]
-            move(alpha, b, n, i, yi, pred, step, fit_intercept)
-            if averaged:
-                move(U, beta, n, i, yi, pred, step * <double>c, fit_intercept)
-        if averaged:
-            c += 1
-    if averaged:
-        count[0] = c
-    return mistakes
+    return _multiclass(NULL, NULL, Krows, cols, nc, y, rows, m, n, n_classes, alpha, b, U,
+                       beta, count, fit_intercept, sample_weight)
 
 
 cdef Py_ssize_t multiclass_rows(const double* Krows, const int64_t* rows, Py_ssize_t m,
                                 Py_ssize_t n, Py_ssize_t n_classes, const int64_t* y,
                                 double* alpha, double* b, double* U, double* beta,
                                 int64_t* count, bint fit_intercept) noexcept nogil:
-    return multiclass_support_rows(Krows, rows, m, n, NULL, n, n_classes, y, alpha, b, U, beta,
-                                   count, fit_intercept, NULL)
+    return _multiclass(NULL, NULL, Krows, NULL, n, y, rows, m, n, n_classes, alpha, b, U, beta,
+                       count, fit_intercept, NULL)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -336,6 +336,16 @@ cdef object _store(KPAState* s, object count, object loss):
         loss[0] += s.total
 
 
+cdef object _chunk_end(Py_ssize_t r, Py_ssize_t start, const int64_t[::1] order, KPAState* s,
+                       object count, object loss):
+    # after a chunk of an epoch from order[start]: r < 0 is a stop at a non-finite step (what
+    # ran before it is kept, then the error), else Ctrl-C's check between chunks
+    if r < 0:
+        _store(s, count, loss)
+        non_finite(start - 1 - r, order[start - 1 - r])
+    between_chunks()
+
+
 def kpa_epoch_cached(const double[:, ::1] G, const int64_t[::1] y, const int64_t[::1] order,
                      const double[::1] weight, double[:, ::1] alpha, double[::1] b,
                      double[:, ::1] scores, double C, bint squared, bint fit_intercept,
@@ -360,11 +370,8 @@ def kpa_epoch_cached(const double[:, ::1] G, const int64_t[::1] y, const int64_t
         with nogil:
             r = kpa_cached_core(&G[0, 0], &y[0], &order[start], stop - start, &s, &p,
                                 &scores[0, 0], &f[0])
-        if r < 0:
-            _store(&s, count, loss)
-            non_finite(start - 1 - r, order[start - 1 - r])
+        _chunk_end(r, start, order, &s, count, loss)
         start = stop
-        between_chunks()
     _store(&s, count, loss)
     return s.steps
 
@@ -390,11 +397,8 @@ def kpa_epoch_rows(const double[:, ::1] Krows, const int64_t[::1] rows, const in
         with nogil:
             r = kpa_rows_core(&Krows[start, 0], &y[0], &rows[start], stop - start, &s, &p,
                               &f[0])
-        if r < 0:
-            _store(&s, count, loss)
-            non_finite(start - 1 - r, rows[start - 1 - r])
+        _chunk_end(r, start, rows, &s, count, loss)
         start = stop
-        between_chunks()
     _store(&s, count, loss)
     return s.steps
 
@@ -472,11 +476,8 @@ def kpa_conjunction_epoch_rows(const int32_t[:, ::1] Erows, const int64_t[::1] r
         with nogil:
             r = kpa_conjunction_core(&Erows[start, 0], &rows[start], stop - start, &ediag[0],
                                      &y[0], &s, &p, &A[0], nl, zero)
-        if r < 0:
-            _store(&s, count, loss)
-            non_finite(start - 1 - r, rows[start - 1 - r])
+        _chunk_end(r, start, rows, &s, count, loss)
         start = stop
-        between_chunks()
     _store(&s, count, loss)
     return s.steps
 

@@ -8,9 +8,10 @@
 # sparse rows dot4_merge and sqnorm4_halfdiff: lane by column). row() is where row i of dense
 # or CSR data lies. The updates of a mistake on coefficient i are here too, as _contract has
 # them: add (binary) and move (K-class), for float (_dual_c) and exact integer (_conjunction_c)
-# coefficients.
+# coefficients; better is the K-class prediction's step (the first largest score, all finite).
 # _dot.h is the same contract for whole Gram matrices (vectorized), _lanes.h for the K-wide
 # emissions of _sequence_c.
+from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t
 from cython cimport floating
 
@@ -201,6 +202,16 @@ cdef inline void add(coef_t* alpha, coef_t* bias, coef_t* u, coef_t* beta, int64
         u[i] += cs
         if fit_intercept:
             beta[0] += cs
+
+
+cdef inline void better(double s, Py_ssize_t k, double* best, Py_ssize_t* pred,
+                        bint* finite) noexcept nogil:
+    # class k's score s in a K-class prediction: the first of the largest scores wins (k
+    # replaces pred only when strictly larger), and finite stays true while every score is
+    finite[0] = finite[0] and isfinite(s)
+    if s > best[0]:
+        pred[0] = k
+        best[0] = s
 
 
 cdef inline void move(coef_t* a, coef_t* b, Py_ssize_t n, int64_t i, int64_t gain,

@@ -12,7 +12,7 @@ from cython cimport floating
 
 from perceptron_c._core._checks cimport (all_in_range, check_csr, check_steps, chunk_done, need,
                                          rows_per_chunk)
-from perceptron_c._core._lanes cimport dot4_indexed, row, sqnorm4, sqnorm4_scaled
+from perceptron_c._core._lanes cimport better, dot4_indexed, row, sqnorm4, sqnorm4_scaled
 
 
 from perceptron_c._core._linear_py import __all__  # no-cython-lint: listed once (test_twins)
@@ -197,7 +197,7 @@ cdef Py_ssize_t multiclass_epoch(const floating* data, const int32_t* idx, const
     cdef int64_t i, yi
     cdef const floating* x
     cdef const int32_t* cols
-    cdef double s, best, step, p
+    cdef double best, step, p
     cdef bint averaged = U != NULL, finite
     cdef int64_t c = count[0] if averaged else 0
     for t in range(n):
@@ -207,11 +207,7 @@ cdef Py_ssize_t multiclass_epoch(const floating* data, const int32_t* idx, const
         best = dot4_indexed(x, cols, W, m) + b[0]
         finite = isfinite(best)
         for k in range(1, n_classes):
-            s = dot4_indexed(x, cols, W + k * d, m) + b[k]
-            finite = finite and isfinite(s)
-            if s > best:
-                pred = k
-                best = s
+            better(dot4_indexed(x, cols, W + k * d, m) + b[k], k, &best, &pred, &finite)
         if not finite:  # stop, the caller raises
             mistakes = -1 - t
             break
