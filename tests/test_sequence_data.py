@@ -261,6 +261,63 @@ def test_conll_tab_separator_keeps_spaces_in_a_column(tmp_path):
         load_tagged(path)
 
 
+CONLL_2003 = ("-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\n\n"
+              "-DOCSTART- -X- -X- O\nPeter NNP B-NP B-PER\nBlackburn NNP I-NP I-PER\n"
+              "-DOCSTART- -X- -X- O\n")
+
+
+def test_conll_2003_document_marks_are_skipped_and_end_a_sentence(tmp_path):
+    path = tmp_path / "eng.train"
+    path.write_text(CONLL_2003, encoding="utf-8")
+    assert load_tagged(path, format="conll") == [
+        [("EU", "B-ORG"), ("rejects", "O")], [("Peter", "B-PER"), ("Blackburn", "I-PER")]]
+    kept = load_tagged(path, format="conll", docstart=None)
+    assert kept[0] == [("-DOCSTART-", "O")] and len(kept) == 3
+    assert kept[2][-1] == ("-DOCSTART-", "O")
+    tabbed = tmp_path / "t.tsv"  # with the tab separator the first column is up to a tab
+    tabbed.write_text("-DOCSTART-\tO\na b\tX\n", encoding="utf-8")
+    assert load_tagged(tabbed, separator="\t") == [[("a b", "X")]]
+    assert load_tagged(tabbed, separator="\t", docstart="a") == [
+        [("-DOCSTART-", "O"), ("a b", "X")]]
+
+
+def test_a_document_mark_word_round_trips_with_docstart_none(tmp_path):
+    sentences = [[("-DOCSTART-", "O")], [("a", "X")]]
+    dump_tagged(sentences, tmp_path / "d.conll", format="conll", docstart=None)
+    assert load_tagged(tmp_path / "d.conll", docstart=None) == sentences
+    assert load_tagged(tmp_path / "d.conll") == sentences[1:]
+    dump_tagged(sentences, tmp_path / "d.txt")  # the slash format has no document marks
+    assert load_tagged(tmp_path / "d.txt") == sentences
+
+
+def test_conll_columns_reads_word_pos_and_ner_at_once(tmp_path):
+    path = tmp_path / "eng.train"
+    path.write_text(CONLL_2003, encoding="utf-8")
+    sentences = load_tagged(path, format="conll", columns=(0, 1, -1))
+    assert sentences[1] == [("Peter", "NNP", "B-PER"), ("Blackburn", "NNP", "I-PER")]
+    assert load_tagged(path, format="conll", columns=(3, 0))[0] == [("B-ORG", "EU"),
+                                                                    ("O", "rejects")]
+    pairs = load_tagged(path, format="conll", columns=(0, -1))
+    assert pairs == load_tagged(path, format="conll")
+
+
+@pytest.mark.parametrize("options, error, match", [
+    ({"columns": (0, -4)}, FileFormatError,
+     r"columns\[0\]=0 and columns\[1\]=-4 are the same column of 4"),
+    ({"columns": (0, 4)}, FileFormatError, r"columns\[1\]=4, but the line has 4 columns"),
+    ({"columns": ()}, TypeError, "columns must be a non-empty sequence"),
+    ({"columns": "03"}, TypeError, "columns must be a non-empty sequence"),
+    ({"columns": (0, 1.0)}, TypeError, r"columns\[1\] must be an integer column index"),
+    ({"columns": (0, 3), "tag_column": 3}, ValueError, "pass one or the other"),
+    ({"docstart": ""}, ValueError, "docstart must be a non-empty string or None"),
+])
+def test_bad_columns_and_docstart_are_refused(tmp_path, options, error, match):
+    path = tmp_path / "eng.train"
+    path.write_text(CONLL_2003, encoding="utf-8")
+    with pytest.raises(error, match=match):
+        load_tagged(path, format="conll", **options)
+
+
 @pytest.mark.parametrize("text, expected", [
     ("The/DT cat/NN\n", [[("The", "DT"), ("cat", "NN")]]),
     ("\n\n1/2/CD\n", [[("1/2", "CD")]]),
@@ -350,6 +407,8 @@ def test_missing_file_directory_and_pipe(tmp_path):
     ([[("a", "")]], "slash", ValueError, r"tag '' is empty"),
     ([[("a", "X/Y")]], "slash", ValueError, r"tag 'X/Y' holds '/'"),
     ([[("a", "X")], [("#a", "X")]], "conll", ValueError, r"sentences\[1\]\[0\]: word '#a' would"),
+    ([[("a", "X"), ("-DOCSTART-", "O")]], "conll", ValueError,
+     r"sentences\[0\]\[1\]: word '-DOCSTART-' would read back as a document mark"),
     (["a/X"], "slash", TypeError, r"sentences\[0\] must be a sequence"),
     ([[("a", 1)]], "slash", TypeError, r"sentences\[0\]\[0\] must be a \(word, tag\) pair"),
     ([[("a", "X", "Y")]], "slash", TypeError, r"must be a \(word, tag\) pair"),
