@@ -77,6 +77,33 @@ def check_lengths(lengths: Any, n_tokens: int) -> np.ndarray:
     return offsets
 
 
+def _is_sentence(tags: Any) -> bool:
+    return isinstance(tags, (list, tuple)) or (isinstance(tags, np.ndarray) and tags.ndim == 1)
+
+
+def by_sentence(y: Any, lengths: Any) -> tuple[Any, Any]:
+    """``(y, lengths)`` as the routines take them. ``y`` given by sentence (a list of each
+    sentence's tags, as sklearn-crfsuite and seqeval take it) becomes the flat tags and the
+    lengths it implies, which must equal ``lengths`` if that is given too; any other ``y``
+    comes back as it is, with ``lengths``."""
+    if not isinstance(y, (list, tuple)) or not y or not _is_sentence(y[0]):
+        return y, lengths
+    for i, tags in enumerate(y):
+        if not _is_sentence(tags):
+            raise TypeError(f"y[{i}] must be a sentence's tags (a list, tuple or 1-d array) "
+                            f"like y[0], got {type(tags).__name__}: y is either a tag per "
+                            "token or a list of each sentence's tags")
+        if len(tags) == 0:
+            raise ValueError(f"y[{i}] is an empty sentence (every sentence has a token)")
+    implied = np.array([len(tags) for tags in y], dtype=np.int64)
+    if lengths is not None and not np.array_equal(np.asarray(lengths), implied):
+        raise ValueError("lengths must be the lengths of the sentences of y when y is given "
+                         "by sentence (or left out)")
+    flat = [tag for tags in y for tag in (tags.tolist() if isinstance(tags, np.ndarray)
+                                          else tags)]
+    return flat, implied
+
+
 def _sizes(K: int, d: int) -> dict[str, int]:
     return {"K": K, "d": d, "K2": K + 2}
 
@@ -278,11 +305,13 @@ class StructuredPerceptron(EpochModel):
         ----------
         X : array-like or sparse matrix of shape (n_tokens, n_features)
             One row of features per token, the sentences one after another.
-        y : array-like of shape (n_tokens,)
-            The tag of each token; at least two tags.
+        y : array-like of shape (n_tokens,), or list of lists
+            The tag of each token; at least two tags. Or each sentence's tags (a list of
+            lists, as sklearn-crfsuite and seqeval take them), which give ``lengths``.
         lengths : array-like of int
             The number of tokens of each sentence, in order, summing to ``n_tokens``: required
-            (a single sentence is ``[n_tokens]``; the default None is refused).
+            unless y is given by sentence (a single sentence is ``[n_tokens]``; the default
+            None is refused).
 
         Returns
         -------
@@ -295,6 +324,7 @@ class StructuredPerceptron(EpochModel):
             If ``lengths`` is missing or does not add up to the rows of X, an input or
             parameter is malformed, or (with ``warm_start``) the tags changed.
         """
+        y, lengths = by_sentence(y, lengths)
         self._need_lengths(lengths, "fit", "fit(X, y, lengths)")
         with model_kept(self):  # an error or Ctrl-C before an epoch ends: the model before
             spec = self._spec()
@@ -317,11 +347,13 @@ class StructuredPerceptron(EpochModel):
         ----------
         X : array-like or sparse matrix of shape (n_tokens, n_features)
             One row of features per token, the sentences one after another.
-        y : array-like of shape (n_tokens,)
-            The tag of each token, each one of ``classes``.
+        y : array-like of shape (n_tokens,), or list of lists
+            The tag of each token, each one of ``classes``; or each sentence's tags, as in
+            `fit`.
         lengths : array-like of int
             The number of tokens of each sentence, in order, summing to ``n_tokens``: required
-            (a single sentence is ``[n_tokens]``; the default None is refused).
+            unless y is given by sentence (a single sentence is ``[n_tokens]``; the default
+            None is refused).
         classes : array-like, optional
             Every tag the model will ever see; required on the first call, unchanged after.
 
@@ -336,6 +368,7 @@ class StructuredPerceptron(EpochModel):
             If ``lengths`` is missing, an input is malformed, ``classes`` is missing on the
             first call or changes, or X does not match the fitted model.
         """
+        y, lengths = by_sentence(y, lengths)
         self._need_lengths(lengths, "partial_fit", "partial_fit(X, y, lengths, classes=...)")
         with model_kept(self):
             first = not self._is_fitted()
@@ -372,7 +405,7 @@ class StructuredPerceptron(EpochModel):
 
     @fill(ESTIMATOR)
     @reads
-    def predict(self, X: Any, lengths: Any = None) -> np.ndarray:
+    def predict(self, X: Any, lengths: Any = None, *, split: bool = False) -> Any:
         """The tag of every token: each sentence's best sequence (Viterbi).
 
         Ties go to the lowest tag index.
@@ -384,11 +417,14 @@ class StructuredPerceptron(EpochModel):
         lengths : array-like of int
             The number of tokens of each sentence, in order, summing to ``n_tokens``: required
             (a single sentence is ``[n_tokens]``; the default None is refused).
+        split : bool, default False
+            Return each sentence's tags as a list, in a list (sklearn-crfsuite's and
+            seqeval's shape), instead of one array of every token's tag.
 
         Returns
         -------
-        ndarray of shape (n_tokens,)
-            Tags, from ``classes_``.
+        ndarray of shape (n_tokens,), or list of lists
+            Tags, from ``classes_`` (as Python objects in the lists).
 
         {raises_unfitted}
         ValueError
@@ -397,7 +433,12 @@ class StructuredPerceptron(EpochModel):
         """
         # (first: it raises NotFittedError before fit)
         idx = self._predict_idx(X, lengths, "predict", "predict(X, lengths)")
-        return self.classes_[idx]
+        if not isinstance(split, (bool, np.bool_)):
+            raise TypeError(f"split must be True or False, got {split!r}")
+        tags = self.classes_[idx]
+        if not split:
+            return tags
+        return [part.tolist() for part in np.split(tags, np.cumsum(lengths)[:-1])]
 
     @fill(ESTIMATOR)
     @reads
@@ -408,11 +449,12 @@ class StructuredPerceptron(EpochModel):
         ----------
         X : array-like or sparse matrix of shape (n_tokens, n_features)
             One row of features per token, the sentences one after another.
-        y : array-like of shape (n_tokens,)
-            The true tag of each token.
+        y : array-like of shape (n_tokens,), or list of lists
+            The true tag of each token; or each sentence's tags, as in `fit`.
         lengths : array-like of int
             The number of tokens of each sentence, in order, summing to ``n_tokens``: required
-            (a single sentence is ``[n_tokens]``; the default None is refused).
+            unless y is given by sentence (a single sentence is ``[n_tokens]``; the default
+            None is refused).
 
         Returns
         -------
@@ -424,6 +466,7 @@ class StructuredPerceptron(EpochModel):
             If ``lengths`` is missing, X, y or ``lengths`` is malformed, or X does not match
             the training data.
         """
+        y, lengths = by_sentence(y, lengths)
         idx = self._predict_idx(X, lengths, "score", "score(X, y, lengths)")
         return float(np.mean(self.classes_[idx] == np.asarray(y)))
 

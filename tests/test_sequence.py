@@ -164,6 +164,52 @@ def test_a_pipeline_passes_lengths_and_cross_validation_says_it_cannot(rng):
         cross_val_score(pipe, X, y, cv=2)  # (the message reaches its user)
 
 
+def sentences_of(tags, lengths):
+    return [part.tolist() for part in np.split(tags, np.cumsum(lengths)[:-1])]
+
+
+@pytest.mark.parametrize("kind", ["lists", "tuples", "arrays"])
+def test_y_by_sentence_gives_the_lengths_and_predict_splits(model_backend, rng, kind):
+    """sklearn-crfsuite's and seqeval's shape: y as each sentence's tags (numpy's
+    "inhomogeneous shape" error before), and predict(split=True) as lists of tags."""
+    X, y, lengths = cycle_data(rng, noise=0.3)
+    y_sent = sentences_of(y, lengths)
+    y_sent = {"lists": y_sent, "tuples": tuple(tuple(s) for s in y_sent),
+              "arrays": [np.array(s) for s in y_sent]}[kind]
+    flat = StructuredPerceptron(max_iter=3).fit(X, y, lengths)
+    by = StructuredPerceptron(max_iter=3).fit(X, y_sent)
+    assert np.array_equal(flat.classes_, by.classes_)
+    assert all(np.array_equal(flat._state[k], by._state[k]) for k in flat._state)
+    assert StructuredPerceptron(max_iter=3).fit(X, y_sent, lengths).coef_.tolist() == \
+        flat.coef_.tolist()  # lengths may be given too, when they agree
+    split = by.predict(X, lengths, split=True)
+    assert split == sentences_of(flat.predict(X, lengths), lengths)
+    assert [len(s) for s in split] == lengths.tolist()
+    assert all(type(tag) is str for s in split for tag in s)
+    assert by.score(X, y_sent) == flat.score(X, y, lengths)
+    part = StructuredPerceptron().partial_fit(X, y_sent, classes=TAGS)
+    assert np.array_equal(part.coef_, StructuredPerceptron().partial_fit(
+        X, y, lengths, classes=TAGS).coef_)
+    assert by.predict(X, lengths, split=False).shape == (len(X),)
+
+
+@pytest.mark.parametrize(("y", "lengths", "error", "message"), [
+    ([["DET", "NOUN"], "VERB"], None, TypeError, r"y\[1\] must be a sentence's tags"),
+    ([["DET", "NOUN"], []], None, ValueError, r"y\[1\] is an empty sentence"),
+    ([["DET", "NOUN"], ["VERB"]], [1, 2], ValueError, "the lengths of the sentences of y"),
+    ([["DET", "NOUN"], ["VERB", "DET"]], None, ValueError, "must sum to the number of rows"),
+])
+def test_bad_sentences_of_y_are_named(y, lengths, error, message):
+    with pytest.raises(error, match=message):
+        StructuredPerceptron().fit(np.zeros((3, 2)), y, lengths)
+
+
+def test_split_must_be_a_flag():
+    m = StructuredPerceptron(max_iter=1).fit(np.zeros((3, 2)), TAGS[[0, 1, 0]], [3])
+    with pytest.raises(TypeError, match="split must be True or False"):
+        m.predict(np.zeros((3, 2)), [3], split="yes")
+
+
 def test_other_refusals():
     X, y = np.zeros((3, 2)), TAGS[[0, 1, 0]]
     with pytest.raises(ValueError, match="classes must be passed"):
