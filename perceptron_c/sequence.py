@@ -36,7 +36,14 @@ from ._utils._docs import ESTIMATOR, fill
 from ._utils._params import Flag, NJobs, declared
 from ._utils._rows import check_finite_state
 from ._utils._threads import reads, trains
-from ._utils._validation import CSR, check_feature_names, check_n_features, check_X, check_y
+from ._utils._validation import (
+    CSR,
+    check_feature_names,
+    check_n_features,
+    check_sample_weight,
+    check_X,
+    check_y,
+)
 
 __all__ = ["StructuredPerceptron"]
 
@@ -49,8 +56,20 @@ LENGTHS_REQUIRED = ("lengths is required: {call} takes the number of tokens of e
 SKLEARN_LENGTHS = (". In a scikit-learn Pipeline pass it on: pipe.fit(X, y, "
                    "<step name>__lengths=lengths), pipe.predict(X, lengths=lengths); "
                    "pipe.score, cross_val_score, GridSearchCV and the other tools that "
-                   "score or split rows cannot pass it: split whole sentences yourself and "
-                   "score each part with its lengths")
+                   "score or split rows pass it only with scikit-learn's metadata routing "
+                   "on (sklearn.set_config(enable_metadata_routing=True)), and split rows "
+                   "only as groups=, a sentence label per row (GroupKFold keeps sentences "
+                   "whole)")
+
+
+# scikit-learn's metadata routing (sklearn.set_config(enable_metadata_routing=True)): the
+# sentence metadata of each method, requested by default (True), since no call runs without
+# them; scikit-learn's UNCHANGED, spelled as it spells it, leaves a request as it is
+ROUTED = {method: ("lengths", "groups") for method in ("fit", "partial_fit", "predict",
+                                                       "score")}
+# (score also takes scikit-learn's sample_weight, not requested unless asked, as its own
+# estimators' score: a Pipeline's score always passes it on, None or not)
+UNCHANGED: Any = "$UNCHANGED$"
 
 
 def require_lengths(lengths: Any, call: str, example: str, more: str = "") -> None:
@@ -81,11 +100,29 @@ def _is_sentence(tags: Any) -> bool:
     return isinstance(tags, (list, tuple)) or (isinstance(tags, np.ndarray) and tags.ndim == 1)
 
 
-def by_sentence(y: Any, lengths: Any) -> tuple[Any, Any]:
-    """``(y, lengths)`` as the routines take them. ``y`` given by sentence (a list of each
-    sentence's tags, as sklearn-crfsuite and seqeval take it) becomes the flat tags and the
-    lengths it implies, which must equal ``lengths`` if that is given too; any other ``y``
-    comes back as it is, with ``lengths``."""
+def lengths_of_groups(groups: Any, lengths: Any) -> Any:
+    """The sentence lengths that ``groups`` (a sentence label per token, as scikit-learn's
+    ``GroupKFold`` takes them) gives: each run of equal neighbouring labels is a sentence.
+    Without ``groups``, ``lengths`` as it is."""
+    if groups is None:
+        return lengths
+    if lengths is not None:
+        raise ValueError("pass lengths or groups, not both: groups gives the lengths")
+    g = np.asarray(groups)
+    if g.ndim != 1 or g.shape[0] == 0:
+        raise ValueError(f"groups must be a non-empty 1-d array with a sentence label per row "
+                         f"of X, got shape {g.shape}")
+    starts = np.flatnonzero(g[1:] != g[:-1]) + 1
+    return np.diff(np.concatenate(([0], starts, [g.shape[0]])))
+
+
+def by_sentence(y: Any, lengths: Any, groups: Any = None) -> tuple[Any, Any]:
+    """``(y, lengths)`` as the routines take them. ``groups`` gives the lengths (see
+    `lengths_of_groups`). ``y`` given by sentence (a list of each sentence's tags, as
+    sklearn-crfsuite and seqeval take it) becomes the flat tags and the lengths it implies,
+    which must equal ``lengths`` if that is given too; any other ``y`` comes back as it is,
+    with ``lengths``."""
+    lengths = lengths_of_groups(groups, lengths)
     if not isinstance(y, (list, tuple)) or not y or not _is_sentence(y[0]):
         return y, lengths
     for i, tags in enumerate(y):
@@ -102,6 +139,45 @@ def by_sentence(y: Any, lengths: Any) -> tuple[Any, Any]:
     flat = [tag for tags in y for tag in (tags.tolist() if isinstance(tags, np.ndarray)
                                           else tags)]
     return flat, implied
+
+
+_REQUEST = {"request": "True: taken, False: not, None: an error if given, a name: taken "
+                       "under it."}
+
+
+def _request_setter(method: str) -> Any:
+    """``set_<method>_request``: as scikit-learn's estimators have it, for the sentence
+    metadata of `ROUTED`."""
+    def setter(self: StructuredPerceptron, *, lengths: Any = UNCHANGED,
+               groups: Any = UNCHANGED) -> StructuredPerceptron:
+        return self._set_request(method, lengths=lengths, groups=groups)
+
+    setter.__name__ = setter.__qualname__ = f"set_{method}_request"
+    setter.__doc__ = f"""Whether `{method}` takes ``lengths`` and ``groups`` from a
+        meta-estimator, with scikit-learn's metadata routing on; both are requested by
+        default.
+
+        Parameters
+        ----------
+        lengths, groups : bool, None, str or UNCHANGED
+            {_REQUEST["request"]}
+            The default, UNCHANGED, leaves a request as it is.
+
+        Returns
+        -------
+        self : object
+            The estimator.
+        """
+    return setter
+
+
+class _Requests(dict):
+    """The requests set by ``set_*_request``: {method: {param: alias}}. ``sklearn.clone``
+    copies an estimator's ``_metadata_request`` by cloning it, as it does for its own
+    estimators' requests; this says how."""
+
+    def __sklearn_clone__(self) -> _Requests:
+        return _Requests({method: dict(aliases) for method, aliases in self.items()})
 
 
 def _sizes(K: int, d: int) -> dict[str, int]:
@@ -296,7 +372,8 @@ class StructuredPerceptron(EpochModel):
 
     # ------------------------------------------------------------------ training
     @trains
-    def fit(self, X: Any, y: Any, lengths: Any = None) -> StructuredPerceptron:
+    def fit(self, X: Any, y: Any, lengths: Any = None, *,
+            groups: Any = None) -> StructuredPerceptron:
         """Train for up to ``max_iter`` epochs over the sentences of X.
 
         Stops after an epoch that tags every token right.
@@ -312,6 +389,10 @@ class StructuredPerceptron(EpochModel):
             The number of tokens of each sentence, in order, summing to ``n_tokens``: required
             unless y is given by sentence (a single sentence is ``[n_tokens]``; the default
             None is refused).
+        groups : array-like of shape (n_tokens,), optional
+            A sentence label per token, in place of ``lengths``: each run of equal
+            neighbouring labels is a sentence (scikit-learn's ``GroupKFold`` splits rows by
+            them, so metadata routing can pass them to each fold).
 
         Returns
         -------
@@ -324,7 +405,7 @@ class StructuredPerceptron(EpochModel):
             If ``lengths`` is missing or does not add up to the rows of X, an input or
             parameter is malformed, or (with ``warm_start``) the tags changed.
         """
-        y, lengths = by_sentence(y, lengths)
+        y, lengths = by_sentence(y, lengths, groups)
         self._need_lengths(lengths, "fit", "fit(X, y, lengths)")
         with model_kept(self):  # an error or Ctrl-C before an epoch ends: the model before
             spec = self._spec()
@@ -339,8 +420,8 @@ class StructuredPerceptron(EpochModel):
         return self
 
     @trains
-    def partial_fit(self, X: Any, y: Any, lengths: Any = None,
-                    classes: Any = None) -> StructuredPerceptron:
+    def partial_fit(self, X: Any, y: Any, lengths: Any = None, classes: Any = None, *,
+                    groups: Any = None) -> StructuredPerceptron:
         """One epoch over these sentences, continuing the model's state.
 
         Parameters
@@ -356,6 +437,10 @@ class StructuredPerceptron(EpochModel):
             None is refused).
         classes : array-like, optional
             Every tag the model will ever see; required on the first call, unchanged after.
+        groups : array-like of shape (n_tokens,), optional
+            A sentence label per token, in place of ``lengths``: each run of equal
+            neighbouring labels is a sentence (scikit-learn's ``GroupKFold`` splits rows by
+            them, so metadata routing can pass them to each fold).
 
         Returns
         -------
@@ -368,7 +453,7 @@ class StructuredPerceptron(EpochModel):
             If ``lengths`` is missing, an input is malformed, ``classes`` is missing on the
             first call or changes, or X does not match the fitted model.
         """
-        y, lengths = by_sentence(y, lengths)
+        y, lengths = by_sentence(y, lengths, groups)
         self._need_lengths(lengths, "partial_fit", "partial_fit(X, y, lengths, classes=...)")
         with model_kept(self):
             first = not self._is_fitted()
@@ -405,7 +490,8 @@ class StructuredPerceptron(EpochModel):
 
     @fill(ESTIMATOR)
     @reads
-    def predict(self, X: Any, lengths: Any = None, *, split: bool = False) -> Any:
+    def predict(self, X: Any, lengths: Any = None, *, groups: Any = None,
+                split: bool = False) -> Any:
         """The tag of every token: each sentence's best sequence (Viterbi).
 
         Ties go to the lowest tag index.
@@ -417,6 +503,10 @@ class StructuredPerceptron(EpochModel):
         lengths : array-like of int
             The number of tokens of each sentence, in order, summing to ``n_tokens``: required
             (a single sentence is ``[n_tokens]``; the default None is refused).
+        groups : array-like of shape (n_tokens,), optional
+            A sentence label per token, in place of ``lengths``: each run of equal
+            neighbouring labels is a sentence (scikit-learn's ``GroupKFold`` splits rows by
+            them, so metadata routing can pass them to each fold).
         split : bool, default False
             Return each sentence's tags as a list, in a list (sklearn-crfsuite's and
             seqeval's shape), instead of one array of every token's tag.
@@ -432,6 +522,7 @@ class StructuredPerceptron(EpochModel):
             training data.
         """
         # (first: it raises NotFittedError before fit)
+        lengths = lengths_of_groups(groups, lengths)
         idx = self._predict_idx(X, lengths, "predict", "predict(X, lengths)")
         if not isinstance(split, (bool, np.bool_)):
             raise TypeError(f"split must be True or False, got {split!r}")
@@ -440,9 +531,11 @@ class StructuredPerceptron(EpochModel):
             return tags
         return [part.tolist() for part in np.split(tags, np.cumsum(lengths)[:-1])]
 
+    # (the third argument is lengths, as in fit: scikit-learn's sample_weight is keyword-only)
     @fill(ESTIMATOR)
     @reads
-    def score(self, X: Any, y: Any, lengths: Any = None) -> float:
+    def score(self, X: Any, y: Any, lengths: Any = None, *,  # type: ignore[override]
+              groups: Any = None, sample_weight: Any = None) -> float:
         """The fraction of tokens tagged right.
 
         Parameters
@@ -455,6 +548,14 @@ class StructuredPerceptron(EpochModel):
             The number of tokens of each sentence, in order, summing to ``n_tokens``: required
             unless y is given by sentence (a single sentence is ``[n_tokens]``; the default
             None is refused).
+        groups : array-like of shape (n_tokens,), optional
+            A sentence label per token, in place of ``lengths``: each run of equal
+            neighbouring labels is a sentence (scikit-learn's ``GroupKFold`` splits rows by
+            them, so metadata routing can pass them to each fold).
+
+        sample_weight : array-like of shape (n_tokens,), optional
+            A weight per token (scikit-learn's ``score`` argument): the accuracy is then the
+            weighted mean.
 
         Returns
         -------
@@ -466,9 +567,76 @@ class StructuredPerceptron(EpochModel):
             If ``lengths`` is missing, X, y or ``lengths`` is malformed, or X does not match
             the training data.
         """
-        y, lengths = by_sentence(y, lengths)
+        y, lengths = by_sentence(y, lengths, groups)
         idx = self._predict_idx(X, lengths, "score", "score(X, y, lengths)")
-        return float(np.mean(self.classes_[idx] == np.asarray(y)))
+        right = self.classes_[idx] == check_y(y, idx.shape[0])
+        if sample_weight is None:
+            return float(np.mean(right))
+        return float(np.average(right, weights=check_sample_weight(sample_weight,
+                                                                   idx.shape[0])))
+
+    # ------------------------------------------------------------------ metadata routing
+    def get_metadata_routing(self) -> Any:
+        """scikit-learn's metadata routing: what each method takes from a meta-estimator.
+
+        ``lengths`` and ``groups`` are requested by `fit`, `partial_fit`, `predict` and
+        `score` unless a ``set_*_request`` call says otherwise: with routing on
+        (``sklearn.set_config(enable_metadata_routing=True)``), a ``Pipeline``,
+        ``cross_validate`` or ``GridSearchCV`` passes them on unasked. Needs scikit-learn.
+
+        Returns
+        -------
+        sklearn.utils.metadata_routing.MetadataRequest
+            The requests.
+        """
+        from sklearn.utils.metadata_routing import MetadataRequest
+
+        request = MetadataRequest(owner=type(self).__name__)
+        chosen = self.__dict__.get("_metadata_request", {})
+        for method, params in ROUTED.items():
+            for param in params:
+                getattr(request, method).add_request(
+                    param=param, alias=chosen.get(method, {}).get(param, True))
+        request.score.add_request(
+            param="sample_weight", alias=chosen.get("score", {}).get("sample_weight", None))
+        return request
+
+    def _set_request(self, method: str, **aliases: Any) -> StructuredPerceptron:
+        for param, alias in aliases.items():
+            if isinstance(alias, str) and alias == UNCHANGED:
+                continue
+            if not (alias is True or alias is False or alias is None
+                    or (isinstance(alias, str) and alias.isidentifier())):
+                raise ValueError(f"{param}'s request must be True, False, None or a name to "
+                                 f"take it under, got {alias!r}")
+            requests = self.__dict__.setdefault("_metadata_request", _Requests())
+            requests.setdefault(method, {})[param] = alias
+        return self
+
+    set_fit_request = _request_setter("fit")
+    set_partial_fit_request = _request_setter("partial_fit")
+    set_predict_request = _request_setter("predict")
+
+    @fill(_REQUEST)
+    def set_score_request(self, *, lengths: Any = UNCHANGED, groups: Any = UNCHANGED,
+                          sample_weight: Any = UNCHANGED) -> StructuredPerceptron:
+        """Whether `score` takes ``lengths``, ``groups`` and ``sample_weight`` from a
+        meta-estimator, with scikit-learn's metadata routing on: the first two are requested
+        by default, ``sample_weight`` is not (None), as in scikit-learn's estimators.
+
+        Parameters
+        ----------
+        lengths, groups, sample_weight : bool, None, str or UNCHANGED
+            {request}
+            The default, UNCHANGED, leaves a request as it is.
+
+        Returns
+        -------
+        self : object
+            The estimator.
+        """
+        return self._set_request("score", lengths=lengths, groups=groups,
+                                 sample_weight=sample_weight)
 
     # ------------------------------------------------------------------ persistence
     @classmethod

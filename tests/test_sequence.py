@@ -210,6 +210,76 @@ def test_split_must_be_a_flag():
         m.predict(np.zeros((3, 2)), [3], split="yes")
 
 
+def test_groups_give_the_lengths_as_runs_of_a_sentence_label(rng):
+    X, y, lengths = cycle_data(rng, noise=0.3)
+    groups = np.repeat(np.arange(len(lengths)) % 2, lengths)  # neighbours differ: runs
+    by_lengths = StructuredPerceptron(max_iter=3).fit(X, y, lengths)
+    by_groups = StructuredPerceptron(max_iter=3).fit(X, y, groups=groups.astype(str))
+    assert np.array_equal(by_lengths.coef_, by_groups.coef_)
+    assert np.array_equal(by_groups.predict(X, groups=groups), by_lengths.predict(X, lengths))
+    assert by_groups.score(X, y, groups=groups) == by_lengths.score(X, y, lengths)
+    with pytest.raises(ValueError, match="pass lengths or groups, not both"):
+        by_groups.predict(X, lengths, groups=groups)
+    with pytest.raises(ValueError, match="groups must be a non-empty 1-d array"):
+        by_groups.predict(X, groups=[])
+    with pytest.raises(ValueError, match="lengths must sum to the number of rows"):
+        by_groups.predict(X, groups=groups[:-1])
+
+
+def test_score_takes_sample_weight_as_scikit_learn_scores_do(rng):
+    X, y, lengths = cycle_data(rng, noise=0.8)
+    m = StructuredPerceptron(max_iter=2).fit(X, y, lengths)
+    w = rng.random(len(y))
+    right = m.predict(X, lengths) == y
+    assert m.score(X, y, lengths, sample_weight=w) == pytest.approx(np.average(right, weights=w))
+    assert m.score(X, y, lengths, sample_weight=1.0) == m.score(X, y, lengths)
+    with pytest.raises(ValueError, match="sample_weight.shape"):
+        m.score(X, y, lengths, sample_weight=w[:-1])
+
+
+def test_metadata_routing_passes_lengths_and_groups_on(rng):
+    """Pipeline, cross_validate and GroupKFold with scikit-learn's metadata routing: the
+    sentence metadata reach each fold whole (groups are split with the rows)."""
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.base import clone
+    from sklearn.model_selection import GroupKFold, cross_validate
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import MaxAbsScaler
+
+    X, y, lengths = cycle_data(rng, n_sent=90, noise=0.5)
+    groups = np.repeat(np.arange(len(lengths)), lengths)
+    with sklearn.config_context(enable_metadata_routing=True):
+        pipe = make_pipeline(MaxAbsScaler(), StructuredPerceptron(max_iter=3))
+        pipe.fit(X, y, lengths=lengths)
+        alone = StructuredPerceptron(max_iter=3).fit(MaxAbsScaler().fit_transform(X), y,
+                                                     lengths)
+        assert np.array_equal(pipe.predict(X, lengths=lengths),
+                              alone.predict(MaxAbsScaler().fit_transform(X), lengths))
+        assert pipe.score(X, y, lengths=lengths) == alone.score(
+            MaxAbsScaler().fit_transform(X), y, lengths)
+        # (cross_validate's default scorer routes score's metadata through a Pipeline from
+        # scikit-learn 1.8 on: its PR #31898; 1.7 scores each fold without them)
+        if tuple(int(p) for p in sklearn.__version__.split(".")[:2]) >= (1, 8):
+            scores = cross_validate(pipe, X, y, cv=GroupKFold(3),
+                                    params={"groups": groups})["test_score"]
+            by_hand = []
+            for train, test in GroupKFold(3).split(X, y, groups):
+                fold = clone(pipe).fit(X[train], y[train], groups=groups[train])
+                by_hand.append(fold.score(X[test], y[test], groups=groups[test]))
+            assert scores.tolist() == by_hand
+        # a request set to False is not routed: nothing else takes lengths
+        off = clone(pipe.set_params(structuredperceptron__max_iter=2))
+        off[-1].set_fit_request(lengths=False)
+        assert clone(off)[-1].get_metadata_routing().fit.requests["lengths"] is False
+        with pytest.raises(TypeError, match="lengths"):
+            off.fit(X, y, lengths=lengths)
+    with pytest.raises(ValueError, match="lengths's request must be"):
+        StructuredPerceptron().set_predict_request(lengths=2)
+    requests = StructuredPerceptron().set_score_request(sample_weight=True)
+    assert requests.get_metadata_routing().score.requests == {
+        "lengths": True, "groups": True, "sample_weight": True}
+
+
 def test_other_refusals():
     X, y = np.zeros((3, 2)), TAGS[[0, 1, 0]]
     with pytest.raises(ValueError, match="classes must be passed"):
