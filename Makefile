@@ -15,7 +15,7 @@ test-python:    ## the same code forced onto the Python twins (no rebuild needed
 
 lint:
 	ruff check .
-	cython-lint perceptron_c/_core/*.pyx perceptron_c/_core/*.pxd perceptron_c/capi/*.pxd
+	cython-lint perceptron_c/_core/*.pyx perceptron_c/_core/*.pxd perceptron_c/_core/*.pxi perceptron_c/capi/*.pxd
 
 types:
 	mypy

@@ -23,7 +23,8 @@ nox.options.default_venv_backend = "uv|virtualenv"
 PYTHONS = ["3.10", "3.11", "3.12", "3.13", "3.14"]
 # The switch to the pure-Python twins, at build time and at import (README: "Backends").
 PURE = {"PERCEPTRON_C_NO_EXTENSIONS": "1"}
-CYTHON_FILES = ["perceptron_c/_core/*.pyx", "perceptron_c/_core/*.pxd", "perceptron_c/capi/*.pxd"]
+CYTHON_FILES = ["perceptron_c/_core/*.pyx", "perceptron_c/_core/*.pxd", "perceptron_c/_core/*.pxi",
+                "perceptron_c/capi/*.pxd"]
 
 
 def _pytest(session: nox.Session, env: dict[str, str] | None = None) -> None:

@@ -1,5 +1,5 @@
-"""TokenFeatures (perceptron_c.token_features) on its C twin against its Python twin and
-scikit-learn's DictVectorizer, side by side in one run: tokens per second.
+"""TokenFeatures and DictFeatures (perceptron_c.token_features) on their C twin against their
+Python twin and scikit-learn's DictVectorizer, side by side in one run: tokens per second.
 
     python bench/bench_features.py            # ~300,000 tokens, ~1 minute
     python bench/bench_features.py --quick    # a smoke run, a few seconds
@@ -10,7 +10,10 @@ syllables, capitalized words, 5,000 distinct words by default). For each templat
 vocabulary) and ``transform`` (a fitted vocabulary), best of ``--repeat``, on both twins,
 and ``DictVectorizer`` fed the same keys as per-token dicts: its time is counted from the
 ready dicts (the time to build them in Python, which it needs, is reported apart), so the
-ratio flatters it. Writes a table and JSON.
+ratio flatters it. Then ``dicts``: features a user made, sklearn-crfsuite's
+``word2features`` (ten features a token, str, bool and float values, the neighbours' as
+nested dicts), read by DictFeatures and by DictVectorizer from the same dicts (flattened:
+DictVectorizer reads no nested dict). Writes a table and JSON.
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ import perceptron_c
 from perceptron_c import _backend
 from perceptron_c._core import _features_py
 from perceptron_c.datasets import make_tagged_sentences
-from perceptron_c.token_features import TokenFeatures
+from perceptron_c.token_features import DictFeatures, TokenFeatures
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPECS = {"nltk": {"templates": "nltk"}, "standard": {}}
@@ -73,6 +76,57 @@ def measure_dictvectorizer(params: dict, sentences: list, repeat: int) -> dict |
             "dicts_built_tokens_per_s": n / build_s, "n_features": len(dv.vocabulary_)}
 
 
+def word2features(words: list[str], i: int) -> dict:
+    """sklearn-crfsuite's tutorial features of token i, the neighbours' nested."""
+    w = words[i]
+    out = {"bias": 1.0, "lower": w.lower(), "suffix3": w[-3:], "suffix2": w[-2:],
+           "isupper": w.isupper(), "istitle": w.istitle(), "isdigit": w.isdigit()}
+    if i:
+        out["-1"] = {"lower": words[i - 1].lower(), "istitle": words[i - 1].istitle()}
+    else:
+        out["BOS"] = True
+    if i + 1 < len(words):
+        out["+1"] = {"lower": words[i + 1].lower(), "istitle": words[i + 1].istitle()}
+    else:
+        out["EOS"] = True
+    return out
+
+
+def flat(item: dict, prefix: str = "") -> dict:
+    out: dict = {}
+    for k, v in item.items():
+        if isinstance(v, dict):
+            out.update(flat(v, prefix + k + ":"))
+        else:
+            out[prefix + k] = v
+    return out
+
+
+def measure_dicts(sentences: list, repeat: int) -> dict:
+    n = sum(map(len, sentences))
+    X = [[word2features(s, i) for i in range(len(s))] for s in sentences]
+    r: dict = {}
+    for twin, runs in (("c", repeat), ("python", 1)):
+        with _backend.using(twin):
+            fit_s, _ = best(lambda: DictFeatures().fit_transform(X), runs)
+            df = DictFeatures().fit(X)
+            transform_s, _ = best(lambda: df.transform(X), runs)
+        r[twin] = {"fit_transform_tokens_per_s": n / fit_s,
+                   "transform_tokens_per_s": n / transform_s, "n_features": df.n_features_out_}
+    try:
+        from sklearn.feature_extraction import DictVectorizer
+    except ImportError:
+        return r
+    tokens = [flat(item) for s in X for item in s]
+    fit_s, _ = best(lambda: DictVectorizer().fit_transform(tokens), repeat)
+    dv = DictVectorizer().fit(tokens)
+    transform_s, _ = best(lambda: dv.transform(tokens), repeat)
+    r["dictvectorizer"] = {"fit_transform_tokens_per_s": n / fit_s,
+                           "transform_tokens_per_s": n / transform_s,
+                           "n_features": len(dv.vocabulary_)}
+    return r
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--sentences", type=int, default=20_000, help="~15 tokens each")
@@ -93,12 +147,15 @@ def main(argv: list[str] | None = None) -> int:
           f"{'columns':>8s}")
     results: dict = {}
     ratios: dict = {}
-    for name, params in SPECS.items():
-        r = results[name] = {"c": measure_twin("c", params, sentences, args.repeat),
-                             "python": measure_twin("python", params, sentences, 1)}
-        dv = measure_dictvectorizer(params, sentences, args.repeat)
-        if dv is not None:
-            r["dictvectorizer"] = dv
+    for name in (*SPECS, "dicts"):
+        if name == "dicts":
+            r = results[name] = measure_dicts(sentences, args.repeat)
+        else:
+            r = results[name] = {"c": measure_twin("c", SPECS[name], sentences, args.repeat),
+                                 "python": measure_twin("python", SPECS[name], sentences, 1)}
+            dv = measure_dictvectorizer(SPECS[name], sentences, args.repeat)
+            if dv is not None:
+                r["dictvectorizer"] = dv
         for who, m in r.items():
             print(f"{name:10s} {who:16s} {m['fit_transform_tokens_per_s']:12,.0f} "
                   f"{m['transform_tokens_per_s']:16,.0f} {m['n_features']:8,d}")

@@ -1,10 +1,12 @@
-"""TokenFeatures: sentences (lists of str tokens) to the per-token sparse feature matrix.
+"""TokenFeatures and DictFeatures: sentences to the per-token sparse feature matrix.
 
-The templates and the key strings are defined in ``_features_py`` (the specification; the C
-twin ``_features_c`` builds the same keys from the code points of the tokens, without a
-Python-level loop per token). Rows are the tokens of all sentences in order, with
-``lengths`` giving the sentences' lengths (seqlearn's convention, as
-`perceptron_c.sequence.StructuredPerceptron` takes them).
+`TokenFeatures` makes the features of str tokens from templates, defined in ``_features_py``
+(the specification; the C twin ``_features_c`` builds the same keys from the code points of
+the tokens, without a Python-level loop per token). `DictFeatures` reads features a user
+made, a dict per token as CRFsuite and sklearn-crfsuite take them (``_crftag_py.dict_features``
+the specification; the C twin reads the dicts' names and hashes them without making a str).
+Rows are the tokens of all sentences in order, with ``lengths`` giving the sentences'
+lengths (seqlearn's convention, as `perceptron_c.sequence.StructuredPerceptron` takes them).
 """
 from __future__ import annotations
 
@@ -17,15 +19,16 @@ from ._utils._docs import fill
 from ._utils._params import Flag, Integer, NoneOr, Options, Parameters
 from .exceptions import NotFittedError
 
-__all__ = ["TokenFeatures"]
+__all__ = ["TokenFeatures", "DictFeatures"]
 
 _TEMPLATES = ("standard", "nltk")
 
 # what fit, fit_transform and transform say alike (`_docs.fill`)
 _TEXT = {
     "sentences": """
-        sentences : iterable of list of str
-            The sentences, each a list of tokens.
+        sentences : iterable of lists
+            The sentences, each a list of tokens: str tokens for `TokenFeatures`, a dict of
+            features per token for `DictFeatures`.
         """,
     "y_ignored": """
         y : None
@@ -39,20 +42,31 @@ _TEXT = {
         lengths : ndarray of int64
             The sentence lengths; only with ``return_lengths``.
         """,
+    "hashing": """
+        n_features : int or None, default=None
+            Hash the features into this many columns instead of interning them (``fit``
+            learns nothing then).
+
+        Attributes
+        ----------
+        n_features_out_ : int
+            The number of columns.
+        """,
     "raises_fit": """
         Raises
         ------
         ValueError
-            If ``sentences`` is not a list of lists of str, or a parameter is out of range.
+            If ``sentences`` is not a list of lists of tokens, or a parameter is out of
+            range.
         """,
 }
 
 
-def _check_sentences(sentences: Any) -> list:
+def _check_sentences(sentences: Any, tokens: str) -> list:
     """A list of sentences, each a list unless it is a tuple (converted) or something else
     (left for the routine, which names it in its TypeError)."""
     if isinstance(sentences, str) or not hasattr(sentences, "__iter__"):
-        raise TypeError(f"sentences must be a list of lists of str tokens, got "
+        raise TypeError(f"sentences must be a list of lists of {tokens}, got "
                         f"{type(sentences).__name__}")
     if type(sentences) is not list:
         sentences = list(sentences)
@@ -70,82 +84,13 @@ def _csr(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, n_cols: int)
     return scipy.sparse.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, n_cols))
 
 
-class TokenFeatures(Parameters):
-    """Per-token features of tokenized sentences, as a sparse matrix (a scikit-learn
-    transformer).
+class _TokenRows(Parameters):
+    """What `TokenFeatures` and `DictFeatures` share: fitting a vocabulary of feature names
+    (or hashing them), the rows of every token, the names of the columns, pickling."""
 
-    Each token of each sentence becomes one row; each feature key (a str such as ``"s3=ing"``
-    or ``"w[-1]=the"``) one column, with value 1. Columns are the keys interned in the order
-    ``fit`` first meets them (exact: no collisions), or, with ``n_features``, the keys' 64-bit
-    FNV-1a hashes (UTF-8 bytes) modulo ``n_features``, colliding keys of a token adding up.
-
-    Parameters
-    ----------
-    templates : {"standard", "nltk"}, default="standard"
-        ``"nltk"``: exactly the 10 static features of NLTK's ``PerceptronTagger`` (bias,
-        suffix, first letter, and the normalized words and suffixes of the window -2..+2,
-        with NLTK's key strings); every parameter below but ``min_df`` and ``n_features``
-        is then ignored. ``"standard"``: the templates chosen below.
-    bias : bool, default=True
-        The key ``"bias"`` on every token.
-    word, lower : bool, default=True
-        The word (``"w=Dog"``) and its ``str.lower()`` (``"lw=dog"``); they also choose the
-        keys of the neighbours.
-    prefix, suffix : int, default=3
-        Prefixes ``"p{k}="`` and suffixes ``"s{k}="`` of k = 1..n code points (at most the
-        word's length).
-    shape : bool, default=True
-        ``"shape=Xx"``: upper X, lower x, digit d, other letter a, anything else itself,
-        runs cut to one character.
-    flags : bool, default=True
-        ``"is_digit"``, ``"has_hyphen"``, ``"is_cap"`` (the first character upper case),
-        when true.
-    window : int, default=1
-        The word and lowercase keys of the tokens at offsets -window..-1, 1..window
-        (``"w[-1]=the"``, ``"lw[+1]=barks"``), ``<s>`` and ``</s>`` past the sentence's ends.
-    min_df : int, default=1
-        ``fit`` keeps the keys that fire on at least ``min_df`` tokens (interning only).
-    n_features : int or None, default=None
-        Hash the keys into this many columns instead of interning them (``fit`` learns
-        nothing then).
-
-    Attributes
-    ----------
-    n_features_out_ : int
-        The number of columns.
-
-    Notes
-    -----
-    ``transform`` drops the keys ``fit`` did not keep: an unseen word still gets its other
-    features (suffixes, shape, neighbours). The key strings of each template are specified
-    in ``perceptron_c._core._features_py``.
-    """
-
-    _parameter_constraints = {
-        "templates": Options(_TEMPLATES), "bias": Flag(), "word": Flag(), "lower": Flag(),
-        "prefix": Integer(0, 64), "suffix": Integer(0, 64), "shape": Flag(), "flags": Flag(),
-        "window": Integer(0, 64), "min_df": Integer(1),
-        "n_features": NoneOr(Integer(1, 2**62 - 1)),
-    }
-
-    # parameters of this class only: stored by _keep_params, declared for mypy
-    templates: str
-    bias: bool
-    word: bool
-    lower: bool
-    prefix: int
-    suffix: int
-    shape: bool
-    flags: bool
-    window: int
-    min_df: int
+    _tokens = "tokens"  # what a sentence holds, for the messages
     n_features: int | None
-
-    def __init__(self, templates: str = "standard", *, bias: bool = True, word: bool = True,
-                 lower: bool = True, prefix: int = 3, suffix: int = 3, shape: bool = True,
-                 flags: bool = True, window: int = 1, min_df: int = 1,
-                 n_features: int | None = None) -> None:
-        self._keep_params(locals())
+    min_df: int
 
     # ---- scikit-learn's protocol (get_params, set_params, repr: _params.Parameters)
     def __sklearn_tags__(self) -> Any:
@@ -162,9 +107,7 @@ class TokenFeatures(Parameters):
 
     # ---- parameters
     def _checked_spec(self) -> tuple[int, ...]:
-        return (int(self.templates == "nltk"), int(self.bias), int(self.word),
-                int(self.lower), int(self.prefix), int(self.suffix), int(self.shape),
-                int(self.flags), int(self.window))
+        return ()
 
     def _hash_width(self) -> int:
         return 0 if self.n_features is None else int(self.n_features)
@@ -172,10 +115,15 @@ class TokenFeatures(Parameters):
     def _check_min_df(self) -> int:
         return int(self.min_df)
 
+    def _extract(self, sentences: list, spec: tuple[int, ...], vocab: Any, grow: bool,
+                 width: int) -> tuple[np.ndarray, ...]:
+        """The routine's ``(data, indices, indptr, lengths)`` of the sentences."""
+        raise NotImplementedError
+
     # ---- fitting and transforming
     @fill(_TEXT)
-    def fit(self, sentences: Any, y: Any = None) -> TokenFeatures:
-        """Learn the vocabulary of the keys of ``sentences``.
+    def fit(self, sentences: Any, y: Any = None) -> Any:
+        """Learn the vocabulary of the feature names of ``sentences``.
 
         Parameters
         ----------
@@ -214,11 +162,10 @@ class TokenFeatures(Parameters):
         {raises_fit}
         """
         spec, width, min_df = self._spec(), self._hash_width(), self._check_min_df()
-        sentences = _check_sentences(sentences)
+        sentences = _check_sentences(sentences, self._tokens)
         mod = _backend.features
         vocab = None if width else mod.Vocabulary()
-        data, indices, indptr, lengths = mod.extract_features(sentences, spec, vocab, True,
-                                                              width)
+        data, indices, indptr, lengths = self._extract(sentences, spec, vocab, True, width)
         if vocab is not None and min_df > 1:
             vocab, data, indices, indptr = _prune(mod, vocab, min_df, data, indices, indptr)
         self._fitted = (spec, width)
@@ -239,7 +186,7 @@ class TokenFeatures(Parameters):
         Returns
         -------
         X : scipy.sparse.csr_matrix or tuple of ndarray
-            One row per token (``(data, indices, indptr)`` without scipy); keys not seen by
+            One row per token (``(data, indices, indptr)`` without scipy); names not seen by
             `fit` have no column.
         {lengths}
 
@@ -248,19 +195,17 @@ class TokenFeatures(Parameters):
         NotFittedError
             If the transformer has not been fitted.
         ValueError
-            If ``sentences`` is not a list of lists of str.
+            If ``sentences`` is not a list of lists of tokens.
         """
         spec, width = self._state()
-        sentences = _check_sentences(sentences)
-        mod = _backend.features
-        vocab = self._vocab_for(mod)
-        data, indices, indptr, lengths = mod.extract_features(sentences, spec, vocab, False,
-                                                              width)
+        sentences = _check_sentences(sentences, self._tokens)
+        vocab = self._vocab_for(_backend.features)
+        data, indices, indptr, lengths = self._extract(sentences, spec, vocab, False, width)
         X = _csr(data, indices, indptr, self.n_features_out_)
         return (X, lengths) if return_lengths else X
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        """The key of every column, in column order (interning only).
+        """The name of every column, in column order (interning only).
 
         Parameters
         ----------
@@ -270,7 +215,7 @@ class TokenFeatures(Parameters):
         Returns
         -------
         ndarray of object
-            The feature key of each column.
+            The feature name of each column.
 
         Raises
         ------
@@ -287,7 +232,7 @@ class TokenFeatures(Parameters):
     def _state(self) -> tuple[tuple[int, ...], int]:
         fitted: tuple[tuple[int, ...], int] | None = getattr(self, "_fitted", None)
         if fitted is None:
-            raise NotFittedError("TokenFeatures: call fit(sentences) first")
+            raise NotFittedError(f"{type(self).__name__}: call fit(sentences) first")
         return fitted
 
     def _vocab_for(self, mod: Any) -> Any:
@@ -308,6 +253,135 @@ class TokenFeatures(Parameters):
         if isinstance(state.get("_vocab"), list):
             state["_vocab"] = _backend.features.Vocabulary(state["_vocab"])
         self.__dict__.update(state)
+
+
+@fill(_TEXT)
+class TokenFeatures(_TokenRows):
+    """Per-token features of tokenized sentences, as a sparse matrix (a scikit-learn
+    transformer).
+
+    Each token of each sentence becomes one row; each feature key (a str such as ``"s3=ing"``
+    or ``"w[-1]=the"``) one column, with value 1. Columns are the keys interned in the order
+    ``fit`` first meets them (exact: no collisions), or, with ``n_features``, the keys' 64-bit
+    FNV-1a hashes (UTF-8 bytes) modulo ``n_features``, colliding keys of a token adding up.
+
+    Parameters
+    ----------
+    templates : {"standard", "nltk"}, default="standard"
+        ``"nltk"``: exactly the 10 static features of NLTK's ``PerceptronTagger`` (bias,
+        suffix, first letter, and the normalized words and suffixes of the window -2..+2,
+        with NLTK's key strings); every parameter below but ``min_df`` and ``n_features``
+        is then ignored. ``"standard"``: the templates chosen below.
+    bias : bool, default=True
+        The key ``"bias"`` on every token.
+    word, lower : bool, default=True
+        The word (``"w=Dog"``) and its ``str.lower()`` (``"lw=dog"``); they also choose the
+        keys of the neighbours.
+    prefix, suffix : int, default=3
+        Prefixes ``"p{k}="`` and suffixes ``"s{k}="`` of k = 1..n code points (at most the
+        word's length).
+    shape : bool, default=True
+        ``"shape=Xx"``: upper X, lower x, digit d, other letter a, anything else itself,
+        runs cut to one character.
+    flags : bool, default=True
+        ``"is_digit"``, ``"has_hyphen"``, ``"is_cap"`` (the first character upper case),
+        when true.
+    window : int, default=1
+        The word and lowercase keys of the tokens at offsets -window..-1, 1..window
+        (``"w[-1]=the"``, ``"lw[+1]=barks"``), ``<s>`` and ``</s>`` past the sentence's ends.
+    min_df : int, default=1
+        ``fit`` keeps the keys that fire on at least ``min_df`` tokens (interning only).
+    {hashing}
+
+    Notes
+    -----
+    ``transform`` drops the keys ``fit`` did not keep: an unseen word still gets its other
+    features (suffixes, shape, neighbours). The key strings of each template are specified
+    in ``perceptron_c._core._features_py``.
+    """
+
+    _parameter_constraints = {
+        "templates": Options(_TEMPLATES), "bias": Flag(), "word": Flag(), "lower": Flag(),
+        "prefix": Integer(0, 64), "suffix": Integer(0, 64), "shape": Flag(), "flags": Flag(),
+        "window": Integer(0, 64), "min_df": Integer(1),
+        "n_features": NoneOr(Integer(1, 2**62 - 1)),
+    }
+
+    # parameters of this class only: stored by _keep_params, declared for mypy
+    templates: str
+    bias: bool
+    word: bool
+    lower: bool
+    prefix: int
+    suffix: int
+    shape: bool
+    flags: bool
+    window: int
+    min_df: int
+    n_features: int | None
+
+    def __init__(self, templates: str = "standard", *, bias: bool = True, word: bool = True,
+                 lower: bool = True, prefix: int = 3, suffix: int = 3, shape: bool = True,
+                 flags: bool = True, window: int = 1, min_df: int = 1,
+                 n_features: int | None = None) -> None:
+        self._keep_params(locals())
+
+    _tokens = "str tokens"
+
+    def _checked_spec(self) -> tuple[int, ...]:
+        return (int(self.templates == "nltk"), int(self.bias), int(self.word),
+                int(self.lower), int(self.prefix), int(self.suffix), int(self.shape),
+                int(self.flags), int(self.window))
+
+    def _extract(self, sentences: list, spec: tuple[int, ...], vocab: Any, grow: bool,
+                 width: int) -> tuple[np.ndarray, ...]:
+        return _backend.features.extract_features(sentences, spec, vocab, grow, width)
+
+
+@fill(_TEXT)
+class DictFeatures(_TokenRows):
+    """Per-token features given as dicts, as a sparse matrix (a scikit-learn transformer):
+    the input of CRFsuite and sklearn-crfsuite, for `StructuredPerceptron`.
+
+    Each token of each sentence is an item as CRFsuite reads it: a dict of feature name to
+    value, where a str value makes the name ``"name:value"`` of value 1.0, a number (a bool
+    included) is the name's value, and a nested dict, list or set joins its names to the
+    outer one with ``":"`` (``{"w": {"lower": "the"}}`` is ``"w:lower:the"``); or a list of
+    names, each of value 1.0. Each name becomes one column. Columns are the names interned in
+    the order ``fit`` first meets them (exact: no collisions), or, with ``n_features``, the
+    names' 64-bit FNV-1a hashes (UTF-8 bytes, as `TokenFeatures` hashes) modulo
+    ``n_features``: the values of a token's names that share a column are then added, in
+    reading order. The dicts are read in C, their names hashed from their code points
+    without making a str.
+
+    Parameters
+    ----------
+    min_df : int, default=1
+        ``fit`` keeps the names met at least ``min_df`` times (interning only).
+    {hashing}
+
+    Notes
+    -----
+    ``transform`` drops the names ``fit`` did not keep. A value of 0 (``False``) is kept as
+    an explicit zero, as CRFsuite keeps the attribute; a value that is not finite reaches
+    the model, whose gate refuses it. A str token (not a dict) is a TypeError: CRFsuite would
+    read its characters as names.
+    """
+
+    _parameter_constraints = {"min_df": Integer(1),
+                              "n_features": NoneOr(Integer(1, 2**62 - 1))}
+    _tokens = "feature dicts"
+
+    # parameters of this class only: stored by _keep_params, declared for mypy
+    min_df: int
+    n_features: int | None
+
+    def __init__(self, *, min_df: int = 1, n_features: int | None = None) -> None:
+        self._keep_params(locals())
+
+    def _extract(self, sentences: list, spec: tuple[int, ...], vocab: Any, grow: bool,
+                 width: int) -> tuple[np.ndarray, ...]:
+        return _backend.crftag.dict_features(sentences, vocab, grow, width)
 
 
 def _prune(mod: Any, vocab: Any, min_df: int, data: np.ndarray, indices: np.ndarray,

@@ -11,7 +11,7 @@ import perceptron_c
 
 PACKAGE = pathlib.Path(perceptron_c.__file__).resolve().parent
 CORE = PACKAGE / "_core"
-SUFFIXES = (".py", ".pyx", ".pxd", ".h")
+SUFFIXES = (".py", ".pyx", ".pxd", ".pxi", ".h")
 CHECKOUT_CORE = pathlib.Path(__file__).resolve().parents[1] / "perceptron_c" / "_core"
 # every source of the package, its rooms included, and the C sources the wheel does not ship
 # (the .pyx, the .pxd and headers that no capi declaration reaches), from the checkout beside

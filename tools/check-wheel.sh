@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The wheel stays small: print each wheel's size and fail above the limit, 1,360,000 bytes (the
+# The wheel stays small: print each wheel's size and fail above the limit, 1,380,000 bytes (the
 # 1 MB of issue 23, plus the per-call paths of issue 33: three routine modules' worth, issue
 # 34's guarantees, 20 KB, issue 35's adapters, 25 KB, issue 36's CRFsuite door: two routine
 # modules and its Python, 120 KB, issue 38's float kernels: the packed products and the
-# AVX-512 paths of the products and of the RBF, 10 KB, and issue 39's sequences, 20 KB: so far
-# the entity scores, 8.8 KB). The repaired Linux wheel is 1,339,724 bytes on CPython 3.10, the
-# largest. A
+# AVX-512 paths of the products and of the RBF, 10 KB, and issue 39's sequences, 40 KB: so far
+# the entity scores, 8.8 KB, and the NER data path, 13.9 KB). The repaired Linux wheel is
+# 1,353,618 bytes on CPython 3.10, the largest. A
 # change that grows one past the limit fails here; CONTRIBUTING.md, "The wheel's size", lists
 # what each module and option costs.
 #   bash tools/check-wheel.sh dist/*.whl      (no argument: builds one from the checkout first;
@@ -13,7 +13,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=${PYTHON:-python3}
-limit=${WHEEL_LIMIT_BYTES:-1360000}
+limit=${WHEEL_LIMIT_BYTES:-1380000}
 
 wheels=("$@")
 if [ ${#wheels[@]} -eq 0 ]; then

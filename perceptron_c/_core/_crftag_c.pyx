@@ -23,9 +23,10 @@ from cpython.tuple cimport PyTuple_CheckExact, PyTuple_GET_ITEM, PyTuple_GET_SIZ
 from cpython.unicode cimport PyUnicode_CheckExact
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
-from perceptron_c._core._features_c cimport U32, Vocabulary, need_u32
+from perceptron_c._core._checks cimport between_chunks
+from perceptron_c._core._features_c cimport U32, Vocabulary, need_u32, reserve
 
 import numpy as np
 
@@ -44,6 +45,7 @@ cdef extern from "_features.h":
     int str_ready "pc_str_ready"(object s) except -1
     Py_UCS4 read_obj "pc_read_str"(PyObject* s, uint32_t* out) noexcept nogil
     uint64_t cp_hash "pc_cp_hash"(const uint32_t* k, Py_ssize_t n) noexcept nogil
+    uint64_t utf8_fnv1a "pc_utf8_fnv1a"(const uint32_t* k, Py_ssize_t n) noexcept nogil
     uint64_t slot_mix "pc_slot_mix"(uint64_t z) noexcept nogil
     bint same_key "pc_same_key"(const uint32_t* a, const uint32_t* b,
                                 Py_ssize_t n) noexcept nogil
@@ -411,6 +413,10 @@ def pack(list items, bint prepared):
     _release(&p.b)
     p.T = T
     return p
+
+
+# DictFeatures' rows (dict_features), read with this module's reader (pack)
+include "_crftag_rows.pxi"
 
 
 cdef class Decoder:

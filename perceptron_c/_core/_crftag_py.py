@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Decoder", "Packed", "pack"]
+__all__ = ["Decoder", "Packed", "dict_features", "pack"]
 
 
 def _key(key: Any) -> str:
@@ -97,6 +97,56 @@ def pack(items: list, prepared: bool) -> Packed:
     if type(items) is not list:
         raise TypeError(f"items must be a list, got {type(items).__name__}")
     return Packed(_pairs(items, prepared))
+
+
+def dict_features(sentences: list, vocab: Any, grow: bool,
+                  n_features: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The CSR rows of every token of ``sentences`` and the sentence lengths: ``(data,
+    indices, indptr, lengths)``. Each sentence is a list of items, each item read as
+    CRFsuite reads it (`pack`): a dict of name to value (a str value makes the name
+    ``"name:value"`` of value 1.0, a number its float, a nested dict, list or set names
+    joined with ``":"``) or a list of names (1.0 each); a str or bytes item is a TypeError
+    (CRFsuite would read its characters as names).
+
+    With ``n_features`` 0 the names are interned in ``vocab`` (a `_features_py.Vocabulary`):
+    a name it lacks is added (next id) when ``grow``, else dropped; growing counts each
+    occurrence. A row holds its names' columns in reading order (a name twice, twice). With
+    ``n_features`` > 0 each name's column is its 64-bit FNV-1a hash (UTF-8 bytes, as
+    ``_features_py.fnv1a``) modulo ``n_features``; a row holds each of its columns once, in
+    increasing order, its value the sum of the values of the names hashed to it, added in
+    reading order; ``vocab`` is ignored.
+    """
+    from ._features_py import check_vocab, csr_arrays, fnv1a, interned_row
+
+    if type(sentences) is not list:
+        raise TypeError(f"sentences must be a list of lists of feature dicts, got "
+                        f"{type(sentences).__name__}")
+    check_vocab(vocab, n_features)
+    data: list[float] = []
+    indices: list[int] = []
+    indptr, lengths = [0], []
+    for s, sentence in enumerate(sentences):
+        if type(sentence) is not list:
+            raise TypeError(f"sentences[{s}] must be a list of feature dicts, got "
+                            f"{type(sentence).__name__}")
+        for t, item in enumerate(sentence):
+            if isinstance(item, (str, bytes)):
+                raise TypeError(f"sentences[{s}][{t}] must be a dict of features or a list "
+                                f"of names, got {type(item).__name__}")
+        for pairs in _pairs(sentence, False):
+            if n_features:
+                sums: dict[int, float] = {}
+                for name, value in pairs:
+                    col = fnv1a(name) % n_features
+                    sums[col] = sums[col] + value if col in sums else value
+                indices += sorted(sums)
+                data += [sums[col] for col in sorted(sums)]
+            else:
+                interned_row([name for name, _ in pairs], vocab, grow, indices, data,
+                             [value for _, value in pairs])
+            indptr.append(len(indices))
+        lengths.append(len(sentence))
+    return csr_arrays(data, indices, indptr, lengths)
 
 
 class Decoder:

@@ -238,8 +238,7 @@ def extract_features(sentences: list[list[str]], spec: tuple[int, ...],
         if not isinstance(sentence, list):
             raise TypeError(f"sentences[{s}] must be a list of str tokens, got "
                             f"{type(sentence).__name__}")
-    if n_features == 0 and not isinstance(vocab, Vocabulary):
-        raise TypeError(f"vocab must be a _features_py.Vocabulary, got {type(vocab).__name__}")
+    check_vocab(vocab, n_features)
     data: list[float] = []
     indices: list[int] = []
     indptr, lengths = [0], []
@@ -251,16 +250,29 @@ def extract_features(sentences: list[list[str]], spec: tuple[int, ...],
                 indices += cols
                 data += values
             else:
-                _interned_row(keys, vocab, grow, indices, data)  # type: ignore[arg-type]
+                interned_row(keys, vocab, grow, indices, data)  # type: ignore[arg-type]
             indptr.append(len(indices))
         lengths.append(len(sentence))
+    return csr_arrays(data, indices, indptr, lengths)
+
+
+def check_vocab(vocab: Any, n_features: int) -> None:
+    """Interning (``n_features`` 0) needs this twin's `Vocabulary`."""
+    if n_features == 0 and not isinstance(vocab, Vocabulary):
+        raise TypeError(f"vocab must be a _features_py.Vocabulary, got {type(vocab).__name__}")
+
+
+def csr_arrays(data: list[float], indices: list[int], indptr: list[int],
+               lengths: list[int]) -> tuple[_D, _I64, _I64, _I64]:
     return (np.array(data, dtype=np.float64), np.array(indices, dtype=np.int64),
             np.array(indptr, dtype=np.int64), np.array(lengths, dtype=np.int64))
 
 
-def _interned_row(keys: list[str], vocab: Vocabulary, grow: bool, indices: list[int],
-                  data: list[float]) -> None:
-    for key in keys:
+def interned_row(keys: list[str], vocab: Vocabulary, grow: bool, indices: list[int],
+                 data: list[float], values: list[float] | None = None) -> None:
+    """The columns of ``keys`` (of value 1.0, or ``values``) appended, in their order: each
+    key's id in ``vocab``, a new one added when ``grow`` (and counted), else dropped."""
+    for k, key in enumerate(keys):
         vid = vocab.get(key)
         if vid < 0 and grow:
             vid = vocab._add(key)
@@ -268,4 +280,4 @@ def _interned_row(keys: list[str], vocab: Vocabulary, grow: bool, indices: list[
             if grow:
                 vocab._counts[vid] += 1
             indices.append(vid)
-            data.append(1.0)
+            data.append(1.0 if values is None else values[k])

@@ -33,7 +33,7 @@ import numpy as np
 from .. import _backend
 from .._utils._threads import OWNER_KEYS, reads, trains
 from ..exceptions import FileFormatError, NotFittedError
-from ..token_features import TokenFeatures  # re-exported: the issue's name for it
+from ..token_features import DictFeatures, TokenFeatures  # re-exported: the issues' names
 from ._codes import CodedEpochs, StringEpochs, greedy_tables, tag_codes
 from ._codes import ordered as _ordered
 from ._confusion import ConfusionMatrix
@@ -54,7 +54,7 @@ from ._state import TaggerState
 from ._structured import StructuredCore
 from ._text import check_sentences, check_tokens, unpack_text
 
-__all__ = ["PerceptronTagger", "TokenFeatures", "ConfusionMatrix", "use_for_nltk",
+__all__ = ["PerceptronTagger", "TokenFeatures", "DictFeatures", "ConfusionMatrix", "use_for_nltk",
            "NLTKServing",
            # entity scores of tag sequences, seqeval's (tagging._entities)
            "get_entities", "entities_strict", "precision_recall_fscore_support",
