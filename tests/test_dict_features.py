@@ -157,6 +157,24 @@ def test_transformer_feeds_the_structured_perceptron(model_backend):
         hashed.get_feature_names_out()
 
 
+def test_a_pipeline_takes_the_dicts_and_the_tags_by_sentence():
+    """sklearn-crfsuite's way in: dicts per token and tags per sentence to fit, the
+    sentences' lengths to predict (a Pipeline passes predict's arguments to its last step)."""
+    pytest.importorskip("sklearn")
+    from sklearn.pipeline import make_pipeline
+
+    X, y = ner_data()
+    pipe = make_pipeline(DictFeatures(), StructuredPerceptron(random_state=0))
+    pipe.fit(X[:250], y[:250])
+    lengths = [len(s) for s in X[250:]]
+    predicted = pipe.predict(X[250:], lengths=lengths, split=True)
+    features = DictFeatures()
+    alone = StructuredPerceptron(random_state=0).fit(features.fit_transform(X[:250]), y[:250])
+    assert predicted == alone.predict(features.transform(X[250:]), lengths, split=True)
+    # score: the tags by sentence give the lengths (a Pipeline's score passes on no lengths)
+    assert pipe.score(X[250:], y[250:]) == alone.score(features.transform(X[250:]), y[250:])
+
+
 def test_min_df_keeps_the_frequent_names(model_backend):
     X, _ = ner_data()
     full = DictFeatures().fit(X)
