@@ -11,8 +11,8 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parents[1]
 CONTRIBUTING = REPO / "CONTRIBUTING.md"
 PACKAGE = REPO / "perceptron_c"
-SUFFIXES = (".py", ".pyx", ".pxd", ".h")
-MODULE = re.compile(r"\w+(?:\.\w+)*(?:\.py|\.pyx|\.pxd|\.h)")
+SUFFIXES = (".py", ".pyx", ".pxd", ".pxi", ".h")
+MODULE = re.compile(r"\w+(?:\.\w+)*(?:\.py|\.pyx|\.pxd|\.pxi|\.h)")
 
 pytestmark = pytest.mark.skipif(not (CONTRIBUTING.is_file() and PACKAGE.is_dir()),
                                 reason="no checkout (CONTRIBUTING.md, perceptron_c/) beside "
