@@ -12,6 +12,7 @@ section 2.5; lazy, as [Daume2017] Alg. 7, one tick per sentence). The routines a
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,7 @@ from ._estimator._training import (
     warn_if_not_converged,
 )
 from ._utils._docs import ESTIMATOR, fill
-from ._utils._params import Flag, NJobs, declared
+from ._utils._params import Flag, NJobs, NoneOr, Options, declared
 from ._utils._rows import check_finite_state
 from ._utils._threads import reads, trains
 from ._utils._validation import (
@@ -45,7 +46,7 @@ from ._utils._validation import (
     check_y,
 )
 
-__all__ = ["StructuredPerceptron"]
+__all__ = ["StructuredPerceptron", "allowed_transitions"]
 
 
 # What to do when a sentence model is called without ``lengths``: it used to take all of X
@@ -180,6 +181,98 @@ class _Requests(dict):
         return _Requests({method: dict(aliases) for method, aliases in self.items()})
 
 
+# the tag schemes a sequence model can be held to (StructuredPerceptron(transitions=...)):
+# each prefix's allowed successors ("same": of the same type), and whether it may come first
+# and last (the end row)
+TRANSITION_SCHEMES = {
+    "bio": {"O": ({"O", "B"}, {"I"}, True, True), "B": ({"O", "B"}, {"I"}, True, True),
+            "I": ({"O", "B"}, {"I"}, False, True)},
+    "bioes": {"O": ({"O", "B", "S"}, set(), True, True),
+              "B": (set(), {"I", "E"}, True, False), "I": (set(), {"I", "E"}, False, False),
+              "E": ({"O", "B", "S"}, set(), False, True),
+              "S": ({"O", "B", "S"}, set(), True, True)},
+}
+
+
+def allowed_transitions(tags: Sequence[Any], scheme: str) -> np.ndarray:
+    """The transitions a tag scheme allows among ``tags`` (in their order), in the layout of
+    a structured model's transition scores: a (K + 2, K) uint8 array whose entry (i, j) is 1
+    where tag j may follow tag i, row K where tag j may come first, row K + 1 where it may
+    come last.
+
+    ``"bio"`` (IOB2): ``I-X`` only after ``B-X`` or ``I-X`` (never first, never after ``O`` or
+    another type). ``"bioes"`` (IOBES): after ``B-X`` or ``I-X`` only ``I-X`` or ``E-X``, so
+    neither may come last; ``I-X`` and ``E-X`` only there; ``O``, ``B-`` and ``S-`` tags
+    first or after ``O``, ``E-`` or ``S-`` tags. A tag is ``O`` or a prefix of the scheme, a
+    hyphen and a type (``B-PER``).
+
+    Parameters
+    ----------
+    tags : sequence of str
+        The tags, in the order of the model's classes (``classes_``).
+    scheme : {"bio", "bioes"}
+        The tag scheme.
+
+    Returns
+    -------
+    ndarray of uint8, shape (n_tags + 2, n_tags)
+        1 where the transition is allowed.
+
+    Raises
+    ------
+    ValueError
+        An unknown scheme, or a tag that is not the scheme's (named).
+    """
+    rules = TRANSITION_SCHEMES.get(scheme) if isinstance(scheme, str) else None
+    if rules is None:
+        raise ValueError(f"scheme must be one of {sorted(TRANSITION_SCHEMES)}, got {scheme!r}")
+    parsed = []
+    for tag in tags:
+        if not isinstance(tag, str) or not (tag == "O" or (
+                len(tag) > 2 and tag[0] in rules and tag[0] != "O" and tag[1] == "-")):
+            raise ValueError(f"tag {tag!r} is not a {scheme.upper()} tag: 'O', or one of "
+                             f"{'/'.join(p for p in rules if p != 'O')}, a hyphen and a type "
+                             "(B-PER)")
+        parsed.append((tag[0], tag[2:]))
+    K = len(parsed)
+    allowed = np.zeros((K + 2, K), dtype=np.uint8)
+    for j, (prefix, _) in enumerate(parsed):
+        allowed[K, j] = rules[prefix][2]
+        allowed[K + 1, j] = rules[prefix][3]
+    for i, (before, kind) in enumerate(parsed):
+        any_type, same_type = rules[before][:2]
+        for j, (now, other) in enumerate(parsed):
+            allowed[i, j] = now in any_type or (now in same_type and other == kind)
+    return allowed
+
+
+def check_allowed_tags(est: Any, y_idx: np.ndarray, offsets: np.ndarray,
+                       allowed: np.ndarray) -> None:
+    """Training through allowed transitions: every gold sentence must follow them (the
+    routines refuse it too; here the error names the tags)."""
+    K = allowed.shape[1]
+    starts, ends = offsets[:-1], offsets[1:]
+    first = np.zeros(y_idx.shape[0], dtype=bool)
+    first[starts[starts < ends]] = True
+    prev = np.where(first, K, np.concatenate(([K], y_idx[:-1])))
+    bad = np.flatnonzero(~allowed[prev, y_idx].astype(bool))
+    last = ends[starts < ends] - 1
+    bad_end = last[~allowed[K + 1, y_idx[last]].astype(bool)]
+    if bad.size == 0 and bad_end.size == 0:
+        return
+    t = int(min(bad.min() if bad.size else y_idx.shape[0], bad_end.min() if bad_end.size
+                else y_idx.shape[0]))
+    s = int(np.searchsorted(offsets, t, side="right") - 1)
+    tags = est.classes_.tolist()
+    if bad.size and t == bad.min():
+        what = (f"starts with {tags[y_idx[t]]!r}" if first[t] else
+                f"has {tags[y_idx[t - 1]]!r} before {tags[y_idx[t]]!r}")
+    else:
+        what = f"ends with {tags[y_idx[t]]!r}"
+    raise ValueError(f"y: sentence {s} {what} (token {t - int(offsets[s])}), which "
+                     f"transitions={est.transitions!r} forbids")
+
+
 def _sizes(K: int, d: int) -> dict[str, int]:
     return {"K": K, "d": d, "K2": K + 2}
 
@@ -193,6 +286,9 @@ class _SequenceRun(Run["StructuredPerceptron"]):
         self.est, self.X, self.y, self.offsets = est, X, y_idx, offsets
         self.n_rows = offsets.shape[0] - 1  # the order visits sentences
         self.last = -1
+        self.allowed = est._allowed()
+        if self.allowed is not None:
+            check_allowed_tags(est, y_idx, offsets, self.allowed)
 
     def epoch(self, order: np.ndarray) -> int:
         est, st, X = self.est, self.est._state, self.X
@@ -203,11 +299,11 @@ class _SequenceRun(Run["StructuredPerceptron"]):
         if isinstance(X, CSR):
             seq.structured_epoch_csr(X.data, X.indices, X.indptr, self.y, self.offsets, order,
                                      st["W"], st["b"], st["trans"], est.fit_intercept, U, beta,
-                                     U_trans, count, mistakes)
+                                     U_trans, count, mistakes, self.allowed)
         else:
             seq.structured_epoch_dense(X, self.y, self.offsets, order, st["W"], st["b"],
                                        st["trans"], est.fit_intercept, U, beta, U_trans, count,
-                                       mistakes)
+                                       mistakes, self.allowed)
         check_finite_state(*st.values())
         self.last = int(mistakes[1])
         return self.last  # tokens tagged wrongly (0 exactly when no sentence was wrong)
@@ -243,6 +339,13 @@ class StructuredPerceptron(EpochModel):
     n_jobs : int or None, default=None
         Threads for prediction (sentences in parallel; None: 1, -1: every core). The tags
         do not depend on it.
+    transitions : {None, "bio", "bioes"}, default=None
+        Decode, in training and in prediction, through the transitions a tag scheme allows
+        only, built from the tags' names (`perceptron_c.tagging.allowed_transitions`):
+        ``"bio"`` never puts ``I-X`` first or after anything but ``B-X`` or ``I-X``;
+        ``"bioes"`` also keeps ``B-``/``I-`` runs closed by ``E-X``. The tags must be the
+        scheme's (``O``, ``B-PER``, ...), and so must every training sentence. None: every
+        transition, as [Collins2002].
     warm_start : bool, default=False
         ``fit`` continues from the current weights instead of zero.
     verbose : int, default=0
@@ -267,7 +370,8 @@ class StructuredPerceptron(EpochModel):
     _sentences = True  # ... over blocks of whole sentences, with ``lengths``
     _state: dict[str, np.ndarray]
 
-    _parameter_constraints = declared(EpochModel, average=Flag(), n_jobs=NJobs())
+    _parameter_constraints = declared(EpochModel, average=Flag(), n_jobs=NJobs(),
+                                      transitions=NoneOr(Options(tuple(TRANSITION_SCHEMES))))
     _fixed_classes = (
         "a tag declared up front but not yet met is not a tag that is absent: its weights "
         "stay zero only while it never wins, and a path through it skips the transition "
@@ -278,11 +382,25 @@ class StructuredPerceptron(EpochModel):
     # parameters of this class only: stored by _keep_params, declared for mypy
     average: bool
     n_jobs: int | None
+    transitions: str | None = None  # (the default of a pickle made before the parameter)
 
     def __init__(self, *, average: bool = True, fit_intercept: bool = True, max_iter: int = 10,
                  shuffle: bool = True, random_state: Any = 0, n_jobs: int | None = None,
-                 warm_start: bool = False, verbose: int = 0) -> None:
+                 transitions: str | None = None, warm_start: bool = False,
+                 verbose: int = 0) -> None:
         self._keep_params(locals())
+
+    def _allowed(self) -> np.ndarray | None:
+        """The allowed transitions among ``classes_`` (None: all), kept until the tags or the
+        scheme change."""
+        if self.transitions is None:
+            return None
+        key = (self.transitions, tuple(self.classes_.tolist()))
+        cached = self.__dict__.get("_allowed_cache")
+        if cached is None or cached[0] != key:
+            cached = (key, allowed_transitions(key[1], self.transitions))
+            self.__dict__["_allowed_cache"] = cached
+        return cached[1]
 
     # ------------------------------------------------------------------ skeleton hooks
     def _checked_spec(self) -> dict[str, Any]:
@@ -483,9 +601,10 @@ class StructuredPerceptron(EpochModel):
         W, b, trans = self._tables()
         if isinstance(Xc, CSR):
             seq.decode_csr(Xc.data, Xc.indices, Xc.indptr, W, b, trans, offsets, out,
-                           n_jobs=self.n_jobs)
+                           n_jobs=self.n_jobs, allowed=self._allowed())
         else:
-            seq.decode_dense(Xc, W, b, trans, offsets, out, n_jobs=self.n_jobs)
+            seq.decode_dense(Xc, W, b, trans, offsets, out, n_jobs=self.n_jobs,
+                             allowed=self._allowed())
         return out
 
     @fill(ESTIMATOR)

@@ -280,6 +280,78 @@ def test_metadata_routing_passes_lengths_and_groups_on(rng):
         "lengths": True, "groups": True, "sample_weight": True}
 
 
+def bio_data():
+    """A name's second word alone after an outside word: its emission says I-PER, which BIO
+    forbids after O."""
+    train = [(["a", "x"], ["B-PER", "I-PER"])] * 20 + [(["o", "b"], ["O", "O"])] * 20
+    words = sorted({w for ws, _ in train for w in ws})
+    X = np.array([[float(w == v) for v in words] for ws, _ in train for w in ws])
+    return X, [t for _, ts in train for t in ts], [2] * len(train), \
+        np.array([[float(w == v) for v in words] for w in ("o", "x")])
+
+
+def test_bio_transitions_keep_the_tags_valid(model_backend):
+    from perceptron_c.tagging import get_entities
+
+    X, y, lengths, test = bio_data()
+    free = StructuredPerceptron().fit(X, y, lengths)
+    assert free.predict(test, [2]).tolist() == ["O", "I-PER"]  # (what BIO forbids)
+    held = StructuredPerceptron(transitions="bio").fit(X, y, lengths)
+    assert held.predict(test, [2]).tolist() == ["B-PER", "I-PER"]
+    assert get_entities(held.predict(test, [2]).tolist()) == [("PER", 0, 1)]
+    assert held.score(X, y, lengths) == 1.0
+    # the scheme is read at each call: changing it after fit changes the decoding
+    assert held.set_params(transitions=None).predict(test, [2]).tolist() == ["O", "I-PER"]
+
+
+def test_bioes_transitions_close_every_entity(model_backend):
+    X, y, lengths, test = bio_data()
+    y = ["E-PER" if t == "I-PER" else t for t in y]  # B-PER E-PER: a closed entity
+    model = StructuredPerceptron(transitions="bioes").fit(X, y, lengths)
+    free = StructuredPerceptron().fit(X, y, lengths)
+    assert free.predict(test, [2]).tolist() == ["O", "E-PER"]  # (what BIOES forbids)
+    tags = model.predict(test, [2]).tolist()
+    assert tags in (["B-PER", "E-PER"], ["O", "O"], ["O", "S-PER"])  # valid BIOES, here O O
+    assert model.score(X, y, lengths) == 1.0
+    allowed = model._allowed()
+    assert allowed.shape == (len(model.classes_) + 2, len(model.classes_))
+
+
+def test_transitions_refuse_tags_and_sentences_outside_the_scheme(model_backend):
+    X, y, lengths, _ = bio_data()
+    bad = list(y)
+    bad[0] = "I-PER"  # sentence 0 starts inside
+    model = StructuredPerceptron(transitions="bio")
+    with pytest.raises(ValueError, match=r"y: sentence 0 starts with 'I-PER' \(token 0\), "
+                                         "which transitions='bio' forbids"):
+        model.fit(X, bad, lengths)
+    assert not hasattr(model, "classes_")
+    bad = list(y)
+    bad[3] = "I-PER"  # sentence 1: B-PER I-PER ... ; sentence 21 is O O: make it O I-PER
+    bad[2 * 21 + 1] = "I-PER"
+    with pytest.raises(ValueError, match="sentence 21 has 'O' before 'I-PER' \\(token 1\\)"):
+        model.fit(X, bad, lengths)
+    bad = ["E-PER" if t == "I-PER" else t for t in y]
+    bad[2 * 21 + 1] = "B-PER"  # sentence 21: O B-PER, an entity never closed
+    with pytest.raises(ValueError, match=r"sentence 21 ends with 'B-PER' \(token 1\)"):
+        StructuredPerceptron(transitions="bioes").fit(X, bad, lengths)
+    with pytest.raises(ValueError, match="tag 'PER' is not a BIO tag"):
+        model.fit(X, ["PER" if t == "B-PER" else t for t in y], lengths)
+    with pytest.raises(ValueError, match="tag 'E-PER' is not a BIO tag"):
+        model.fit(X, ["E-PER" if t == "I-PER" else t for t in y], lengths)
+    with pytest.raises(ValueError, match="transitions"):
+        StructuredPerceptron(transitions="iob").fit(X, y, lengths)
+
+
+def test_transitions_survive_the_model_file(tmp_path):
+    X, y, lengths, test = bio_data()
+    model = StructuredPerceptron(transitions="bio").fit(X, y, lengths)
+    model.save(tmp_path / "m.npz")
+    again = load(tmp_path / "m.npz")
+    assert again.transitions == "bio"
+    assert again.predict(test, [2]).tolist() == ["B-PER", "I-PER"]
+
+
 def test_other_refusals():
     X, y = np.zeros((3, 2)), TAGS[[0, 1, 0]]
     with pytest.raises(ValueError, match="classes must be passed"):

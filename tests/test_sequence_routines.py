@@ -444,6 +444,202 @@ def test_chunks_that_end_inside_sentences_change_no_bit(seq_twins, rng):
         C._set_chunk_work(before)
 
 
+# ------------------------------------------------------------------------ allowed transitions
+def _allowed_paths(K, T, allowed):
+    for path in itertools.product(range(K), repeat=T):
+        pairs = [(K, path[0])] + list(zip(path, path[1:])) + [(K + 1, path[-1])]
+        if all(allowed[i, j] for i, j in pairs):
+            yield list(path)
+
+
+def random_allowed(rng, K, p=0.6):
+    """A random mask with an allowed path everywhere: tag 0 after anything, and last."""
+    allowed = (rng.random((K + 2, K)) < p).astype(np.uint8)
+    allowed[:, 0] = 1
+    return allowed
+
+
+def run_masked_epoch(mod, X, y, lengths, order, st, allowed, sparse=False):
+    head = to_csr(X) if sparse else (X,)
+    fn = mod.structured_epoch_csr if sparse else mod.structured_epoch_dense
+    return fn(*head, np.asarray(y, dtype=np.int64), offsets_of(lengths),
+              np.asarray(order, dtype=np.int64), st["W"], st["b"], st["trans"], True,
+              st["U"], st["beta"], st["U_trans"], st["count"], st["mistakes"],
+              allowed=allowed)
+
+
+def allowed_gold(mod, rng, X, lengths, allowed, K):
+    """Gold tags that follow the allowed transitions: a random model's decoding."""
+    y = np.empty(X.shape[0], dtype=np.int64)
+    mod.decode_dense(X, rng.normal(size=(X.shape[1], K)), rng.normal(size=K),
+                     rng.normal(size=(K + 2, K)), offsets_of(lengths), y, allowed=allowed)
+    return y
+
+
+@pytest.mark.parametrize("K", [1, 2, 3, 4])
+def test_viterbi_with_allowed_transitions_is_the_best_allowed_path(seq, rng, K):
+    for T in range(1, 5):
+        for _ in range(4):
+            allowed = random_allowed(rng, K)
+            E, trans = rng.normal(size=(T, K)), rng.normal(size=(K + 2, K))
+            paths = list(_allowed_paths(K, T, allowed))
+            best = max(paths, key=lambda p: _path_score(E, trans, p))
+            out = np.empty(T, dtype=np.int64)
+            seq.viterbi(E, trans, offsets_of([T]), out, allowed=allowed)
+            assert out.tolist() == best
+            seq.viterbi(E, trans, offsets_of([T]), out, allowed=allowed.astype(bool))
+            assert out.tolist() == best
+
+
+def test_bio_forbids_inside_after_outside(seq):
+    # tags O, B, I: the emissions want O I I, which BIO forbids (I after O, I first)
+    K, outside, begin, inside = 3, 0, 1, 2
+    allowed = np.ones((K + 2, K), dtype=np.uint8)
+    allowed[outside, inside] = allowed[K, inside] = 0
+    E = np.array([[1.0, 0.0, 0.0], [0.0, 0.5, 1.0], [0.0, 0.0, 1.0]])
+    assert run_viterbi(seq, E, trans_of(K), [3]) == [outside, inside, inside]
+    out = np.empty(3, dtype=np.int64)
+    seq.viterbi(E, trans_of(K), offsets_of([3]), out, allowed=allowed)
+    assert out.tolist() == [outside, begin, inside]
+
+
+def test_every_transition_allowed_is_no_mask(seq, rng):
+    X, y, lengths = _problem(rng, np.float64, 20, 5, 4)
+    ones = np.ones((6, 4), dtype=np.uint8)
+    st = [state(4, 5, True) for _ in range(2)]
+    for _ in range(3):
+        order = rng.permutation(20)
+        assert run_epoch(seq, X, y, lengths, order, st[0]) == \
+            run_masked_epoch(seq, X, y, lengths, order, st[1], ones)
+    for k, v in st[0].items():
+        assert np.array_equal(v, st[1][k]), k
+
+
+def test_training_keeps_the_forbidden_transitions_and_learns_within(seq, rng):
+    K, d = 4, 6
+    allowed = random_allowed(rng, K, p=0.5)
+    lengths = random_lengths(rng, 40, max_len=8)
+    X = rng.normal(size=(lengths.sum(), d))
+    y = allowed_gold(seq, rng, X, lengths, allowed, K)
+    st = state(K, d, True)
+    st["trans"][:] = rng.normal(size=(K + 2, K))
+    start = st["trans"].copy()
+    for _ in range(5):
+        run_masked_epoch(seq, X, y, lengths, rng.permutation(40), st, allowed)
+    forbidden = allowed == 0
+    assert np.array_equal(st["trans"][forbidden], start[forbidden])
+    assert not st["U_trans"][forbidden].any() and st["mistakes"][0] > 0
+    out = np.empty(len(y), dtype=np.int64)
+    seq.decode_dense(X, st["W"], st["b"], st["trans"], offsets_of(lengths), out,
+                     allowed=allowed)
+    for a, z in zip(offsets_of(lengths)[:-1], offsets_of(lengths)[1:]):
+        path = out[a:z].tolist()
+        pairs = [(K, path[0])] + list(zip(path, path[1:])) + [(K + 1, path[-1])]
+        assert all(allowed[i, j] for i, j in pairs)
+
+
+def test_gold_outside_the_allowed_transitions_is_refused_before_anything_changes(seq, rng):
+    lengths = [2, 3, 1, 2, 3]
+    X = rng.normal(size=(sum(lengths), 3))
+    allowed = np.ones((5, 3), dtype=np.uint8)
+    allowed[1, 2] = 0
+    y = np.zeros(len(X), dtype=np.int64)
+    y[offsets_of(lengths)[3]:offsets_of(lengths)[4]] = 2  # sentence 3: only tag 2 (allowed)
+    st = state(3, 3, True)
+    run_masked_epoch(seq, X, y, lengths, [0, 1, 2, 3, 4], st, allowed)  # allowed gold: fine
+    a, z = offsets_of(lengths)[4], offsets_of(lengths)[5]
+    y[a:z] = 1
+    y[z - 1] = 2  # sentence 4 ends 1 -> 2
+    message = "sentence 4 has the transition tag 1 -> tag 2, which allowed forbids"
+    before = {k: v.copy() for k, v in st.items()}
+    with pytest.raises(ValueError, match=message):
+        run_masked_epoch(seq, X, y, lengths, [0], st, allowed)
+    assert all(np.array_equal(v, st[k]) for k, v in before.items())
+    allowed[4, 1] = 0  # the end after tag 1
+    y[a:z] = 1
+    with pytest.raises(ValueError, match="sentence 4 has the transition tag 1 -> end"):
+        run_masked_epoch(seq, X, y, lengths, [0], st, allowed)
+
+
+def test_no_allowed_sequence_is_refused(seq, rng):
+    allowed = np.ones((4, 2), dtype=np.uint8)
+    allowed[2] = 0  # no tag may come first
+    out = np.empty(3, dtype=np.int64)
+    with pytest.raises(FloatingPointError, match="sentence 1"):
+        seq.viterbi(rng.normal(size=(3, 2)), trans_of(2), offsets_of([0, 3]), out,
+                    allowed=allowed)
+    with pytest.raises(FloatingPointError, match="sentence 0"):  # -inf emissions: impossible
+        seq.viterbi(np.full((2, 2), -np.inf), trans_of(2), offsets_of([2]), out[:2],
+                    allowed=np.ones((4, 2), dtype=np.uint8))
+    E = np.array([[-np.inf, 0.0], [0.0, -np.inf]])  # -inf rules a tag out, if masked
+    seq.viterbi(E, trans_of(2), offsets_of([2]), out[:2], allowed=np.ones((4, 2), np.uint8))
+    assert out[:2].tolist() == [1, 0]
+    for bad in (np.nan, np.inf):
+        with pytest.raises(FloatingPointError, match="sentence 0"):
+            seq.viterbi(np.array([[bad, 0.0]]), trans_of(2), offsets_of([1]), out[:1],
+                        allowed=np.ones((4, 2), np.uint8))
+
+
+@pytest.mark.parametrize(("allowed", "message"), [
+    (np.ones((4, 3), dtype=np.uint8), "allowed must be a uint8 or bool array"),
+    (np.ones((5, 3), dtype=np.int64), "allowed must be a uint8 or bool array"),
+    ([[1, 1, 1]] * 5, "allowed must be a uint8 or bool array"),
+])
+def test_bad_allowed_is_named(seq, allowed, message):
+    out = np.empty(2, dtype=np.int64)
+    with pytest.raises(ValueError, match=message):
+        seq.viterbi(np.zeros((2, 3)), trans_of(3), offsets_of([2]), out, allowed=allowed)
+
+
+@pytest.mark.skipif(not HAVE_C, reason="compares the C twin with the Python one")
+@pytest.mark.parametrize("sparse", [False, True])
+def test_twins_agree_on_allowed_transitions_on_every_path_and_chunk(seq_twins, rng, sparse):
+    C, P = seq_twins
+    before_path, before_work = C._set_viterbi_path(C._viterbi_paths()[-1]), C._set_chunk_work(1)
+    try:
+        for path, work in itertools.product(C._viterbi_paths(), (1, 7, before_work)):
+            C._set_viterbi_path(path)
+            C._set_chunk_work(work)
+            for K in (1, 3, 5, 9):
+                allowed = random_allowed(rng, K)
+                lengths = random_lengths(rng, 15, max_len=9)
+                X = rng.normal(size=(lengths.sum(), 4))
+                X[rng.random(X.shape) < 0.3] = 0
+                y = allowed_gold(P, rng, X, lengths, allowed, K)
+                states = [state(K, 4, True) for _ in range(2)]
+                for _ in range(2):
+                    order = rng.permutation(15)
+                    assert run_masked_epoch(C, X, y, lengths, order, states[0], allowed,
+                                            sparse) == \
+                        run_masked_epoch(P, X, y, lengths, order, states[1], allowed, sparse)
+                for k, v in states[0].items():
+                    assert np.array_equal(v, states[1][k]), (path, work, K, k)
+                head = to_csr(X) if sparse else (X,)
+                tags = []
+                for m, n_jobs in ((C, 1), (C, 2), (P, 1)):
+                    out = np.empty(len(y), dtype=np.int64)
+                    (m.decode_csr if sparse else m.decode_dense)(
+                        *head, states[0]["W"], states[0]["b"], states[0]["trans"],
+                        offsets_of(lengths), out, n_jobs=n_jobs, allowed=allowed)
+                    tags.append(out.tolist())
+                assert tags[0] == tags[1] == tags[2]
+                E = rng.normal(size=(len(y), K)) * 1e3
+                E[rng.random(E.shape) < 0.1] = -np.inf
+                outs = []
+                for m in seq_twins:
+                    out = np.empty(len(y), dtype=np.int64)
+                    try:
+                        m.viterbi(E, states[0]["trans"], offsets_of(lengths), out,
+                                  allowed=allowed)
+                        outs.append(out.tolist())
+                    except FloatingPointError as exc:
+                        outs.append(str(exc))
+                assert outs[0] == outs[1]
+    finally:
+        C._set_viterbi_path(before_path)
+        C._set_chunk_work(before_work)
+
+
 # ------------------------------------------------------------------------ refusals
 def test_non_finite_transitions_are_refused(seq):
     for bad in (np.nan, np.inf, -np.inf):

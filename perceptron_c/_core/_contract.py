@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     _D: TypeAlias = npt.NDArray[np.float64]
     _I32: TypeAlias = npt.NDArray[np.int32]
     _I64: TypeAlias = npt.NDArray[np.int64]
+    _U8: TypeAlias = npt.NDArray[np.uint8] | npt.NDArray[np.bool_]  # masks
     _IE: TypeAlias = npt.NDArray[np.int16] | npt.NDArray[np.int32]  # popcount exponents
     # row i as (values, column indices); columns None for a dense row
     Rows: TypeAlias = Callable[[int], tuple[list[float], list[int] | None]]

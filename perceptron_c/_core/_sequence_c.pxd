@@ -24,6 +24,7 @@ cdef struct SeqModel:
     Py_ssize_t K
     Py_ssize_t d
     bint fit_intercept
+    bint masked          # trans holds -inf at forbidden transitions (allowed=): see viterbi
 
 # Scratch for sentences of up to max_len tokens: E (max_len x K emissions), delta (2K),
 # back (max_len x K backpointers, as doubles), path (max_len tags), lanes (4K running sums);

@@ -12,8 +12,8 @@ says where), with scratch buffers allocated once per call (per block when decodi
 ``n_jobs`` threads) and sized by the longest sentence. Where a chunk ends changes no bit.
 """
 from cpython.pyport cimport PY_SSIZE_T_MAX
-from libc.math cimport isfinite
-from libc.stdint cimport int32_t, int64_t
+from libc.math cimport INFINITY, isfinite
+from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from cython cimport floating
 
@@ -35,6 +35,8 @@ cdef extern from "_lanes.h" nogil:
     void pc_prefetch_rows(const double* W, const int32_t* cols, Py_ssize_t m, Py_ssize_t K)
     void pc_emit_row(const double** w, const double* x, Py_ssize_t m, const double* b,
                      double* e, Py_ssize_t K)
+
+import numpy as np
 
 from perceptron_c._core._contract import decode_blocks, non_finite_sentence
 
@@ -75,9 +77,14 @@ def _set_chunk_work(Py_ssize_t work):
 from perceptron_c._core._sequence_py import __all__  # no-cython-lint: listed once (test_twins)
 
 
+cdef inline bint _bad(double v, bint masked) noexcept nogil:
+    # _sequence_py._bad: not finite; masked, NaN or +inf (-inf: an impossible path)
+    return (v != v or v == INFINITY) if masked else not isfinite(v)
+
+
 cdef inline int viterbi_rows(const double* E, const double* trans, Py_ssize_t T,
                              Py_ssize_t K, double* delta, double* back, int64_t* path,
-                             Py_ssize_t* rows, Py_ssize_t* budget) noexcept nogil:
+                             Py_ssize_t* rows, Py_ssize_t* budget, bint masked) noexcept nogil:
     # _sequence_py._best_path from row rows[0] of delta on: the best path into path (1; rows[0]
     # back to 0), or 0 when the budget of multiply-adds ran out first (rows[0]: the rows done,
     # where to go on), or -1 when a score is not finite. delta_t lives at delta + (t & 1) K.
@@ -92,7 +99,7 @@ cdef inline int viterbi_rows(const double* E, const double* trans, Py_ssize_t T,
     if t == 0:
         for j in range(K):
             delta[j] = trans[K * K + j] + E[j]
-            if not isfinite(delta[j]):
+            if _bad(delta[j], masked):
                 return -1
         t = 1
     while t < T:
@@ -104,7 +111,7 @@ cdef inline int viterbi_rows(const double* E, const double* trans, Py_ssize_t T,
         for i in range(1, K):
             pc_viterbi_step(cur[i], trans + i * K, e, nxt, bk, <double>i, K, _vit_path)
         for j in range(K):
-            if not isfinite(nxt[j]):
+            if _bad(nxt[j], masked):
                 return -1
         t += 1
         budget[0] -= K * K
@@ -116,11 +123,13 @@ cdef inline int viterbi_rows(const double* E, const double* trans, Py_ssize_t T,
     best = cur[0] + e[0]
     for j in range(K):
         cand = cur[j] + e[j]
-        if not isfinite(cand):
+        if _bad(cand, masked):
             return -1
         if cand > best:
             last = j
             best = cand
+    if best == -INFINITY:  # (masked only) no allowed sequence
+        return -1
     path[T - 1] = last
     for t in range(T - 1, 0, -1):
         path[t - 1] = <int64_t>back[t * K + path[t]]
@@ -131,7 +140,8 @@ cdef int best_path(const double* E, const double* trans, Py_ssize_t T, Py_ssize_
                    double* delta, double* back, int64_t* path) noexcept nogil:
     # _sequence_py._best_path, in one go
     cdef Py_ssize_t rows = 0, budget = PY_SSIZE_T_MAX
-    return 0 if viterbi_rows(E, trans, T, K, delta, back, path, &rows, &budget) > 0 else -1
+    return 0 if viterbi_rows(E, trans, T, K, delta, back, path, &rows, &budget, False) > 0 \
+        else -1
 
 
 cdef void emissions(const floating* data, const int32_t* idx, const int64_t* indptr,
@@ -214,7 +224,8 @@ cdef inline int sentence_path(const floating* data, const int32_t* idx, const in
         w.emitted = emit_tokens(data, idx, indptr, m, start, w.emitted, T, w.lanes, w.E, budget)
         if budget[0] <= 0:
             return 0
-    cdef int r = viterbi_rows(E, m.trans, T, m.K, w.delta, w.back, path, &w.rows, budget)
+    cdef int r = viterbi_rows(E, m.trans, T, m.K, w.delta, w.back, path, &w.rows, budget,
+                              m.masked)
     if r > 0:
         w.emitted = 0
     return r
@@ -330,37 +341,8 @@ cdef Py_ssize_t structured_pass(const floating* data, const int32_t* idx,
 # ---------------------------------------------------------------------------------------------
 # def layer: the Python twin's checks, in its order and words, then nogil calls in chunks.
 
-cdef Py_ssize_t _check_trans(const double[:, ::1] trans, Py_ssize_t K) except -1:
-    cdef Py_ssize_t i, bad = -1
-    need(K >= 1 and trans.shape[0] == K + 2 and trans.shape[1] == K,
-         "trans must have shape (n_tags + 2, n_tags)")
-    with nogil:
-        for i in range((K + 2) * K):
-            if not isfinite(trans[i // K, i % K]):
-                bad = i
-                break
-    if bad >= 0:
-        raise FloatingPointError(f"trans[{bad // K}, {bad % K}] is not finite")
-    return 0
-
-
-cdef Py_ssize_t _check_offsets(const int64_t[::1] offsets, Py_ssize_t n_tokens,
-                               Py_ssize_t first=0, Py_ssize_t stop=-1) except -1:
-    """Checks offsets (when stop < 0) and returns the longest sentence of first..stop-1."""
-    cdef Py_ssize_t s, n = offsets.shape[0] - 1, longest = 0
-    cdef bint ok = True
-    if stop < 0:
-        ok = n >= 0 and offsets[0] == 0 and offsets[n] == n_tokens
-        stop = n
-    if ok:
-        with nogil:
-            for s in range(first, stop):
-                if offsets[s] > offsets[s + 1]:
-                    ok = False
-                    break
-                longest = max(longest, offsets[s + 1] - offsets[s])
-    need(ok, "offsets must be monotone from 0 to the number of tokens")
-    return longest
+# the checks, and the allowed transitions (allowed=): trans as Viterbi reads it, the epoch
+include "_sequence_checks.pxi"
 
 
 cdef int _alloc(SeqWork* w, Py_ssize_t max_len, Py_ssize_t K) except -1:
@@ -394,16 +376,21 @@ cdef void _model(SeqModel* m, const double* W, const double* b, const double* tr
                  Py_ssize_t K, Py_ssize_t d) noexcept:
     m.W, m.b, m.trans, m.K, m.d = <double*>W, <double*>b, <double*>trans, K, d
     m.U = m.beta = m.U_trans = NULL
-    m.count, m.E, m.fit_intercept = NULL, NULL, False
+    m.count, m.E, m.fit_intercept, m.masked = NULL, NULL, False, False
 
 
 def viterbi(const double[:, ::1] E, const double[:, ::1] trans, const int64_t[::1] offsets,
-            int64_t[::1] out):
+            int64_t[::1] out, *, allowed=None):
     cdef SeqModel m
+    cdef const double[:, ::1] tc = trans
     _check_trans(trans, E.shape[1])
+    ok = _check_allowed(allowed, E.shape[1])
     _check_offsets(offsets, E.shape[0])
     need(out.shape[0] == E.shape[0], "out must have one entry per token")
-    _model(&m, NULL, NULL, &trans[0, 0], E.shape[1], 0)
+    if ok is not None:
+        tc = _masked(trans, ok)
+    _model(&m, NULL, NULL, &tc[0, 0], E.shape[1], 0)
+    m.masked = ok is not None
     m.E = &E[0, 0]  # given: decoding skips the emissions
     bad = _decode_range(<const double*>NULL, NULL, NULL, &m, offsets, out, 0, offsets.shape[0] - 1)
     if bad >= 0:
@@ -470,9 +457,10 @@ cdef Py_ssize_t _decode_range(const floating* data, const int32_t* idx, const in
 
 def _decode_block_dense(const floating[:, ::1] X, const double[:, ::1] W, const double[::1] b,
                         const double[:, ::1] trans, const int64_t[::1] offsets,
-                        int64_t[::1] out, Py_ssize_t first, Py_ssize_t stop):
+                        int64_t[::1] out, Py_ssize_t first, Py_ssize_t stop, bint masked):
     cdef SeqModel m
     _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[1], X.shape[1])
+    m.masked = masked
     return _decode_range(&X[0, 0], NULL, NULL, &m, offsets, out, first, stop)
 
 
@@ -480,65 +468,43 @@ def _decode_block_csr(const floating[::1] data, const int32_t[::1] indices,
                       const int64_t[::1] indptr, Py_ssize_t d, const double[:, ::1] W,
                       const double[::1] b, const double[:, ::1] trans,
                       const int64_t[::1] offsets, int64_t[::1] out, Py_ssize_t first,
-                      Py_ssize_t stop):
+                      Py_ssize_t stop, bint masked):
     cdef SeqModel m
     _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[1], d)
+    m.masked = masked
     return _decode_range(&data[0], &indices[0], &indptr[0], &m, offsets, out, first, stop)
 
 
-def _decode(run, Py_ssize_t n_tokens, Py_ssize_t row_len, const double[:, ::1] W,
-            const double[::1] b, const double[:, ::1] trans, const int64_t[::1] offsets,
-            int64_t[::1] out, n_jobs):
-    """The checks, then `decode_blocks`: the lowest failed sentence raises."""
+def _decode(block, Py_ssize_t n_tokens, Py_ssize_t row_len, const double[:, ::1] W,
+            const double[::1] b, trans, const int64_t[::1] offsets, int64_t[::1] out, n_jobs,
+            allowed):
+    """The checks, then `decode_blocks` of block(first, stop, trans as Viterbi reads it,
+    masked): the lowest failed sentence raises."""
     K = W.shape[1]
     need(b.shape[0] == K, "b must have one entry per column of W")
     _check_trans(trans, K)
+    ok = _check_allowed(allowed, K)
     _check_offsets(offsets, n_tokens)
     need(out.shape[0] == n_tokens, "out must have one entry per token")
-    decode_blocks(run, offsets, K, row_len, n_jobs)
+    tc = trans if ok is None else _masked(trans, ok)
+    decode_blocks(lambda first, stop: block(first, stop, tc, ok is not None), offsets, K,
+                  row_len, n_jobs)
 
 
-def decode_dense(X, W, b, trans, offsets, out, *, n_jobs=None):
+def decode_dense(X, W, b, trans, offsets, out, *, n_jobs=None, allowed=None):
     need(W.shape[0] == X.shape[1], "W must have one row per feature")
-    _decode(lambda first, stop: _decode_block_dense(X, W, b, trans, offsets, out, first, stop),
-            X.shape[0], X.shape[1], W, b, trans, offsets, out, n_jobs)
+    _decode(lambda first, stop, tc, masked: _decode_block_dense(X, W, b, tc, offsets, out,
+                                                                first, stop, masked),
+            X.shape[0], X.shape[1], W, b, trans, offsets, out, n_jobs, allowed)
 
 
 def decode_csr(data, indices, const int64_t[::1] indptr, W, b, trans, offsets, out, *,
-               n_jobs=None):
+               n_jobs=None, allowed=None):
     check_csr(indptr, data.shape[0], indices.shape[0])
     n = indptr.shape[0] - 1
-    _decode(lambda first, stop: _decode_block_csr(data, indices, indptr, W.shape[0], W, b, trans,
-                                                  offsets, out, first, stop),
-            n, indptr[n] // max(1, n), W, b, trans, offsets, out, n_jobs)
-
-
-cdef Py_ssize_t _check_epoch(Py_ssize_t n_tokens, Py_ssize_t d, const int64_t[::1] y,
-                             const int64_t[::1] offsets, const int64_t[::1] order,
-                             const double[:, ::1] W, const double[::1] b,
-                             const double[:, ::1] trans, object U, object beta, object U_trans,
-                             object count, const int64_t[::1] mistakes) except -1:
-    """_sequence_py._check_epoch; returns the longest sentence."""
-    cdef Py_ssize_t K = W.shape[1], longest
-    need(W.shape[0] == d, "W must have one row per feature")
-    need(b.shape[0] == K, "b must have one entry per column of W")
-    _check_trans(trans, K)
-    longest = _check_offsets(offsets, n_tokens)
-    need(y.shape[0] == n_tokens, "y must have one tag per token")
-    need(all_in_range(y, K), f"y must hold tag indices in [0, {K})")
-    n_sent = offsets.shape[0] - 1
-    need(all_in_range(order, n_sent), f"order must hold sentence indices in [0, {n_sent})")
-    need(mistakes.shape[0] == 2, "mistakes must have shape (2,)")
-    need((U is None) == (beta is None) == (U_trans is None) == (count is None),
-         "U, beta, U_trans and count go together")
-    if U is None:
-        return longest
-    need(U.shape[0] == d and U.shape[1] == K, "U must have the shape of W")
-    need(beta.shape[0] == K, "beta must have the shape of b")
-    need(U_trans.shape[0] == K + 2 and U_trans.shape[1] == K,
-         "U_trans must have the shape of trans")
-    need(count.shape[0] == 1 and count[0] >= 1, "count must have shape (1,) and be >= 1")
-    return longest
+    _decode(lambda first, stop, tc, masked: _decode_block_csr(
+                data, indices, indptr, W.shape[0], W, b, tc, offsets, out, first, stop, masked),
+            n, indptr[n] // max(1, n), W, b, trans, offsets, out, n_jobs, allowed)
 
 
 cdef Py_ssize_t _epoch(const floating* data, const int32_t* idx, const int64_t* indptr,
@@ -575,13 +541,15 @@ def structured_epoch_dense(const floating[:, ::1] X, const int64_t[::1] y,
                            const int64_t[::1] offsets, const int64_t[::1] order,
                            double[:, ::1] W, double[::1] b, double[:, ::1] trans,
                            bint fit_intercept, double[:, ::1] U, double[::1] beta,
-                           double[:, ::1] U_trans, int64_t[::1] count, int64_t[::1] mistakes):
+                           double[:, ::1] U_trans, int64_t[::1] count, int64_t[::1] mistakes,
+                           allowed=None):
     cdef SeqModel m
     longest = _check_epoch(X.shape[0], X.shape[1], y, offsets, order, W, b, trans, U, beta,
                            U_trans, count, mistakes)
     _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[1], W.shape[0])
     _averaging(&m, fit_intercept, U, beta, U_trans, count)
-    return _epoch(&X[0, 0], NULL, NULL, y, offsets, order, &m, longest, mistakes)
+    return _masked_epoch(&X[0, 0], NULL, NULL, y, offsets, order, &m, longest, mistakes, trans,
+                         allowed)
 
 
 def structured_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
@@ -589,7 +557,8 @@ def structured_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
                          const int64_t[::1] offsets, const int64_t[::1] order,
                          double[:, ::1] W, double[::1] b, double[:, ::1] trans,
                          bint fit_intercept, double[:, ::1] U, double[::1] beta,
-                         double[:, ::1] U_trans, int64_t[::1] count, int64_t[::1] mistakes):
+                         double[:, ::1] U_trans, int64_t[::1] count, int64_t[::1] mistakes,
+                         allowed=None):
     cdef SeqModel m
     check_csr(indptr, data.shape[0], indices.shape[0])
     n = indptr.shape[0] - 1
@@ -597,4 +566,5 @@ def structured_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
                            count, mistakes)
     _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[1], W.shape[0])
     _averaging(&m, fit_intercept, U, beta, U_trans, count)
-    return _epoch(&data[0], &indices[0], &indptr[0], y, offsets, order, &m, longest, mistakes)
+    return _masked_epoch(&data[0], &indices[0], &indptr[0], y, offsets, order, &m, longest,
+                         mistakes, trans, allowed)

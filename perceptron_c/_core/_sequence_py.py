@@ -35,12 +35,22 @@ Arithmetic contract shared with the C twin (so the two agree bit for bit on any 
 - averaging (Alg. 7): with the example counter c (``count``, 1 before the first sentence) the
   same update scaled by c goes into U, beta, U_trans (``c * x``, ``+-c``), and c grows by one
   after every sentence, mistake or not. The averaged model is (W - U/c, b - beta/c,
-  trans - U_trans/c).
+  trans - U_trans/c);
+- allowed transitions (``allowed``, uint8 or bool (K + 2, K) in trans's layout, or None: all
+  allowed): Viterbi reads -inf in place of trans[i, j] where allowed[i, j] is 0, so no path
+  through a forbidden transition can win while an allowed one exists. A score of -inf is then
+  an impossible path, not an error: NaN and +inf still raise, and so does a sentence whose
+  best score is -inf (no allowed sequence, or every one overflowed). Training requires the
+  gold sequences to be allowed (a ValueError names the first sentence that is not, before
+  anything changes); the updates then touch allowed entries only, and trans keeps its values
+  at the forbidden ones.
 """
 from __future__ import annotations
 
 import math
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from ._contract import (
     check_csr,
@@ -52,7 +62,7 @@ from ._contract import (
 )
 
 if TYPE_CHECKING:
-    from ._contract import _D, _F, _I32, _I64
+    from ._contract import _D, _F, _I32, _I64, _U8
     from ._contract import Rows as _Rows
 
 __all__ = [
@@ -81,12 +91,57 @@ def _check_offsets(offsets: _I64, n_tokens: int) -> None:
          "offsets must be monotone from 0 to the number of tokens")
 
 
-def _best_path(E: list[list[float]], trans: list[list[float]]) -> list[int] | None:
+def _bad(v: float, masked: bool) -> bool:
+    """A score Viterbi refuses: not finite; with allowed transitions, NaN or +inf (-inf is an
+    impossible path)."""
+    return (v != v or v == math.inf) if masked else not math.isfinite(v)
+
+
+def _check_allowed(allowed: object, n_tags: int) -> list[list[bool]] | None:
+    """allowed as lists of bools, after its checks (None: every transition allowed)."""
+    if allowed is None:
+        return None
+    need(getattr(allowed, "shape", None) == (n_tags + 2, n_tags) and
+         getattr(allowed, "dtype", None) in (np.uint8, np.bool_),
+         "allowed must be a uint8 or bool array of trans's shape (n_tags + 2, n_tags)")
+    return [[bool(v) for v in row] for row in allowed.tolist()]  # type: ignore[attr-defined]
+
+
+def _masked(tl: list[list[float]], ok: list[list[bool]] | None) -> list[list[float]]:
+    """trans as Viterbi reads it: -inf at the forbidden transitions (a copy)."""
+    if ok is None:
+        return tl
+    return [[v if a else -math.inf for v, a in zip(row, arow)] for row, arow in zip(tl, ok)]
+
+
+def _check_gold(y: list[int], p: list[int], ok: list[list[bool]] | None) -> None:
+    """Training on allowed transitions: every gold sequence must be allowed."""
+    if ok is None:
+        return
+    K = len(ok[0])
+    for s in range(len(p) - 1):
+        if p[s] < p[s + 1]:
+            for i, j in _pairs(y[p[s]:p[s + 1]], K):
+                if not ok[i][j]:
+                    raise ValueError(f"y: sentence {s} has the transition "
+                                     f"{_transition(i, j, K)}, which allowed forbids")
+
+
+def _transition(i: int, j: int, K: int) -> str:
+    """Entry (i, j) of trans in words."""
+    if i == K:
+        return f"start -> tag {j}"
+    return f"tag {j} -> end" if i == K + 1 else f"tag {i} -> tag {j}"
+
+
+def _best_path(E: list[list[float]], trans: list[list[float]],
+               masked: bool = False) -> list[int] | None:
     """[Collins2002], Viterbi: the best tag sequence for emissions E (T rows of K scores),
-    or None when a score is not finite."""
+    or None when a score is not finite (``masked``: trans holds -inf at the forbidden
+    transitions, see the contract)."""
     K = len(trans[0])
     delta = [trans[K][j] + E[0][j] for j in range(K)]  # delta_0
-    if not all(math.isfinite(v) for v in delta):
+    if any(_bad(v, masked) for v in delta):
         return None
     back: list[list[int]] = []
     for t in range(1, len(E)):
@@ -97,21 +152,23 @@ def _best_path(E: list[list[float]], trans: list[list[float]]) -> list[int] | No
                 cand = (delta[i] + trans[i][j]) + E[t][j]
                 if cand > best:  # strict: ties go to the lowest tag
                     best, bi = cand, i
-            if not math.isfinite(best):
+            if _bad(best, masked):
                 return None
             new.append(best)
             arg.append(bi)
         delta = new
         back.append(arg)
     last, best = 0, delta[0] + trans[K + 1][0]
-    if not math.isfinite(best):
+    if _bad(best, masked):
         return None
     for j in range(1, K):
         score = delta[j] + trans[K + 1][j]
-        if not math.isfinite(score):
+        if _bad(score, masked):
             return None
         if score > best:
             last, best = j, score
+    if best == -math.inf:  # (masked only) no allowed sequence
+        return None
     path = [last]
     for arg in reversed(back):  # follow the backpointers from the end
         path.append(arg[path[-1]])
@@ -119,18 +176,20 @@ def _best_path(E: list[list[float]], trans: list[list[float]]) -> list[int] | No
     return path
 
 
-def viterbi(E: _D, trans: _D, offsets: _I64, out: _I64) -> None:
+def viterbi(E: _D, trans: _D, offsets: _I64, out: _I64, *, allowed: _U8 | None = None) -> None:
     """The best tag sequence of every sentence given its emission scores E (n_tokens, K),
-    into ``out`` (n_tokens,) ([Collins2002], Viterbi; the contract above)."""
+    into ``out`` (n_tokens,) ([Collins2002], Viterbi; the contract above), through the
+    ``allowed`` transitions only (None: all)."""
     K = E.shape[1]
     _check_trans(trans, K)
+    ok = _check_allowed(allowed, K)
     _check_offsets(offsets, E.shape[0])
     need(out.shape[0] == E.shape[0], "out must have one entry per token")
-    El, tl, p = E.tolist(), trans.tolist(), offsets.tolist()
+    El, tl, p = E.tolist(), _masked(trans.tolist(), ok), offsets.tolist()
     for s in range(len(p) - 1):
         if p[s] == p[s + 1]:
             continue
-        path = _best_path(El[p[s]:p[s + 1]], tl)
+        path = _best_path(El[p[s]:p[s + 1]], tl, ok is not None)
         if path is None:
             raise non_finite_sentence(s)
         out[p[s]:p[s + 1]] = path
@@ -175,19 +234,20 @@ def emissions_csr(data: _F, indices: _I32, indptr: _I64, W: _D, b: _D, out: _D) 
 
 
 def _decode(row: _Rows, n_tokens: int, W: _D, b: _D, trans: _D, offsets: _I64, out: _I64,
-            n_jobs: object, row_len: int) -> None:
+            n_jobs: object, row_len: int, allowed: _U8 | None) -> None:
     K = W.shape[1]
     need(b.shape[0] == K, "b must have one entry per column of W")
     _check_trans(trans, K)
+    ok = _check_allowed(allowed, K)
     _check_offsets(offsets, n_tokens)
     need(out.shape[0] == n_tokens, "out must have one entry per token")
-    Wl, bl, tl, p = W.tolist(), b.tolist(), trans.tolist(), offsets.tolist()
+    Wl, bl, tl, p = W.tolist(), b.tolist(), _masked(trans.tolist(), ok), offsets.tolist()
 
     def block(first: int, stop: int) -> int:
         for s in range(first, stop):
             if p[s] == p[s + 1]:
                 continue
-            path = _best_path(_emissions(row, p[s], p[s + 1], Wl, bl), tl)
+            path = _best_path(_emissions(row, p[s], p[s + 1], Wl, bl), tl, ok is not None)
             if path is None:
                 return s
             out[p[s]:p[s + 1]] = path
@@ -197,21 +257,23 @@ def _decode(row: _Rows, n_tokens: int, W: _D, b: _D, trans: _D, offsets: _I64, o
 
 
 def decode_dense(X: _F, W: _D, b: _D, trans: _D, offsets: _I64, out: _I64, *,
-                 n_jobs: object = None) -> None:
+                 n_jobs: object = None, allowed: _U8 | None = None) -> None:
     """The best tag sequence of every sentence of X under (W, b, trans), into ``out``: the
-    emissions of one sentence at a time, then Viterbi. Sentences are cut into blocks of a few
-    milliseconds that ``n_jobs`` threads share; the tags never depend on ``n_jobs``."""
+    emissions of one sentence at a time, then Viterbi (through the ``allowed`` transitions
+    only; None: all). Sentences are cut into blocks of a few milliseconds that ``n_jobs``
+    threads share; the tags never depend on ``n_jobs``."""
     need(W.shape[0] == X.shape[1], "W must have one row per feature")
-    _decode(dense_rows(X), X.shape[0], W, b, trans, offsets, out, n_jobs, X.shape[1])
+    _decode(dense_rows(X), X.shape[0], W, b, trans, offsets, out, n_jobs, X.shape[1], allowed)
 
 
 def decode_csr(data: _F, indices: _I32, indptr: _I64, W: _D, b: _D, trans: _D,
-               offsets: _I64, out: _I64, *, n_jobs: object = None) -> None:
+               offsets: _I64, out: _I64, *, n_jobs: object = None,
+               allowed: _U8 | None = None) -> None:
     """`decode_dense` on CSR rows."""
     check_csr(indptr, data.shape[0], indices.shape[0])
     n = indptr.shape[0] - 1
     _decode(csr_rows(data, indices, indptr), n, W, b, trans, offsets, out, n_jobs,
-            int(indptr[-1]) // max(1, n))
+            int(indptr[-1]) // max(1, n), allowed)
 
 
 def _check_epoch(n_tokens: int, d: int, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D,
@@ -273,10 +335,12 @@ def _pairs(tags: list[int], K: int) -> list[tuple[int, int]]:
 
 def _epoch(row: _Rows, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D, trans: _D,
            fit_intercept: bool, U: _D | None, beta: _D | None, U_trans: _D | None,
-           count: _I64 | None, mistakes: _I64) -> int:
+           count: _I64 | None, mistakes: _I64, allowed: _U8 | None) -> int:
     """[Collins2002], Fig. 1, one pass over the sentences in ``order``; with U, Daume's lazy
     averaging ([Daume2017] Alg. 7) with one tick of the counter per sentence."""
-    Wl, bl, tl = W.tolist(), b.tolist(), trans.tolist()
+    ok = _check_allowed(allowed, W.shape[1])
+    _check_gold(y.tolist(), offsets.tolist(), ok)
+    Wl, bl, tl = W.tolist(), b.tolist(), _masked(trans.tolist(), ok)
     averaged = U is not None
     if averaged:
         assert U is not None and beta is not None and U_trans is not None and count is not None
@@ -286,7 +350,7 @@ def _epoch(row: _Rows, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D, trans:
     error = None
     for t, s in enumerate(order.tolist()):
         if p[s] < p[s + 1]:
-            pred = _best_path(_emissions(row, p[s], p[s + 1], Wl, bl), tl)
+            pred = _best_path(_emissions(row, p[s], p[s + 1], Wl, bl), tl, ok is not None)
             if pred is None:
                 error = non_finite_sentence(s, t)
                 break
@@ -302,7 +366,10 @@ def _epoch(row: _Rows, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D, trans:
             c += 1  # every sentence counts, mistake or not
     W[:] = Wl
     b[:] = bl
-    trans[:] = tl
+    if ok is None:
+        trans[:] = tl
+    else:  # the forbidden entries kept as they were (never updated)
+        np.copyto(trans, tl, where=allowed.astype(bool))  # type: ignore[union-attr]
     if averaged:
         assert U is not None and beta is not None and U_trans is not None and count is not None
         U[:] = Ul
@@ -318,7 +385,8 @@ def _epoch(row: _Rows, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D, trans:
 
 def structured_epoch_dense(X: _F, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D,
                            trans: _D, fit_intercept: bool, U: _D | None, beta: _D | None,
-                           U_trans: _D | None, count: _I64 | None, mistakes: _I64) -> int:
+                           U_trans: _D | None, count: _I64 | None, mistakes: _I64,
+                           allowed: _U8 | None = None) -> int:
     """One epoch of the structured perceptron ([Collins2002], Fig. 1) over the sentences in
     ``order`` (a permutation of sentence indices drawn by the caller); returns the number of
     sentences decoded with at least one wrong tag.
@@ -327,21 +395,23 @@ def structured_epoch_dense(X: _F, y: _I64, offsets: _I64, order: _I64, W: _D, b:
     W, b (with ``fit_intercept``) and trans as the module docstring says. With U (then beta,
     U_trans and count too; all None for the plain perceptron) the lazy averaging sums of
     [Daume2017] Alg. 7 follow. ``mistakes`` (int64, (2,)) gains the sentences and the tokens
-    tagged wrongly, also when the epoch stops on a non-finite score.
+    tagged wrongly, also when the epoch stops on a non-finite score. Decoding goes through
+    the ``allowed`` transitions only (None: all; see the contract).
     """
     _check_epoch(X.shape[0], X.shape[1], y, offsets, order, W, b, trans, U, beta, U_trans,
                  count, mistakes)
     return _epoch(dense_rows(X), y, offsets, order, W, b, trans, fit_intercept, U, beta,
-                  U_trans, count, mistakes)
+                  U_trans, count, mistakes, allowed)
 
 
 def structured_epoch_csr(data: _F, indices: _I32, indptr: _I64, y: _I64, offsets: _I64,
                          order: _I64, W: _D, b: _D, trans: _D, fit_intercept: bool,
                          U: _D | None, beta: _D | None, U_trans: _D | None,
-                         count: _I64 | None, mistakes: _I64) -> int:
+                         count: _I64 | None, mistakes: _I64,
+                         allowed: _U8 | None = None) -> int:
     """`structured_epoch_dense` on CSR rows."""
     check_csr(indptr, data.shape[0], indices.shape[0])
     _check_epoch(indptr.shape[0] - 1, W.shape[0], y, offsets, order, W, b, trans, U, beta,
                  U_trans, count, mistakes)
     return _epoch(csr_rows(data, indices, indptr), y, offsets, order, W, b, trans,
-                  fit_intercept, U, beta, U_trans, count, mistakes)
+                  fit_intercept, U, beta, U_trans, count, mistakes, allowed)

@@ -434,7 +434,7 @@ cdef class ViterbiTables(_Tables):
                     pc_emit_row(w, ones, m, self.b, E + i * K, K)
             k.ready = True
         model = SeqModel(NULL, NULL, <double*>self.trans, NULL, NULL, NULL, NULL, E, K, 0,
-                         False)  # (the emissions given: W and b are not read)
+                         False, False)  # (the emissions given: W and b are not read)
         work = SeqWork(NULL, back + k.T * K, back, NULL, NULL, k.T, k.s, 0, k.rows)
         r = decode_sentences(<const double*>NULL, NULL, NULL, k.offsets, n_sent, &model, &work,
                              k.codes, _chunk_work)

@@ -33,6 +33,7 @@ import numpy as np
 from .. import _backend
 from .._utils._threads import OWNER_KEYS, reads, trains
 from ..exceptions import FileFormatError, NotFittedError
+from ..sequence import allowed_transitions  # re-exported: the schemes' side of the tags
 from ..token_features import DictFeatures, TokenFeatures  # re-exported: the issues' names
 from ._codes import CodedEpochs, StringEpochs, greedy_tables, tag_codes
 from ._codes import ordered as _ordered
@@ -59,7 +60,9 @@ __all__ = ["PerceptronTagger", "TokenFeatures", "DictFeatures", "ConfusionMatrix
            # entity scores of tag sequences, seqeval's (tagging._entities)
            "get_entities", "entities_strict", "precision_recall_fscore_support",
            "precision_score", "recall_score", "f1_score", "accuracy_score",
-           "classification_report", "performance_measure"]
+           "classification_report", "performance_measure",
+           # the transitions a tag scheme allows (sequence), for StructuredPerceptron
+           "allowed_transitions"]
 
 _logger = logging.getLogger(__name__)
 FREQ_THRESH, AMBIGUITY_THRESH = 20, 0.97  # NLTK's _make_tagdict, lines 625-626
