@@ -73,6 +73,23 @@ ROUTED = {method: ("lengths", "groups") for method in ("fit", "partial_fit", "pr
 UNCHANGED: Any = "$UNCHANGED$"
 
 
+# what the methods say alike of the sentences (`_docs.fill`)
+_SENTENCES = {
+    "lengths_y": """
+        lengths : array-like of int
+            The number of tokens of each sentence, in order, summing to ``n_tokens``: required
+            unless y is given by sentence (a single sentence is ``[n_tokens]``; the default
+            None is refused).
+        """,
+    "groups": """
+        groups : array-like of shape (n_tokens,), optional
+            A sentence label per token, in place of ``lengths``: each run of equal
+            neighbouring labels is a sentence (scikit-learn's ``GroupKFold`` splits rows by
+            them, so metadata routing can pass them to each fold).
+        """,
+}
+
+
 def require_lengths(lengths: Any, call: str, example: str, more: str = "") -> None:
     """Refuse a call without ``lengths``: `LENGTHS_REQUIRED` for ``call``, with ``example`` as
     the way to pass it, then ``more``."""
@@ -489,6 +506,7 @@ class StructuredPerceptron(EpochModel):
     coef_final_ = property(lambda self: self._published("coef_final_"))
 
     # ------------------------------------------------------------------ training
+    @fill(_SENTENCES)
     @trains
     def fit(self, X: Any, y: Any, lengths: Any = None, *,
             groups: Any = None) -> StructuredPerceptron:
@@ -503,14 +521,8 @@ class StructuredPerceptron(EpochModel):
         y : array-like of shape (n_tokens,), or list of lists
             The tag of each token; at least two tags. Or each sentence's tags (a list of
             lists, as sklearn-crfsuite and seqeval take them), which give ``lengths``.
-        lengths : array-like of int
-            The number of tokens of each sentence, in order, summing to ``n_tokens``: required
-            unless y is given by sentence (a single sentence is ``[n_tokens]``; the default
-            None is refused).
-        groups : array-like of shape (n_tokens,), optional
-            A sentence label per token, in place of ``lengths``: each run of equal
-            neighbouring labels is a sentence (scikit-learn's ``GroupKFold`` splits rows by
-            them, so metadata routing can pass them to each fold).
+        {lengths_y}
+        {groups}
 
         Returns
         -------
@@ -537,6 +549,7 @@ class StructuredPerceptron(EpochModel):
         warn_if_not_converged(self)
         return self
 
+    @fill(_SENTENCES)
     @trains
     def partial_fit(self, X: Any, y: Any, lengths: Any = None, classes: Any = None, *,
                     groups: Any = None) -> StructuredPerceptron:
@@ -549,16 +562,10 @@ class StructuredPerceptron(EpochModel):
         y : array-like of shape (n_tokens,), or list of lists
             The tag of each token, each one of ``classes``; or each sentence's tags, as in
             `fit`.
-        lengths : array-like of int
-            The number of tokens of each sentence, in order, summing to ``n_tokens``: required
-            unless y is given by sentence (a single sentence is ``[n_tokens]``; the default
-            None is refused).
+        {lengths_y}
         classes : array-like, optional
             Every tag the model will ever see; required on the first call, unchanged after.
-        groups : array-like of shape (n_tokens,), optional
-            A sentence label per token, in place of ``lengths``: each run of equal
-            neighbouring labels is a sentence (scikit-learn's ``GroupKFold`` splits rows by
-            them, so metadata routing can pass them to each fold).
+        {groups}
 
         Returns
         -------
@@ -607,7 +614,7 @@ class StructuredPerceptron(EpochModel):
                              allowed=self._allowed())
         return out
 
-    @fill(ESTIMATOR)
+    @fill(ESTIMATOR, _SENTENCES)
     @reads
     def predict(self, X: Any, lengths: Any = None, *, groups: Any = None,
                 split: bool = False) -> Any:
@@ -622,10 +629,7 @@ class StructuredPerceptron(EpochModel):
         lengths : array-like of int
             The number of tokens of each sentence, in order, summing to ``n_tokens``: required
             (a single sentence is ``[n_tokens]``; the default None is refused).
-        groups : array-like of shape (n_tokens,), optional
-            A sentence label per token, in place of ``lengths``: each run of equal
-            neighbouring labels is a sentence (scikit-learn's ``GroupKFold`` splits rows by
-            them, so metadata routing can pass them to each fold).
+        {groups}
         split : bool, default False
             Return each sentence's tags as a list, in a list (sklearn-crfsuite's and
             seqeval's shape), instead of one array of every token's tag.
@@ -651,7 +655,7 @@ class StructuredPerceptron(EpochModel):
         return [part.tolist() for part in np.split(tags, np.cumsum(lengths)[:-1])]
 
     # (the third argument is lengths, as in fit: scikit-learn's sample_weight is keyword-only)
-    @fill(ESTIMATOR)
+    @fill(ESTIMATOR, _SENTENCES)
     @reads
     def score(self, X: Any, y: Any, lengths: Any = None, *,  # type: ignore[override]
               groups: Any = None, sample_weight: Any = None) -> float:
@@ -663,14 +667,8 @@ class StructuredPerceptron(EpochModel):
             One row of features per token, the sentences one after another.
         y : array-like of shape (n_tokens,), or list of lists
             The true tag of each token; or each sentence's tags, as in `fit`.
-        lengths : array-like of int
-            The number of tokens of each sentence, in order, summing to ``n_tokens``: required
-            unless y is given by sentence (a single sentence is ``[n_tokens]``; the default
-            None is refused).
-        groups : array-like of shape (n_tokens,), optional
-            A sentence label per token, in place of ``lengths``: each run of equal
-            neighbouring labels is a sentence (scikit-learn's ``GroupKFold`` splits rows by
-            them, so metadata routing can pass them to each fold).
+        {lengths_y}
+        {groups}
 
         sample_weight : array-like of shape (n_tokens,), optional
             A weight per token (scikit-learn's ``score`` argument): the accuracy is then the

@@ -530,8 +530,11 @@ cdef Py_ssize_t _epoch(const floating* data, const int32_t* idx, const int64_t* 
     return mistakes[0] - before
 
 
-cdef void _averaging(SeqModel* m, bint fit_intercept, double[:, ::1] U, double[::1] beta,
-                     double[:, ::1] U_trans, int64_t[::1] count) noexcept:
+cdef void _trained(SeqModel* m, double[:, ::1] W, double[::1] b, double[:, ::1] trans,
+                   bint fit_intercept, double[:, ::1] U, double[::1] beta,
+                   double[:, ::1] U_trans, int64_t[::1] count) noexcept:
+    # the model an epoch trains: the weights, and the averaging sums if given
+    _model(m, &W[0, 0], &b[0], &trans[0, 0], W.shape[1], W.shape[0])
     m.fit_intercept = fit_intercept
     if U is not None:
         m.U, m.beta, m.U_trans, m.count = &U[0, 0], &beta[0], &U_trans[0, 0], &count[0]
@@ -546,8 +549,7 @@ def structured_epoch_dense(const floating[:, ::1] X, const int64_t[::1] y,
     cdef SeqModel m
     longest = _check_epoch(X.shape[0], X.shape[1], y, offsets, order, W, b, trans, U, beta,
                            U_trans, count, mistakes)
-    _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[1], W.shape[0])
-    _averaging(&m, fit_intercept, U, beta, U_trans, count)
+    _trained(&m, W, b, trans, fit_intercept, U, beta, U_trans, count)
     return _masked_epoch(&X[0, 0], NULL, NULL, y, offsets, order, &m, longest, mistakes, trans,
                          allowed)
 
@@ -564,7 +566,6 @@ def structured_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
     n = indptr.shape[0] - 1
     longest = _check_epoch(n, W.shape[0], y, offsets, order, W, b, trans, U, beta, U_trans,
                            count, mistakes)
-    _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[1], W.shape[0])
-    _averaging(&m, fit_intercept, U, beta, U_trans, count)
+    _trained(&m, W, b, trans, fit_intercept, U, beta, U_trans, count)
     return _masked_epoch(&data[0], &indices[0], &indptr[0], y, offsets, order, &m, longest,
                          mistakes, trans, allowed)
