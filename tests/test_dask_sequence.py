@@ -38,6 +38,29 @@ def test_one_block_is_the_serial_fit(average):
     assert mixed.n_iter_ == serial.n_iter_ and mixed.coef_.shape == (5, X.shape[1])
 
 
+def test_allowed_transitions_train_on_the_workers_as_serially():
+    X, y, lengths = data()
+    tags = np.array(["O", "B-X", "I-X", "B-Y", "I-Y"])[y]
+    serial = StructuredPerceptron(transitions="bio", max_iter=3)
+    try:
+        serial.fit(X, tags, lengths)
+    except ValueError:  # the generated tags break BIO: make them follow it
+        offsets = np.concatenate([[0], np.cumsum(lengths)])
+        for a, z in zip(offsets[:-1], offsets[1:]):
+            for t in range(a, z):
+                if tags[t].startswith("I-") and (t == a or tags[t - 1][2:] != tags[t][2:]):
+                    tags[t] = "B-" + tags[t][2:]
+        serial.fit(X, tags, lengths)
+    mixed = pdask.fit(StructuredPerceptron(transitions="bio", max_iter=3),
+                      blocks(X, lengths, []), tags, lengths=lengths, client=SYNC)
+    assert np.array_equal(mixed.coef_trans_, serial.coef_trans_)
+    two = pdask.fit(StructuredPerceptron(transitions="bio", max_iter=3),
+                    blocks(X, lengths, [150]), tags, lengths=lengths, client=SYNC)
+    predicted = two.predict(X, lengths)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    assert not any(predicted[a].startswith("I-") for a in starts)
+
+
 def _shard_epoch(X, y, offsets, order, st):
     st = {k: v.copy() for k, v in st.items()}
     _backend.sequence.structured_epoch_dense(
