@@ -595,7 +595,8 @@ class StructuredPerceptron(EpochModel):
         attributes, read-only properties, are views of them)."""
         return self._published("W"), self._published("b"), self._published("trans")
 
-    def _predict_idx(self, X: Any, lengths: Any, method: str, example: str) -> np.ndarray:
+    def _predict_idx(self, X: Any, lengths: Any, method: str, example: str,
+                     forced: Any = None) -> np.ndarray:
         self._check_fitted()
         self._need_lengths(lengths, method, example)
         check_feature_names(X, getattr(self, "feature_names_in_", None), type(self).__name__,
@@ -606,6 +607,8 @@ class StructuredPerceptron(EpochModel):
         out = np.empty(Xc.shape[0], dtype=np.int64)
         seq = _backend.sequence
         W, b, trans = self._tables()
+        if forced is not None:
+            return self._forced_idx(Xc, offsets, forced, out)
         if isinstance(Xc, CSR):
             seq.decode_csr(Xc.data, Xc.indices, Xc.indptr, W, b, trans, offsets, out,
                            n_jobs=self.n_jobs, allowed=self._allowed())
@@ -614,10 +617,40 @@ class StructuredPerceptron(EpochModel):
                              allowed=self._allowed())
         return out
 
+    def _forced_idx(self, Xc: Any, offsets: np.ndarray, forced: Any,
+                    out: np.ndarray) -> np.ndarray:
+        """Viterbi with tags forced at some tokens: the emissions of the other tags are -inf
+        there (an impossible path, as the allowed transitions make one), then the routines'
+        Viterbi through the allowed transitions (every one without ``transitions``)."""
+        tags = np.asarray(forced, dtype=object)
+        if tags.shape != (Xc.shape[0],):
+            raise ValueError(f"forced must hold one entry per row of X ({Xc.shape[0]}): a tag, "
+                             f"or None where the tag is free; got shape {tags.shape}")
+        at = np.flatnonzero(tags != None)  # noqa: E711 (elementwise)
+        index = {tag: k for k, tag in enumerate(self.classes_.tolist())}
+        unknown = [t for t in tags[at].tolist() if t not in index]
+        if unknown:
+            raise ValueError(f"forced: {unknown[0]!r} is not one of the tags (classes_)")
+        seq = _backend.sequence
+        W, b, trans = self._tables()
+        K = W.shape[1]
+        E = np.empty((Xc.shape[0], K))
+        if isinstance(Xc, CSR):
+            seq.emissions_csr(Xc.data, Xc.indices, Xc.indptr, W, b, E)
+        else:
+            seq.emissions_dense(Xc, W, b, E)
+        keep = E[at, [index[t] for t in tags[at].tolist()]]
+        E[at] = -np.inf
+        E[at, [index[t] for t in tags[at].tolist()]] = keep
+        allowed = self._allowed()
+        seq.viterbi(E, trans, offsets, out,
+                    allowed=np.ones((K + 2, K), np.uint8) if allowed is None else allowed)
+        return out
+
     @fill(ESTIMATOR, _SENTENCES)
     @reads
     def predict(self, X: Any, lengths: Any = None, *, groups: Any = None,
-                split: bool = False) -> Any:
+                split: bool = False, forced: Any = None) -> Any:
         """The tag of every token: each sentence's best sequence (Viterbi).
 
         Ties go to the lowest tag index.
@@ -633,6 +666,11 @@ class StructuredPerceptron(EpochModel):
         split : bool, default False
             Return each sentence's tags as a list, in a list (sklearn-crfsuite's and
             seqeval's shape), instead of one array of every token's tag.
+        forced : array-like of shape (n_tokens,), optional
+            A tag to force at each token, or None where the tag is free (a gazetteer's
+            match, a tag a user fixed): each sentence's best sequence among those that keep
+            the forced tags (and follow ``transitions``). A sentence where no such sequence
+            exists is a FloatingPointError naming it.
 
         Returns
         -------
@@ -646,7 +684,7 @@ class StructuredPerceptron(EpochModel):
         """
         # (first: it raises NotFittedError before fit)
         lengths = lengths_of_groups(groups, lengths)
-        idx = self._predict_idx(X, lengths, "predict", "predict(X, lengths)")
+        idx = self._predict_idx(X, lengths, "predict", "predict(X, lengths)", forced)
         if not isinstance(split, (bool, np.bool_)):
             raise TypeError(f"split must be True or False, got {split!r}")
         tags = self.classes_[idx]

@@ -1,5 +1,6 @@
 """StructuredPerceptron: learns transitions a per-token classifier cannot, stops on an
 error-free epoch, trains the same model on both twins, resumes, saves and loads."""
+import itertools
 import pickle
 
 import numpy as np
@@ -341,6 +342,50 @@ def test_transitions_refuse_tags_and_sentences_outside_the_scheme(model_backend)
         model.fit(X, ["E-PER" if t == "I-PER" else t for t in y], lengths)
     with pytest.raises(ValueError, match="transitions"):
         StructuredPerceptron(transitions="iob").fit(X, y, lengths)
+
+
+def test_forced_tags_are_kept_and_the_rest_decoded_around_them(model_backend, rng):
+    X, y, lengths, test = bio_data()
+    model = StructuredPerceptron().fit(X, y, lengths)
+    two = np.vstack([test, X[:2]])  # "o x" and "a x"
+    assert model.predict(two, [2, 2]).tolist() == ["O", "I-PER", "B-PER", "I-PER"]
+    assert model.predict(two, [2, 2], forced=[None] * 4).tolist() == \
+        model.predict(two, [2, 2]).tolist()
+    assert model.predict(two, [2, 2], forced=["B-PER", None, None, "O"]).tolist() == \
+        ["B-PER", "I-PER", "B-PER", "O"]
+    # the best sequence that keeps the forced tag, by brute force over the rest
+    Xn, tags, lengths = cycle_data(rng, n_sent=30, noise=0.8)
+    free = StructuredPerceptron(max_iter=2).fit(Xn, tags, lengths)
+    forced = np.full(len(tags), None, dtype=object)
+    forced[::5] = tags[::5]
+    got = free.predict(Xn, lengths, forced=forced)
+    assert all(got[i] == forced[i] for i in range(0, len(tags), 5))
+    W, b, trans = free._tables()
+    K, start = len(free.classes_), 0
+    emissions = np.empty((len(tags), K))
+    _backend.sequence.emissions_dense(Xn, W, b, emissions)  # (the model's own sums)
+    for n in lengths.tolist():
+        E = emissions[start:start + n]
+        fixed = {t: free.classes_.tolist().index(forced[start + t]) for t in range(n)
+                 if forced[start + t] is not None}
+        best = max((p for p in itertools.product(range(K), repeat=n)
+                    if all(p[t] == k for t, k in fixed.items())),
+                   key=lambda p: trans[K, p[0]] + trans[K + 1, p[-1]] + sum(
+                       E[t, p[t]] for t in range(n)) + sum(
+                       trans[p[t - 1], p[t]] for t in range(1, n)))
+        assert got[start:start + n].tolist() == free.classes_[list(best)].tolist()
+        start += n
+
+
+def test_forced_tags_are_checked(model_backend):
+    X, y, lengths, test = bio_data()
+    model = StructuredPerceptron(transitions="bio").fit(X, y, lengths)
+    with pytest.raises(ValueError, match=r"forced must hold one entry per row of X \(2\)"):
+        model.predict(test, [2], forced=["O"])
+    with pytest.raises(ValueError, match="forced: 'B-LOC' is not one of the tags"):
+        model.predict(test, [2], forced=["B-LOC", None])
+    with pytest.raises(FloatingPointError, match="sentence 0"):  # BIO: no I-PER after O
+        model.predict(test, [2], forced=["O", "I-PER"])
 
 
 def test_transitions_survive_the_model_file(tmp_path):
