@@ -631,6 +631,7 @@ class StructuredPerceptron(EpochModel):
         unknown = [t for t in tags[at].tolist() if t not in index]
         if unknown:
             raise ValueError(f"forced: {unknown[0]!r} is not one of the tags (classes_)")
+        cols = [index[t] for t in tags[at].tolist()]
         seq = _backend.sequence
         W, b, trans = self._tables()
         K = W.shape[1]
@@ -639,9 +640,9 @@ class StructuredPerceptron(EpochModel):
             seq.emissions_csr(Xc.data, Xc.indices, Xc.indptr, W, b, E)
         else:
             seq.emissions_dense(Xc, W, b, E)
-        keep = E[at, [index[t] for t in tags[at].tolist()]]
+        keep = E[at, cols]
         E[at] = -np.inf
-        E[at, [index[t] for t in tags[at].tolist()]] = keep
+        E[at, cols] = keep
         allowed = self._allowed()
         seq.viterbi(E, trans, offsets, out,
                     allowed=np.ones((K + 2, K), np.uint8) if allowed is None else allowed)
