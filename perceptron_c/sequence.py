@@ -34,7 +34,7 @@ from ._estimator._training import (
     warn_if_not_converged,
 )
 from ._utils._docs import ESTIMATOR, fill
-from ._utils._params import Flag, NJobs, NoneOr, Options, declared
+from ._utils._params import Flag, Integer, NJobs, NoneOr, Options, declared
 from ._utils._rows import check_finite_state
 from ._utils._threads import reads, trains
 from ._utils._validation import (
@@ -291,7 +291,7 @@ def check_allowed_tags(est: Any, y_idx: np.ndarray, offsets: np.ndarray,
 
 
 def _sizes(K: int, d: int) -> dict[str, int]:
-    return {"K": K, "d": d, "K2": K + 2}
+    return {"K": K, "d": d, "K2": K + 2, "K1": K + 1}
 
 
 class _SequenceRun(Run["StructuredPerceptron"]):
@@ -312,15 +312,16 @@ class _SequenceRun(Run["StructuredPerceptron"]):
         seq = _backend.sequence
         # the averaging sums, or None (the routines' "off") for the plain perceptron
         U, beta, U_trans, count = (st.get(k) for k in ("U", "beta", "U_trans", "count"))
+        trans2, U_trans2 = st.get("trans2"), st.get("U_trans2")  # second order, or None
         mistakes = np.zeros(2, dtype=np.int64)
         if isinstance(X, CSR):
             seq.structured_epoch_csr(X.data, X.indices, X.indptr, self.y, self.offsets, order,
                                      st["W"], st["b"], st["trans"], est.fit_intercept, U, beta,
-                                     U_trans, count, mistakes, self.allowed)
+                                     U_trans, count, mistakes, self.allowed, trans2, U_trans2)
         else:
             seq.structured_epoch_dense(X, self.y, self.offsets, order, st["W"], st["b"],
                                        st["trans"], est.fit_intercept, U, beta, U_trans, count,
-                                       mistakes, self.allowed)
+                                       mistakes, self.allowed, trans2, U_trans2)
         check_finite_state(*st.values())
         self.last = int(mistakes[1])
         return self.last  # tokens tagged wrongly (0 exactly when no sentence was wrong)
@@ -345,6 +346,11 @@ class StructuredPerceptron(EpochModel):
     average : bool, default=True
         Predict with the average of the weights held after every sentence ([Collins2002],
         section 2.5), as the textbook does; False: the last weights.
+    order : int in [1, 2], default=1
+        The Markov order of the tags: 1 scores tag bigrams (each tag given the one before);
+        2 adds the scores of tag trigrams (each tag given the two before, [Collins2002]'s
+        trigram tagger), decoded exactly by Viterbi over pairs of tags. Second order costs
+        about K times more per token than first (K the number of tags).
     fit_intercept : bool, default=True
         Learn a per-tag bias of the emissions (``intercept_``).
     max_iter : int, default=10
@@ -375,6 +381,9 @@ class StructuredPerceptron(EpochModel):
     coef_trans_ : ndarray of shape (n_classes, n_classes), [i, j]: tag i followed by tag j
     coef_init_ : ndarray of shape (n_classes,), the score of each tag first in a sentence
     coef_final_ : ndarray of shape (n_classes,), the score of each tag last in a sentence
+    coef_trans2_ : ndarray of shape (n_classes + 1, n_classes + 1, n_classes + 1), with
+        ``order=2``: [h, i, j] the score of tag j after tags h and i; index n_classes is the
+        sentence's boundary (its start in the first two axes, its end in the last)
     classes_ : ndarray of the tags seen (labels of any type)
     n_features_in_ : int
     n_iter_ : int, epochs run by the last ``fit`` (or since the first ``partial_fit``)
@@ -387,7 +396,8 @@ class StructuredPerceptron(EpochModel):
     _sentences = True  # ... over blocks of whole sentences, with ``lengths``
     _state: dict[str, np.ndarray]
 
-    _parameter_constraints = declared(EpochModel, average=Flag(), n_jobs=NJobs(),
+    _parameter_constraints = declared(EpochModel, average=Flag(), order=Integer(1, 2),
+                                      n_jobs=NJobs(),
                                       transitions=NoneOr(Options(tuple(TRANSITION_SCHEMES))))
     _fixed_classes = (
         "a tag declared up front but not yet met is not a tag that is absent: its weights "
@@ -399,12 +409,13 @@ class StructuredPerceptron(EpochModel):
     # parameters of this class only: stored by _keep_params, declared for mypy
     average: bool
     n_jobs: int | None
-    transitions: str | None = None  # (the default of a pickle made before the parameter)
+    order: int = 1  # (the defaults of a pickle made before the parameters)
+    transitions: str | None = None
 
-    def __init__(self, *, average: bool = True, fit_intercept: bool = True, max_iter: int = 10,
-                 shuffle: bool = True, random_state: Any = 0, n_jobs: int | None = None,
-                 transitions: str | None = None, warm_start: bool = False,
-                 verbose: int = 0) -> None:
+    def __init__(self, *, average: bool = True, order: int = 1, fit_intercept: bool = True,
+                 max_iter: int = 10, shuffle: bool = True, random_state: Any = 0,
+                 n_jobs: int | None = None, transitions: str | None = None,
+                 warm_start: bool = False, verbose: int = 0) -> None:
         self._keep_params(locals())
 
     def _allowed(self) -> np.ndarray | None:
@@ -433,16 +444,20 @@ class StructuredPerceptron(EpochModel):
 
     def _declared_state(self, spec: Any) -> tuple[StateArray, ...]:
         """Emission weights W feature-major (d, K: a token's features each read K contiguous
-        weights), intercepts and the packed transitions (K + 2, K); averaged, the sums of
-        [Daume2017] Alg. 7 for each, and its clock."""
+        weights), intercepts and the packed transitions (K + 2, K), with ``order=2`` the
+        trigram scores (K + 1, K + 1, K + 1); averaged, the sums of [Daume2017] Alg. 7 for
+        each, and its clock."""
+        second = self.order == 2
         plain = (StateArray("W", ("d", "K")), StateArray("b", ("K",)),
-                 StateArray("trans", ("K2", "K")))
+                 StateArray("trans", ("K2", "K"))) + \
+            ((StateArray("trans2", ("K1", "K1", "K1")),) if second else ())
         if not self.average:
             return plain
         return plain + (StateArray("U", ("d", "K"), mixing="sum"),
                         StateArray("beta", ("K",), mixing="sum"),
                         StateArray("U_trans", ("K2", "K"), mixing="sum"),
-                        StateArray("count", (1,), np.int64, "clock", 1))
+                        StateArray("count", (1,), np.int64, "clock", 1)) + \
+            ((StateArray("U_trans2", ("K1", "K1", "K1"), mixing="sum"),) if second else ())
 
     def _init_state(self, Xc: Any, spec: Any) -> None:
         self._state = new_state(self._declared_state(spec),
@@ -453,6 +468,9 @@ class StructuredPerceptron(EpochModel):
         super()._check_continuation(Xc, spec)
         if ("U" in self._state) != bool(self.average):
             raise ValueError("the model was trained with another `average`: its state cannot "
+                             "continue with this one (fit again without warm_start)")
+        if ("trans2" in self._state) != (self.order == 2):
+            raise ValueError("the model was trained with another `order`: its state cannot "
                              "continue with this one (fit again without warm_start)")
 
     def _start(self, Xc: Any, y_idx: np.ndarray, sample_weight: np.ndarray | None,
@@ -478,16 +496,24 @@ class StructuredPerceptron(EpochModel):
             if st is None:
                 raise AttributeError(f"{type(self).__name__} has no attribute {name!r} "
                                      "before fit")
-            W, b, trans = st["W"], st["b"], st["trans"]
+            W, b, trans, trans2 = st["W"], st["b"], st["trans"], st.get("trans2")
             if "U" in st:
                 c = float(st["count"][0])
                 W, b, trans = W - st["U"] / c, b - st["beta"] / c, trans - st["U_trans"] / c
+                trans2 = None if trans2 is None else trans2 - st["U_trans2"] / c
             else:  # none of them shares memory with the state
                 W, b, trans = W.copy(), b.copy(), trans.copy()
+                trans2 = None if trans2 is None else trans2.copy()
             K = b.shape[0]
             cache = self.__dict__["_published_cache"] = {
                 "W": W, "b": b, "trans": trans, "coef_": W.T, "intercept_": b,
-                "coef_trans_": trans[:K], "coef_init_": trans[K], "coef_final_": trans[K + 1]}
+                "coef_trans_": trans[:K], "coef_init_": trans[K], "coef_final_": trans[K + 1],
+                "trans2": trans2}
+            if trans2 is not None:
+                cache["coef_trans2_"] = trans2
+        if name not in cache:
+            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}: a model "
+                                 "of order 1 has no trigram scores")
         return cache[name]
 
     def __getstate__(self) -> dict[str, Any]:
@@ -504,6 +530,7 @@ class StructuredPerceptron(EpochModel):
     coef_trans_ = property(lambda self: self._published("coef_trans_"))
     coef_init_ = property(lambda self: self._published("coef_init_"))
     coef_final_ = property(lambda self: self._published("coef_final_"))
+    coef_trans2_ = property(lambda self: self._published("coef_trans2_"))
 
     # ------------------------------------------------------------------ training
     @fill(_SENTENCES)
@@ -590,10 +617,11 @@ class StructuredPerceptron(EpochModel):
         return self
 
     # ------------------------------------------------------------------ prediction
-    def _tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(W, b, trans) as Viterbi reads them: the published tables (`_published`; the
-        attributes, read-only properties, are views of them)."""
-        return self._published("W"), self._published("b"), self._published("trans")
+    def _tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        """(W, b, trans, trans2 or None) as Viterbi reads them: the published tables
+        (`_published`; the attributes, read-only properties, are views of them)."""
+        return (self._published("W"), self._published("b"), self._published("trans"),
+                self._published("trans2"))
 
     def _predict_idx(self, X: Any, lengths: Any, method: str, example: str,
                      forced: Any = None) -> np.ndarray:
@@ -606,15 +634,15 @@ class StructuredPerceptron(EpochModel):
         offsets = check_lengths(lengths, Xc.shape[0])
         out = np.empty(Xc.shape[0], dtype=np.int64)
         seq = _backend.sequence
-        W, b, trans = self._tables()
+        W, b, trans, trans2 = self._tables()
         if forced is not None:
             return self._forced_idx(Xc, offsets, forced, out)
         if isinstance(Xc, CSR):
             seq.decode_csr(Xc.data, Xc.indices, Xc.indptr, W, b, trans, offsets, out,
-                           n_jobs=self.n_jobs, allowed=self._allowed())
+                           n_jobs=self.n_jobs, allowed=self._allowed(), trans2=trans2)
         else:
             seq.decode_dense(Xc, W, b, trans, offsets, out, n_jobs=self.n_jobs,
-                             allowed=self._allowed())
+                             allowed=self._allowed(), trans2=trans2)
         return out
 
     def _forced_idx(self, Xc: Any, offsets: np.ndarray, forced: Any,
@@ -633,7 +661,7 @@ class StructuredPerceptron(EpochModel):
             raise ValueError(f"forced: {unknown[0]!r} is not one of the tags (classes_)")
         cols = [index[t] for t in tags[at].tolist()]
         seq = _backend.sequence
-        W, b, trans = self._tables()
+        W, b, trans, trans2 = self._tables()
         K = W.shape[1]
         E = np.empty((Xc.shape[0], K))
         if isinstance(Xc, CSR):
@@ -645,7 +673,8 @@ class StructuredPerceptron(EpochModel):
         E[at, cols] = keep
         allowed = self._allowed()
         seq.viterbi(E, trans, offsets, out,
-                    allowed=np.ones((K + 2, K), np.uint8) if allowed is None else allowed)
+                    allowed=np.ones((K + 2, K), np.uint8) if allowed is None else allowed,
+                    trans2=trans2)
         return out
 
     @fill(ESTIMATOR, _SENTENCES)

@@ -360,7 +360,7 @@ def test_forced_tags_are_kept_and_the_rest_decoded_around_them(model_backend, rn
     forced[::5] = tags[::5]
     got = free.predict(Xn, lengths, forced=forced)
     assert all(got[i] == forced[i] for i in range(0, len(tags), 5))
-    W, b, trans = free._tables()
+    W, b, trans, _ = free._tables()
     K, start = len(free.classes_), 0
     emissions = np.empty((len(tags), K))
     _backend.sequence.emissions_dense(Xn, W, b, emissions)  # (the model's own sums)

@@ -11,7 +11,9 @@ from cython cimport floating
 # trans ((K+2) x K); averaging is on when U != NULL (then
 # beta, U_trans and count are set too: [Daume2017] Alg. 7 sums and example counter). E: the
 # emissions of every token given (n_tokens x K: decoding reads them instead of W and b), or
-# NULL.
+# NULL. Second order when trans2 != NULL: the trigram scores ((K+1) x (K+1) x (K+1), index K
+# the boundary: the start in the first two axes, the end in the last; _sequence_py's
+# contract), with their averaging sums U_trans2 when averaging.
 cdef struct SeqModel:
     double* W
     double* b
@@ -25,9 +27,12 @@ cdef struct SeqModel:
     Py_ssize_t d
     bint fit_intercept
     bint masked          # trans holds -inf at forbidden transitions (allowed=): see viterbi
+    double* trans2
+    double* U_trans2
 
-# Scratch for sentences of up to max_len tokens: E (max_len x K emissions), delta (2K),
-# back (max_len x K backpointers, as doubles), path (max_len tags), lanes (4K running sums);
+# Scratch for sentences of up to max_len tokens: E (max_len x K emissions), delta (2K; second
+# order 2K^2: the tag pairs), back (max_len x K backpointers, as doubles; second order
+# max_len x K^2), path (max_len tags), lanes (4K running sums);
 # and where a pass that stopped on its budget goes on: sentence s (decode_sentences: its
 # index; structured_pass: its position in the order), of which `emitted` tokens have their
 # emissions and `rows` rows of Viterbi are done (0, 0 when a new sentence starts).

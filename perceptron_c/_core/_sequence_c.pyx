@@ -82,66 +82,8 @@ cdef inline bint _bad(double v, bint masked) noexcept nogil:
     return (v != v or v == INFINITY) if masked else not isfinite(v)
 
 
-cdef inline int viterbi_rows(const double* E, const double* trans, Py_ssize_t T,
-                             Py_ssize_t K, double* delta, double* back, int64_t* path,
-                             Py_ssize_t* rows, Py_ssize_t* budget, bint masked) noexcept nogil:
-    # _sequence_py._best_path from row rows[0] of delta on: the best path into path (1; rows[0]
-    # back to 0), or 0 when the budget of multiply-adds ran out first (rows[0]: the rows done,
-    # where to go on), or -1 when a score is not finite. delta_t lives at delta + (t & 1) K.
-    # The loop over i is outside the one over j (contiguous rows of trans), which compares each
-    # j's candidates in the same order, i = 0, 1, ...; strict >: ties go to the lowest tag.
-    cdef double* cur
-    cdef double* nxt
-    cdef double* bk
-    cdef const double* e
-    cdef Py_ssize_t t = rows[0], i, j, last = 0
-    cdef double cand, best
-    if t == 0:
-        for j in range(K):
-            delta[j] = trans[K * K + j] + E[j]
-            if _bad(delta[j], masked):
-                return -1
-        t = 1
-    while t < T:
-        cur, nxt = delta + ((t - 1) & 1) * K, delta + (t & 1) * K
-        e, bk = E + t * K, back + t * K
-        for j in range(K):
-            nxt[j] = (cur[0] + trans[j]) + e[j]
-            bk[j] = 0
-        for i in range(1, K):
-            pc_viterbi_step(cur[i], trans + i * K, e, nxt, bk, <double>i, K, _vit_path)
-        for j in range(K):
-            if _bad(nxt[j], masked):
-                return -1
-        t += 1
-        budget[0] -= K * K
-        if budget[0] <= 0 and t < T:
-            rows[0] = t
-            return 0
-    rows[0] = 0
-    cur, e = delta + ((T - 1) & 1) * K, trans + (K + 1) * K  # the end scores
-    best = cur[0] + e[0]
-    for j in range(K):
-        cand = cur[j] + e[j]
-        if _bad(cand, masked):
-            return -1
-        if cand > best:
-            last = j
-            best = cand
-    if best == -INFINITY:  # (masked only) no allowed sequence
-        return -1
-    path[T - 1] = last
-    for t in range(T - 1, 0, -1):
-        path[t - 1] = <int64_t>back[t * K + path[t]]
-    return 1
-
-
-cdef int best_path(const double* E, const double* trans, Py_ssize_t T, Py_ssize_t K,
-                   double* delta, double* back, int64_t* path) noexcept nogil:
-    # _sequence_py._best_path, in one go
-    cdef Py_ssize_t rows = 0, budget = PY_SSIZE_T_MAX
-    return 0 if viterbi_rows(E, trans, T, K, delta, back, path, &rows, &budget, False) > 0 \
-        else -1
+# Viterbi of one sentence: first order, second order (over tag pairs)
+include "_sequence_viterbi.pxi"
 
 
 cdef void emissions(const floating* data, const int32_t* idx, const int64_t* indptr,
@@ -224,8 +166,12 @@ cdef inline int sentence_path(const floating* data, const int32_t* idx, const in
         w.emitted = emit_tokens(data, idx, indptr, m, start, w.emitted, T, w.lanes, w.E, budget)
         if budget[0] <= 0:
             return 0
-    cdef int r = viterbi_rows(E, m.trans, T, m.K, w.delta, w.back, path, &w.rows, budget,
-                              m.masked)
+    cdef int r
+    if m.trans2 == NULL:
+        r = viterbi_rows(E, m.trans, T, m.K, w.delta, w.back, path, &w.rows, budget, m.masked)
+    else:
+        r = viterbi2_rows(E, m.trans, m.trans2, T, m.K, w.delta, w.back, path, w.lanes, &w.rows,
+                          budget, m.masked)
     if r > 0:
         w.emitted = 0
     return r
@@ -264,10 +210,17 @@ cdef inline void _pair(const int64_t* tags, Py_ssize_t t, Py_ssize_t T, Py_ssize
         col[0] = tags[t]
 
 
+cdef inline Py_ssize_t _triple(const int64_t* tags, Py_ssize_t t, Py_ssize_t T,
+                               Py_ssize_t K) noexcept nogil:
+    # trigram t of a sequence as a flat entry of trans2 (_sequence_py._triples)
+    cdef Py_ssize_t h = tags[t - 2] if t >= 2 else K, i = tags[t - 1] if t >= 1 else K
+    return (h * (K + 1) + i) * (K + 1) + (tags[t] if t < T else K)
+
+
 cdef Py_ssize_t _update(const floating* data, const int32_t* idx, const int64_t* indptr,
                         Py_ssize_t start, const int64_t* gold, const int64_t* pred,
                         Py_ssize_t T, double step, double* W, double* b, double* trans,
-                        const SeqModel* m) noexcept nogil:
+                        double* trans2, const SeqModel* m) noexcept nogil:
     # _sequence_py._update: Phi(gold) - Phi(pred), scaled by step, where the two differ
     cdef Py_ssize_t t, n, q, gi, gj, pi, pj, wrong = 0, K = m.K, d = m.d
     cdef int64_t g, p
@@ -297,6 +250,12 @@ cdef Py_ssize_t _update(const floating* data, const int32_t* idx, const int64_t*
         if gi != pi or gj != pj:
             trans[gi * K + gj] += step
             trans[pi * K + pj] -= step
+    if trans2 != NULL:
+        for t in range(T + 1):
+            gi, pi = _triple(gold, t, T, K), _triple(pred, t, T, K)
+            if gi != pi:
+                trans2[gi] += step
+                trans2[pi] -= step
     return wrong
 
 
@@ -324,11 +283,12 @@ cdef Py_ssize_t structured_pass(const floating* data, const int32_t* idx,
             if i < T:  # a wrong tag
                 mistakes[0] += 1
                 mistakes[1] += _update(data, idx, indptr, start, y + start, work.path, T, 1.0,
-                                       m.W, m.b if m.fit_intercept else NULL, m.trans, m)
+                                       m.W, m.b if m.fit_intercept else NULL, m.trans,
+                                       m.trans2, m)
                 if averaged:
                     c = m.count[0]
                     _update(data, idx, indptr, start, y + start, work.path, T, <double>c,
-                            m.U, m.beta if m.fit_intercept else NULL, m.U_trans, m)
+                            m.U, m.beta if m.fit_intercept else NULL, m.U_trans, m.U_trans2, m)
         if averaged:
             m.count[0] += 1  # every sentence counts, mistake or not
         k += 1
@@ -345,15 +305,16 @@ cdef Py_ssize_t structured_pass(const floating* data, const int32_t* idx,
 include "_sequence_checks.pxi"
 
 
-cdef int _alloc(SeqWork* w, Py_ssize_t max_len, Py_ssize_t K) except -1:
+cdef int _alloc(SeqWork* w, Py_ssize_t max_len, const SeqModel* m) except -1:
     """Scratch for sentences of up to max_len tokens (free it with _free; none on failure)."""
+    cdef Py_ssize_t K = m.K, states = K * K if m.trans2 != NULL else K  # per token
     w.E = w.delta = w.lanes = w.back = NULL
     w.path = NULL
     max_len = max(1, max_len)
     w.max_len, w.s, w.emitted, w.rows = max_len, 0, 0, 0
     w.E = <double*>malloc(max_len * K * sizeof(double))
-    w.delta = <double*>malloc(2 * K * sizeof(double))
-    w.back = <double*>malloc(max_len * K * sizeof(double))
+    w.delta = <double*>malloc(2 * states * sizeof(double))
+    w.back = <double*>malloc(max_len * states * sizeof(double))
     w.path = <int64_t*>malloc(max_len * sizeof(int64_t))
     w.lanes = <double*>malloc(4 * K * sizeof(double))
     if (w.E == NULL or w.delta == NULL or w.back == NULL or w.path == NULL or
@@ -375,22 +336,28 @@ cdef void _free(SeqWork* w) noexcept:
 cdef void _model(SeqModel* m, const double* W, const double* b, const double* trans,
                  Py_ssize_t K, Py_ssize_t d) noexcept:
     m.W, m.b, m.trans, m.K, m.d = <double*>W, <double*>b, <double*>trans, K, d
-    m.U = m.beta = m.U_trans = NULL
+    m.U = m.beta = m.U_trans = m.trans2 = m.U_trans2 = NULL
     m.count, m.E, m.fit_intercept, m.masked = NULL, NULL, False, False
 
 
+cdef double* _trans2(double[:, :, ::1] trans2) noexcept:
+    # trans2's entries, or NULL (first order)
+    return NULL if trans2 is None else &trans2[0, 0, 0]
+
+
 def viterbi(const double[:, ::1] E, const double[:, ::1] trans, const int64_t[::1] offsets,
-            int64_t[::1] out, *, allowed=None):
+            int64_t[::1] out, *, allowed=None, double[:, :, ::1] trans2=None):
     cdef SeqModel m
     cdef const double[:, ::1] tc = trans
     _check_trans(trans, E.shape[1])
+    _check_trans2(trans2, E.shape[1])
     ok = _check_allowed(allowed, E.shape[1])
     _check_offsets(offsets, E.shape[0])
     need(out.shape[0] == E.shape[0], "out must have one entry per token")
     if ok is not None:
         tc = _masked(trans, ok)
     _model(&m, NULL, NULL, &tc[0, 0], E.shape[1], 0)
-    m.masked = ok is not None
+    m.masked, m.trans2 = ok is not None, _trans2(trans2)
     m.E = &E[0, 0]  # given: decoding skips the emissions
     bad = _decode_range(<const double*>NULL, NULL, NULL, &m, offsets, out, 0, offsets.shape[0] - 1)
     if bad >= 0:
@@ -441,7 +408,7 @@ cdef Py_ssize_t _decode_range(const floating* data, const int32_t* idx, const in
     multiply-adds (inside long sentences too): -1, or the sentence that failed."""
     cdef SeqWork w
     cdef Py_ssize_t bad
-    _alloc(&w, _check_offsets(offsets, 0, first, stop), m.K)
+    _alloc(&w, _check_offsets(offsets, 0, first, stop), m)
     w.s = first
     try:
         while True:
@@ -457,10 +424,11 @@ cdef Py_ssize_t _decode_range(const floating* data, const int32_t* idx, const in
 
 def _decode_block_dense(const floating[:, ::1] X, const double[:, ::1] W, const double[::1] b,
                         const double[:, ::1] trans, const int64_t[::1] offsets,
-                        int64_t[::1] out, Py_ssize_t first, Py_ssize_t stop, bint masked):
+                        int64_t[::1] out, Py_ssize_t first, Py_ssize_t stop, bint masked,
+                        double[:, :, ::1] trans2):
     cdef SeqModel m
     _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[1], X.shape[1])
-    m.masked = masked
+    m.masked, m.trans2 = masked, _trans2(trans2)
     return _decode_range(&X[0, 0], NULL, NULL, &m, offsets, out, first, stop)
 
 
@@ -468,43 +436,45 @@ def _decode_block_csr(const floating[::1] data, const int32_t[::1] indices,
                       const int64_t[::1] indptr, Py_ssize_t d, const double[:, ::1] W,
                       const double[::1] b, const double[:, ::1] trans,
                       const int64_t[::1] offsets, int64_t[::1] out, Py_ssize_t first,
-                      Py_ssize_t stop, bint masked):
+                      Py_ssize_t stop, bint masked, double[:, :, ::1] trans2):
     cdef SeqModel m
     _model(&m, &W[0, 0], &b[0], &trans[0, 0], W.shape[1], d)
-    m.masked = masked
+    m.masked, m.trans2 = masked, _trans2(trans2)
     return _decode_range(&data[0], &indices[0], &indptr[0], &m, offsets, out, first, stop)
 
 
 def _decode(block, Py_ssize_t n_tokens, Py_ssize_t row_len, const double[:, ::1] W,
             const double[::1] b, trans, const int64_t[::1] offsets, int64_t[::1] out, n_jobs,
-            allowed):
+            allowed, double[:, :, ::1] trans2):
     """The checks, then `decode_blocks` of block(first, stop, trans as Viterbi reads it,
     masked): the lowest failed sentence raises."""
     K = W.shape[1]
     need(b.shape[0] == K, "b must have one entry per column of W")
     _check_trans(trans, K)
+    _check_trans2(trans2, K)
     ok = _check_allowed(allowed, K)
     _check_offsets(offsets, n_tokens)
     need(out.shape[0] == n_tokens, "out must have one entry per token")
     tc = trans if ok is None else _masked(trans, ok)
     decode_blocks(lambda first, stop: block(first, stop, tc, ok is not None), offsets, K,
-                  row_len, n_jobs)
+                  row_len + (0 if trans2 is None else K * K), n_jobs)
 
 
-def decode_dense(X, W, b, trans, offsets, out, *, n_jobs=None, allowed=None):
+def decode_dense(X, W, b, trans, offsets, out, *, n_jobs=None, allowed=None, trans2=None):
     need(W.shape[0] == X.shape[1], "W must have one row per feature")
     _decode(lambda first, stop, tc, masked: _decode_block_dense(X, W, b, tc, offsets, out,
-                                                                first, stop, masked),
-            X.shape[0], X.shape[1], W, b, trans, offsets, out, n_jobs, allowed)
+                                                                first, stop, masked, trans2),
+            X.shape[0], X.shape[1], W, b, trans, offsets, out, n_jobs, allowed, trans2)
 
 
 def decode_csr(data, indices, const int64_t[::1] indptr, W, b, trans, offsets, out, *,
-               n_jobs=None, allowed=None):
+               n_jobs=None, allowed=None, trans2=None):
     check_csr(indptr, data.shape[0], indices.shape[0])
     n = indptr.shape[0] - 1
     _decode(lambda first, stop, tc, masked: _decode_block_csr(
-                data, indices, indptr, W.shape[0], W, b, tc, offsets, out, first, stop, masked),
-            n, indptr[n] // max(1, n), W, b, trans, offsets, out, n_jobs, allowed)
+                data, indices, indptr, W.shape[0], W, b, tc, offsets, out, first, stop, masked,
+                trans2),
+            n, indptr[n] // max(1, n), W, b, trans, offsets, out, n_jobs, allowed, trans2)
 
 
 cdef Py_ssize_t _epoch(const floating* data, const int32_t* idx, const int64_t* indptr,
@@ -516,7 +486,7 @@ cdef Py_ssize_t _epoch(const floating* data, const int32_t* idx, const int64_t* 
     cdef Py_ssize_t n = order.shape[0], r = 1
     cdef int64_t before = mistakes[0]
     cdef SeqWork w
-    _alloc(&w, longest, m.K)
+    _alloc(&w, longest, m)
     try:
         while r == 1:
             with nogil:
@@ -532,12 +502,14 @@ cdef Py_ssize_t _epoch(const floating* data, const int32_t* idx, const int64_t* 
 
 cdef void _trained(SeqModel* m, double[:, ::1] W, double[::1] b, double[:, ::1] trans,
                    bint fit_intercept, double[:, ::1] U, double[::1] beta,
-                   double[:, ::1] U_trans, int64_t[::1] count) noexcept:
+                   double[:, ::1] U_trans, int64_t[::1] count, double[:, :, ::1] trans2,
+                   double[:, :, ::1] U_trans2) noexcept:
     # the model an epoch trains: the weights, and the averaging sums if given
     _model(m, &W[0, 0], &b[0], &trans[0, 0], W.shape[1], W.shape[0])
-    m.fit_intercept = fit_intercept
+    m.fit_intercept, m.trans2 = fit_intercept, _trans2(trans2)
     if U is not None:
         m.U, m.beta, m.U_trans, m.count = &U[0, 0], &beta[0], &U_trans[0, 0], &count[0]
+        m.U_trans2 = _trans2(U_trans2)
 
 
 def structured_epoch_dense(const floating[:, ::1] X, const int64_t[::1] y,
@@ -545,11 +517,12 @@ def structured_epoch_dense(const floating[:, ::1] X, const int64_t[::1] y,
                            double[:, ::1] W, double[::1] b, double[:, ::1] trans,
                            bint fit_intercept, double[:, ::1] U, double[::1] beta,
                            double[:, ::1] U_trans, int64_t[::1] count, int64_t[::1] mistakes,
-                           allowed=None):
+                           allowed=None, double[:, :, ::1] trans2=None,
+                           double[:, :, ::1] U_trans2=None):
     cdef SeqModel m
     longest = _check_epoch(X.shape[0], X.shape[1], y, offsets, order, W, b, trans, U, beta,
-                           U_trans, count, mistakes)
-    _trained(&m, W, b, trans, fit_intercept, U, beta, U_trans, count)
+                           U_trans, count, mistakes, trans2, U_trans2)
+    _trained(&m, W, b, trans, fit_intercept, U, beta, U_trans, count, trans2, U_trans2)
     return _masked_epoch(&X[0, 0], NULL, NULL, y, offsets, order, &m, longest, mistakes, trans,
                          allowed)
 
@@ -560,12 +533,13 @@ def structured_epoch_csr(const floating[::1] data, const int32_t[::1] indices,
                          double[:, ::1] W, double[::1] b, double[:, ::1] trans,
                          bint fit_intercept, double[:, ::1] U, double[::1] beta,
                          double[:, ::1] U_trans, int64_t[::1] count, int64_t[::1] mistakes,
-                         allowed=None):
+                         allowed=None, double[:, :, ::1] trans2=None,
+                         double[:, :, ::1] U_trans2=None):
     cdef SeqModel m
     check_csr(indptr, data.shape[0], indices.shape[0])
     n = indptr.shape[0] - 1
     longest = _check_epoch(n, W.shape[0], y, offsets, order, W, b, trans, U, beta, U_trans,
-                           count, mistakes)
-    _trained(&m, W, b, trans, fit_intercept, U, beta, U_trans, count)
+                           count, mistakes, trans2, U_trans2)
+    _trained(&m, W, b, trans, fit_intercept, U, beta, U_trans, count, trans2, U_trans2)
     return _masked_epoch(&data[0], &indices[0], &indptr[0], y, offsets, order, &m, longest,
                          mistakes, trans, allowed)

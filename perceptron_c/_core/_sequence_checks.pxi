@@ -18,6 +18,24 @@ cdef Py_ssize_t _check_trans(const double[:, ::1] trans, Py_ssize_t K) except -1
     return 0
 
 
+cdef int _check_trans2(double[:, :, ::1] trans2, Py_ssize_t K) except -1:
+    """_sequence_py._check_trans2 (None: first order)."""
+    cdef Py_ssize_t a, n = K + 1, bad = -1
+    if trans2 is None:
+        return 0
+    need(trans2.shape[0] == n and trans2.shape[1] == n and trans2.shape[2] == n,
+         "trans2 must have shape (n_tags + 1, n_tags + 1, n_tags + 1)")
+    with nogil:
+        for a in range(n * n * n):
+            if not isfinite(trans2[a // (n * n), a // n % n, a % n]):
+                bad = a
+                break
+    if bad >= 0:
+        raise FloatingPointError(f"trans2[{bad // (n * n)}, {bad // n % n}, {bad % n}] is not "
+                                 "finite")
+    return 0
+
+
 cdef Py_ssize_t _check_offsets(const int64_t[::1] offsets, Py_ssize_t n_tokens,
                                Py_ssize_t first=0, Py_ssize_t stop=-1) except -1:
     """Checks offsets (when stop < 0) and returns the longest sentence of first..stop-1."""
@@ -41,18 +59,23 @@ cdef Py_ssize_t _check_epoch(Py_ssize_t n_tokens, Py_ssize_t d, const int64_t[::
                              const int64_t[::1] offsets, const int64_t[::1] order,
                              const double[:, ::1] W, const double[::1] b,
                              const double[:, ::1] trans, object U, object beta, object U_trans,
-                             object count, const int64_t[::1] mistakes) except -1:
+                             object count, const int64_t[::1] mistakes,
+                             double[:, :, ::1] trans2, object U_trans2) except -1:
     """_sequence_py._check_epoch; returns the longest sentence."""
     cdef Py_ssize_t K = W.shape[1], longest
     need(W.shape[0] == d, "W must have one row per feature")
     need(b.shape[0] == K, "b must have one entry per column of W")
     _check_trans(trans, K)
+    _check_trans2(trans2, K)
     longest = _check_offsets(offsets, n_tokens)
     need(y.shape[0] == n_tokens, "y must have one tag per token")
     need(all_in_range(y, K), f"y must hold tag indices in [0, {K})")
     n_sent = offsets.shape[0] - 1
     need(all_in_range(order, n_sent), f"order must hold sentence indices in [0, {n_sent})")
     need(mistakes.shape[0] == 2, "mistakes must have shape (2,)")
+    need(U_trans2 is None if U is None or trans2 is None else
+         tuple(U_trans2.shape[:3]) == (K + 1, K + 1, K + 1),
+         "U_trans2 goes with U and trans2, in trans2's shape")
     need((U is None) == (beta is None) == (U_trans is None) == (count is None),
          "U, beta, U_trans and count go together")
     if U is None:

@@ -43,7 +43,25 @@ Arithmetic contract shared with the C twin (so the two agree bit for bit on any 
   best score is -inf (no allowed sequence, or every one overflowed). Training requires the
   gold sequences to be allowed (a ValueError names the first sentence that is not, before
   anything changes); the updates then touch allowed entries only, and trans keeps its values
-  at the forbidden ones.
+  at the forbidden ones;
+- second order (``trans2``, float64 (K + 1, K + 1, K + 1), or None: first order): the scores
+  of tag trigrams ([Collins2002], section 3's trigram tagger), added to the first-order
+  scores above. Index K is the sentence's boundary: the start in the first two axes (before
+  the first tag and before that), the end in the last. A sequence y_0..y_{T-1} scores its
+  T + 1 trigrams (S, S, y_0), (S, y_0, y_1), (y_{t-2}, y_{t-1}, y_t) for t >= 2, and
+  (y_{T-2}, y_{T-1}, E) (with y_{-1} = S when T = 1); trans2 must be finite. Viterbi runs on
+  tag pairs: with c_t[i, j] = trans[i, j] + E[t, j] (i = K at t = 0),
+  delta_0[j] = trans2[K, K, j] + c_0[K, j],
+  delta_1[i, j] = (delta_0[i] + trans2[K, i, j]) + c_1[i, j], and for t >= 2
+  delta_t[i, j] = max over h of ((delta_{t-1}[h, i] + trans2[h, i, j]) + c_t[i, j]), the h
+  in index order with a strict > (ties to the lowest h); the path ends at the pair (i, j)
+  of largest (delta_{T-1}[i, j] + trans2[i, j, K]) + trans[K + 1, j], pairs compared with i
+  outside and j inside, strict > (at T = 1, the j of largest
+  (delta_0[j] + trans2[K, j, K]) + trans[K + 1, j]). The non-finite rules and the allowed
+  transitions are the first-order ones (a forbidden pair's c is -inf). The update adds, after
+  the first-order one, at each of the T + 1 trigrams whose gold and predicted triples
+  differ, +1 to the gold triple's score, then -1 to the predicted one's (scaled by c in
+  U_trans2 when averaging).
 """
 from __future__ import annotations
 
@@ -82,6 +100,22 @@ def _check_trans(trans: _D, n_tags: int) -> None:
         for j, v in enumerate(row):
             if not math.isfinite(v):
                 raise FloatingPointError(f"trans[{i}, {j}] is not finite")
+
+
+def _check_trans2(trans2: _D | None, n_tags: int) -> list[list[list[float]]] | None:
+    """trans2 as nested lists after its checks (None: first order)."""
+    if trans2 is None:
+        return None
+    n = n_tags + 1
+    need(getattr(trans2, "shape", None) == (n, n, n),
+         "trans2 must have shape (n_tags + 1, n_tags + 1, n_tags + 1)")
+    t2 = trans2.tolist()
+    for h, plane in enumerate(t2):
+        for i, row in enumerate(plane):
+            for j, v in enumerate(row):
+                if not math.isfinite(v):
+                    raise FloatingPointError(f"trans2[{h}, {i}, {j}] is not finite")
+    return t2
 
 
 def _check_offsets(offsets: _I64, n_tokens: int) -> None:
@@ -134,6 +168,17 @@ def _transition(i: int, j: int, K: int) -> str:
     return f"tag {j} -> end" if i == K + 1 else f"tag {i} -> tag {j}"
 
 
+def _predecessor(delta: list[float], tr: list[float], e: float) -> tuple[float, int]:
+    """One Viterbi step into one state: the largest (delta[h] + tr[h]) + e and its h, the
+    candidates compared in index order with a strict > (ties to the lowest h)."""
+    best, arg = (delta[0] + tr[0]) + e, 0
+    for h in range(1, len(delta)):
+        cand = (delta[h] + tr[h]) + e
+        if cand > best:
+            best, arg = cand, h
+    return best, arg
+
+
 def _best_path(E: list[list[float]], trans: list[list[float]],
                masked: bool = False) -> list[int] | None:
     """[Collins2002], Viterbi: the best tag sequence for emissions E (T rows of K scores),
@@ -144,44 +189,103 @@ def _best_path(E: list[list[float]], trans: list[list[float]],
     if any(_bad(v, masked) for v in delta):
         return None
     back: list[list[int]] = []
+    into = [[trans[i][j] for i in range(K)] for j in range(K)]  # into[j][i] = trans[i][j]
     for t in range(1, len(E)):
         new, arg = [], []
         for j in range(K):
-            best, bi = (delta[0] + trans[0][j]) + E[t][j], 0
-            for i in range(1, K):
-                cand = (delta[i] + trans[i][j]) + E[t][j]
-                if cand > best:  # strict: ties go to the lowest tag
-                    best, bi = cand, i
+            best, bi = _predecessor(delta, into[j], E[t][j])
             if _bad(best, masked):
                 return None
             new.append(best)
             arg.append(bi)
         delta = new
         back.append(arg)
-    last, best = 0, delta[0] + trans[K + 1][0]
-    if _bad(best, masked):
+    path = _best_end([delta[j] + trans[K + 1][j] for j in range(K)], masked, 0)
+    if path is None:
         return None
-    for j in range(1, K):
-        score = delta[j] + trans[K + 1][j]
-        if _bad(score, masked):
-            return None
-        if score > best:
-            last, best = j, score
-    if best == -math.inf:  # (masked only) no allowed sequence
-        return None
-    path = [last]
     for arg in reversed(back):  # follow the backpointers from the end
         path.append(arg[path[-1]])
     path.reverse()
     return path
 
 
-def viterbi(E: _D, trans: _D, offsets: _I64, out: _I64, *, allowed: _U8 | None = None) -> None:
+def _best_path2(E: list[list[float]], trans: list[list[float]],
+                trans2: list[list[list[float]]], masked: bool = False) -> list[int] | None:
+    """[Collins2002], section 3: Viterbi over tag pairs with the trigram scores trans2 (see the
+    contract), or None when a score is not finite."""
+    K = len(trans[0])
+    S = K  # the boundary's index
+    first = [trans2[S][S][j] + (trans[K][j] + E[0][j]) for j in range(K)]  # delta_0
+    if any(_bad(v, masked) for v in first):
+        return None
+    if len(E) == 1:
+        scores = [(first[j] + trans2[S][j][K]) + trans[K + 1][j] for j in range(K)]
+        return _best_end(scores, masked, 0)
+    delta = [[(first[i] + trans2[S][i][j]) + (trans[i][j] + E[1][j]) for j in range(K)]
+             for i in range(K)]  # delta_1
+    if any(_bad(v, masked) for row in delta for v in row):
+        return None
+    back: list[list[list[int]]] = []
+    # into[i][j][h] = trans2[h][i][j]: the scores of tag j after (h, i), for every h
+    into = [[[trans2[h][i][j] for h in range(K)] for j in range(K)] for i in range(K)]
+    for t in range(2, len(E)):
+        new, arg = [], []
+        for i in range(K):
+            c = [trans[i][j] + E[t][j] for j in range(K)]
+            row, brow = [], []
+            before = [delta[h][i] for h in range(K)]  # delta_{t-1}[h, i] for every h
+            for j in range(K):
+                best, bh = _predecessor(before, into[i][j], c[j])
+                if _bad(best, masked):
+                    return None
+                row.append(best)
+                brow.append(bh)
+            new.append(row)
+            arg.append(brow)
+        delta = new
+        back.append(arg)
+    scores = [(delta[i][j] + trans2[i][j][K]) + trans[K + 1][j]
+              for i in range(K) for j in range(K)]
+    last2 = _best_end(scores, masked, K)
+    if last2 is None:
+        return None
+    path = last2[::-1]  # backwards: the last tag, the one before, ...
+    for arg in reversed(back):  # follow the backpointers from the end
+        path.append(arg[path[-1]][path[-2]])
+    path.reverse()
+    return path
+
+
+def _best_end(scores: list[float], masked: bool, K: int) -> list[int] | None:
+    """The last tag (a score per tag: K == 0) or the last two tags (scores of the pairs (i, j)
+    of K tags in row-major order) of the best path: the first largest score."""
+    best, arg = scores[0], 0
+    for a, v in enumerate(scores):
+        if _bad(v, masked):
+            return None
+        if v > best:
+            best, arg = v, a
+    if best == -math.inf:  # (masked only) no allowed sequence
+        return None
+    return [arg] if K == 0 else [arg // K, arg % K]
+
+
+def _path(E: list[list[float]], trans: list[list[float]],
+          trans2: list[list[list[float]]] | None, masked: bool) -> list[int] | None:
+    """The best path of one sentence, first or second order."""
+    if trans2 is None:
+        return _best_path(E, trans, masked)
+    return _best_path2(E, trans, trans2, masked)
+
+
+def viterbi(E: _D, trans: _D, offsets: _I64, out: _I64, *, allowed: _U8 | None = None,
+            trans2: _D | None = None) -> None:
     """The best tag sequence of every sentence given its emission scores E (n_tokens, K),
     into ``out`` (n_tokens,) ([Collins2002], Viterbi; the contract above), through the
-    ``allowed`` transitions only (None: all)."""
+    ``allowed`` transitions only (None: all), second order with ``trans2``."""
     K = E.shape[1]
     _check_trans(trans, K)
+    t2 = _check_trans2(trans2, K)
     ok = _check_allowed(allowed, K)
     _check_offsets(offsets, E.shape[0])
     need(out.shape[0] == E.shape[0], "out must have one entry per token")
@@ -189,7 +293,7 @@ def viterbi(E: _D, trans: _D, offsets: _I64, out: _I64, *, allowed: _U8 | None =
     for s in range(len(p) - 1):
         if p[s] == p[s + 1]:
             continue
-        path = _best_path(El[p[s]:p[s + 1]], tl, ok is not None)
+        path = _path(El[p[s]:p[s + 1]], tl, t2, ok is not None)
         if path is None:
             raise non_finite_sentence(s)
         out[p[s]:p[s + 1]] = path
@@ -234,10 +338,11 @@ def emissions_csr(data: _F, indices: _I32, indptr: _I64, W: _D, b: _D, out: _D) 
 
 
 def _decode(row: _Rows, n_tokens: int, W: _D, b: _D, trans: _D, offsets: _I64, out: _I64,
-            n_jobs: object, row_len: int, allowed: _U8 | None) -> None:
+            n_jobs: object, row_len: int, allowed: _U8 | None, trans2: _D | None) -> None:
     K = W.shape[1]
     need(b.shape[0] == K, "b must have one entry per column of W")
     _check_trans(trans, K)
+    t2 = _check_trans2(trans2, K)
     ok = _check_allowed(allowed, K)
     _check_offsets(offsets, n_tokens)
     need(out.shape[0] == n_tokens, "out must have one entry per token")
@@ -247,42 +352,46 @@ def _decode(row: _Rows, n_tokens: int, W: _D, b: _D, trans: _D, offsets: _I64, o
         for s in range(first, stop):
             if p[s] == p[s + 1]:
                 continue
-            path = _best_path(_emissions(row, p[s], p[s + 1], Wl, bl), tl, ok is not None)
+            path = _path(_emissions(row, p[s], p[s + 1], Wl, bl), tl, t2, ok is not None)
             if path is None:
                 return s
             out[p[s]:p[s + 1]] = path
         return -1
 
-    decode_blocks(block, offsets, K, row_len, n_jobs)
+    decode_blocks(block, offsets, K, row_len + (0 if t2 is None else K * K), n_jobs)
 
 
 def decode_dense(X: _F, W: _D, b: _D, trans: _D, offsets: _I64, out: _I64, *,
-                 n_jobs: object = None, allowed: _U8 | None = None) -> None:
+                 n_jobs: object = None, allowed: _U8 | None = None,
+                 trans2: _D | None = None) -> None:
     """The best tag sequence of every sentence of X under (W, b, trans), into ``out``: the
     emissions of one sentence at a time, then Viterbi (through the ``allowed`` transitions
-    only; None: all). Sentences are cut into blocks of a few milliseconds that ``n_jobs``
-    threads share; the tags never depend on ``n_jobs``."""
+    only; None: all; second order with ``trans2``). Sentences are cut into blocks of a few
+    milliseconds that ``n_jobs`` threads share; the tags never depend on ``n_jobs``."""
     need(W.shape[0] == X.shape[1], "W must have one row per feature")
-    _decode(dense_rows(X), X.shape[0], W, b, trans, offsets, out, n_jobs, X.shape[1], allowed)
+    _decode(dense_rows(X), X.shape[0], W, b, trans, offsets, out, n_jobs, X.shape[1], allowed,
+            trans2)
 
 
 def decode_csr(data: _F, indices: _I32, indptr: _I64, W: _D, b: _D, trans: _D,
                offsets: _I64, out: _I64, *, n_jobs: object = None,
-               allowed: _U8 | None = None) -> None:
+               allowed: _U8 | None = None, trans2: _D | None = None) -> None:
     """`decode_dense` on CSR rows."""
     check_csr(indptr, data.shape[0], indices.shape[0])
     n = indptr.shape[0] - 1
     _decode(csr_rows(data, indices, indptr), n, W, b, trans, offsets, out, n_jobs,
-            int(indptr[-1]) // max(1, n), allowed)
+            int(indptr[-1]) // max(1, n), allowed, trans2)
 
 
 def _check_epoch(n_tokens: int, d: int, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D,
                  trans: _D, U: _D | None, beta: _D | None, U_trans: _D | None,
-                 count: _I64 | None, mistakes: _I64) -> None:
+                 count: _I64 | None, mistakes: _I64, trans2: _D | None,
+                 U_trans2: _D | None) -> None:
     K = W.shape[1]
     need(W.shape[0] == d, "W must have one row per feature")
     need(b.shape[0] == K, "b must have one entry per column of W")
     _check_trans(trans, K)
+    _check_trans2(trans2, K)
     _check_offsets(offsets, n_tokens)
     need(y.shape[0] == n_tokens, "y must have one tag per token")
     need(all(0 <= v < K for v in y.tolist()), f"y must hold tag indices in [0, {K})")
@@ -290,6 +399,9 @@ def _check_epoch(n_tokens: int, d: int, y: _I64, offsets: _I64, order: _I64, W: 
     need(all(0 <= s < n_sent for s in order.tolist()),
          f"order must hold sentence indices in [0, {n_sent})")
     need(mistakes.shape[0] == 2, "mistakes must have shape (2,)")
+    need(U_trans2 is None if U is None or trans2 is None else
+         getattr(U_trans2, "shape", None) == trans2.shape,
+         "U_trans2 goes with U and trans2, in trans2's shape")
     if U is None:
         need(beta is None and U_trans is None and count is None,
              "U, beta, U_trans and count go together")
@@ -304,9 +416,11 @@ def _check_epoch(n_tokens: int, d: int, y: _I64, offsets: _I64, order: _I64, W: 
 
 
 def _update(row: _Rows, start: int, gold: list[int], pred: list[int], step: float,
-            W: list[list[float]], b: list[float] | None, trans: list[list[float]]) -> int:
+            W: list[list[float]], b: list[float] | None, trans: list[list[float]],
+            trans2: list[list[list[float]]] | None) -> int:
     """Collins' update Phi(gold) - Phi(pred), scaled by step, where the two differ (see the
-    contract); b None: no intercept. Returns the number of tokens tagged wrongly."""
+    contract); b None: no intercept; trans2 None: first order. Returns the number of tokens
+    tagged wrongly."""
     K = len(trans[0])
     wrong = 0
     for t, (g, p) in enumerate(zip(gold, pred)):
@@ -324,6 +438,11 @@ def _update(row: _Rows, start: int, gold: list[int], pred: list[int], step: floa
         if (gi, gj) != (pi, pj):
             trans[gi][gj] += step
             trans[pi][pj] -= step
+    if trans2 is not None:
+        for (gh, gi, gj), (ph, pi, pj) in zip(_triples(gold, K), _triples(pred, K)):
+            if (gh, gi, gj) != (ph, pi, pj):
+                trans2[gh][gi][gj] += step
+                trans2[ph][pi][pj] -= step
     return wrong
 
 
@@ -333,24 +452,35 @@ def _pairs(tags: list[int], K: int) -> list[tuple[int, int]]:
     return [(K, tags[0])] + list(zip(tags[:-1], tags[1:])) + [(K + 1, tags[-1])]
 
 
+def _triples(tags: list[int], K: int) -> list[tuple[int, int, int]]:
+    """The T + 1 trigrams of a tag sequence as entries of trans2: (K, K, first tag),
+    (K, tag 0, tag 1), (tag t-2, tag t-1, tag t) for t = 2..T-1, then (tag T-2, last tag, K)
+    (K before the last tag when T = 1)."""
+    padded = [K, K] + tags + [K]
+    return [(padded[t], padded[t + 1], padded[t + 2]) for t in range(len(tags) + 1)]
+
+
 def _epoch(row: _Rows, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D, trans: _D,
            fit_intercept: bool, U: _D | None, beta: _D | None, U_trans: _D | None,
-           count: _I64 | None, mistakes: _I64, allowed: _U8 | None) -> int:
+           count: _I64 | None, mistakes: _I64, allowed: _U8 | None,
+           trans2: _D | None, U_trans2: _D | None) -> int:
     """[Collins2002], Fig. 1, one pass over the sentences in ``order``; with U, Daume's lazy
     averaging ([Daume2017] Alg. 7) with one tick of the counter per sentence."""
     ok = _check_allowed(allowed, W.shape[1])
     _check_gold(y.tolist(), offsets.tolist(), ok)
     Wl, bl, tl = W.tolist(), b.tolist(), _masked(trans.tolist(), ok)
+    t2l = None if trans2 is None else trans2.tolist()
     averaged = U is not None
     if averaged:
         assert U is not None and beta is not None and U_trans is not None and count is not None
         Ul, betal, utl, c = U.tolist(), beta.tolist(), U_trans.tolist(), int(count[0])
+        ut2l = None if U_trans2 is None else U_trans2.tolist()
     yl, p = y.tolist(), offsets.tolist()
     wrong_sentences = wrong_tokens = 0
     error = None
     for t, s in enumerate(order.tolist()):
         if p[s] < p[s + 1]:
-            pred = _best_path(_emissions(row, p[s], p[s + 1], Wl, bl), tl, ok is not None)
+            pred = _path(_emissions(row, p[s], p[s + 1], Wl, bl), tl, t2l, ok is not None)
             if pred is None:
                 error = non_finite_sentence(s, t)
                 break
@@ -358,10 +488,10 @@ def _epoch(row: _Rows, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D, trans:
             if pred != gold:
                 wrong_sentences += 1
                 wrong_tokens += _update(row, p[s], gold, pred, 1.0, Wl,
-                                        bl if fit_intercept else None, tl)
+                                        bl if fit_intercept else None, tl, t2l)
                 if averaged:
                     _update(row, p[s], gold, pred, float(c), Ul,
-                            betal if fit_intercept else None, utl)
+                            betal if fit_intercept else None, utl, ut2l)
         if averaged:
             c += 1  # every sentence counts, mistake or not
     W[:] = Wl
@@ -370,11 +500,15 @@ def _epoch(row: _Rows, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D, trans:
         trans[:] = tl
     else:  # the forbidden entries kept as they were (never updated)
         np.copyto(trans, tl, where=allowed.astype(bool))  # type: ignore[union-attr]
+    if trans2 is not None:
+        trans2[:] = t2l
     if averaged:
         assert U is not None and beta is not None and U_trans is not None and count is not None
         U[:] = Ul
         beta[:] = betal
         U_trans[:] = utl
+        if U_trans2 is not None:
+            U_trans2[:] = ut2l
         count[0] = c
     mistakes[0] += wrong_sentences
     mistakes[1] += wrong_tokens
@@ -386,7 +520,8 @@ def _epoch(row: _Rows, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D, trans:
 def structured_epoch_dense(X: _F, y: _I64, offsets: _I64, order: _I64, W: _D, b: _D,
                            trans: _D, fit_intercept: bool, U: _D | None, beta: _D | None,
                            U_trans: _D | None, count: _I64 | None, mistakes: _I64,
-                           allowed: _U8 | None = None) -> int:
+                           allowed: _U8 | None = None, trans2: _D | None = None,
+                           U_trans2: _D | None = None) -> int:
     """One epoch of the structured perceptron ([Collins2002], Fig. 1) over the sentences in
     ``order`` (a permutation of sentence indices drawn by the caller); returns the number of
     sentences decoded with at least one wrong tag.
@@ -396,22 +531,24 @@ def structured_epoch_dense(X: _F, y: _I64, offsets: _I64, order: _I64, W: _D, b:
     U_trans and count too; all None for the plain perceptron) the lazy averaging sums of
     [Daume2017] Alg. 7 follow. ``mistakes`` (int64, (2,)) gains the sentences and the tokens
     tagged wrongly, also when the epoch stops on a non-finite score. Decoding goes through
-    the ``allowed`` transitions only (None: all; see the contract).
+    the ``allowed`` transitions only (None: all; see the contract). With ``trans2`` the model
+    is second order (its averaging sums in ``U_trans2`` when averaging).
     """
     _check_epoch(X.shape[0], X.shape[1], y, offsets, order, W, b, trans, U, beta, U_trans,
-                 count, mistakes)
+                 count, mistakes, trans2, U_trans2)
     return _epoch(dense_rows(X), y, offsets, order, W, b, trans, fit_intercept, U, beta,
-                  U_trans, count, mistakes, allowed)
+                  U_trans, count, mistakes, allowed, trans2, U_trans2)
 
 
 def structured_epoch_csr(data: _F, indices: _I32, indptr: _I64, y: _I64, offsets: _I64,
                          order: _I64, W: _D, b: _D, trans: _D, fit_intercept: bool,
                          U: _D | None, beta: _D | None, U_trans: _D | None,
                          count: _I64 | None, mistakes: _I64,
-                         allowed: _U8 | None = None) -> int:
+                         allowed: _U8 | None = None, trans2: _D | None = None,
+                         U_trans2: _D | None = None) -> int:
     """`structured_epoch_dense` on CSR rows."""
     check_csr(indptr, data.shape[0], indices.shape[0])
     _check_epoch(indptr.shape[0] - 1, W.shape[0], y, offsets, order, W, b, trans, U, beta,
-                 U_trans, count, mistakes)
+                 U_trans, count, mistakes, trans2, U_trans2)
     return _epoch(csr_rows(data, indices, indptr), y, offsets, order, W, b, trans,
-                  fit_intercept, U, beta, U_trans, count, mistakes, allowed)
+                  fit_intercept, U, beta, U_trans, count, mistakes, allowed, trans2, U_trans2)
