@@ -53,61 +53,126 @@ static inline void pc_lanes_sum(const double *PC_RESTRICT s, const double *PC_RE
         e[k] = ((s[k] + s[K + k]) + (s[2 * K + k] + s[3 * K + k])) + b[k];
 }
 
-/* One Viterbi step's candidates from tag i: where (di + tr[j]) + e[j] > nxt[j] (strict, so
- * a tie keeps the lower tag already there; false on NaN), take it and the backpointer i.
- * Backpointers are doubles (exact: tags < 2^53) so that one compare mask selects both; the
- * compiler does not if-convert a float compare (it may trap), so SSE2 (x86-64's baseline)
- * selects by hand (the score by MAXPD, which is exactly cand > old ? cand : old, -0.0 and NaN
- * included), and other CPUs take the scalar loop. */
-static inline void pc_viterbi_from(double di, const double *PC_RESTRICT tr,
-                                   const double *PC_RESTRICT e, double *PC_RESTRICT nxt,
-                                   double *PC_RESTRICT bk, double i, ptrdiff_t K)
-{
-    ptrdiff_t j = 0;
-#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
-    __m128d vdi = _mm_set1_pd(di), vi = _mm_set1_pd(i);
-    for (; j + 2 <= K; j += 2) {
-        __m128d cand = _mm_add_pd(_mm_add_pd(vdi, _mm_loadu_pd(tr + j)), _mm_loadu_pd(e + j));
-        __m128d old = _mm_loadu_pd(nxt + j);
-        __m128d better = _mm_cmpgt_pd(cand, old);
-        _mm_storeu_pd(nxt + j, _mm_max_pd(cand, old));  /* cand > old ? cand : old */
-        _mm_storeu_pd(bk + j, _mm_or_pd(_mm_and_pd(better, vi),
-                                        _mm_andnot_pd(better, _mm_loadu_pd(bk + j))));
+/* One Viterbi step into the K states j at once, from n >= 1 predecessors h: the largest
+ * cand(h, j) = (d[h] + tr[h * stride + j]) + e[j] (e NULL: without it) over h = 0, 1, ...,
+ * n - 1 into nxt[j], the candidates taken in that order as the contract's strict > does
+ * (best = cand > best ? cand : best: false on NaN, so a NaN already held stays and a NaN
+ * candidate never enters). That is MAXPD (VMAXPD) exactly, -0.0 and NaN included, so the
+ * SIMD paths select by it. The predecessor is not kept: the path is followed back by
+ * pc_viterbi_arg, which finds it again from the same sums, only on the best path. The
+ * running best of a block of j stays in registers across h. First order: d = delta_(t-1),
+ * tr = trans (stride K), n = K; second order: d[h] = delta_(t-1)[h, i],
+ * tr = trans2[0, i, :] (stride (K + 1)^2), e NULL. */
+#define PC_VITERBI_E(s, v, add) (e ? add((s), (v)) : (s))
+
+/* The L W states from j on, in W vectors V of L lanes (SET1, LOAD, ADD, MAX, STORE, ZERO: their
+ * operations), the running bests in registers across h */
+#define PC_VITERBI_BODY(V, L, W, SET1, LOAD, ADD, MAX, STORE, ZERO)                           \
+    {                                                                                         \
+        V ev[W], bv[W], d0 = SET1(d[0]);                                                      \
+        for (int w = 0; w < (W); w++) {                                                       \
+            ev[w] = e ? LOAD(e + j + (L) * w) : ZERO();                                       \
+            bv[w] = PC_VITERBI_E(ADD(d0, LOAD(tr + j + (L) * w)), ev[w], ADD);                \
+        }                                                                                     \
+        for (ptrdiff_t h = 1; h < n; h++) {                                                   \
+            const double *r = tr + h * stride + j;                                            \
+            V dh = SET1(d[h]);                                                                \
+            for (int w = 0; w < (W); w++)                                                     \
+                bv[w] = MAX(PC_VITERBI_E(ADD(dh, LOAD(r + (L) * w)), ev[w], ADD), bv[w]);     \
+        }                                                                                     \
+        for (int w = 0; w < (W); w++)                                                         \
+            STORE(nxt + j + (L) * w, bv[w]);                                                  \
     }
-#endif
-    for (; j < K; j++) {
-        double cand = (di + tr[j]) + e[j];
-        if (cand > nxt[j]) {
-            nxt[j] = cand;
-            bk[j] = i;
+#define PC_VITERBI_BLOCKS(V, L, W, SET1, LOAD, ADD, MAX, STORE, ZERO)                         \
+    for (; j + (L) * (W) <= K; j += (L) * (W))                                                \
+        PC_VITERBI_BODY(V, L, W, SET1, LOAD, ADD, MAX, STORE, ZERO)
+
+/* the predecessor the contract takes for state j: the first h whose candidate is the
+ * largest (the strict > keeps the first of equal ones; -1 where none is: NaN) */
+static inline ptrdiff_t pc_viterbi_arg(const double *d, const double *tr, ptrdiff_t stride,
+                                       const double *e, ptrdiff_t n, ptrdiff_t j)
+{
+    double best = e ? (d[0] + tr[j]) + e[j] : d[0] + tr[j];
+    ptrdiff_t arg = 0;
+    for (ptrdiff_t h = 1; h < n; h++) {
+        double cand = e ? (d[h] + tr[h * stride + j]) + e[j] : d[h] + tr[h * stride + j];
+        if (cand > best) {
+            best = cand;
+            arg = h;
         }
+    }
+    return arg;
+}
+
+static inline void pc_viterbi_scalar(const double *d, const double *tr, ptrdiff_t stride,
+                                     const double *e, double *nxt, ptrdiff_t n, ptrdiff_t j,
+                                     ptrdiff_t K)
+{
+    for (; j < K; j++) {
+        double best = e ? (d[0] + tr[j]) + e[j] : d[0] + tr[j];
+        for (ptrdiff_t h = 1; h < n; h++) {
+            double cand = e ? (d[h] + tr[h * stride + j]) + e[j] : d[h] + tr[h * stride + j];
+            if (cand > best)
+                best = cand;
+        }
+        nxt[j] = best;
     }
 }
 
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#define PC_VITERBI_SSE2 1
+#define PC_VITERBI_SSE2_BLOCKS(W)                                                             \
+    PC_VITERBI_BLOCKS(__m128d, 2, W, _mm_set1_pd, _mm_loadu_pd, _mm_add_pd, _mm_max_pd,      \
+                      _mm_storeu_pd, _mm_setzero_pd)
 
-/* The Viterbi step paths: 0 the baseline (pc_viterbi_from: SSE2 on x86-64, scalar elsewhere),
- * 1 AVX2 (4 candidates per instruction, chosen at run time after asking the CPU, _simd.h).
- * The same additions in the same order and the same strict > on every path: VMAXPD is
- * cand > old ? cand : old as MAXPD, and the backpointer follows the same ordered compare. */
-#ifdef PC_X86_DISPATCH
-#define PC_VITERBI_AVX2 1
-PC_TARGET("avx2") static void pc_viterbi_from_avx2(double di, const double *PC_RESTRICT tr,
-                                                   const double *PC_RESTRICT e,
-                                                   double *PC_RESTRICT nxt,
-                                                   double *PC_RESTRICT bk, double i, ptrdiff_t K)
+/* the states from j on to K, a pair at a time, then the last one */
+static inline void pc_viterbi_tail(const double *d, const double *tr, ptrdiff_t stride,
+                                   const double *e, double *nxt, ptrdiff_t n, ptrdiff_t j,
+                                   ptrdiff_t K)
+{
+    PC_VITERBI_SSE2_BLOCKS(1)
+    if (j < K)  /* the low lane only */
+        PC_VITERBI_BODY(__m128d, 2, 1, _mm_set1_pd, _mm_load_sd, _mm_add_pd, _mm_max_pd,
+                        _mm_store_sd, _mm_setzero_pd)
+}
+#else
+#define pc_viterbi_tail pc_viterbi_scalar
+#endif
+
+static inline void pc_viterbi_into(const double *PC_RESTRICT d, const double *PC_RESTRICT tr,
+                                   ptrdiff_t stride, const double *PC_RESTRICT e,
+                                   double *PC_RESTRICT nxt, ptrdiff_t n, ptrdiff_t K)
 {
     ptrdiff_t j = 0;
-    __m256d vdi = _mm256_set1_pd(di), vi = _mm256_set1_pd(i);
-    for (; j + 4 <= K; j += 4) {
-        __m256d cand = _mm256_add_pd(_mm256_add_pd(vdi, _mm256_loadu_pd(tr + j)),
-                                     _mm256_loadu_pd(e + j));
-        __m256d old = _mm256_loadu_pd(nxt + j);
-        __m256d better = _mm256_cmp_pd(cand, old, _CMP_GT_OQ);
-        _mm256_storeu_pd(nxt + j, _mm256_max_pd(cand, old));
-        _mm256_storeu_pd(bk + j, _mm256_blendv_pd(_mm256_loadu_pd(bk + j), vi, better));
-    }
-    if (j < K)
-        pc_viterbi_from(di, tr + j, e + j, nxt + j, bk + j, i, K - j);
+#ifdef PC_VITERBI_SSE2
+    PC_VITERBI_SSE2_BLOCKS(4)
+#endif
+    pc_viterbi_tail(d, tr, stride, e, nxt, n, j, K);
+}
+
+
+/* The Viterbi step paths: 0 the baseline (pc_viterbi_into: SSE2 on x86-64, scalar elsewhere),
+ * 1 AVX2 (4 candidates per instruction), chosen at run time after asking the CPU (_simd.h).
+ * The same additions in the same order and the same selection on every path: VMAXPD is
+ * cand > old ? cand : old as MAXPD. (An AVX-512F path of the same blocks ran no faster on a
+ * Zen 4, whose 512-bit operations take two passes: not kept.) */
+#ifdef PC_X86_DISPATCH
+#define PC_VITERBI_AVX2 1
+#define PC_VITERBI_AVX2_BLOCK(W)                                                              \
+    PC_VITERBI_BLOCKS(__m256d, 4, W, _mm256_set1_pd, _mm256_loadu_pd, _mm256_add_pd,      \
+                          _mm256_max_pd, _mm256_storeu_pd, _mm256_setzero_pd)
+
+PC_TARGET("avx2") static void pc_viterbi_into_avx2(const double *PC_RESTRICT d,
+                                                   const double *PC_RESTRICT tr,
+                                                   ptrdiff_t stride, const double *PC_RESTRICT e,
+                                                   double *PC_RESTRICT nxt, ptrdiff_t n,
+                                                   ptrdiff_t K)
+{
+    ptrdiff_t j = 0;
+    PC_VITERBI_AVX2_BLOCK(4)
+    PC_VITERBI_AVX2_BLOCK(2)
+    PC_VITERBI_AVX2_BLOCK(1)
+    pc_viterbi_tail(d, tr, stride, e, nxt, n, j, K);
 }
 #endif
 
@@ -120,18 +185,19 @@ static inline int pc_viterbi_best_path(void)
     return 0;
 }
 
-/* pc_viterbi_from on the path chosen (pc_viterbi_best_path, or a test's) */
-static inline void pc_viterbi_step(double di, const double *tr, const double *e, double *nxt,
-                                   double *bk, double i, ptrdiff_t K, int path)
+/* pc_viterbi_into on the path chosen (pc_viterbi_best_path, or a test's) */
+static inline void pc_viterbi_step(const double *d, const double *tr, ptrdiff_t stride,
+                                   const double *e, double *nxt, ptrdiff_t n, ptrdiff_t K,
+                                   int path)
 {
 #ifdef PC_VITERBI_AVX2
     if (path == 1) {
-        pc_viterbi_from_avx2(di, tr, e, nxt, bk, i, K);
+        pc_viterbi_into_avx2(d, tr, stride, e, nxt, n, K);
         return;
     }
 #endif
     (void)path;
-    pc_viterbi_from(di, tr, e, nxt, bk, i, K);
+    pc_viterbi_into(d, tr, stride, e, nxt, n, K);
 }
 
 /* The emissions e[k] of one row of m <= PC_ROW_MAX features (row p's weights w[p], its value

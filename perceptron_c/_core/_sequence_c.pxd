@@ -30,15 +30,14 @@ cdef struct SeqModel:
     double* trans2
     double* U_trans2
 
-# Scratch for sentences of up to max_len tokens: E (max_len x K emissions), delta (2K; second
-# order 2K^2: the tag pairs), back (max_len x K backpointers, as doubles; second order
-# max_len x K^2), path (max_len tags), lanes (4K running sums);
+# Scratch for sentences of up to max_len tokens: E (max_len x K emissions), back (Viterbi's
+# rows of scores, max_len x K; second order max_len x K^2: the tag pairs), path (max_len
+# tags), lanes (4K running sums; second order's scratch too);
 # and where a pass that stopped on its budget goes on: sentence s (decode_sentences: its
 # index; structured_pass: its position in the order), of which `emitted` tokens have their
 # emissions and `rows` rows of Viterbi are done (0, 0 when a new sentence starts).
 cdef struct SeqWork:
     double* E
-    double* delta
     double* back
     int64_t* path
     double* lanes
@@ -50,8 +49,9 @@ cdef struct SeqWork:
 # Viterbi ([Collins2002]) of one sentence of T >= 1 tokens over K >= 1 tags, as
 # _sequence_py._best_path: E (T x K float64, row-major) the emission scores, trans
 # ((K+2) x K float64) the transition scores, trans[i, j] from tag i to tag j, rows K and K+1
-# the start and end scores. Scratch: delta (2K float64), back (T x K float64, the backpointers
-# as doubles). path (T int64) receives the best tags, ties to the lowest tag. Returns 0, or -1
+# the start and end scores. Scratch: back (T x K float64: every row of Viterbi's scores); delta
+# is not read (kept for the signature). path (T int64) receives the best tags, ties to the
+# lowest tag. Returns 0, or -1
 # when a score is not finite (path then unspecified). noexcept nogil: with or without the GIL.
 cdef int best_path(const double* E, const double* trans, Py_ssize_t T, Py_ssize_t K,
                    double* delta, double* back, int64_t* path) noexcept nogil

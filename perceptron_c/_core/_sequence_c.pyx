@@ -26,11 +26,11 @@ cdef extern from "_lanes.h" nogil:
                        double x1, double x2, double x3, Py_ssize_t K)
     void pc_lane_add(double* s, const double* w, double x, Py_ssize_t K)
     void pc_lanes_sum(const double* s, const double* b, double* e, Py_ssize_t K)
-    void pc_viterbi_from(double di, const double* tr, const double* e, double* nxt,
-                         double* bk, double i, Py_ssize_t K)
     int pc_viterbi_best_path()
-    void pc_viterbi_step(double di, const double* tr, const double* e, double* nxt,
-                         double* bk, double i, Py_ssize_t K, int path)
+    void pc_viterbi_step(const double* d, const double* tr, Py_ssize_t stride,
+                         const double* e, double* nxt, Py_ssize_t n, Py_ssize_t K, int path)
+    Py_ssize_t pc_viterbi_arg(const double* d, const double* tr, Py_ssize_t stride,
+                              const double* e, Py_ssize_t n, Py_ssize_t j)
     enum: PC_ROW_MAX
     void pc_prefetch_rows(const double* W, const int32_t* cols, Py_ssize_t m, Py_ssize_t K)
     void pc_emit_row(const double** w, const double* x, Py_ssize_t m, const double* b,
@@ -168,10 +168,10 @@ cdef inline int sentence_path(const floating* data, const int32_t* idx, const in
             return 0
     cdef int r
     if m.trans2 == NULL:
-        r = viterbi_rows(E, m.trans, T, m.K, w.delta, w.back, path, &w.rows, budget, m.masked)
+        r = viterbi_rows(E, m.trans, T, m.K, w.back, path, &w.rows, budget, m.masked)
     else:
-        r = viterbi2_rows(E, m.trans, m.trans2, T, m.K, w.delta, w.back, path, w.lanes, &w.rows,
-                          budget, m.masked)
+        r = viterbi2_rows(E, m.trans, m.trans2, T, m.K, w.back, path, w.lanes, &w.rows, budget,
+                          m.masked)
     if r > 0:
         w.emitted = 0
     return r
@@ -308,16 +308,15 @@ include "_sequence_checks.pxi"
 cdef int _alloc(SeqWork* w, Py_ssize_t max_len, const SeqModel* m) except -1:
     """Scratch for sentences of up to max_len tokens (free it with _free; none on failure)."""
     cdef Py_ssize_t K = m.K, states = K * K if m.trans2 != NULL else K  # per token
-    w.E = w.delta = w.lanes = w.back = NULL
+    w.E = w.lanes = w.back = NULL
     w.path = NULL
     max_len = max(1, max_len)
     w.max_len, w.s, w.emitted, w.rows = max_len, 0, 0, 0
     w.E = <double*>malloc(max_len * K * sizeof(double))
-    w.delta = <double*>malloc(2 * states * sizeof(double))
     w.back = <double*>malloc(max_len * states * sizeof(double))
     w.path = <int64_t*>malloc(max_len * sizeof(int64_t))
     w.lanes = <double*>malloc(4 * K * sizeof(double))
-    if (w.E == NULL or w.delta == NULL or w.back == NULL or w.path == NULL or
+    if (w.E == NULL or w.back == NULL or w.path == NULL or
             w.lanes == NULL):
         _free(w)
         raise MemoryError(f"no memory for the Viterbi buffers of a sentence of {max_len} "
@@ -327,7 +326,6 @@ cdef int _alloc(SeqWork* w, Py_ssize_t max_len, const SeqModel* m) except -1:
 
 cdef void _free(SeqWork* w) noexcept:
     free(w.E)
-    free(w.delta)
     free(w.back)
     free(w.path)
     free(w.lanes)

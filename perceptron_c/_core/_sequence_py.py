@@ -53,8 +53,9 @@ Arithmetic contract shared with the C twin (so the two agree bit for bit on any 
   tag pairs: with c_t[i, j] = trans[i, j] + E[t, j] (i = K at t = 0),
   delta_0[j] = trans2[K, K, j] + c_0[K, j],
   delta_1[i, j] = (delta_0[i] + trans2[K, i, j]) + c_1[i, j], and for t >= 2
-  delta_t[i, j] = max over h of ((delta_{t-1}[h, i] + trans2[h, i, j]) + c_t[i, j]), the h
-  in index order with a strict > (ties to the lowest h); the path ends at the pair (i, j)
+  delta_t[i, j] = (max over h of (delta_{t-1}[h, i] + trans2[h, i, j])) + c_t[i, j], the h
+  compared in index order with a strict > (ties to the lowest h) before c_t is added (one
+  addition less per candidate than first order's step); the path ends at the pair (i, j)
   of largest (delta_{T-1}[i, j] + trans2[i, j, K]) + trans[K + 1, j], pairs compared with i
   outside and j inside, strict > (at T = 1, the j of largest
   (delta_0[j] + trans2[K, j, K]) + trans[K + 1, j]). The non-finite rules and the allowed
@@ -168,12 +169,17 @@ def _transition(i: int, j: int, K: int) -> str:
     return f"tag {j} -> end" if i == K + 1 else f"tag {i} -> tag {j}"
 
 
-def _predecessor(delta: list[float], tr: list[float], e: float) -> tuple[float, int]:
-    """One Viterbi step into one state: the largest (delta[h] + tr[h]) + e and its h, the
-    candidates compared in index order with a strict > (ties to the lowest h)."""
-    best, arg = (delta[0] + tr[0]) + e, 0
+def _predecessor(delta: list[float], tr: list[float], e: float | None) -> tuple[float, int]:
+    """One Viterbi step into one state: the largest (delta[h] + tr[h]) + e (e None: without
+    it) and its h, the candidates compared in index order with a strict > (ties to the
+    lowest h)."""
+    best, arg = delta[0] + tr[0], 0
+    if e is not None:
+        best += e
     for h in range(1, len(delta)):
-        cand = (delta[h] + tr[h]) + e
+        cand = delta[h] + tr[h]
+        if e is not None:
+            cand += e
         if cand > best:
             best, arg = cand, h
     return best, arg
@@ -231,11 +237,11 @@ def _best_path2(E: list[list[float]], trans: list[list[float]],
     for t in range(2, len(E)):
         new, arg = [], []
         for i in range(K):
-            c = [trans[i][j] + E[t][j] for j in range(K)]
             row, brow = [], []
             before = [delta[h][i] for h in range(K)]  # delta_{t-1}[h, i] for every h
             for j in range(K):
-                best, bh = _predecessor(before, into[i][j], c[j])
+                best, bh = _predecessor(before, into[i][j], None)
+                best += trans[i][j] + E[t][j]  # c_t[i, j], after the compares
                 if _bad(best, masked):
                     return None
                 row.append(best)

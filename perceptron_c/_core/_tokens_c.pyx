@@ -406,14 +406,14 @@ cdef class ViterbiTables(_Tables):
         return self._run(sentences, None)
 
     cdef Py_ssize_t _scratch(self, const Block* k) noexcept:
-        return (k.T + 2 + k.n) * self.K + 1  # back, delta, then the block's emissions
+        return (k.T + k.n) * self.K + 1  # Viterbi's rows of scores, then the emissions
 
     cdef Py_ssize_t _pass(self, Block* k, Py_ssize_t n_sent, double* scratch) noexcept nogil:
         """The emissions of every token of the block (once), then _sequence_c's
         decode_sentences on them, about _chunk_work multiply-adds a call."""
         cdef Py_ssize_t s, i, j, m, K = self.K, r
         cdef double* back = scratch
-        cdef double* E = scratch + k.T * K + 2 * K + 1
+        cdef double* E = scratch + k.T * K + 1
         cdef int64_t r10[10]
         cdef const double* w[10]
         cdef double ones[10]
@@ -434,8 +434,9 @@ cdef class ViterbiTables(_Tables):
                     pc_emit_row(w, ones, m, self.b, E + i * K, K)
             k.ready = True
         model = SeqModel(NULL, NULL, <double*>self.trans, NULL, NULL, NULL, NULL, E, K, 0,
-                         False, False)  # (the emissions given: W and b are not read)
-        work = SeqWork(NULL, back + k.T * K, back, NULL, NULL, k.T, k.s, 0, k.rows)
+                         False, False, NULL, NULL)  # (the emissions given: W and b unread;
+        #                                            first order: no trans2)
+        work = SeqWork(NULL, back, NULL, NULL, k.T, k.s, 0, k.rows)
         r = decode_sentences(<const double*>NULL, NULL, NULL, k.offsets, n_sent, &model, &work,
                              k.codes, _chunk_work)
         k.s, k.rows = work.s, work.rows

@@ -8,6 +8,7 @@
  * the headers' MSVC branches (no target attributes, SWAR and __popcnt64, __cpuidex and _xgetbv)
  * with the whole file compiled for the widest target, as MSVC compiles any intrinsic anywhere.
  * Prints one line per path and "ok"; exits 1 at the first difference. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,35 +202,32 @@ static int check_dot_paths(void) {
     return 0;
 }
 
-/* The Viterbi step on every path against the baseline, bit for bit: the scores and the
- * backpointers of all K tags i of one step, on scores full of ties (small integers, signed
- * zeros) for K of every residue mod 4. */
+/* The Viterbi step on every path against the baseline, bit for bit: the best scores of all K
+ * states j of one step from n predecessors, rows of the scores at a stride of K (first order)
+ * or more (second order's trigram rows), with and without e, on scores full of ties (small
+ * integers, signed zeros) and NaN for K of every residue mod 16. */
 static int check_viterbi_paths(void) {
-    enum { KMAX = 45 };
+    enum { KMAX = 46, SMAX = (KMAX + 1) * (KMAX + 1) };
     static const char *names[] = {"baseline", "avx2"};
-    static double cur[KMAX], tr[KMAX * KMAX], e[KMAX], nxt[2][KMAX], bk[2][KMAX];
+    static double d[KMAX], tr[KMAX * SMAX], e[KMAX], nxt[2][KMAX];
     int best = pc_viterbi_best_path(), path, rep;
-    ptrdiff_t K, i, j;
+    ptrdiff_t K, n, stride, j;
     for (path = 1; path <= best; path++) {
-        for (rep = 0; rep < 200; rep++) {
+        for (rep = 0; rep < 400; rep++) {
             K = 1 + (ptrdiff_t)(next64() % KMAX);
-            for (j = 0; j < K; j++) {
-                cur[j] = (double)(int)(next64() % 5) - 2.0;
+            n = 1 + (ptrdiff_t)(next64() % KMAX);
+            stride = rep % 2 ? K : (K + 1) * (K + 1);
+            for (j = 0; j < KMAX; j++) {
+                d[j] = next64() % 50 ? (double)(int)(next64() % 5) - 2.0 : NAN;
                 e[j] = next64() % 7 ? (double)(int)(next64() % 5) - 2.0 : -0.0;
             }
-            for (j = 0; j < K * K; j++)
+            for (j = 0; j < (n - 1) * stride + K; j++)
                 tr[j] = (double)(int)(next64() % 5) - 2.0;
-            for (int p = 0; p < 2; p++) {
-                for (j = 0; j < K; j++) {
-                    nxt[p][j] = (cur[0] + tr[j]) + e[j];
-                    bk[p][j] = 0;
-                }
-                for (i = 1; i < K; i++)
-                    pc_viterbi_step(cur[i], tr + i * K, e, nxt[p], bk[p], (double)i, K,
-                                    p ? path : 0);
-            }
-            if (!same_bits(nxt[0], nxt[1], K) || !same_bits(bk[0], bk[1], K)) {
-                printf("viterbi path %s: differs at K = %d\n", names[path], (int)K);
+            for (int p = 0; p < 2; p++)
+                pc_viterbi_step(d, tr, stride, rep % 3 ? e : NULL, nxt[p], n, K, p ? path : 0);
+            if (!same_bits(nxt[0], nxt[1], K)) {
+                printf("viterbi path %s: differs at K = %d, n = %d\n", names[path], (int)K,
+                       (int)n);
                 return 1;
             }
         }
