@@ -222,6 +222,15 @@ def test_train_structured(corpus, capsys):
     assert _accuracy(tagged, test) > 0.8
     assert cli.main(["train", str(tmp / "train.txt"), "--structured", "-o", str(model)]) == 2
     _one_line_error(capsys, "--structured does not apply")
+    assert cli.main(["train", str(tmp / "train.txt"), "--estimator", "tagger", "--structured",
+                     "--param", "order=2", "-o", str(model)]) == 0
+    assert PerceptronTagger.load(model).order == 2
+    capsys.readouterr()
+    for bad in (["--param", "order=3"], ["--param", "order=2"]):  # (the second: greedy)
+        structured = ["--structured"] if bad[1] == "order=3" else []
+        assert cli.main(["train", str(tmp / "train.txt"), "--estimator", "tagger", *structured,
+                         *bad, "-o", str(model)]) == 2
+        _one_line_error(capsys, "order")
 
 
 def test_tag_reads_and_export_writes_nltks_json(corpus, capsys, monkeypatch):

@@ -207,6 +207,21 @@ THREADED = {
         m = StructuredPerceptron(max_iter=1, n_jobs=2).fit(X[:3000], y[:3000], [3000])
         call = lambda: m.predict(X, [20_000, 20_000])  # a sentence on each thread
     """,
+    # second order: K^3 a token (2.2e5 at 60 tags), counted by the budget inside a sentence
+    "second-order structured perceptron fit, inside one long sentence": """
+        from perceptron_c.datasets import make_sequences
+        from perceptron_c.sequence import StructuredPerceptron
+        X, y, _ = make_sequences(0, 250, n_tags=60, n_symbols=2000, length_range=(20, 20))
+        m = StructuredPerceptron(order=2, max_iter=1000, random_state=0)
+        call = lambda: m.fit(X, y, [X.shape[0]])
+    """,
+    "second-order structured perceptron prediction, inside two long sentences": """
+        from perceptron_c.datasets import make_sequences
+        from perceptron_c.sequence import StructuredPerceptron
+        X, y, _ = make_sequences(0, 500, n_tags=60, n_symbols=2000, length_range=(20, 20))
+        m = StructuredPerceptron(order=2, max_iter=1, n_jobs=2).fit(X[:400], y[:400], [400])
+        call = lambda: [m.predict(X, [5000, 5000]) for _ in range(1000)]
+    """,
     "structured tagger, inside one long sentence": """
         from perceptron_c._core import _tokens_c
         features = ["bias"] + [f"i word w{k}" for k in range(5000)]

@@ -85,6 +85,30 @@ def test_save_and_load_round_trip(structured, tmp_path):
     assert not perceptron_c.load(greedy.save(tmp_path / "g")).structured
 
 
+def test_second_order_tagger_trains_tags_and_round_trips(model_backend, tmp_path):
+    random.seed(0)
+    tagger = PerceptronTagger(load=False, structured=True, order=2)
+    tagger.train(TRAIN[:300], nr_iter=3)
+    model = tagger._core.model
+    assert model.order == 2 and model.coef_trans2_.shape == (11, 11, 11)
+    assert tagger.accuracy(TEST) > 0.8
+    words = [[w for w, _ in s] for s in TEST]
+    back = perceptron_c.load(tagger.save(tmp_path / "s2"))
+    assert back.order == 2 and back.get_params()["order"] == 2
+    assert np.array_equal(back._core.model.coef_trans2_, model.coef_trans2_)
+    assert back.tag_sents(words) == tagger.tag_sents(words)
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    (dict(order=2), "structured tagger"),
+    (dict(structured=True, order=3), "order must be 1 or 2"),
+    (dict(structured=True, order=2.0), "order must be 1 or 2"),
+])
+def test_order_is_checked(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        PerceptronTagger(load=False, **kwargs)
+
+
 def test_a_bad_structured_file(structured, tmp_path):
     path = structured.save(tmp_path / "s")
     with np.load(path) as archive:

@@ -136,19 +136,25 @@ def _viterbi_case(rng, K, scale):
     return features, [f"T{k}" for k in range(K)], W, b, trans, sentences
 
 
+@pytest.mark.parametrize("order", [1, 2])
 @pytest.mark.parametrize("seed", range(6))
-def test_viterbi_tables_equal_their_spec_on_every_path(seed):
+def test_viterbi_tables_equal_their_spec_on_every_path(seed, order):
     C = _module("c", "_tokens")
     seq = _module("c", "_sequence")
     rng = np.random.default_rng(seed)
-    K = [1, 2, 3, 5, 9, 45][seed]
+    K = [1, 2, 3, 5, 9, 45][seed] if order == 1 else [1, 2, 3, 5, 9, 17][seed]
     for scale in (0, 1.0, 1e-3):
         features, names, W, b, trans, sentences = _viterbi_case(rng, K, scale)
-        want = _tokens_py.ViterbiTables(features, names, W, b, trans).tag_sentences(sentences)
+        trans2 = None
+        if order == 2:  # second order: the trigram scores of the same kind
+            trans2 = rng.normal(size=(K + 1,) * 3) if scale else \
+                rng.integers(-1, 2, (K + 1,) * 3).astype(np.float64)
+        want = _tokens_py.ViterbiTables(features, names, W, b, trans,
+                                        trans2).tag_sentences(sentences)
         for path, work in itertools.product(seq._viterbi_paths(), (1 << 22, 1, 7 * K * K)):
             before, chunk = seq._set_viterbi_path(path), C._set_chunk_work(work)
             try:  # (work 1: the pass stops after every Viterbi row, and goes on)
-                c = C.ViterbiTables(features, names, W, b, trans)
+                c = C.ViterbiTables(features, names, W, b, trans, trans2)
                 assert c.tag_sentences(sentences) == want, (path, work)
                 assert [c.tag_sentence(s) for s in sentences] == want, (path, work)
             finally:
@@ -156,11 +162,12 @@ def test_viterbi_tables_equal_their_spec_on_every_path(seed):
                 C._set_chunk_work(chunk)
 
 
-def test_viterbi_tables_are_the_structured_model():
+@pytest.mark.parametrize("order", [1, 2])
+def test_viterbi_tables_are_the_structured_model(order):
     """The tagger's tables tag as TokenFeatures then StructuredPerceptron.predict did."""
     data = make_tagged_sentences(3, 400, n_tags=12, n_symbols=200, ambiguity=0.5)
     random.seed(1)
-    tagger = PerceptronTagger(load=False, structured=True)
+    tagger = PerceptronTagger(load=False, structured=True, order=order)
     tagger.train(data[:300], nr_iter=3)
     words = [[w for w, _ in s] for s in data[300:]] + [[], ["never", "SEEN", "-", "1999"]]
     core = tagger._core

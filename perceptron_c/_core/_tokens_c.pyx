@@ -371,9 +371,10 @@ cdef class ViterbiTables(_Tables):
     cdef const double* W
     cdef const double* b
     cdef const double* trans
+    cdef double* trans2  # second order, or NULL
 
-    def __init__(self, features, names, W, b, trans):
-        cdef Py_ssize_t K, i, j
+    def __init__(self, features, names, W, b, trans, trans2=None):
+        cdef Py_ssize_t K, i, j, n
         check_features(features)
         need(isinstance(W, np.ndarray) and W.dtype == np.float64 and W.ndim == 2 and
              W.flags.c_contiguous and W.shape[0] == len(features) and W.shape[1] >= 1,
@@ -391,10 +392,22 @@ cdef class ViterbiTables(_Tables):
                     raise FloatingPointError(f"trans[{i}, {j}] is not finite")
         check_names(names, K, "one tag per column of W")
         need(len(names) == K, "names must hold one tag per column of W")
-        self.names, self.K, self.arrays = list(names), K, (W, b, trans)
+        cdef const double[:, :, ::1] t2 = None
+        if trans2 is not None:
+            n = K + 1
+            need(isinstance(trans2, np.ndarray) and trans2.dtype == np.float64 and
+                 trans2.shape == (n, n, n) and trans2.flags.c_contiguous,
+                 "trans2 must be a C-contiguous float64 array of shape (K + 1, K + 1, K + 1)")
+            t2 = trans2
+            for i in range(n * n * n):
+                if not isfinite(t2[i // (n * n), i // n % n, i % n]):
+                    raise FloatingPointError(f"trans2[{i // (n * n)}, {i // n % n}, {i % n}] "
+                                             "is not finite")
+        self.names, self.K, self.arrays = list(names), K, (W, b, trans, trans2)
         cdef const double[:, ::1] w = W
         cdef const double[::1] bv = b
         self.W, self.b, self.trans = &w[0, 0] if w.shape[0] else NULL, &bv[0], &tr[0, 0]
+        self.trans2 = NULL if t2 is None else <double*>&t2[0, 0, 0]
         self._static(features)
 
     def tag_sentence(self, tokens):
@@ -406,14 +419,16 @@ cdef class ViterbiTables(_Tables):
         return self._run(sentences, None)
 
     cdef Py_ssize_t _scratch(self, const Block* k) noexcept:
-        return (k.T + k.n) * self.K + 1  # Viterbi's rows of scores, then the emissions
+        # Viterbi's rows of scores (K, or K^2 over pairs, a token), the emissions, then second
+        # order's scratch
+        return (k.T * (1 if self.trans2 == NULL else self.K) + k.n + 1) * self.K + 1
 
     cdef Py_ssize_t _pass(self, Block* k, Py_ssize_t n_sent, double* scratch) noexcept nogil:
         """The emissions of every token of the block (once), then _sequence_c's
         decode_sentences on them, about _chunk_work multiply-adds a call."""
         cdef Py_ssize_t s, i, j, m, K = self.K, r
         cdef double* back = scratch
-        cdef double* E = scratch + k.T * K + 1
+        cdef double* E = scratch + k.T * K * (1 if self.trans2 == NULL else K) + 1
         cdef int64_t r10[10]
         cdef const double* w[10]
         cdef double ones[10]
@@ -434,9 +449,9 @@ cdef class ViterbiTables(_Tables):
                     pc_emit_row(w, ones, m, self.b, E + i * K, K)
             k.ready = True
         model = SeqModel(NULL, NULL, <double*>self.trans, NULL, NULL, NULL, NULL, E, K, 0,
-                         False, False, NULL, NULL)  # (the emissions given: W and b unread;
-        #                                            first order: no trans2)
-        work = SeqWork(NULL, back, NULL, NULL, k.T, k.s, 0, k.rows)
+                         False, False, self.trans2, NULL)  # (the emissions given: W and b
+        #                                                   are not read)
+        work = SeqWork(NULL, back, NULL, E + k.n * K, k.T, k.s, 0, k.rows)
         r = decode_sentences(<const double*>NULL, NULL, NULL, k.offsets, n_sent, &model, &work,
                              k.codes, _chunk_work)
         k.s, k.rows = work.s, work.rows

@@ -70,15 +70,16 @@ def check_tagdict(tagdict: Any) -> None:
 
 
 class ViterbiTables:
-    """A trained first-order structured tagger prepared for tagging Python tokens: NLTK's 10
-    static features of every token (``_features_py``'s ``nltk`` templates) as columns
+    """A trained structured tagger prepared for tagging Python tokens: NLTK's 10 static
+    features of every token (``_features_py``'s ``nltk`` templates) as columns
     (``features[c]`` names column ``c``, as `TokenFeatures` interns them), then the best tag
     sequence of each sentence, exactly ``_sequence_py.decode_csr`` under the feature-major
-    ``W`` (n_features, K), ``b`` (K,) and ``trans`` (K + 2, K): the arithmetic contract of
+    ``W`` (n_features, K), ``b`` (K,) and ``trans`` (K + 2, K), and in second order the
+    trigram scores ``trans2`` (K + 1, K + 1, K + 1): the arithmetic contract of
     ``_sequence_py``. ``names`` are the K tags. Read only once made; arrays are not copied."""
 
-    def __init__(self, features: list[str], names: list[str], W: _D, b: _D, trans: _D
-                 ) -> None:
+    def __init__(self, features: list[str], names: list[str], W: _D, b: _D, trans: _D,
+                 trans2: _D | None = None) -> None:
         check_features(features)
         need(isinstance(W, np.ndarray) and W.dtype == np.float64 and W.ndim == 2 and
              W.flags.c_contiguous and W.shape[0] == len(features) and W.shape[1] >= 1,
@@ -95,8 +96,18 @@ class ViterbiTables:
                     raise FloatingPointError(f"trans[{i}, {j}] is not finite")
         check_names(names, K, "one tag per column of W")
         need(len(names) == K, "names must hold one tag per column of W")
+        if trans2 is not None:
+            n = K + 1
+            need(isinstance(trans2, np.ndarray) and trans2.dtype == np.float64 and
+                 trans2.shape == (n, n, n) and trans2.flags.c_contiguous,
+                 "trans2 must be a C-contiguous float64 array of shape (K + 1, K + 1, K + 1)")
+            for a, v in enumerate(trans2.ravel().tolist()):
+                if not math.isfinite(v):
+                    raise FloatingPointError(f"trans2[{a // (n * n)}, {a // n % n}, {a % n}] "
+                                             "is not finite")
         self._vocab = Vocabulary(features)
         self._names, self._W, self._b, self._trans = list(names), W, b, trans
+        self._trans2 = trans2
 
     def tag_sentence(self, tokens: list[str]) -> list[tuple[str, str]]:
         """``[(word, tag), ...]`` for the list of str ``tokens`` (Viterbi's tags)."""
@@ -114,7 +125,7 @@ class ViterbiTables:
         np.cumsum(lengths, out=offsets[1:])
         out = np.empty(int(offsets[-1]), dtype=np.int64)
         decode_csr(data, indices.astype(np.int32), indptr, self._W, self._b, self._trans,
-                   offsets, out)
+                   offsets, out, trans2=self._trans2)
         names, tags = self._names, out.tolist()
         return [list(zip(s, [names[c] for c in tags[offsets[k]:offsets[k + 1]]]))
                 for k, s in enumerate(sentences)]

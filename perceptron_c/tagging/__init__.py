@@ -93,6 +93,10 @@ class PerceptronTagger(TaggerScores, TaggerState):
         10 static features instead of the greedy tagger; see docs/tagging.md for what this
         changes. A structured tagger is trained, or read by `load`; ``load=True`` is an
         error (NLTK's files hold greedy models).
+    order : int in [1, 2], default=1
+        Our addition, with ``structured=True`` only: the `StructuredPerceptron`'s ``order``
+        (2: the scores of tag trigrams too, Viterbi over pairs of tags, about K times the
+        cost per token for K tags).
     """
 
     START = ["-START-", "-START2-"]
@@ -100,15 +104,21 @@ class PerceptronTagger(TaggerScores, TaggerState):
     TAGGER_NAME = "averaged_perceptron_tagger"
 
     def __init__(self, load: bool = True, lang: str = "eng", loc: Any = None, *,
-                 structured: bool = False) -> None:
+                 structured: bool = False, order: int = 1) -> None:
         if not isinstance(structured, (bool, np.bool_)):
             raise TypeError(f"structured must be a bool, got {structured!r}")
+        if type(order) is not int or order not in (1, 2):
+            raise ValueError(f"order must be 1 or 2, got {order!r}")
+        if order == 2 and not structured:
+            raise ValueError("order=2 is the structured tagger's (structured=True): the "
+                             "greedy tagger reads the two previous tags as features")
         if structured and load:
             raise ValueError("PerceptronTagger(structured=True) cannot load NLTK's model (a "
                              "greedy one): pass load=False and train, or use "
                              "PerceptronTagger.load(path.npz)")
         self.lang = lang
         self.structured = bool(structured)
+        self.order = order
         self._core: StructuredCore | None = None
         self._dense_file = False
         self.tagdict: dict[str, str] = {}
@@ -402,7 +412,8 @@ class PerceptronTagger(TaggerScores, TaggerState):
         self._reset([], [])
         self._make_tagdict(data)
         seed = random.getrandbits(32)
-        self._core = StructuredCore.train(data, list(self._classes), nr_iter, seed)
+        self._core = StructuredCore.train(data, list(self._classes), nr_iter, seed,
+                                          self.order)
         self._prepare()
 
     def _make_tagdict(self, data: list[tuple[list[str], list[str]]]) -> None:
@@ -462,15 +473,19 @@ class PerceptronTagger(TaggerScores, TaggerState):
         from ._text import check_state, check_text_state, sparse_pairs
 
         lang, structured = params.get("lang"), params.get("structured", False)
-        if not set(params) <= {"lang", "structured"} or not isinstance(lang, str) or \
-                not isinstance(structured, bool):
-            raise ValueError("the parameters must be {'lang': str, 'structured': bool}")
+        order = params.get("order", 1)  # (1 in the files made before the parameter)
+        if not set(params) <= {"lang", "structured", "order"} or not isinstance(lang, str) or \
+                not isinstance(structured, bool) or order not in (1, 2) or \
+                type(order) is not int or (order == 2 and not structured):
+            raise ValueError("the parameters must be {'lang': str, 'structured': bool, "
+                             "'order': 1 or 2 (2 with structured only)}")
         text = {name: unpack_text(arrays, name) for name in ("features", "classes",
                                                              "tagdict_words")}
-        tagger = cls(load=False, lang=lang, structured=structured)
+        tagger = cls(load=False, lang=lang, structured=structured, order=order)
         if structured:
             check_text_state(arrays, text)
-            tagger._core = StructuredCore.from_state(arrays, text["features"], text["classes"])
+            tagger._core = StructuredCore.from_state(arrays, text["features"], text["classes"],
+                                                     order)
             tagger._reset([], text["classes"])
         else:
             tagger._dense_file = "pair_rows" not in arrays  # the layout before the pairs

@@ -65,10 +65,12 @@ def _tagger_params(args: argparse.Namespace) -> dict[str, Any]:
     params: dict[str, Any] = {}
     for item in args.param:
         name, sep, value = item.partition("=")
-        if not sep or name != "lang" or not value:
+        if not sep or name not in ("lang", "order") or not value or \
+                (name == "order" and value not in ("1", "2")):
             raise ValueError(f"--param {item!r}: the tagger takes only lang=CODE (the "
-                             "language code of NLTK's JSON file names)")
-        params[name] = value
+                             "language code of NLTK's JSON file names) and order=1 or 2 "
+                             "(with --structured)")
+        params[name] = int(value) if name == "order" else value
     if args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
     if args.epochs is not None and args.epochs < 0:

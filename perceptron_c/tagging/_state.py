@@ -185,9 +185,10 @@ class TaggerState:
         Returns
         -------
         dict
-            ``{"lang": str, "structured": bool}``.
+            ``{"lang": str, "structured": bool, "order": int}``.
         """
-        return {"lang": self.lang, "structured": self.structured}
+        return {"lang": self.lang, "structured": self.structured,
+                "order": getattr(self, "order", 1)}  # (a pickle made before the parameter)
 
     @fill(FRAGMENTS)
     @reads

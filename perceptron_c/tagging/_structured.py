@@ -1,7 +1,7 @@
 """The `PerceptronTagger`'s structured mode (``structured=True``): NLTK's 10 static features of
-every token (`TokenFeatures`, ``templates="nltk"``, interned) and a first-order
-`StructuredPerceptron` (averaged, Viterbi decoding) in place of the greedy perceptron and its
-4 features of the previous tags.
+every token (`TokenFeatures`, ``templates="nltk"``, interned) and a `StructuredPerceptron`
+(averaged, Viterbi decoding; first order, or second with ``order=2``) in place of the greedy
+perceptron and its 4 features of the previous tags.
 
 A composite, as the tagger is: it joins two models the way a Pipeline would.
 """
@@ -44,7 +44,7 @@ class StructuredCore:
 
     @classmethod
     def train(cls, data: list[tuple[list[str], list[str]]], classes: list[str], nr_iter: int,
-              seed: int) -> StructuredCore:
+              seed: int, order: int = 1) -> StructuredCore:
         """Fit the features and ``nr_iter`` epochs (at most) of the averaged structured
         perceptron on ``data`` ((words, tags) of each sentence), shuffled from ``seed``. The
         model's labels are the indices of the tags in ``classes`` (any str survives the file)."""
@@ -54,7 +54,8 @@ class StructuredCore:
         features = TokenFeatures(templates="nltk")
         X, lengths = features.fit_transform(words, return_lengths=True)
         X = _rows(X, features.n_features_out_)
-        model = StructuredPerceptron(average=True, max_iter=nr_iter, random_state=seed)
+        model = StructuredPerceptron(average=True, order=order, max_iter=nr_iter,
+                                     random_state=seed)
         with fixed_epochs():  # NLTK's nr_iter: a number of epochs, no stopping rule to meet
             model.fit(X, tags, lengths)
         return cls(features, model, classes)
@@ -67,8 +68,10 @@ class StructuredCore:
         b = np.ascontiguousarray(model.intercept_, dtype=np.float64)
         trans = np.ascontiguousarray(np.vstack([model.coef_trans_, model.coef_init_,
                                                 model.coef_final_]), dtype=np.float64)
+        trans2 = np.ascontiguousarray(model.coef_trans2_, dtype=np.float64) \
+            if model.order == 2 else None
         return _backend.tokens.ViterbiTables(self.feature_keys(), list(self.classes), W, b,
-                                             trans)
+                                             trans, trans2)
 
     def state_arrays(self) -> dict[str, np.ndarray]:
         """The vocabulary's keys (as the caller packs text) and the estimator's state."""
@@ -81,8 +84,8 @@ class StructuredCore:
         return list(self.features.get_feature_names_out())
 
     @classmethod
-    def from_state(cls, arrays: dict[str, np.ndarray], keys: list[str], classes: list[str]
-                   ) -> StructuredCore:
+    def from_state(cls, arrays: dict[str, np.ndarray], keys: list[str], classes: list[str],
+                   order: int = 1) -> StructuredCore:
         """The core `state_arrays` saved; ValueError if the entries are not such a state."""
         params = arrays.get(_PREFIX + "params")
         if params is None or params.dtype != np.int64 or params.shape != (2,) or \
@@ -91,8 +94,8 @@ class StructuredCore:
         state = {k[len(_PREFIX):]: v for k, v in arrays.items()
                  if k.startswith(_PREFIX) and k != _PREFIX + "params"}
         model = StructuredPerceptron._from_state(
-            {"average": True, "max_iter": int(params[0]), "random_state": int(params[1])},
-            state)
+            {"average": True, "order": order, "max_iter": int(params[0]),
+             "random_state": int(params[1])}, state)
         if model.n_features_in_ != len(keys):
             raise ValueError(f"the model has {model.n_features_in_} features, the vocabulary "
                              f"{len(keys)} keys")
