@@ -38,6 +38,32 @@ def test_one_block_is_the_serial_fit(average):
     assert mixed.n_iter_ == serial.n_iter_ and mixed.coef_.shape == (5, X.shape[1])
 
 
+def test_second_order_mixes_its_trigram_scores():
+    # one block: the serial fit; two: the trigrams mixed as the bigrams are (weights by
+    # mu_s, the averaging sums scaled to the mixed clock), so the model is their mean
+    X, y, lengths = data()
+    serial = StructuredPerceptron(order=2, max_iter=3).fit(X, y, lengths)
+    one = pdask.fit(StructuredPerceptron(order=2, max_iter=3), blocks(X, lengths, []), y,
+                    lengths=lengths, client=SYNC)
+    assert np.array_equal(one.coef_trans2_, serial.coef_trans2_)
+    two = pdask.fit(StructuredPerceptron(order=2, max_iter=1, average=False),
+                    blocks(X, lengths, [120]), y, lengths=lengths, client=SYNC)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    y_idx = np.searchsorted(serial.classes_, y).astype(np.int64)
+    K, d, halves = 5, X.shape[1], []
+    for s, (a, z) in enumerate(((0, 120), (120, len(lengths)))):  # each shard's epoch
+        rows = slice(offsets[a], offsets[z])
+        W, b, trans, trans2 = np.zeros((d, K)), np.zeros(K), np.zeros((K + 2, K)), \
+            np.zeros((K + 1,) * 3)
+        _backend.sequence.structured_epoch_dense(
+            X[rows], y_idx[rows], offsets[a:z + 1] - offsets[a],
+            epoch_order(_mixing.shard_seed(serial._seed, s), 0, z - a, True), W, b, trans,
+            True, None, None, None, None, np.zeros(2, dtype=np.int64), None, trans2)
+        halves.append(trans2)
+    assert np.array_equal(two._state["trans2"], halves[0] * 0.5 + halves[1] * 0.5)
+    assert (two.predict(X, lengths) == y).mean() > 0.5
+
+
 def test_allowed_transitions_train_on_the_workers_as_serially():
     X, y, lengths = data()
     tags = np.array(["O", "B-X", "I-X", "B-Y", "I-Y"])[y]
