@@ -328,7 +328,7 @@ def test_sentence_tables_follow_the_model(model_backend, rng, tmp_path, monkeypa
                                                                   lengths[:20])
 
     def check(m):
-        W, b, trans = m._tables()
+        W, b, trans, _ = m._tables()
         K = b.shape[0]
         assert np.shares_memory(m.coef_, W) and m.intercept_ is b
         for name, part in (("coef_trans_", trans[:K]), ("coef_init_", trans[K]),
@@ -359,7 +359,7 @@ def test_sentence_tables_follow_the_model(model_backend, rng, tmp_path, monkeypa
 def _decode_reference_tables(model, X):
     from perceptron_c import _backend
 
-    W, b, trans = model._tables()
+    W, b, trans, _ = model._tables()
     out = np.empty(X.shape[0], dtype=np.int64)
     _backend.sequence.decode_dense(X, W.copy(), b.copy(), trans.copy(),
                                    np.array([0, X.shape[0]]), out)
